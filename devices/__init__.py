@@ -1,0 +1,1 @@
+"""rt.devices: the device implementations (``llvm_cpu``, ``vmvx``) behind the HAL."""

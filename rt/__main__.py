@@ -1,0 +1,5 @@
+import sys
+
+from rt.cli import main
+
+sys.exit(main())

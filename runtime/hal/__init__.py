@@ -1,0 +1,1 @@
+"""rt.runtime.hal: IREE's HAL object model (DESIGN.md §4, §7)."""
