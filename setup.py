@@ -42,6 +42,8 @@ def _run_generators():
 def _extensions():
     from Cython.Build import cythonize
 
+    # RT_BUILD_ONLY=runtime/vm,devices/vmvx limits an in-place rebuild to those folders.
+    only = [p for p in os.environ.get("RT_BUILD_ONLY", "").split(",") if p]
     exts = []
     for top in EXTENSION_ROOTS:
         for dirpath, dirnames, filenames in os.walk(os.path.join(ROOT, top)):
@@ -50,6 +52,8 @@ def _extensions():
                 if not fn.endswith(".pyx"):
                     continue
                 rel = os.path.relpath(os.path.join(dirpath, fn), ROOT)
+                if only and not any(rel.startswith(p) for p in only):
+                    continue
                 modname = "rt." + os.path.splitext(rel)[0].replace(os.sep, ".")
                 exts.append(
                     Extension(
