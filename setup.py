@@ -84,6 +84,6 @@ if __name__ == "__main__":
     setup(
         packages=packages,
         package_dir=package_dir,
-        package_data={"rt.runtime.vm": ["isa.yaml"], "rt.compiler": ["**/*.yaml"]},
+        package_data={"rt.runtime.vm": ["isa.yaml"], "rt.devices.llvm_cpu": ["*.h"]},
         ext_modules=_extensions(),
     )

@@ -1,0 +1,269 @@
+# cython: language_level=3
+"""The bytecode interpreter (Cython): register banks, explicit frame stack, import calls.
+
+Registers per frame: an int64 bank (i32 values kept sign-extended), a double bank (f32 values
+stored as exact floats) and a ref bank (a Python list; None is null). Frames live on an
+explicit stack (no C recursion for bytecode -> bytecode calls) limited to MAX_DEPTH.
+The inner loop is generated from isa.yaml (_generated/dispatch.pxi). Runs with the GIL held
+(refs are Python objects); the numeric core is plain C.
+Source: iree/vm/bytecode/dispatch.c (register banks, call/return protocol, traps).
+
+Errors: VM traps (fail, integer division by zero, out-of-bounds buffer/list access, stack
+overflow, bad native results) raise VMTrapError with the VM stack, innermost first
+(``file:line:col in @function``); exceptions from native functions keep their type and get
+the stack as ``exc.vm_stack`` plus a note.
+"""
+from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
+from libc.math cimport (ceil, ceilf, exp, expf, fabs, fabsf, floor, floorf, fma, fmaf, fmod, fmodf, isnan,
+                        log, logf, pow, powf, round, roundf, signbit, sqrt, sqrtf, tanh, tanhf)
+from libc.stdint cimport (INT64_MAX, INT64_MIN, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                          uint64_t)
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memcpy, memset
+
+from rt.runtime.errors import InvalidArgumentError, VMTrapError
+
+#: Maximum number of live bytecode frames per invocation.
+MAX_DEPTH = 1024
+
+
+class _Trap(Exception):
+    """Internal: a VM trap raised inside the interpreter, turned into VMTrapError with the stack."""
+
+
+ctypedef struct FnInfo:
+    int32_t offset
+    int32_t ni, nf, nr
+    int32_t nargs, nres
+    const char* args
+    const char* res
+
+
+ctypedef struct Frame:
+    int32_t fidx
+    Py_ssize_t pc, ibase, fbase
+
+
+cdef inline int64_t _w32(int64_t x):
+    return <int64_t><int32_t><uint32_t>x
+
+
+cdef inline int64_t _imm64(const int32_t* c, Py_ssize_t p):
+    return <int64_t>((<uint64_t><uint32_t>c[p]) | ((<uint64_t><uint32_t>c[p + 1]) << 32))
+
+
+cdef inline float _bits_to_f32(uint32_t b):
+    cdef float f
+    memcpy(&f, &b, 4)
+    return f
+
+
+cdef inline uint32_t _f32_to_bits(float f):
+    cdef uint32_t b
+    memcpy(&b, &f, 4)
+    return b
+
+
+cdef inline double _bits_to_f64(uint64_t b):
+    cdef double f
+    memcpy(&f, &b, 8)
+    return f
+
+
+cdef inline uint64_t _f64_to_bits(double f):
+    cdef uint64_t b
+    memcpy(&b, &f, 8)
+    return b
+
+
+cdef inline float _immf32(int32_t w):
+    return _bits_to_f32(<uint32_t>w)
+
+
+cdef inline double _immf64(const int32_t* c, Py_ssize_t p):
+    return _bits_to_f64(<uint64_t>_imm64(c, p))
+
+
+cdef int _div_trap(int64_t a, int64_t b, str name) except -1:
+    if b == 0:
+        raise _Trap(f"{name}: integer division by zero ({a} / 0)")
+    raise _Trap(f"{name}: integer overflow ({a} / {b} is not representable)")
+
+
+cdef inline int _check_sdiv(int64_t a, int64_t b, int64_t mn, str name) except -1:
+    if b == 0 or (b == -1 and a == mn):
+        return _div_trap(a, b, name)
+    return 0
+
+
+cdef inline int _check_udiv(uint64_t b, str name) except -1:
+    if b == 0:
+        return _div_trap(0, 0, name)
+    return 0
+
+
+cdef inline int64_t _ceildiv_s(int64_t a, int64_t b):
+    cdef int64_t q = a / b
+    cdef int64_t r = a % b
+    if r != 0 and ((r > 0) == (b > 0)):
+        q += 1
+    return q
+
+
+cdef inline double _fminimum(double a, double b):
+    if isnan(a) or isnan(b):
+        return a + b
+    if a == b:
+        return a if signbit(a) else b
+    return a if a < b else b
+
+
+cdef inline double _fmaximum(double a, double b):
+    if isnan(a) or isnan(b):
+        return a + b
+    if a == b:
+        return b if signbit(a) else a
+    return a if a > b else b
+
+
+cdef inline int64_t _f_to_si32(double x):
+    if isnan(x):
+        return 0
+    if x >= 2147483647.0:
+        return 2147483647
+    if x <= -2147483648.0:
+        return -2147483648
+    return <int32_t>x
+
+
+cdef inline int64_t _f_to_ui32(double x):
+    if isnan(x) or x <= 0.0:
+        return 0
+    if x >= 4294967295.0:
+        return -1
+    return _w32(<uint32_t>x)
+
+
+cdef inline int64_t _f_to_si64(double x):
+    if isnan(x):
+        return 0
+    if x >= 9223372036854775807.0:
+        return INT64_MAX
+    if x <= -9223372036854775808.0:
+        return INT64_MIN
+    return <int64_t>x
+
+
+cdef inline int64_t _f_to_ui64(double x):
+    if isnan(x) or x <= 0.0:
+        return 0
+    if x >= 18446744073709551615.0:
+        return -1
+    return <int64_t><uint64_t>x
+
+
+cdef inline Py_ssize_t _switch_target(const int32_t* c, Py_ssize_t pc, int64_t index):
+    cdef int32_t n = c[pc + 3]
+    if 0 <= index < n:
+        return c[pc + 4 + index]
+    return c[pc + 2]
+
+
+cdef int _out_of_fuel() except -1:
+    raise _Trap("execution budget exhausted (Context.fuel: backward branches and calls)")
+
+
+cdef inline Py_ssize_t _jump(ModuleState st, Py_ssize_t pc, Py_ssize_t target) except -1:
+    if target <= pc and st.fuel >= 0:
+        if st.fuel == 0:
+            return _out_of_fuel()
+        st.fuel -= 1
+    return target
+
+
+include "_values.pxi"
+
+
+cdef class ModuleState:
+    """Per-context state of one bytecode module: globals, rodata refs, resolved imports, code."""
+    cdef readonly object module
+    cdef public object trace_sink
+    cdef public int64_t fuel
+    cdef int64_t* gi
+    cdef double* gf
+    cdef int32_t n_gi32, n_gf32
+    cdef list grefs
+    cdef list rodata
+    cdef list imports
+    cdef list strings
+    cdef int32_t* code
+    cdef FnInfo* fns
+    cdef int32_t nfns
+    cdef list _keep
+
+    def __cinit__(self, module):
+        self.module = module
+        self.fuel = -1
+        g = module.globals
+        self.n_gi32, self.n_gf32 = len(g["i32"]), len(g["f32"])
+        self.gi = <int64_t*>calloc(len(g["i32"]) + len(g["i64"]) + 1, sizeof(int64_t))
+        self.gf = <double*>calloc(len(g["f32"]) + len(g["f64"]) + 1, sizeof(double))
+        nfn = len(module.functions)
+        self.fns = <FnInfo*>calloc(nfn + 1, sizeof(FnInfo))
+        total = sum(len(f.code) for f in module.functions) // 4
+        self.code = <int32_t*>malloc((total + 1) * sizeof(int32_t))
+        if self.gi == NULL or self.gf == NULL or self.fns == NULL or self.code == NULL:
+            raise MemoryError()
+        for k, (_, v) in enumerate(g["i32"] + g["i64"]):
+            self.gi[k] = _w32(v & 0xFFFFFFFF) if k < self.n_gi32 else <int64_t><uint64_t>(v & 0xFFFFFFFFFFFFFFFF)
+        for k, (_, v) in enumerate(g["f32"] + g["f64"]):
+            self.gf[k] = <float>v if k < self.n_gf32 else v
+        self.grefs = [None] * len(g["ref"])
+        self.rodata = [VMBuffer(r.data, r.name) for r in module.rodata]
+        self.strings = list(module.strings)
+        self.imports = [None] * len(module.imports)
+        self._keep = []
+        cdef Py_ssize_t off = 0
+        cdef bytes code
+        self.nfns = nfn
+        for k, f in enumerate(module.functions):
+            code = bytes(f.code)
+            memcpy(self.code + off, <const char*>code, len(code))
+            args = "".join(f.signature.args).encode()
+            res = "".join(f.signature.results).encode()
+            self._keep += [args, res]
+            self.fns[k].offset = off
+            self.fns[k].ni, self.fns[k].nf, self.fns[k].nr = f.registers
+            self.fns[k].nargs, self.fns[k].nres = len(args), len(res)
+            self.fns[k].args, self.fns[k].res = <const char*>args, <const char*>res
+            off += len(code) // 4
+
+    def __dealloc__(self):
+        free(self.gi)
+        free(self.gf)
+        free(self.fns)
+        free(self.code)
+
+    def bind_import(self, int ordinal, target, signature):
+        """Resolve import ``ordinal`` to a Function or a bound native method (None: absent)."""
+        if not 0 <= ordinal < len(self.imports):
+            raise InvalidArgumentError(f"import ordinal {ordinal} out of range")
+        self.imports[ordinal] = None if target is None else (target, signature)
+
+    def global_value(self, str bank, int ordinal):
+        """Current value of a global of ``bank`` (i32 i64 f32 f64 ref) by ordinal."""
+        if not 0 <= ordinal < len(self.module.globals.get(bank, ())):
+            raise InvalidArgumentError(f"no {bank} global with ordinal {ordinal} in module {self.module.name}")
+        if bank == "i32":
+            return self.gi[ordinal]
+        if bank == "i64":
+            return self.gi[self.n_gi32 + ordinal]
+        if bank == "f32":
+            return self.gf[ordinal]
+        if bank == "f64":
+            return self.gf[self.n_gf32 + ordinal]
+        return self.grefs[ordinal]
+
+
+include "_generated/dispatch.pxi"
+include "_calls.pxi"

@@ -1,0 +1,229 @@
+# VM value types shared by the interpreter and Python: VMBuffer (read-only bytes, e.g. rodata)
+# and VMList (IREE's vm.list: typed or variant elements). Included by _interp.pyx.
+
+_LIST_TYPE_NAMES = ("any", "i32", "i64", "f32", "f64", "ref")
+_LIST_TYPE_CODES = {"any": 0, "i32": 1, "i64": 2, "f32": 3, "f64": 4, "ref": 5}
+
+
+cdef class VMBuffer:
+    """A read-only byte buffer held in a ref register (rodata segments, embedded executables).
+
+    Wraps any object supporting the buffer protocol without copying. ``view`` is a read-only
+    memoryview (``np.frombuffer(buf.view, np.float32)`` works); ``len(buf)`` is the byte length.
+    """
+    cdef Py_buffer _buf
+    cdef bint _held
+    cdef const char* data
+    cdef readonly int64_t length
+    cdef readonly object name
+
+    def __cinit__(self, obj, name=None):
+        PyObject_GetBuffer(obj, &self._buf, PyBUF_SIMPLE)
+        self._held = True
+        self.data = <const char*>self._buf.buf
+        self.length = self._buf.len
+        self.name = name
+
+    def __dealloc__(self):
+        if self._held:
+            PyBuffer_Release(&self._buf)
+
+    @property
+    def view(self):
+        return memoryview(<object>self._buf.obj).cast("B").toreadonly()
+
+    def __len__(self):
+        return self.length
+
+    def __bytes__(self):
+        return self.data[:self.length]
+
+    def __repr__(self):
+        return f"<VMBuffer {self.name or ''} {self.length} bytes>"
+
+
+cdef class VMList:
+    """A VM list (IREE ``!vm.list<T>``): ``element_type`` is "any" (variant), "i32", "i64",
+    "f32", "f64" or "ref". Python lists passed to VM functions become variant VMLists.
+
+    Behaves as a mutable sequence (len, indexing, iteration, append, ==); ``to_list()`` converts
+    recursively. Bytecode access is bounds- and type-checked: violations are VM traps.
+    """
+    cdef public list items
+    cdef readonly int type_code
+
+    def __init__(self, items=(), element_type="any"):
+        if element_type not in _LIST_TYPE_CODES:
+            raise InvalidArgumentError(f"VMList element_type {element_type!r}; expected one of {', '.join(_LIST_TYPE_CODES)}")
+        self.type_code = _LIST_TYPE_CODES[element_type]
+        self.items = []
+        for v in items:
+            self.append(v)
+
+    @property
+    def element_type(self):
+        return _LIST_TYPE_NAMES[self.type_code]
+
+    cdef object _coerce(self, object v):
+        cdef int t = self.type_code
+        if t == 0:
+            return _from_python(v) if type(v) is list else v
+        if t == 1 or t == 2:
+            bits = 32 if t == 1 else 64
+            if type(v) is bool or not isinstance(v, int) or not -(1 << (bits - 1)) <= v < (1 << bits):
+                raise InvalidArgumentError(f"list<{_LIST_TYPE_NAMES[t]}> element must be an int in [-2^{bits - 1}, 2^{bits}), got {v!r}")
+            return int(_w32(v & 0xFFFFFFFF) if t == 1 else <int64_t><uint64_t>(v & 0xFFFFFFFFFFFFFFFF))
+        if t == 3 or t == 4:
+            if not isinstance(v, (int, float)):
+                raise InvalidArgumentError(f"list<{_LIST_TYPE_NAMES[t]}> element must be a number, got {v!r}")
+            return <double><float>v if t == 3 else float(v)
+        if isinstance(v, (int, float)):
+            raise InvalidArgumentError(f"list<ref> element must be an object or None, got {v!r}")
+        return _from_python(v) if type(v) is list else v
+
+    def append(self, v):
+        self.items.append(self._coerce(v))
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+    def __setitem__(self, i, v):
+        self.items[i] = self._coerce(v)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __eq__(self, other):
+        if isinstance(other, VMList):
+            return self.items == (<VMList>other).items
+        if isinstance(other, list):
+            return self.items == other
+        return NotImplemented
+
+    def to_list(self):
+        return [(<VMList>v).to_list() if type(v) is VMList else v for v in self.items]
+
+    def __repr__(self):
+        return f"VMList<{self.element_type}>({self.items!r})"
+
+    cdef inline int64_t size(self):
+        return len(self.items)
+
+    cdef int _check(self, int64_t i, str what) except -1:
+        if i < 0 or i >= len(self.items):
+            raise _Trap(f"{what}: index {i} out of bounds for a list of size {len(self.items)}")
+        return 0
+
+    cdef int resize(self, int64_t n) except -1:
+        cdef Py_ssize_t old = len(self.items)
+        if n < 0 or n > (1 << 28):
+            raise _Trap(f"list.resize: size {n} must be in [0, 2^28]")
+        if n < old:
+            del self.items[n:]
+        elif n > old:
+            fill = (0, 0, 0, 0.0, 0.0, None)[self.type_code]
+            self.items.extend([fill] * (n - old))
+        return 0
+
+    cdef object _get(self, int64_t i, str what, int want):
+        self._check(i, what)
+        v = self.items[i]
+        if want <= 2 and (type(v) is not int):
+            raise _Trap(f"{what}: element {i} is {_kind(v)}, not an integer")
+        if (want == 3 or want == 4) and type(v) is not float and type(v) is not int:
+            raise _Trap(f"{what}: element {i} is {_kind(v)}, not a float")
+        return v
+
+    cdef int64_t get_i32(self, int64_t i) except? -1:
+        return _w32(<int64_t><uint64_t>(self._get(i, "list.get.i32", 1) & 0xFFFFFFFF))
+
+    cdef int64_t get_i64(self, int64_t i) except? -1:
+        return <int64_t><uint64_t>(self._get(i, "list.get.i64", 2) & 0xFFFFFFFFFFFFFFFF)
+
+    cdef double get_f32(self, int64_t i) except? -1.0:
+        return <float>self._get(i, "list.get.f32", 3)
+
+    cdef double get_f64(self, int64_t i) except? -1.0:
+        return self._get(i, "list.get.f64", 4)
+
+    cdef object get_ref(self, int64_t i):
+        self._check(i, "list.get.ref")
+        return self.items[i]
+
+    cdef int _set(self, int64_t i, object v, str what, int kind) except -1:
+        self._check(i, what)
+        if self.type_code != 0 and self.type_code != kind:
+            raise _Trap(f"{what}: cannot store into a list<{_LIST_TYPE_NAMES[self.type_code]}>")
+        self.items[i] = v
+        return 0
+
+    cdef int set_i32(self, int64_t i, int64_t v) except -1:
+        return self._set(i, _w32(v), "list.set.i32", 1)
+
+    cdef int set_i64(self, int64_t i, int64_t v) except -1:
+        return self._set(i, v, "list.set.i64", 2)
+
+    cdef int set_f32(self, int64_t i, double v) except -1:
+        return self._set(i, <double><float>v, "list.set.f32", 3)
+
+    cdef int set_f64(self, int64_t i, double v) except -1:
+        return self._set(i, v, "list.set.f64", 4)
+
+    cdef int set_ref(self, int64_t i, object v) except -1:
+        return self._set(i, v, "list.set.ref", 5)
+
+
+cdef str _kind(object v):
+    if v is None:
+        return "null"
+    if type(v) is int:
+        return "an integer"
+    if type(v) is float:
+        return "a float"
+    return "a " + type(v).__name__
+
+
+cdef object _from_python(object v):
+    """Python list -> variant VMList (recursively); other values unchanged."""
+    if type(v) is list:
+        out = VMList()
+        (<VMList>out).items = [_from_python(x) for x in <list>v]
+        return out
+    return v
+
+
+cdef object _to_python(object v):
+    """VMList -> Python list (recursively); other values unchanged."""
+    if type(v) is VMList:
+        return (<VMList>v).to_list()
+    return v
+
+
+cdef VMList _list(ModuleState st, object o):
+    if type(o) is not VMList:
+        raise _Trap(f"expected a list, got {_kind(o)}")
+    return <VMList>o
+
+
+cdef object _list_alloc(int32_t type_code, int64_t capacity):
+    if capacity < 0:
+        raise _Trap(f"list.alloc: negative capacity {capacity}")
+    out = VMList()
+    (<VMList>out).type_code = type_code
+    return out
+
+
+cdef VMBuffer _buffer(ModuleState st, object o):
+    if type(o) is not VMBuffer:
+        raise _Trap(f"expected a buffer, got {_kind(o)}")
+    return <VMBuffer>o
+
+
+cdef const char* _buffer_at(ModuleState st, object o, int64_t offset, int64_t size) except NULL:
+    cdef VMBuffer b = _buffer(st, o)
+    if offset < 0 or offset > b.length - size:
+        raise _Trap(f"buffer.load: {size} bytes at offset {offset} are out of bounds of a {b.length}-byte buffer")
+    return b.data + offset
