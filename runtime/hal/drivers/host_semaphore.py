@@ -1,0 +1,136 @@
+"""A timeline semaphore in host memory, shared by the local drivers.
+
+Modelled on IREE's runtime/src/iree/hal/drivers/local_sync/sync_semaphore.c: a mutex-guarded
+payload plus a list of timepoints. Waits use ``threading.Condition`` (its lock acquire releases
+the GIL while blocked), so a Python thread waiting never stalls the queue threads.
+"""
+import threading
+import time
+
+import numpy as np
+
+from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
+from rt.runtime.hal.semaphore import MAX_PAYLOAD, Semaphore
+
+
+def check_payload(value, where):
+    """Return ``value`` as int if it is a uint64 payload; else raise InvalidArgumentError."""
+    if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
+        raise InvalidArgumentError(f"{where}: payload must be an integer, got {value!r}")
+    value = int(value)
+    if not 0 <= value <= MAX_PAYLOAD:
+        raise InvalidArgumentError(f"{where}: payload {value} is outside [0, 2**64)")
+    return value
+
+
+def _without_tracebacks(error):
+    """Drop the tracebacks along ``error``'s cause/context chain and return it.
+
+    A failure lives as long as its semaphore; a traceback would pin every frame of the
+    failing call stack (and what they reference, e.g. a whole VM context) with it. The
+    messages keep the chain.
+    """
+    seen, pending = set(), [error]
+    while pending:
+        item = pending.pop()
+        if item is None or id(item) in seen:
+            continue
+        seen.add(id(item))
+        item.__traceback__ = None
+        pending += (item.__cause__, item.__context__)
+    return error
+
+
+def failure_error(label, cause):
+    """The ``DeviceError`` a waiter on a failed semaphore raises; its __cause__ is ``cause``."""
+    error = DeviceError(f"{label} failed: {cause}")
+    error.__cause__ = cause
+    return error
+
+
+class HostSemaphore(Semaphore):
+    """Timeline semaphore with payload ``initial_value``; ``label`` names it in errors."""
+
+    def __init__(self, initial_value=0, label="semaphore"):
+        self._value = check_payload(initial_value, f"{label}: create")
+        self.label = label
+        self._cond = threading.Condition(threading.Lock())
+        self._failure = None
+        self._timepoints = []
+
+    @property
+    def failure(self):
+        return self._failure
+
+    def query(self):
+        failure = self._failure
+        if failure is not None:
+            raise failure_error(self.label, failure)
+        return self._value
+
+    def is_reached(self, value):
+        return self._failure is None and self._value >= value
+
+    def signal(self, value):
+        value = check_payload(value, f"{self.label}: signal")
+        with self._cond:
+            if self._failure is not None:
+                raise failure_error(self.label, self._failure)
+            if value <= self._value:
+                return
+            self._value = value
+            fired = [tp for tp in self._timepoints if tp[0] <= value]
+            if fired:
+                self._timepoints = [tp for tp in self._timepoints if tp[0] > value]
+            self._cond.notify_all()
+        for tp in fired:
+            tp[1]()
+
+    def fail(self, cause):
+        """Fail with ``cause``; its traceback chain is dropped (the messages are kept)."""
+        if not isinstance(cause, BaseException):
+            cause = DeviceError(str(cause))
+        _without_tracebacks(cause)
+        with self._cond:
+            if self._failure is not None:
+                return
+            self._failure = cause
+            fired, self._timepoints = self._timepoints, []
+            self._cond.notify_all()
+        for tp in fired:
+            tp[1]()
+
+    def wait(self, value, timeout=None):
+        value = check_payload(value, f"{self.label}: wait")
+        if self._failure is None and self._value >= value:
+            return
+        deadline = None if timeout is None else time.monotonic() + max(0.0, float(timeout))
+        with self._cond:
+            while self._failure is None and self._value < value:
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    raise DeadlineExceededError(
+                        f"{self.label}: wait for payload {value} timed out after {timeout} s "
+                        f"(payload is {self._value}); signal it or wait longer"
+                    )
+                self._cond.wait(remaining)
+        if self._failure is not None:
+            raise failure_error(self.label, self._failure)
+
+    def acquire_timepoint(self, value, callback):
+        value = check_payload(value, f"{self.label}: acquire_timepoint")
+        handle = [value, callback]
+        with self._cond:
+            if self._failure is None and self._value < value:
+                self._timepoints.append(handle)
+                return handle
+        callback()
+        return handle
+
+    def cancel_timepoint(self, handle):
+        with self._cond:
+            self._timepoints = [tp for tp in self._timepoints if tp is not handle]
+
+    def __repr__(self):
+        state = f"failed: {self._failure}" if self._failure is not None else f"payload {self._value}"
+        return f"<HostSemaphore {self.label} {state}>"

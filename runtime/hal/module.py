@@ -1,0 +1,399 @@
+"""The ``hal`` VM native module: what compiled programs call to drive devices.
+
+Import names and calling conventions are IREE's (compiler/src/iree/compiler/Dialect/HAL/
+hal.imports.mlir; runtime/src/iree/modules/hal/exports.inl); the compiler targets exactly this
+table. ``!vm.buffer`` arguments arrive as ``VMBuffer`` (or any bytes-like); null refs as None.
+``queue_affinity`` is accepted and ignored (one queue per device). Flags are ignored.
+
+=================================  ========================  ==========================================
+import (``hal.`` + name)           cconv                     arguments -> results
+=================================  ========================  ==========================================
+allocator.allocate                 0rIiiI_r                  allocator, affinity, memory_types, usage, size -> buffer
+allocator.import                   0riIiirII_r               allocator, try, affinity, memory_types, usage, source, offset, length -> buffer (a copy)
+buffer.assert                      0rrrIii_v                 buffer, message, allocator, minimum_length, memory_types, usage
+buffer.subspan                     0rII_r                    buffer, offset, length -> buffer
+buffer.length                      0r_I                      buffer -> byte length
+buffer.load                        0rIi_i                    buffer, offset, length (1/2/4) -> value
+buffer.store                       0irIi_v                   value, buffer, offset, length (1/2/4)
+buffer_view.create                 0rIIiiCID_r               buffer, offset, length, element_type, encoding_type, shape... -> view
+buffer_view.assert                 0rriiCID_v                view, message, element_type, encoding_type, shape...
+buffer_view.buffer                 0r_r                      view -> buffer
+buffer_view.element_type           0r_i                      view -> element type
+buffer_view.encoding_type          0r_i                      view -> encoding type
+buffer_view.rank                   0r_i                      view -> rank
+buffer_view.dim                    0ri_I                     view, index -> dim
+buffer_view.trace                  0rCrD_v                   key, views... (printed to the trace sink)
+command_buffer.create              0riiIi_r                  device, modes, categories, affinity, binding_capacity(0) -> cb (recording)
+command_buffer.finalize            0r_v                      cb
+command_buffer.begin_debug_group   0rr_v                     cb, label
+command_buffer.end_debug_group     0r_v                      cb
+command_buffer.execution_barrier   0riiI_v                   cb, source_stage_mask, target_stage_mask, flags
+command_buffer.fill_buffer         0rrIIiIiI_v               cb, target, offset, length, slot, pattern, pattern_length, flags
+command_buffer.update_buffer       0rrIrIIiI_v               cb, source, source_offset, target, target_offset, length, slot, flags
+command_buffer.copy_buffer         0riirIrIII_v              cb, source_slot, target_slot, source, source_offset, target, target_offset, length, flags
+command_buffer.dispatch            0rrIiiiICiDCiirIID_v      cb, executable, ordinal, x, y, z, flags, constants..., (reserved, slot, buffer, offset, length)...
+device.allocator                   0r_r                      device -> allocator
+device.query.i64                   0rrr_iI                   device, category, key -> ok, value
+device.queue.alloca                0rIrrIiiII_r              device, affinity, wait, signal, pool, memory_types, usage, size, flags -> buffer
+device.queue.dealloca              0rIrrrI_v                 device, affinity, wait, signal, buffer, flags
+device.queue.fill                  0rIrrrIIIiI_v             device, affinity, wait, signal, target, offset, length, pattern, pattern_length, flags
+device.queue.update                0rIrrrIrIII_v             device, affinity, wait, signal, source, source_offset, target, target_offset, length, flags
+device.queue.copy                  0rIrrrIrIII_v             device, affinity, wait, signal, source, source_offset, target, target_offset, length, flags
+device.queue.barrier               0rIrrI_v                  device, affinity, wait, signal, flags
+device.queue.execute               0rIrrrI_v                 device, affinity, wait, signal, cb, flags
+device.queue.flush                 0rI_v                     device, affinity
+devices.count                      0v_i                      -> number of devices bound to the context
+devices.get                        0i_r                      index -> device
+executable.create                  0rIrrr_r                  device, affinity, format, data, constants -> executable
+executable.lookup.function         0rr_I                     executable, name -> ordinal
+fence.create                       0rI_r                     device, flags -> fence (fresh semaphore, value 1)
+fence.join                         0ICrD_r                   flags, fences... -> fence
+fence.query                        0r_i                      fence -> status (0 OK, 17 DEFERRED, else failure code)
+fence.signal                       0r_v                      fence
+fence.fail                         0ri_v                     fence, status code
+fence.await                        0iICrD_i                  timeout_ms (-1 = forever), flags, fences... -> 0 or 4 (DEADLINE_EXCEEDED)
+=================================  ========================  ==========================================
+
+Errors keep their rt type (InvalidArgumentError for bad arguments, DeviceError when awaiting
+a failed fence, naming device, queue, command/export and cause); the VM adds its stack.
+"""
+import sys
+
+from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
+from rt.runtime.hal.allocator import Allocator
+from rt.runtime.hal.buffer import Buffer
+from rt.runtime.hal.buffer_view import BufferView, shape_text
+from rt.runtime.hal.command_buffer import CommandBuffer
+from rt.runtime.hal.device import Device
+from rt.runtime.hal.executable import Executable
+from rt.runtime.hal.fence import Fence
+from rt.runtime.hal.status import StatusCode, status_name
+from rt.runtime.vm import NativeModule, native_function
+
+_INFINITE_MS = (1 << 32) - 1
+
+
+def _host_bytes(value, what):
+    """A read-only memoryview of a ``!vm.buffer`` argument (VMBuffer, bytes-like or str)."""
+    if isinstance(value, str):
+        return memoryview(value.encode())
+    view = getattr(value, "view", None)
+    if view is not None and not callable(view):
+        return memoryview(view).cast("B")
+    try:
+        return memoryview(value).cast("B")
+    except TypeError:
+        raise InvalidArgumentError(f"hal: {what} must be a byte buffer, got {value!r}") from None
+
+
+def _text(value, what):
+    return bytes(_host_bytes(value, what)).decode("utf-8", "replace")
+
+
+def _ref(value, cls, what):
+    if not isinstance(value, cls):
+        raise InvalidArgumentError(f"hal.{what}: expected a {cls.__name__}, got "
+                                   f"{'null' if value is None else type(value).__name__}")
+    return value
+
+
+def _fence_or_none(value, what):
+    return None if value is None else _ref(value, Fence, what)
+
+
+class HalModule(NativeModule):
+    """The ``hal`` module over ``devices`` (the devices bound to the context, in order).
+
+    trace: ``callable(key: str, views: list)`` receiving ``buffer_view.trace``; default prints
+    to stderr.
+    """
+
+    name = "hal"
+    version = 7
+
+    def __init__(self, devices=(), trace=None):
+        self.devices = tuple(devices)
+        for i, device in enumerate(self.devices):
+            _ref(device, Device, f"HalModule devices[{i}]")
+        self._trace = trace
+
+    # -- allocator / buffer ------------------------------------------------------------------
+
+    @native_function("allocator.allocate", "0rIiiI_r")
+    def allocator_allocate(self, allocator, affinity, memory_types, usage, size):
+        return _ref(allocator, Allocator, "allocator.allocate").allocate_buffer(size, memory_types, usage)
+
+    @native_function("allocator.import", "0riIiirII_r")
+    def allocator_import(self, allocator, try_, affinity, memory_types, usage, source, offset, length):
+        _ref(allocator, Allocator, "allocator.import")
+        data = _host_bytes(source, "allocator.import source")
+        if offset < 0 or length < 0 or offset + length > data.nbytes:
+            raise InvalidArgumentError(f"hal.allocator.import: range [{offset}, {offset + length}) "
+                                       f"outside the {data.nbytes}-byte source")
+        return allocator.allocate_from(data[offset:offset + length], memory_types, usage)
+
+    @native_function("buffer.assert", "0rrrIii_v")
+    def buffer_assert(self, buffer, message, allocator, minimum_length, memory_types, usage):
+        text = _text(message, "buffer.assert message")
+        _ref(buffer, Buffer, "buffer.assert")
+        if allocator is not None and buffer.allocator is not allocator:
+            raise InvalidArgumentError(f"{text}: {buffer.describe()} is not from the expected "
+                                       f"allocator of {allocator.device.label}")
+        if buffer.byte_length < minimum_length:
+            raise InvalidArgumentError(f"{text}: {buffer.describe()} is smaller than the "
+                                       f"required {minimum_length} bytes")
+        if usage & ~int(buffer.allowed_usage):
+            raise InvalidArgumentError(f"{text}: {buffer.describe()} lacks usage bits "
+                                       f"0x{usage & ~int(buffer.allowed_usage):x}")
+
+    @native_function("buffer.subspan", "0rII_r")
+    def buffer_subspan(self, buffer, offset, length):
+        return _ref(buffer, Buffer, "buffer.subspan").subspan(offset, length)
+
+    @native_function("buffer.length", "0r_I")
+    def buffer_length(self, buffer):
+        return _ref(buffer, Buffer, "buffer.length").byte_length
+
+    @native_function("buffer.load", "0rIi_i")
+    def buffer_load(self, buffer, offset, length):
+        value = _ref(buffer, Buffer, "buffer.load").load(offset, length)
+        return value - (1 << 32) if value >= 1 << 31 else value
+
+    @native_function("buffer.store", "0irIi_v")
+    def buffer_store(self, value, buffer, offset, length):
+        _ref(buffer, Buffer, "buffer.store").store(value, offset, length)
+
+    # -- buffer_view -------------------------------------------------------------------------
+
+    @native_function("buffer_view.create", "0rIIiiCID_r")
+    def buffer_view_create(self, buffer, offset, length, element_type, encoding_type, shape):
+        _ref(buffer, Buffer, "buffer_view.create")
+        return BufferView.create(buffer, offset, length, element_type & 0xFFFFFFFF,
+                                 encoding_type, shape)
+
+    @native_function("buffer_view.assert", "0rriiCID_v")
+    def buffer_view_assert(self, view, message, element_type, encoding_type, shape):
+        text = _text(message, "buffer_view.assert message")
+        if not isinstance(view, BufferView):
+            raise InvalidArgumentError(f"{text}: expected a buffer view, got "
+                                       f"{'null' if view is None else type(view).__name__}")
+        view.check(element_type & 0xFFFFFFFF, encoding_type, shape, text)
+
+    @native_function("buffer_view.buffer", "0r_r")
+    def buffer_view_buffer(self, view):
+        return _ref(view, BufferView, "buffer_view.buffer").buffer
+
+    @native_function("buffer_view.element_type", "0r_i")
+    def buffer_view_element_type(self, view):
+        code = int(_ref(view, BufferView, "buffer_view.element_type").element_type)
+        return code - (1 << 32) if code >= 1 << 31 else code
+
+    @native_function("buffer_view.encoding_type", "0r_i")
+    def buffer_view_encoding_type(self, view):
+        return _ref(view, BufferView, "buffer_view.encoding_type").encoding_type
+
+    @native_function("buffer_view.rank", "0r_i")
+    def buffer_view_rank(self, view):
+        return _ref(view, BufferView, "buffer_view.rank").rank
+
+    @native_function("buffer_view.dim", "0ri_I")
+    def buffer_view_dim(self, view, index):
+        return _ref(view, BufferView, "buffer_view.dim").dim(index)
+
+    @native_function("buffer_view.trace", "0rCrD_v")
+    def buffer_view_trace(self, key, views):
+        key = _text(key, "buffer_view.trace key")
+        if self._trace is not None:
+            self._trace(key, list(views))
+            return
+        for view in views:
+            _ref(view, BufferView, "buffer_view.trace")
+            print(f"{key}: {shape_text(view.shape, view.element_type)}=", view.to_numpy(),
+                  file=sys.stderr)
+
+    # -- command_buffer ----------------------------------------------------------------------
+
+    @native_function("command_buffer.create", "0riiIi_r")
+    def command_buffer_create(self, device, modes, categories, affinity, binding_capacity):
+        cb = _ref(device, Device, "command_buffer.create").create_command_buffer(
+            modes, categories, binding_capacity)
+        cb.begin()
+        return cb
+
+    @native_function("command_buffer.finalize", "0r_v")
+    def command_buffer_finalize(self, cb):
+        _ref(cb, CommandBuffer, "command_buffer.finalize").end()
+
+    @native_function("command_buffer.begin_debug_group", "0rr_v")
+    def command_buffer_begin_debug_group(self, cb, label):
+        _ref(cb, CommandBuffer, "command_buffer.begin_debug_group").begin_debug_group(
+            _text(label, "debug group label"))
+
+    @native_function("command_buffer.end_debug_group", "0r_v")
+    def command_buffer_end_debug_group(self, cb):
+        _ref(cb, CommandBuffer, "command_buffer.end_debug_group").end_debug_group()
+
+    @native_function("command_buffer.execution_barrier", "0riiI_v")
+    def command_buffer_execution_barrier(self, cb, source_stage_mask, target_stage_mask, flags):
+        _ref(cb, CommandBuffer, "command_buffer.execution_barrier").execution_barrier(
+            source_stage_mask, target_stage_mask, flags)
+
+    @native_function("command_buffer.fill_buffer", "0rrIIiIiI_v")
+    def command_buffer_fill_buffer(self, cb, target, offset, length, slot, pattern,
+                                   pattern_length, flags):
+        _ref(cb, CommandBuffer, "command_buffer.fill_buffer").fill_buffer(
+            target, offset, length, pattern, pattern_length)
+
+    @native_function("command_buffer.update_buffer", "0rrIrIIiI_v")
+    def command_buffer_update_buffer(self, cb, source, source_offset, target, target_offset,
+                                     length, slot, flags):
+        _ref(cb, CommandBuffer, "command_buffer.update_buffer").update_buffer(
+            _host_bytes(source, "update_buffer source"), source_offset, target, target_offset,
+            length)
+
+    @native_function("command_buffer.copy_buffer", "0riirIrIII_v")
+    def command_buffer_copy_buffer(self, cb, source_slot, target_slot, source, source_offset,
+                                   target, target_offset, length, flags):
+        _ref(cb, CommandBuffer, "command_buffer.copy_buffer").copy_buffer(
+            source, source_offset, target, target_offset, length)
+
+    @native_function("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v")
+    def command_buffer_dispatch(self, cb, executable, ordinal, x, y, z, flags, constants,
+                                bindings):
+        _ref(cb, CommandBuffer, "command_buffer.dispatch")
+        direct = []
+        for i, (_, slot, buffer, offset, length) in enumerate(bindings):
+            if buffer is None:
+                raise InvalidArgumentError(
+                    f"hal.command_buffer.dispatch: binding {i} uses binding-table slot {slot}; "
+                    "rt records direct bindings only (pass the buffer)")
+            direct.append((buffer, offset, length))
+        cb.dispatch(executable, ordinal, (x, y, z), constants, direct)
+
+    # -- device ------------------------------------------------------------------------------
+
+    @native_function("device.allocator", "0r_r")
+    def device_allocator(self, device):
+        return _ref(device, Device, "device.allocator").allocator
+
+    @native_function("device.query.i64", "0rrr_iI")
+    def device_query_i64(self, device, category, key):
+        return _ref(device, Device, "device.query.i64").query_i64(
+            _text(category, "query category"), _text(key, "query key"))
+
+    @native_function("device.queue.alloca", "0rIrrIiiII_r")
+    def device_queue_alloca(self, device, affinity, wait, signal, pool, memory_types, usage,
+                            size, flags):
+        return _ref(device, Device, "device.queue.alloca").queue_alloca(
+            size, wait_fence=_fence_or_none(wait, "device.queue.alloca wait fence"),
+            signal_fence=_fence_or_none(signal, "device.queue.alloca signal fence"),
+            memory_type=memory_types & 0xFFFFFFFF, usage=usage & 0xFFFFFFFF)
+
+    @native_function("device.queue.dealloca", "0rIrrrI_v")
+    def device_queue_dealloca(self, device, affinity, wait, signal, buffer, flags):
+        _ref(device, Device, "device.queue.dealloca").queue_dealloca(
+            buffer, wait_fence=_fence_or_none(wait, "device.queue.dealloca wait fence"),
+            signal_fence=_fence_or_none(signal, "device.queue.dealloca signal fence"))
+
+    @native_function("device.queue.fill", "0rIrrrIIIiI_v")
+    def device_queue_fill(self, device, affinity, wait, signal, target, offset, length,
+                          pattern, pattern_length, flags):
+        _ref(device, Device, "device.queue.fill").queue_fill(
+            target, offset, length, pattern, pattern_length,
+            wait_fence=_fence_or_none(wait, "device.queue.fill wait fence"),
+            signal_fence=_fence_or_none(signal, "device.queue.fill signal fence"))
+
+    @native_function("device.queue.update", "0rIrrrIrIII_v")
+    def device_queue_update(self, device, affinity, wait, signal, source, source_offset,
+                            target, target_offset, length, flags):
+        _ref(device, Device, "device.queue.update").queue_update(
+            _host_bytes(source, "queue.update source"), source_offset, target, target_offset,
+            length, wait_fence=_fence_or_none(wait, "device.queue.update wait fence"),
+            signal_fence=_fence_or_none(signal, "device.queue.update signal fence"))
+
+    @native_function("device.queue.copy", "0rIrrrIrIII_v")
+    def device_queue_copy(self, device, affinity, wait, signal, source, source_offset, target,
+                          target_offset, length, flags):
+        _ref(device, Device, "device.queue.copy").queue_copy(
+            source, source_offset, target, target_offset, length,
+            wait_fence=_fence_or_none(wait, "device.queue.copy wait fence"),
+            signal_fence=_fence_or_none(signal, "device.queue.copy signal fence"))
+
+    @native_function("device.queue.barrier", "0rIrrI_v")
+    def device_queue_barrier(self, device, affinity, wait, signal, flags):
+        _ref(device, Device, "device.queue.barrier").queue_barrier(
+            wait_fence=_fence_or_none(wait, "device.queue.barrier wait fence"),
+            signal_fence=_fence_or_none(signal, "device.queue.barrier signal fence"))
+
+    @native_function("device.queue.execute", "0rIrrrI_v")
+    def device_queue_execute(self, device, affinity, wait, signal, cb, flags):
+        _ref(device, Device, "device.queue.execute").queue_execute(
+            [_ref(cb, CommandBuffer, "device.queue.execute")],
+            wait_fence=_fence_or_none(wait, "device.queue.execute wait fence"),
+            signal_fence=_fence_or_none(signal, "device.queue.execute signal fence"))
+
+    @native_function("device.queue.flush", "0rI_v")
+    def device_queue_flush(self, device, affinity):
+        _ref(device, Device, "device.queue.flush")
+
+    @native_function("devices.count", "0v_i")
+    def devices_count(self):
+        return len(self.devices)
+
+    @native_function("devices.get", "0i_r")
+    def devices_get(self, index):
+        if not 0 <= index < len(self.devices):
+            raise InvalidArgumentError(
+                f"hal.devices.get: device index {index} out of range; the context has "
+                f"{len(self.devices)} device(s): " + ", ".join(d.label for d in self.devices))
+        return self.devices[index]
+
+    # -- executable --------------------------------------------------------------------------
+
+    @native_function("executable.create", "0rIrrr_r")
+    def executable_create(self, device, affinity, format, data, constants):
+        _ref(device, Device, "executable.create")
+        metadata = {}
+        if constants is not None and _host_bytes(constants, "executable constants").nbytes:
+            metadata["constants"] = bytes(_host_bytes(constants, "executable constants"))
+        return device.create_executable(_text(format, "executable format"),
+                                        _host_bytes(data, "executable data"), metadata)
+
+    @native_function("executable.lookup.function", "0rr_I")
+    def executable_lookup_function(self, executable, name):
+        return _ref(executable, Executable, "executable.lookup.function").lookup_function(
+            _text(name, "function name"))
+
+    # -- fence -------------------------------------------------------------------------------
+
+    @native_function("fence.create", "0rI_r")
+    def fence_create(self, device, flags):
+        return _ref(device, Device, "fence.create").create_fence()
+
+    @native_function("fence.join", "0ICrD_r")
+    def fence_join(self, flags, fences):
+        return Fence.join(fences)
+
+    @native_function("fence.query", "0r_i")
+    def fence_query(self, fence):
+        return int(_ref(fence, Fence, "fence.query").query())
+
+    @native_function("fence.signal", "0r_v")
+    def fence_signal(self, fence):
+        _ref(fence, Fence, "fence.signal").signal()
+
+    @native_function("fence.fail", "0ri_v")
+    def fence_fail(self, fence, status):
+        _ref(fence, Fence, "fence.fail").fail(
+            DeviceError(f"the program failed the fence with status {status_name(status)}"))
+
+    @native_function("fence.await", "0iICrD_i")
+    def fence_await(self, timeout_ms, flags, fences):
+        timeout_ms &= 0xFFFFFFFF
+        timeout = None if timeout_ms == _INFINITE_MS else timeout_ms / 1000.0
+        joined = Fence.join(fences)
+        try:
+            joined.wait(timeout)
+        except DeadlineExceededError:
+            return int(StatusCode.DEADLINE_EXCEEDED)
+        return 0

@@ -1,0 +1,1 @@
+"""HAL test fixtures; fake_executables.py (next to this file) holds the fake loader."""
