@@ -1,0 +1,112 @@
+"""llvm-cpu device benchmark: f32 mmt4d GFLOP/s, empty-dispatch overhead, vector exp.
+
+Usage: python benchmarks/llvm_cpu_mmt4d.py [--size 1024] [--repeats 20] [--json out.json]
+
+Rows:
+- mmt4d: an M=N=K=size f32 mmt4d with the host's default tile (16x16x1 on AVX-512) on 1 and
+  2 threads, best of ``repeats`` dispatches; numpy ``A @ B`` (its BLAS, default threads) on
+  the same sizes in the same run.
+- empty dispatch: Python ``library.dispatch`` of an export that returns at once
+  (1 workgroup on 1 thread; 2 workgroups on 2 threads), mean over many calls.
+- exp: ``out = exp(a)`` over 4M f32 (polynomial exp in IR) on 1 and 2 threads vs numpy.
+"""
+import argparse
+import json
+import platform
+import time
+
+import numpy as np
+
+from rt.compiler.codegen.llvm_cpu.elementwise import emit_elementwise
+from rt.compiler.codegen.llvm_cpu.library import LibraryBuilder
+from rt.compiler.codegen.llvm_cpu.mmt4d import default_tile, emit_mmt4d
+from rt.compiler.codegen.llvm_cpu.target import cpu_target
+from rt.devices.llvm_cpu import LOADER
+from rt.devices.llvm_cpu.testing import emit_empty
+
+
+def _best(fn, repeats):
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _mean(fn, calls):
+    fn()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t0) / calls
+
+
+def build_library():
+    target = cpu_target("host")
+    lb = LibraryBuilder("bench", target)
+    tile = default_tile(target)
+    emit_mmt4d(lb, "mmt4d", *tile)
+    emit_empty(lb)
+    emit_elementwise(lb, "exp", "exp")
+    obj = lb.build()
+    return target, tile, LOADER.load(obj.format, obj.data, obj.metadata)
+
+
+def run(size, repeats):
+    target, (m0, n0, k0), lib = build_library()
+    rows = []
+    m1, n1, k1 = size // m0, size // n0, size // k0
+    rng = np.random.default_rng(0)
+    lhs = rng.standard_normal((m1, k1, m0, k0), dtype=np.float32)
+    rhs = rng.standard_normal((n1, k1, n0, k0), dtype=np.float32)
+    out = np.zeros((m1, n1, m0, n0), np.float32)
+    ptrs = [x.ctypes.data for x in (lhs, rhs, out)]
+    lens = [x.nbytes for x in (lhs, rhs, out)]
+    flops = 2.0 * m1 * m0 * n1 * n0 * k1 * k0
+    for threads in (1, 2):
+        grid = (n1, m1, 1)
+        t = _best(lambda: lib.dispatch(0, grid, [m1, n1, k1, 0], ptrs, lens, threads), repeats)
+        rows.append((f"mmt4d {size}^3 f32 {m0}x{n0}x{k0}", f"{threads} thread(s)",
+                     flops / t / 1e9, "GFLOP/s"))
+    a = rng.standard_normal((size, size), dtype=np.float32)
+    b = rng.standard_normal((size, size), dtype=np.float32)
+    t = _best(lambda: a @ b, repeats)
+    rows.append((f"numpy matmul {size}^3 f32", "BLAS default", flops / t / 1e9, "GFLOP/s"))
+    rows.append(("empty dispatch, 1 workgroup", "1 thread",
+                 _mean(lambda: lib.dispatch(1, (1, 1, 1), (), (), (), 1), 200_000) * 1e6, "us"))
+    rows.append(("empty dispatch, 2 workgroups", "2 threads",
+                 _mean(lambda: lib.dispatch(1, (2, 1, 1), (), (), (), 2), 50_000) * 1e6, "us"))
+    x = rng.standard_normal(1 << 22, dtype=np.float32)
+    y = np.empty_like(x)
+    for threads in (1, 2):
+        t = _best(lambda: lib.dispatch(2, (64, 1, 1), [x.size], [x.ctypes.data, y.ctypes.data],
+                                       [x.nbytes, y.nbytes], threads), repeats)
+        rows.append(("exp 4M f32", f"{threads} thread(s)", t * 1e3, "ms"))
+    rows.append(("numpy exp 4M f32", "1 thread", _best(lambda: np.exp(x, out=y), repeats) * 1e3,
+                 "ms"))
+    return target, rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1024)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--json", help="also write the rows to this JSON file")
+    args = parser.parse_args()
+    target, rows = run(args.size, args.repeats)
+    machine = f"{target.cpu}, {platform.machine()}, vector {target.vector_bytes * 8} bit"
+    print(f"llvm-cpu benchmark ({machine}, {time.strftime('%Y-%m-%d')})")
+    print(f"{'case':<34} {'setting':<14} {'value':>10}  unit")
+    for case, setting, value, unit in rows:
+        print(f"{case:<34} {setting:<14} {value:>10.2f}  {unit}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"machine": machine, "date": time.strftime("%Y-%m-%d"),
+                       "rows": [dict(case=c, setting=s, value=v, unit=u) for c, s, v, u in rows]},
+                      f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

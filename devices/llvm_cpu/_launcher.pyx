@@ -1,0 +1,241 @@
+"""Workgroup launcher: calls an llvm-cpu export once per workgroup with the GIL released.
+
+The C side (worker_pool.h) holds the dispatch ABI structs and a process-wide pthread pool;
+this module validates a dispatch's Python arguments into stack arrays and runs it. Modelled
+on IREE's local executable dispatch (runtime/src/iree/hal/local/executable_library.h and the
+task system's workgroup tiling): workgroups are numbered x-fastest, handed out in chunks by
+an atomic counter, and the first failing workgroup stops the rest and is reported as
+``DeviceError``. ``threads=1`` (or a single workgroup) runs inline on the calling thread.
+"""
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+from cpython.number cimport PyNumber_Index
+
+from rt.devices.llvm_cpu import abi
+from rt.runtime.errors import DeviceError, InvalidArgumentError
+
+
+cdef extern from "Python.h":
+    long long PyLong_AsLongLongAndOverflow(object obj, int* overflow) except? -1
+
+
+cdef extern from "worker_pool.h" nogil:
+    enum: RT_MAX_WORKERS
+    ctypedef struct rt_dispatch_state_v0_t:
+        uint32_t workgroup_count[3]
+        uint32_t workgroup_size[3]
+        uint32_t constant_count
+        uint32_t binding_count
+        const uint32_t* constants
+        void** binding_ptrs
+        const uint64_t* binding_lengths
+    ctypedef struct rt_workgroup_state_v0_t:
+        uint32_t workgroup_id[3]
+        uint32_t worker_id
+        uint32_t processor_id
+    ctypedef int32_t (*rt_dispatch_fn_t)(const rt_dispatch_state_v0_t*,
+                                         const rt_workgroup_state_v0_t*) noexcept nogil
+    ctypedef struct rt_pool_t:
+        uint32_t worker_count
+        uint64_t spin_ns
+    rt_pool_t rt_pool
+    int32_t rt_launch(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_t* state,
+                      uint32_t threads, uint64_t* failed_index)
+
+
+cdef enum:
+    MAX_BINDINGS = 64
+    MAX_CONSTANTS = 64
+
+cdef struct export_t:
+    rt_dispatch_fn_t fn
+    uint32_t binding_count
+    uint32_t constant_count
+    uint32_t workgroup_size[3]
+
+
+cdef int64_t _as_int(object value, int64_t lo, int64_t hi, str what) except? -1:
+    """``value`` as a C integer in [lo, hi], else InvalidArgumentError naming ``what``."""
+    cdef int overflow = 0
+    cdef long long v
+    if type(value) is not int:
+        try:
+            value = PyNumber_Index(value)
+        except TypeError:
+            raise InvalidArgumentError(
+                f"{what}: expected an integer, got {type(value).__name__} {value!r}") from None
+    v = PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow != 0 or v < lo or v > hi:
+        raise InvalidArgumentError(f"{what}: {value} is out of range, expected {lo}..{hi}")
+    return v
+
+
+cdef uint64_t _as_u64(object value, str what) except? 0xFFFFFFFFFFFFFFFF:
+    """``value`` as an unsigned 64-bit integer (addresses, byte lengths)."""
+    if type(value) is not int:
+        try:
+            value = PyNumber_Index(value)
+        except TypeError:
+            raise InvalidArgumentError(
+                f"{what}: expected an integer, got {type(value).__name__} {value!r}") from None
+    if value < 0 or value > 0xFFFFFFFFFFFFFFFF:
+        raise InvalidArgumentError(f"{what}: {value} is out of range, expected 0..2**64-1")
+    return <uint64_t>value
+
+
+def _check_layouts():
+    """Fail the import if the C structs drifted from abi.py (the one definition of the ABI)."""
+    cdef rt_dispatch_state_v0_t d
+    cdef rt_workgroup_state_v0_t w
+    cdef size_t base = <size_t>&d
+    got = {
+        "workgroup_count": <size_t>&d.workgroup_count[0] - base,
+        "workgroup_size": <size_t>&d.workgroup_size[0] - base,
+        "constant_count": <size_t>&d.constant_count - base,
+        "binding_count": <size_t>&d.binding_count - base,
+        "constants": <size_t>&d.constants - base,
+        "binding_ptrs": <size_t>&d.binding_ptrs - base,
+        "binding_lengths": <size_t>&d.binding_lengths - base,
+    }
+    base = <size_t>&w
+    got_wg = {
+        "workgroup_id": <size_t>&w.workgroup_id[0] - base,
+        "worker_id": <size_t>&w.worker_id - base,
+        "processor_id": <size_t>&w.processor_id - base,
+    }
+    for struct, offsets, size in ((abi.DISPATCH_STATE_V0, got, sizeof(d)),
+                                  (abi.WORKGROUP_STATE_V0, got_wg, sizeof(w))):
+        want = {f.name: struct.offset(f.name) for f in struct.fields}
+        if want != offsets or struct.size != size:
+            raise ImportError(f"{struct.name}: worker_pool.h layout {offsets} (size {size}) "
+                              f"does not match abi.py {want} (size {struct.size})")
+    if (abi.MAX_BINDINGS, abi.MAX_CONSTANTS, abi.MAX_WORKERS) != (
+            MAX_BINDINGS, MAX_CONSTANTS, RT_MAX_WORKERS):
+        raise ImportError("launcher limits do not match abi.py")
+
+
+_check_layouts()
+
+
+def set_spin_wait(uint64_t nanoseconds):
+    """Set how long an idle worker (or a waiting caller) spins before sleeping on a futex.
+
+    nanoseconds: 0 sleeps at once; the default is 50000 (50 us). Longer spins lower the
+    latency of back-to-back dispatches but burn a core that other thread pools may want.
+    """
+    rt_pool.spin_ns = nanoseconds
+
+
+def worker_count():
+    """Number of pool threads started so far (the dispatching thread is not counted)."""
+    return rt_pool.worker_count
+
+
+cdef class Launcher:
+    """Dispatches the exports of one loaded library by ordinal.
+
+    owner: the object that keeps the code mapped (the MCJIT engine); held for the
+    launcher's lifetime. names: export names. fn_addresses: their function addresses.
+    binding_counts / constant_counts: per export. workgroup_sizes: per export (x, y, z).
+    """
+
+    cdef export_t* _exports
+    cdef uint32_t _count
+    cdef tuple _names
+    cdef object _owner
+
+    def __cinit__(self, owner, names, fn_addresses, binding_counts, constant_counts,
+                  workgroup_sizes):
+        cdef Py_ssize_t i, n = len(names)
+        if not (len(fn_addresses) == len(binding_counts) == len(constant_counts)
+                == len(workgroup_sizes) == n):
+            raise InvalidArgumentError("Launcher: per-export sequences differ in length")
+        self._owner = owner
+        self._names = tuple(names)
+        self._count = <uint32_t>n
+        self._exports = <export_t*>malloc(max(n, 1) * sizeof(export_t))
+        if self._exports == NULL:
+            raise MemoryError("Launcher: out of memory for the export table")
+        for i in range(n):
+            if fn_addresses[i] == 0:
+                raise InvalidArgumentError(f"export '{names[i]}': null function address")
+            self._exports[i].fn = <rt_dispatch_fn_t><size_t>_as_u64(fn_addresses[i], "address")
+            self._exports[i].binding_count = <uint32_t>_as_int(
+                binding_counts[i], 0, MAX_BINDINGS, f"export '{names[i]}' binding count")
+            self._exports[i].constant_count = <uint32_t>_as_int(
+                constant_counts[i], 0, MAX_CONSTANTS, f"export '{names[i]}' constant count")
+            for d in range(3):
+                self._exports[i].workgroup_size[d] = <uint32_t>_as_int(
+                    workgroup_sizes[i][d], 1, 0xFFFFFFFF, f"export '{names[i]}' workgroup size")
+
+    def __dealloc__(self):
+        free(self._exports)
+
+    def dispatch(self, ordinal, workgroup_count, constants, binding_ptrs, binding_lengths,
+                 threads=1):
+        """Run export ``ordinal`` over ``workgroup_count`` (x, y, z) workgroups; see
+        ``ExecutableLibrary.dispatch``. constants: ints in [-2**31, 2**32) (negative values are
+        stored as two's complement uint32). binding_ptrs: host addresses; binding_lengths: bytes.
+
+        Raises InvalidArgumentError for a bad ordinal, count, constant, binding or thread count;
+        DeviceError naming the export and workgroup when a workgroup returns non-zero.
+        """
+        cdef rt_dispatch_state_v0_t state
+        cdef uint32_t consts[MAX_CONSTANTS]
+        cdef void* ptrs[MAX_BINDINGS]
+        cdef uint64_t lengths[MAX_BINDINGS]
+        cdef uint64_t failed = 0
+        cdef int32_t status
+        cdef Py_ssize_t i
+        cdef uint32_t nthreads
+        cdef uint32_t o
+        cdef export_t* e
+        if self._count == 0:
+            raise InvalidArgumentError("dispatch: this library has no exports")
+        o = <uint32_t>_as_int(ordinal, 0, <int64_t>self._count - 1, "dispatch ordinal")
+        e = &self._exports[o]
+        if len(workgroup_count) != 3:
+            raise InvalidArgumentError(
+                f"export '{self._names[o]}': workgroup_count must be (x, y, z), "
+                f"got {workgroup_count!r}")
+        for i in range(3):
+            state.workgroup_count[i] = <uint32_t>_as_int(
+                workgroup_count[i], 0, 0xFFFFFFFF, "workgroup_count")
+            state.workgroup_size[i] = e.workgroup_size[i]
+        if (<double>state.workgroup_count[0] * state.workgroup_count[1]
+                * state.workgroup_count[2] >= 9.2e18):
+            raise InvalidArgumentError(
+                f"export '{self._names[o]}': workgroup_count {tuple(workgroup_count)} has "
+                f"2**63 or more workgroups; split the dispatch")
+        if len(constants) != e.constant_count:
+            raise InvalidArgumentError(
+                f"export '{self._names[o]}' takes {e.constant_count} push constants, "
+                f"got {len(constants)}")
+        for i in range(e.constant_count):
+            consts[i] = <uint32_t>_as_int(constants[i], -0x80000000, 0xFFFFFFFF, "push constant")
+        if len(binding_ptrs) != e.binding_count or len(binding_lengths) != e.binding_count:
+            raise InvalidArgumentError(
+                f"export '{self._names[o]}' takes {e.binding_count} bindings, got "
+                f"{len(binding_ptrs)} pointers and {len(binding_lengths)} lengths")
+        for i in range(e.binding_count):
+            ptrs[i] = <void*><size_t>_as_u64(binding_ptrs[i], "binding pointer")
+            lengths[i] = _as_u64(binding_lengths[i], "binding length")
+            if ptrs[i] == NULL and lengths[i] != 0:
+                raise InvalidArgumentError(
+                    f"export '{self._names[o]}' binding {i}: null pointer with length "
+                    f"{lengths[i]}")
+        nthreads = <uint32_t>_as_int(threads, 1, RT_MAX_WORKERS + 1, "threads")
+        state.constant_count = e.constant_count
+        state.binding_count = e.binding_count
+        state.constants = consts
+        state.binding_ptrs = ptrs
+        state.binding_lengths = lengths
+        with nogil:
+            status = rt_launch(e.fn, &state, nthreads, &failed)
+        if status != 0:
+            cx, cy = state.workgroup_count[0], state.workgroup_count[1]
+            wid = (failed % cx, failed // cx % cy, failed // cx // cy)
+            raise DeviceError(
+                f"llvm-cpu dispatch of export '{self._names[o]}' (ordinal {o}) failed: "
+                f"workgroup {wid} of {tuple(workgroup_count)} returned {status} "
+                f"({abi.status_message(status)})")

@@ -1,0 +1,179 @@
+"""Loads llvm-cpu objects: ELF checks, import resolution, MCJIT, library query.
+
+Modelled on IREE's executable loaders (runtime/src/iree/hal/local/loaders/
+embedded_elf_loader.c): validate the image, resolve its imports against what the runtime
+allows, map it, call the library query and check the ABI version and CPU features before any
+export runs. The mapping here is LLVM's MCJIT (``add_object_file``) rather than IREE's own
+ELF loader; the checks around it exist because MCJIT crashes on what they reject.
+
+Metadata keys: ``sha256`` (required: hex digest of the object bytes; the structural checks
+cannot see flipped bytes inside code or data, and running those would crash), and optionally
+``cpu_features`` (``"+avx512f,..."``) and ``abi_version`` (int), checked before mapping. The
+code generator (``rt.compiler.codegen.llvm_cpu.library``) writes all three.
+"""
+import ctypes
+import ctypes.util
+import functools
+import hashlib
+import threading
+from collections.abc import Mapping
+
+import llvmlite.binding as llvm
+
+from rt.devices.llvm_cpu import abi
+from rt.devices.llvm_cpu.cpu_features import missing_features
+from rt.devices.llvm_cpu.elf import read_elf_object
+from rt.devices.llvm_cpu.library import LlvmCpuExecutableLibrary, read_descriptor
+from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, UnimplementedError
+from rt.runtime.hal.executable_loader import ExecutableLoader
+
+_MATH_F32 = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt",
+             "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+             "asinh", "acosh", "atanh", "erf", "erfc", "fmod", "remainder", "fma", "floor",
+             "ceil", "round", "roundeven", "trunc", "rint", "nearbyint", "ldexp", "frexp",
+             "hypot", "copysign", "fmin", "fmax")
+
+#: External symbols an llvm-cpu object may import: memory intrinsics and libm (f32 and f64).
+ALLOWED_IMPORTS = frozenset(
+    ("memcpy", "memmove", "memset", "bzero", "__bzero", "sincosf", "sincos")
+    + _MATH_F32 + tuple(n + "f" for n in _MATH_F32)
+)
+
+_QUERY_TYPE = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_uint32)
+_lock = threading.Lock()
+
+
+@functools.cache
+def _init_llvm():
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    libm = ctypes.util.find_library("m")
+    if libm:
+        llvm.load_library_permanently(libm)
+
+
+def _resolve_imports(names):
+    """Check every imported symbol is allowed and present in the process; raise otherwise."""
+    unknown = [n for n in names if n not in ALLOWED_IMPORTS]
+    if unknown:
+        raise ModuleFormatError(
+            f"llvm-cpu object imports symbols the runtime does not provide: {', '.join(unknown)}; "
+            f"objects may only call memcpy/memmove/memset and libm functions "
+            f"(e.g. expf, logf, tanhf)")
+    missing = [n for n in names if not llvm.address_of_symbol(n)]
+    if missing:
+        raise UnimplementedError(
+            f"llvm-cpu object imports {', '.join(missing)}, which this process cannot resolve "
+            f"(libm not loaded?); rebuild without calls to them")
+
+
+class LlvmCpuLoader(ExecutableLoader):
+    """The ``llvm-cpu`` executable loader (``rt.devices.llvm_cpu.LOADER``)."""
+
+    name = "llvm-cpu"
+    formats = (abi.FORMAT,)
+
+    def unsupported_reason(self, format, metadata):
+        """None if ``format``/``metadata`` can run here, else a one-line reason. Never raises."""
+        if format not in self.formats:
+            return f"format {format!r} is not one of {self.formats}"
+        if metadata is None:
+            return None
+        if not isinstance(metadata, Mapping):
+            return f"metadata must be a dict, got {type(metadata).__name__}"
+        version = metadata.get("abi_version", abi.ABI_VERSION)
+        if version != abi.ABI_VERSION:
+            return (f"built for llvm-cpu ABI version {version!r}; this runtime speaks version "
+                    f"{abi.ABI_VERSION}")
+        try:
+            missing = missing_features(metadata.get("cpu_features", ""))
+        except ValueError as e:
+            return f"metadata cpu_features is malformed: {e}"
+        if missing:
+            return (f"requires CPU features {','.join(missing)} which this host lacks; pick a "
+                    f"variant built for this host's CPU")
+        return None
+
+    def load(self, format, data, metadata):
+        """Load one object and return its ``LlvmCpuExecutableLibrary``.
+
+        format: ``"llvm-cpu-object-x86_64"``. data: the object (bytes-like). metadata: dict
+        with at least ``sha256`` (see module docstring). Raises InvalidArgumentError (format,
+        argument types), ModuleFormatError (malformed object or metadata, missing or wrong
+        sha256, disallowed imports, bad descriptor), UnimplementedError (CPU features, ABI
+        version, unresolvable imports).
+        """
+        if format not in self.formats:
+            raise InvalidArgumentError(f"llvm-cpu loader: format {format!r} is not one of "
+                                       f"{self.formats}")
+        if not isinstance(metadata, Mapping):
+            raise InvalidArgumentError(f"llvm-cpu loader: metadata must be a dict, got "
+                                       f"{type(metadata).__name__}")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise InvalidArgumentError(f"llvm-cpu loader: data must be bytes-like, got "
+                                       f"{type(data).__name__}")
+        data = bytes(data)
+        digest = metadata.get("sha256")
+        if not isinstance(digest, str):
+            raise ModuleFormatError("llvm-cpu object: metadata has no 'sha256' digest of the "
+                                    "object bytes; the code generator records one in every "
+                                    "executable's metadata")
+        if hashlib.sha256(data).hexdigest() != digest.lower():
+            raise ModuleFormatError(f"llvm-cpu object: sha256 of the {len(data)} bytes does not "
+                                    f"match the metadata's {digest!r} (corrupted executable)")
+        reason = self.unsupported_reason(format, metadata)
+        if reason is not None:
+            error = ModuleFormatError if "malformed" in reason else UnimplementedError
+            raise error(f"llvm-cpu loader: {reason}")
+        elf = read_elf_object(data)
+        if abi.LIBRARY_QUERY_SYMBOL not in elf.defined_symbols:
+            raise ModuleFormatError(f"llvm-cpu object does not define the library query "
+                                    f"'{abi.LIBRARY_QUERY_SYMBOL}'")
+        _init_llvm()
+        with _lock:
+            _resolve_imports(elf.undefined_symbols)
+            engine = self._map(data)
+        return self._library(engine, data)
+
+    @staticmethod
+    def _map(data):
+        target = llvm.Target.from_default_triple()
+        machine = target.create_target_machine(reloc="pic", codemodel="small")
+        module = llvm.parse_assembly("")
+        module.triple = llvm.get_process_triple()
+        engine = llvm.create_mcjit_compiler(module, machine)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+        engine.finalize_object()
+        return engine
+
+    @staticmethod
+    def _library(engine, data):
+        query = engine.get_function_address(abi.LIBRARY_QUERY_SYMBOL)
+        if not query:
+            raise ModuleFormatError(f"llvm-cpu object: '{abi.LIBRARY_QUERY_SYMBOL}' did not "
+                                    f"resolve after mapping")
+        descriptor = _QUERY_TYPE(query)(abi.ABI_VERSION)
+        if not descriptor:
+            raise UnimplementedError(f"llvm-cpu object offers no library version <= "
+                                     f"{abi.ABI_VERSION} (its query returned NULL)")
+        version, name, features, exports, fns = read_descriptor(descriptor)
+        if version != abi.ABI_VERSION:
+            raise UnimplementedError(f"llvm-cpu object uses ABI version {version}; this runtime "
+                                     f"speaks version {abi.ABI_VERSION}")
+        try:
+            missing = missing_features(features)
+        except ValueError as e:
+            raise ModuleFormatError(f"llvm-cpu library '{name}': cpu_features: {e}") from None
+        if missing:
+            raise UnimplementedError(f"llvm-cpu library '{name}' requires CPU features "
+                                     f"{','.join(missing)} which this host lacks")
+        seen = set()
+        for e in exports:
+            if e.name in seen:
+                raise ModuleFormatError(f"llvm-cpu library '{name}': export '{e.name}' is "
+                                        f"listed twice")
+            seen.add(e.name)
+        return LlvmCpuExecutableLibrary(name, exports, features, fns, (engine, data))
+
+
+LOADER = LlvmCpuLoader()

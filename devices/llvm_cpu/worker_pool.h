@@ -1,0 +1,287 @@
+/* Workgroup launcher for llvm-cpu exports: a small process-wide pthread pool.
+ *
+ * The struct layouts mirror devices/llvm_cpu/abi.py (checked by _launcher.pyx at import).
+ * Modelled on IREE's executable_library.h dispatch ABI and, in spirit, on iree/task's
+ * worker pool: the dispatching thread takes part; workgroups are handed out by an atomic
+ * counter in chunks of consecutive workgroups (about 32 chunks per thread); idle workers spin
+ * for a short bounded time (default 50 us) and then sleep on a futex, so they never fight
+ * other thread pools (OpenMP, OpenBLAS) for the cores.
+ *
+ * A dispatch owns the pool while it runs (pool->lock); a second concurrent dispatch finds the
+ * pool busy and runs its workgroups on its own calling thread instead of waiting.
+ */
+#ifndef RT_LLVM_CPU_WORKER_POOL_H_
+#define RT_LLVM_CPU_WORKER_POOL_H_
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <immintrin.h>
+
+#define RT_MAX_WORKERS 255
+#define RT_CHUNKS_PER_THREAD 32
+
+typedef struct {
+  uint32_t workgroup_count[3];
+  uint32_t workgroup_size[3];
+  uint32_t constant_count;
+  uint32_t binding_count;
+  const uint32_t* constants;
+  void* const* binding_ptrs;
+  const uint64_t* binding_lengths;
+} rt_dispatch_state_v0_t;
+
+typedef struct {
+  uint32_t workgroup_id[3];
+  uint32_t worker_id;
+  uint32_t processor_id;
+} rt_workgroup_state_v0_t;
+
+typedef int32_t (*rt_dispatch_fn_t)(const rt_dispatch_state_v0_t*,
+                                    const rt_workgroup_state_v0_t*);
+
+/* One dispatch in flight. Lives in the pool (not on a caller's stack) because a worker may
+ * still touch `pending`/`caller_sleeping` just after the caller has returned. */
+typedef struct {
+  rt_dispatch_fn_t fn;
+  const rt_dispatch_state_v0_t* state;
+  uint64_t total;
+  uint64_t chunk; /* workgroups taken per atomic increment */
+  _Atomic uint64_t next;
+  _Atomic int32_t status;
+  _Atomic uint64_t failed_index;
+  _Atomic uint32_t pending;
+  _Atomic uint32_t caller_sleeping;
+} rt_job_t;
+
+typedef struct {
+  _Atomic uint32_t seq;      /* bumped by the caller to hand this worker a job */
+  _Atomic uint32_t sleeping; /* 1 while the worker is (about to be) in futex_wait */
+  _Atomic(rt_job_t*) job;    /* claimed by the worker or revoked by the caller (exchange) */
+  uint32_t worker_id;
+  pthread_t thread;
+  char pad[64];
+} rt_worker_t;
+
+typedef struct {
+  pthread_mutex_t lock;
+  uint32_t worker_count;
+  rt_worker_t* workers[RT_MAX_WORKERS];
+  rt_job_t job;
+  _Atomic uint64_t spin_ns;
+  int atfork_registered;
+} rt_pool_t;
+
+static rt_pool_t rt_pool = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}, 50000, 0};
+
+static inline uint64_t rt_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline void rt_futex_wait(_Atomic uint32_t* word, uint32_t value) {
+  syscall(SYS_futex, (uint32_t*)word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+}
+
+static inline void rt_futex_wake(_Atomic uint32_t* word) {
+  syscall(SYS_futex, (uint32_t*)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Runs workgroups of `job` until none are left or one has failed. */
+static void rt_job_run(rt_job_t* job, uint32_t worker_id) {
+  rt_workgroup_state_v0_t wg;
+  const rt_dispatch_state_v0_t* state = job->state;
+  uint64_t cx = state->workgroup_count[0], cy = state->workgroup_count[1];
+  int cpu = sched_getcpu();
+  wg.worker_id = worker_id;
+  wg.processor_id = cpu < 0 ? 0u : (uint32_t)cpu;
+  for (;;) {
+    uint64_t first = atomic_fetch_add_explicit(&job->next, job->chunk, memory_order_relaxed);
+    if (first >= job->total) return;
+    uint64_t last = first + job->chunk < job->total ? first + job->chunk : job->total;
+    for (uint64_t i = first; i < last; ++i) {
+      if (atomic_load_explicit(&job->status, memory_order_relaxed) != 0) return;
+      uint64_t t = i / cx;
+      wg.workgroup_id[0] = (uint32_t)(i - t * cx);
+      wg.workgroup_id[1] = (uint32_t)(t % cy);
+      wg.workgroup_id[2] = (uint32_t)(t / cy);
+      int32_t rc = job->fn(state, &wg);
+      if (rc != 0) {
+        int32_t expected = 0;
+        if (atomic_compare_exchange_strong(&job->status, &expected, rc)) {
+          atomic_store_explicit(&job->failed_index, i, memory_order_relaxed);
+        }
+        return;
+      }
+    }
+  }
+}
+
+/* Marks one participant of `job` done; the last one wakes a sleeping caller. */
+static inline void rt_job_leave(rt_job_t* job) {
+  /* seq_cst on both sides (here and caller_sleeping/pending in rt_launch): no lost wake-up. */
+  if (atomic_fetch_sub(&job->pending, 1) == 1) {
+    if (atomic_load(&job->caller_sleeping)) rt_futex_wake(&job->pending);
+  }
+}
+
+static void* rt_worker_main(void* arg) {
+  rt_worker_t* w = (rt_worker_t*)arg;
+  uint32_t seen = 0; /* seq starts at 0: a job handed off before this thread ran is seen */
+  for (;;) {
+    uint32_t s = atomic_load_explicit(&w->seq, memory_order_acquire);
+    if (s == seen) {
+      uint64_t budget = atomic_load_explicit(&rt_pool.spin_ns, memory_order_relaxed);
+      uint64_t start = rt_now_ns();
+      for (uint32_t i = 1;; ++i) {
+        _mm_pause();
+        s = atomic_load_explicit(&w->seq, memory_order_acquire);
+        if (s != seen) break;
+        if ((i & 63) == 0 && rt_now_ns() - start >= budget) break;
+      }
+      while (s == seen) {
+        atomic_store(&w->sleeping, 1);
+        s = atomic_load(&w->seq);
+        if (s == seen) rt_futex_wait(&w->seq, seen);
+        atomic_store(&w->sleeping, 0);
+        s = atomic_load(&w->seq);
+      }
+    }
+    seen = s;
+    rt_job_t* job = atomic_exchange(&w->job, NULL);
+    if (job == NULL) continue; /* revoked: the caller finished the dispatch without us */
+    rt_job_run(job, w->worker_id);
+    rt_job_leave(job);
+  }
+  return NULL;
+}
+
+static void rt_pool_after_fork_child(void) {
+  /* The workers do not exist in the child: forget them; the next dispatch starts new ones. */
+  pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+  rt_pool.lock = fresh;
+  rt_pool.worker_count = 0;
+}
+
+/* Starts workers until there are `count` (called with pool->lock held). Returns how many exist. */
+static uint32_t rt_pool_grow(uint32_t count) {
+  if (!rt_pool.atfork_registered) {
+    pthread_atfork(NULL, NULL, rt_pool_after_fork_child);
+    rt_pool.atfork_registered = 1;
+  }
+  if (count > RT_MAX_WORKERS) count = RT_MAX_WORKERS;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old); /* workers never run signal handlers */
+  while (rt_pool.worker_count < count) {
+    rt_worker_t* w = (rt_worker_t*)aligned_alloc(64, (sizeof(rt_worker_t) + 63) / 64 * 64);
+    if (w == NULL) break;
+    memset(w, 0, sizeof(*w));
+    w->worker_id = rt_pool.worker_count + 1;
+    if (pthread_create(&w->thread, NULL, rt_worker_main, w) != 0) {
+      free(w);
+      break;
+    }
+    pthread_detach(w->thread);
+    rt_pool.workers[rt_pool.worker_count++] = w;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rt_pool.worker_count;
+}
+
+/* Runs every workgroup on the calling thread, in x-fastest order. */
+static int32_t rt_launch_inline(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_t* state,
+                                uint64_t* failed_index) {
+  rt_workgroup_state_v0_t wg;
+  int cpu = sched_getcpu();
+  uint32_t cx = state->workgroup_count[0], cy = state->workgroup_count[1];
+  uint32_t cz = state->workgroup_count[2];
+  uint64_t i = 0;
+  wg.worker_id = 0;
+  wg.processor_id = cpu < 0 ? 0u : (uint32_t)cpu;
+  for (uint32_t z = 0; z < cz; ++z) {
+    for (uint32_t y = 0; y < cy; ++y) {
+      for (uint32_t x = 0; x < cx; ++x, ++i) {
+        wg.workgroup_id[0] = x;
+        wg.workgroup_id[1] = y;
+        wg.workgroup_id[2] = z;
+        int32_t rc = fn(state, &wg);
+        if (rc != 0) {
+          *failed_index = i;
+          return rc;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/* Runs all workgroups of one dispatch on up to `threads` threads (the caller included) and
+ * returns 0, or the first recorded failing workgroup's code with its linear index
+ * (x + cx * (y + cy * z)) in *failed_index. The caller keeps x * y * z below 2**63.
+ * Safe to call concurrently from many threads. */
+static int32_t rt_launch(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_t* state,
+                         uint32_t threads, uint64_t* failed_index) {
+  uint64_t total = (uint64_t)state->workgroup_count[0] * state->workgroup_count[1] *
+                   state->workgroup_count[2];
+  if (total == 0) return 0;
+  uint64_t helpers = (threads < total ? threads : total) - 1;
+  if (helpers == 0 || pthread_mutex_trylock(&rt_pool.lock) != 0) {
+    return rt_launch_inline(fn, state, failed_index);
+  }
+  uint32_t available = rt_pool_grow((uint32_t)helpers);
+  if (helpers > available) helpers = available;
+  rt_job_t* job = &rt_pool.job;
+  job->fn = fn;
+  job->state = state;
+  job->total = total;
+  /* About RT_CHUNKS_PER_THREAD grabs per thread: few contended atomics, small end imbalance. */
+  job->chunk = (total + (helpers + 1) * RT_CHUNKS_PER_THREAD - 1) /
+               ((helpers + 1) * RT_CHUNKS_PER_THREAD);
+  atomic_store_explicit(&job->next, 0, memory_order_relaxed);
+  atomic_store_explicit(&job->status, 0, memory_order_relaxed);
+  atomic_store_explicit(&job->failed_index, 0, memory_order_relaxed);
+  atomic_store_explicit(&job->caller_sleeping, 0, memory_order_relaxed);
+  atomic_store(&job->pending, (uint32_t)helpers);
+  for (uint64_t h = 0; h < helpers; ++h) {
+    rt_worker_t* w = rt_pool.workers[h];
+    atomic_store(&w->job, job);
+    atomic_fetch_add(&w->seq, 1);
+    if (atomic_load(&w->sleeping)) rt_futex_wake(&w->seq);
+  }
+  rt_job_run(job, 0);
+  /* Take back hand-offs no worker has claimed yet: they would find nothing left to do. */
+  for (uint64_t h = 0; h < helpers; ++h) {
+    if (atomic_exchange(&rt_pool.workers[h]->job, NULL) != NULL) rt_job_leave(job);
+  }
+  uint64_t start = rt_now_ns();
+  uint64_t budget = atomic_load_explicit(&rt_pool.spin_ns, memory_order_relaxed);
+  for (uint32_t i = 1;; ++i) {
+    uint32_t p = atomic_load_explicit(&job->pending, memory_order_acquire);
+    if (p == 0) break;
+    if ((i & 63) == 0 && rt_now_ns() - start >= budget) {
+      atomic_store(&job->caller_sleeping, 1);
+      p = atomic_load(&job->pending);
+      if (p != 0) rt_futex_wait(&job->pending, p);
+      atomic_store(&job->caller_sleeping, 0);
+    } else {
+      _mm_pause();
+    }
+  }
+  int32_t status = atomic_load(&job->status);
+  *failed_index = atomic_load(&job->failed_index);
+  pthread_mutex_unlock(&rt_pool.lock);
+  return status;
+}
+
+#endif /* RT_LLVM_CPU_WORKER_POOL_H_ */

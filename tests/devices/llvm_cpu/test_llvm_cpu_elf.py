@@ -1,0 +1,119 @@
+"""The ELF validator that runs before LLVM sees an object."""
+import random
+import struct
+
+import pytest
+from llvmlite import ir
+
+from llvm_cpu_helpers import build
+from rt.compiler.codegen.llvm_cpu.interface import I32
+from rt.compiler.codegen.llvm_cpu.target import cpu_target, emit_object
+from rt.devices.llvm_cpu import testing
+from rt.devices.llvm_cpu.elf import read_elf_object
+from rt.runtime.errors import ModuleFormatError
+
+
+def _section_table(data):
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    shnum = struct.unpack_from("<H", data, 0x3C)[0]
+    return shoff, shnum
+
+
+def test_valid_object_tables():
+    elf = read_elf_object(testing.conformance_executable().data)
+    names = {s.name for s in elf.sections}
+    assert {".text", ".symtab", ".strtab"} <= names
+    assert ".eh_frame" not in names
+    assert "rt_library_query" in elf.defined_symbols
+    assert {"empty", "add_f32", "fail_at", "mmt4d_f32"} <= set(elf.defined_symbols)
+    assert elf.undefined_symbols == []
+
+
+def test_undefined_symbols_listed():
+    def emit(lb):
+        fn = lb.declare_export("k")
+        b = ir.IRBuilder(fn.append_basic_block())
+        total = I32(0)
+        for name in ("zeta_ext", "alpha_ext"):
+            ext = ir.Function(lb.module, ir.FunctionType(I32, []), name)
+            total = b.add(total, b.call(ext, []))
+        b.ret(total)
+        lb.add_export(fn, 0, 0)
+
+    assert read_elf_object(build(emit).data).undefined_symbols == ["alpha_ext", "zeta_ext"]
+
+
+def test_unwind_tables_rejected():
+    module = ir.Module("unwinds")
+    fn = ir.Function(module, ir.FunctionType(I32, []), "may_unwind")
+    ir.IRBuilder(fn.append_basic_block()).ret(I32(0))
+    data = emit_object(module, cpu_target("host"), opt=0)  # no nounwind inferred at -O0
+    with pytest.raises(ModuleFormatError, match=r"unwind tables \(\.eh_frame\); llvm-cpu exports must be nounwind"):
+        read_elf_object(data)
+
+
+@pytest.mark.parametrize("offset,value,message", [
+    (0, b"\x7fELG", "bad magic"),
+    (4, b"\x01", "not \\(2, 1, 1\\)"),
+    (5, b"\x02", "not \\(2, 1, 1\\)"),
+    (0x10, struct.pack("<H", 2), "type 2, machine 62"),
+    (0x12, struct.pack("<H", 3), "machine 3"),
+    (0x3A, struct.pack("<H", 40), "shentsize=40"),
+    (0x3C, struct.pack("<H", 0xFFF0), "section count"),
+    (0x3E, struct.pack("<H", 0x7FFF), "name table index"),
+    (0x28, struct.pack("<Q", 2**40), "past the end"),
+])
+def test_header_corruption_named(offset, value, message):
+    data = bytearray(testing.empty_executable().data)
+    data[offset:offset + len(value)] = value
+    with pytest.raises(ModuleFormatError, match=message):
+        read_elf_object(bytes(data))
+
+
+def test_section_out_of_bounds_named():
+    data = bytearray(testing.empty_executable().data)
+    shoff, shnum = _section_table(data)
+    # Section 1's sh_size (offset 0x20 in its header) made huge.
+    struct.pack_into("<Q", data, shoff + 64 + 0x20, 2**33)
+    with pytest.raises(ModuleFormatError, match="section 1 spans bytes"):
+        read_elf_object(bytes(data))
+
+
+def test_bad_relocation_type_named():
+    data = bytearray(testing.elementwise_add_executable().data)
+    shoff, shnum = _section_table(data)
+    for i in range(shnum):
+        sh_type, = struct.unpack_from("<I", data, shoff + 64 * i + 4)
+        if sh_type == 4:  # SHT_RELA
+            offset, = struct.unpack_from("<Q", data, shoff + 64 * i + 0x18)
+            struct.pack_into("<I", data, offset + 8, 37)  # R_X86_64_IRELATIVE
+            break
+    else:
+        pytest.fail("test object has no relocations")
+    with pytest.raises(ModuleFormatError, match="has type 37, which the loader does not apply"):
+        read_elf_object(bytes(data))
+
+
+def test_random_corruption_never_escapes_as_other_errors():
+    """Random byte flips in header and tables give a clean error or a parsed object."""
+    original = testing.conformance_executable().data
+    shoff, shnum = _section_table(original)
+    regions = [(0, 64), (shoff, shoff + 64 * shnum)]
+    for i in range(shnum):
+        sh_type, = struct.unpack_from("<I", original, shoff + 64 * i + 4)
+        if sh_type in (2, 3, 4):  # symbol, string and relocation tables
+            off, size = struct.unpack_from("<QQ", original, shoff + 64 * i + 0x18)
+            regions.append((off, off + size))
+    rng = random.Random(5)
+    outcomes = {"rejected": 0, "parsed": 0}
+    for _ in range(3000):
+        data = bytearray(original)
+        for _ in range(rng.randint(1, 4)):
+            lo, hi = rng.choice(regions)
+            data[rng.randrange(lo, hi)] = rng.randrange(256)
+        try:
+            read_elf_object(bytes(data))
+            outcomes["parsed"] += 1
+        except ModuleFormatError:
+            outcomes["rejected"] += 1
+    assert outcomes["rejected"] > 500 and sum(outcomes.values()) == 3000
