@@ -1,0 +1,128 @@
+"""The ``vmvx`` native module: the microkernels of ``_ukernels`` as VM imports.
+
+Bytecode of a vmvx executable imports ``vmvx.<function>``; every buffer operand is a
+``BindingBuffer`` ref (a binding of the dispatch), offsets/strides/sizes are i64 element counts.
+Exports (cconv in parentheses; IREE's names where IREE has the kernel):
+
+* ``<op>.2d.f32`` for op in BINARY_F32_OPS, ``<op>.2d.i32`` for BINARY_I32_OPS
+  (``0rIIIrIIIrIIIII_v``: lhs, lhs_offset, lhs_stride0, lhs_stride1, rhs..., out..., size0, size1)
+* ``<op>.2d.f32`` for UNARY_F32_OPS, ``<op>.2d.i32`` for UNARY_I32_OPS
+  (``0rIIIrIIIII_v``: in, in_offset, in_stride0, in_stride1, out..., size0, size1)
+* ``copy.2d.x8|x16|x32|x64`` (``0rIIIrIIIII_v``, as unary)
+* ``fill.2d.x8|x16|x32`` (``0irIIIII_v``: value bits, out, offset, stride0, stride1, size0,
+  size1), ``fill.2d.x64`` (``0IrIIIII_v``)
+* ``reduce.<op>.2d.f32|i32`` for REDUCE_OPS (``0rIIIrIIIIi_v``: in, offset, stride0, stride1,
+  out, offset, stride0, size0, size1, flags)
+* ``mmt4d.f32f32f32``, ``mmt4d.i8i8i32`` (``0rIIrIIrIIIIIiiii_v``: lhs, offset, stride0, rhs...,
+  out..., M, N, K, M0, N0, K0, flags)
+* ``pack.x8|x16|x32|x64`` (``0rIIrIIIIIIIIIi_v``: in, offset, stride0, out, offset, stride0,
+  in_size0, in_size1, out_size0..3, padding bits, flags)
+* ``unpack.x8|x16|x32|x64`` (``0rIIrIIIIIIIIi_v``: in, offset, stride0, out, offset, stride0,
+  in_size0..3, out_size0, out_size1, flags)
+
+Kernel errors (out-of-bounds view, read-only output, division by zero...) raise
+``InvalidArgumentError`` naming the kernel, operand and binding; the VM adds its stack.
+Source: runtime/src/iree/modules/vmvx/module.c and exports.inl.
+"""
+from rt.devices.vmvx import _ukernels as uk
+from rt.devices.vmvx._ukernels import BindingBuffer
+from rt.runtime.vm import NativeModule, native_function
+
+__all__ = ["VmvxModule", "BindingBuffer"]
+
+BINARY_CCONV = "0rIIIrIIIrIIIII_v"
+UNARY_CCONV = "0rIIIrIIIII_v"
+FILL_CCONV = {1: "0irIIIII_v", 2: "0irIIIII_v", 4: "0irIIIII_v", 8: "0IrIIIII_v"}
+REDUCE_CCONV = "0rIIIrIIIIi_v"
+MMT4D_CCONV = "0rIIrIIrIIIIIiiii_v"
+PACK_CCONV = "0rIIrIIIIIIIIIi_v"
+UNPACK_CCONV = "0rIIrIIIIIIIIi_v"
+
+_U32 = 0xFFFFFFFF
+_U64 = 0xFFFFFFFFFFFFFFFF
+
+
+def _binary(i32, op):
+    def run(self, *args):
+        uk.binary_2d(i32, op, *args)
+    return run
+
+
+def _unary(i32, op):
+    def run(self, *args):
+        uk.unary_2d(i32, op, *args)
+    return run
+
+
+def _copy(esize):
+    def run(self, *args):
+        uk.copy_2d(esize, *args)
+    return run
+
+
+def _fill(esize):
+    def run(self, value, *args):
+        uk.fill_2d(esize, value & _U64, *args)
+    return run
+
+
+def _reduce(i32, op):
+    def run(self, *args):
+        uk.reduce_2d(i32, op, *args[:-1], args[-1] & _U32)
+    return run
+
+
+def _mmt4d(type_index):
+    def run(self, *args):
+        uk.mmt4d(type_index, *args[:-1], args[-1] & _U32)
+    return run
+
+
+def _pack(esize):
+    def run(self, *args):
+        uk.pack(esize, *args[:-2], args[-2] & _U64, args[-1] & _U32)
+    return run
+
+
+def _unpack(esize):
+    def run(self, *args):
+        uk.unpack(esize, *args[:-1], args[-1] & _U32)
+    return run
+
+
+def _kernel_methods():
+    """Method name -> native function, for every kernel listed in the module docstring."""
+    methods = {}
+
+    def add(name, cconv, fn):
+        fn.__name__ = name.replace(".", "_")
+        fn.__doc__ = f"vmvx.{name} ({cconv}); see rt.devices.vmvx._ukernels."
+        methods[fn.__name__] = native_function(name, cconv)(fn)
+
+    for suffix, i32, binary, unary in (("f32", False, uk.BINARY_F32_OPS, uk.UNARY_F32_OPS),
+                                       ("i32", True, uk.BINARY_I32_OPS, uk.UNARY_I32_OPS)):
+        for op, name in enumerate(binary):
+            add(f"{name}.2d.{suffix}", BINARY_CCONV, _binary(i32, op))
+        for op, name in enumerate(unary):
+            add(f"{name}.2d.{suffix}", UNARY_CCONV, _unary(i32, op))
+        for op, name in enumerate(uk.REDUCE_OPS):
+            add(f"reduce.{name}.2d.{suffix}", REDUCE_CCONV, _reduce(i32, op))
+    for esize in uk.COPY_WIDTHS:
+        bits = esize * 8
+        add(f"copy.2d.x{bits}", UNARY_CCONV, _copy(esize))
+        add(f"fill.2d.x{bits}", FILL_CCONV[esize], _fill(esize))
+        add(f"pack.x{bits}", PACK_CCONV, _pack(esize))
+        add(f"unpack.x{bits}", UNPACK_CCONV, _unpack(esize))
+    for type_index, name in enumerate(uk.MMT4D_TYPES):
+        add(f"mmt4d.{name}", MMT4D_CCONV, _mmt4d(type_index))
+    return methods
+
+
+_VmvxKernels = type("_VmvxKernels", (NativeModule,), _kernel_methods())
+
+
+class VmvxModule(_VmvxKernels):
+    """The ``vmvx`` module: stateless, so one instance may serve every context and thread."""
+
+    name = "vmvx"
+    version = 0
