@@ -1,0 +1,199 @@
+"""Kernel IR: the contract between dispatch lowering and the per-target code generators.
+
+The hal phase lowers the body of every dispatch (linalg on tensors, read from and written to
+bindings) into a ``Kernel``: a short sequence of loop-nest operations over buffers, all
+distributed over the same workgroup grid. ``compiler/codegen/llvm_cpu`` turns a Kernel into
+LLVM IR (then a relocatable object); ``compiler/codegen/vmvx`` turns it into VM bytecode
+calling the vmvx microkernels. Keeping this layer small, explicit and target-neutral is what
+lets the two backends be tested against each other (vmvx is the reference).
+
+It plays the role of IREE's post-bufferization linalg-on-memrefs inside
+``hal.executable.variant`` (compiler/src/iree/compiler/Codegen): every operand is a strided
+view of a binding, every loop bound is a static int or a push constant, and the workgroup grid
+is a tiling of the root operation's parallel loops.
+
+Conventions
+-----------
+* ``Size``: an ``int`` (static) or ``Constant(ordinal)`` -- the value of 32-bit push constant
+  ``ordinal`` of the dispatch, read at run time (dynamic dims, offsets).
+* Element types are MLIR scalar type names: ``f32 f64 f16 i1 i8 i16 i32 i64`` (i1 is stored as
+  one byte; f16 is storage only: loaded as f32 and stored rounded).
+* Views are row-major over their binding: element (i0..in) lives at byte
+  ``offset + sum(i_k * strides[k]) * sizeof(element)``; ``strides=None`` means the contiguous
+  row-major strides of ``shape``.
+* Loop dims are numbered ``d0..d(n-1)`` in the op's iteration domain, like linalg.
+"""
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A 32-bit push constant of the dispatch (zero-extended to index when used as a size)."""
+
+    ordinal: int
+
+
+Size = Union[int, Constant]
+
+
+@dataclass(frozen=True)
+class AffineExpr:
+    """``sum(coeff * d_dim for dim, coeff in terms) + constant``: enough for linalg's
+    projected permutations, broadcasts and the strided/dilated windows of convs and pooling."""
+
+    terms: tuple = ()  # ((dim, coeff), ...)
+    constant: int = 0
+
+    @staticmethod
+    def dim(d, coeff=1):
+        return AffineExpr(((d, coeff),), 0)
+
+
+@dataclass(frozen=True)
+class View:
+    """A strided view of one binding.
+
+    binding: binding ordinal of the dispatch; element_type: scalar type name; shape: Size per
+    dim (rank 0 allowed); offset: element offset of element (0, .., 0) inside the binding;
+    strides: element strides per dim or None for contiguous row-major.
+    """
+
+    binding: int
+    element_type: str
+    shape: tuple
+    offset: Size = 0
+    strides: tuple = None
+
+
+@dataclass(frozen=True)
+class ScalarOp:
+    """One SSA scalar operation of a loop body.
+
+    name: MLIR op name (``arith.addf``, ``arith.cmpf``, ``math.exp``, ``arith.select``,
+    ``arith.constant``, ``linalg.index``, ``arith.extf``, ``arith.sitofp`` ...);
+    operands: value ids; result_type: scalar type name; attrs: op attributes as plain Python
+    values (``predicate`` as its MLIR keyword, ``value`` for constants, ``dim`` for
+    linalg.index, ``fastmath`` ignored).
+    """
+
+    name: str
+    operands: tuple
+    result_type: str
+    attrs: tuple = ()  # sorted ((key, value), ...) so the op stays hashable
+
+    def attr(self, key, default=None):
+        return dict(self.attrs).get(key, default)
+
+
+@dataclass(frozen=True)
+class Generic:
+    """A linalg.generic over views: the workhorse of every kernel.
+
+    domain: Size per loop dim; iterator_types: "parallel" | "reduction" per loop dim;
+    inputs / outputs: Views; indexing_maps: for each input then each output, a tuple of
+    AffineExpr (one per view dim) over the loop dims; body: ScalarOps whose value ids are
+    numbered after the block arguments (ids 0..len(inputs)+len(outputs)-1 are the elements of
+    inputs then outputs, like linalg's block arguments); yields: one value id per output.
+    kind: a hint the backends may use for a fast path -- "elementwise", "fill", "copy",
+    "matmul" (d0=m, d1=n, d2=k, C[m,n] += A[m,k]*B[k,n]), "batch_matmul", "matvec",
+    "reduction", "conv", "pooling", "transpose", "broadcast" or "generic". Backends must be
+    correct for any Generic regardless of the hint.
+    """
+
+    domain: tuple
+    iterator_types: tuple
+    inputs: tuple
+    outputs: tuple
+    indexing_maps: tuple
+    body: tuple
+    yields: tuple
+    kind: str = "generic"
+
+
+@dataclass(frozen=True)
+class Mmt4d:
+    """``OUT[m1,n1,m0,n0] (+)= sum_{k1,k0} LHS[m1,k1,m0,k0] * RHS[n1,k1,n0,k0]`` (linalg.mmt4d).
+
+    lhs/rhs/out: 4-D views; element types f32xf32->f32 or i8xi8->i32; accumulate: False
+    overwrites OUT (the fill is folded in). Loop dims: d0=m1, d1=n1 (parallel), k1 reduced.
+    """
+
+    lhs: View
+    rhs: View
+    out: View
+    accumulate: bool = False
+
+
+@dataclass(frozen=True)
+class Pack:
+    """linalg.pack (tensor.pack): tile a 2-D source into ``[outer..., inner tiles...]``.
+
+    inner_dims_pos / inner_tiles / outer_dims_perm follow IREE's tensor.pack; padding_value is
+    used for the partial tiles at the edges (None: the source must divide evenly).
+    """
+
+    source: View
+    dest: View
+    inner_dims_pos: tuple
+    inner_tiles: tuple
+    outer_dims_perm: tuple = None
+    padding_value: float = None
+
+
+@dataclass(frozen=True)
+class Unpack:
+    """linalg.unpack (tensor.unpack): the inverse of Pack, dropping the padding."""
+
+    source: View
+    dest: View
+    inner_dims_pos: tuple
+    inner_tiles: tuple
+    outer_dims_perm: tuple = None
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """How the workgroup grid tiles the root op's parallel loops.
+
+    dims: up to three loop dims of the root op, innermost first (x, y, z); tiles: tile size per
+    entry of ``dims``. Workgroup (x, y, z) covers loop range
+    ``[id * tile, min((id + 1) * tile, domain))`` on each distributed dim; every op of the
+    kernel is restricted to the same ranges through ``op_dims`` (for each op, the loop dim that
+    plays each distributed dim, or None when that op is not split along it).
+    The host computes ``workgroup_count[i] = ceildiv(domain[dims[i]], tiles[i])``.
+    """
+
+    dims: tuple = ()
+    tiles: tuple = ()
+    op_dims: tuple = ()  # per op: tuple aligned with `dims`
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One dispatch export: ops run in order inside each workgroup, over its tile.
+
+    name: export symbol; binding_count; constant_count (32-bit push constants);
+    binding_access: "ro" | "wo" | "rw" per binding; ops: Generic | Mmt4d | Pack | Unpack;
+    distribution: the workgroup grid. Later ops may read what earlier ops wrote to an output
+    binding within the same tile (in-place epilogues such as matmul -> bias add -> relu).
+    """
+
+    name: str
+    binding_count: int
+    constant_count: int
+    ops: tuple
+    distribution: Distribution = field(default_factory=Distribution)
+    binding_access: tuple = ()
+
+
+def element_size(element_type):
+    """Bytes per element of a scalar type name as stored in a binding (i1 takes a byte)."""
+    try:
+        return _ELEMENT_SIZES[element_type]
+    except KeyError:
+        raise ValueError(f"unknown element type {element_type!r}; expected one of "
+                         f"{', '.join(_ELEMENT_SIZES)}") from None
+
+
+_ELEMENT_SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "f32": 4, "f64": 8}

@@ -1,0 +1,154 @@
+"""Shared pieces of IREE's custom assembly syntax, as parse/print helpers for xDSL ops.
+
+IREE prints many ops with the same fragments; each helper here parses one of them and has a
+matching printer, so op classes stay short:
+
+* ``on(#hal.device.affinity<@dev>)``                    affinity clause (Stream/Flow/HAL ops)
+* ``tensor<?x?xf32>{%d0, %d1}`` / ``!stream.resource<*>{%size}``   a type with its dynamic sizes
+* ``@executable::@export``                               dispatch entry points
+* ``[%w0, %w1]``                                         workloads / index lists
+* ``(%a : t, %b : t)``                                   typed operand lists
+
+Source followed: IREE ``compiler/src/iree/compiler/Dialect/Util/IR/ClosureOpUtils`` and the
+``custom<ShapedTypeList>``/``custom<SizeAwareType>`` directives of the Util dialect.
+"""
+from xdsl.dialects.builtin import IndexType, StringAttr, SymbolRefAttr
+from xdsl.parser import Parser
+
+INDEX = IndexType()
+
+
+def parse_optional_affinity(parser):
+    """``on(<attr>)`` -> the attribute, or None when the clause is absent."""
+    if parser.parse_optional_keyword("on") is None:
+        return None
+    parser.parse_punctuation("(")
+    attr = parser.parse_attribute()
+    parser.parse_punctuation(")")
+    return attr
+
+
+def print_affinity(printer, attr):
+    if attr is not None:
+        printer.print_string(" on(")
+        printer.print_attribute(attr)
+        printer.print_string(")")
+
+
+def parse_optional_dims(parser):
+    """``{%a, %b}`` after a type -> unresolved index operands (empty list when absent)."""
+    if parser.parse_optional_punctuation("{") is None:
+        return []
+    if parser.parse_optional_punctuation("}") is not None:
+        return []
+    dims = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation("}")
+    return dims
+
+
+def parse_sized_type(parser):
+    """``type{%d...}`` -> (type, resolved index operands)."""
+    type_ = parser.parse_type()
+    dims = parse_optional_dims(parser)
+    return type_, [parser.resolve_operand(d, INDEX) for d in dims]
+
+
+def print_sized_type(printer, type_, dims, always_braces=False):
+    printer.print_attribute(type_)
+    if dims or always_braces:
+        printer.print_string("{")
+        printer.print_list(dims, printer.print_ssa_value)
+        printer.print_string("}")
+
+
+def parse_index_list(parser, delimiter=Parser.Delimiter.SQUARE):
+    """``[%a, %b]`` -> resolved index operands."""
+    ops = parser.parse_comma_separated_list(delimiter, parser.parse_unresolved_operand)
+    return [parser.resolve_operand(o, INDEX) for o in ops]
+
+
+def print_operand_list(printer, values, open_="[", close="]"):
+    printer.print_string(open_)
+    printer.print_list(values, printer.print_ssa_value)
+    printer.print_string(close)
+
+
+def parse_entry_point(parser):
+    """``@executable::@export`` (or ``@export``) -> SymbolRefAttr."""
+    pos = parser.pos
+    attr = parser.parse_attribute()
+    if not isinstance(attr, SymbolRefAttr):
+        parser.raise_error(f"expected an entry point like @executable::@export, got {attr}", pos)
+    return attr
+
+
+def parse_symbol_ref(parser):
+    """``@name`` -> SymbolRefAttr."""
+    return SymbolRefAttr(parser.parse_symbol_name())
+
+
+def parse_optional_visibility(parser):
+    """``public`` / ``private`` / ``nested`` -> StringAttr or None."""
+    for word in ("public", "private", "nested"):
+        if parser.parse_optional_keyword(word) is not None:
+            return StringAttr(word)
+    return None
+
+
+def print_visibility(printer, visibility, default=None):
+    if visibility is not None:
+        printer.print_string(f" {visibility.data}")
+    elif default is not None:
+        printer.print_string(f" {default}")
+
+
+def print_attr_dict(printer, attributes, elide=()):
+    shown = {k: v for k, v in attributes.items() if k not in elide}
+    if shown:
+        printer.print_string(" ")
+        printer.print_attr_dict(shown)
+
+
+def parse_keyword_paren(parser, keyword, inner):
+    """``keyword(<inner>)`` when present -> inner's result, else None."""
+    if parser.parse_optional_keyword(keyword) is None:
+        return None
+    parser.parse_punctuation("(")
+    value = inner()
+    parser.parse_punctuation(")")
+    return value
+
+
+def parse_typed_operand(parser):
+    """``%x : type`` -> resolved operand."""
+    operand = parser.parse_unresolved_operand()
+    parser.parse_punctuation(":")
+    return parser.resolve_operand(operand, parser.parse_type())
+
+
+def parse_typed_operand_in_angles(parser):
+    """``<%x : type>`` -> resolved operand (HAL ops' receiver syntax)."""
+    parser.parse_punctuation("<")
+    value = parse_typed_operand(parser)
+    parser.parse_punctuation(">")
+    return value
+
+
+def print_typed_operand(printer, value, open_="<", close=">"):
+    printer.print_string(open_)
+    printer.print_ssa_value(value)
+    printer.print_string(" : ")
+    printer.print_attribute(value.type)
+    printer.print_string(close)
+
+
+def resolve_by_types(parser, unresolved, types, pos=None):
+    if len(unresolved) != len(types):
+        parser.raise_error(f"expected {len(unresolved)} types, got {len(types)}", pos)
+    return [parser.resolve_operand(u, t) for u, t in zip(unresolved, types)]
+
+
+def parse_fat_arrow(parser):
+    """``=>`` (lexed by xDSL as ``=`` followed by ``>``)."""
+    parser.parse_punctuation("=")
+    parser.parse_punctuation(">")

@@ -1,0 +1,402 @@
+"""The ``util`` dialect: globals, functions, initializers and IREE's test helpers.
+
+Ops (IREE's printed form):
+``util.global private mutable? @x {attrs}? (= initial_value)? (: type)?``,
+``util.global.load immutable? @x : type``, ``util.global.store %v, @x : type``,
+``util.func public @f(%a: t) -> t attributes {...} { ... util.return %v : t }``,
+``util.call @f(%a) : (t) -> t``, ``util.initializer { ... util.return }`` (older dumps end it
+with ``util.initializer.return``), ``util.unfoldable_constant dense<...> : tensor<4xf32>``,
+``util.optimization_barrier %v : t``,
+``util.buffer.constant {alignment = 64 : index} : !util.buffer = #util.composite<64xi8, [...]>``.
+
+Source followed: IREE ``compiler/src/iree/compiler/Dialect/Util/IR/UtilOps.td``.
+"""
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+)
+from xdsl.dialects.func import FuncOpCallableInterface
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute, TypedAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    opt_prop_def,
+    param_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+    operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.traits import (
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects.hal import DeviceTargetAttr
+from rt.compiler.dialects.hal_types import DeviceType
+
+
+@irdl_attr_definition
+class BufferType(ParametrizedAttribute, TypeAttribute):
+    """``!util.buffer``: a host byte buffer (constant pools, rodata)."""
+
+    name = "util.buffer"
+
+
+@irdl_attr_definition
+class CompositeAttr(ParametrizedAttribute):
+    """``#util.composite<64xi8, [attr, ...]>``: a byte buffer built from concatenated values."""
+
+    name = "util.composite"
+    total_length: IntegerAttr = param_def()
+    values: ArrayAttr = param_def()
+
+    @classmethod
+    def parse_parameters(cls, parser):
+        parser.parse_punctuation("<")
+        dims, elem = parser.parse_ranked_shape()
+        if len(dims) != 1 or str(elem) != "i8":
+            parser.raise_error("#util.composite: expected a byte length like 64xi8")
+        parser.parse_punctuation(",")
+        values = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_attribute)
+        parser.parse_optional_punctuation(",")
+        parser.parse_punctuation(">")
+        return (IntegerAttr(dims[0], 64), ArrayAttr(values))
+
+    def print_parameters(self, printer):
+        printer.print_string(f"<{self.total_length.value.data}xi8, [")
+        printer.print_list(self.values.data, printer.print_attribute)
+        printer.print_string("]>")
+
+
+def _parse_type_or_attr(parser):
+    """IREE's ``custom<TypeOrAttr>``: ``(= attr)? (: type)?`` -> (type, attr or None)."""
+    initial = None
+    pos = parser.pos
+    if parser.parse_optional_punctuation("="):
+        initial = parser.parse_attribute()
+    type_ = None
+    if parser.parse_optional_punctuation(":"):
+        type_ = parser.parse_type()
+    if type_ is None:
+        if isinstance(initial, TypedAttribute):
+            type_ = initial.get_type()
+        elif isinstance(initial, DeviceTargetAttr):
+            type_ = DeviceType()
+        else:
+            parser.raise_error("util.global needs a type (': type') or a typed initial value", pos)
+    return type_, initial
+
+
+@irdl_op_definition
+class GlobalOp(IRDLOperation):
+    """``util.global private mutable? @name (= value)? : type``: a module-level variable."""
+
+    name = "util.global"
+    sym_name = prop_def(StringAttr)
+    sym_visibility = opt_prop_def(StringAttr)
+    type = prop_def(Attribute)
+    is_mutable = opt_prop_def(UnitAttr)
+    initial_value = opt_prop_def(Attribute)
+    traits = traits_def(SymbolOpInterface())
+
+    @classmethod
+    def parse(cls, parser):
+        visibility = syn.parse_optional_visibility(parser)
+        mutable = parser.parse_optional_keyword("mutable") is not None
+        name = parser.parse_symbol_name()
+        attrs = parser.parse_optional_attr_dict()
+        type_, initial = _parse_type_or_attr(parser)
+        props = {"sym_name": name, "type": type_}
+        if visibility is not None:
+            props["sym_visibility"] = visibility
+        if mutable:
+            props["is_mutable"] = UnitAttr()
+        if initial is not None:
+            props["initial_value"] = initial
+        return cls.build(properties=props, attributes=attrs)
+
+    def print(self, printer):
+        syn.print_visibility(printer, self.sym_visibility)
+        if self.is_mutable is not None:
+            printer.print_string(" mutable")
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        syn.print_attr_dict(printer, self.attributes)
+        if self.initial_value is not None:
+            printer.print_string(" = ")
+            printer.print_attribute(self.initial_value)
+            typed = isinstance(self.initial_value, TypedAttribute)
+            if typed and self.initial_value.get_type() == self.type:
+                return
+            if isinstance(self.initial_value, DeviceTargetAttr):
+                return
+        printer.print_string(" : ")
+        printer.print_attribute(self.type)
+
+
+@irdl_op_definition
+class GlobalLoadOp(IRDLOperation):
+    """``util.global.load immutable? @name : type``."""
+
+    name = "util.global.load"
+    global_name = prop_def(SymbolRefAttr, prop_name="global")
+    is_immutable = opt_prop_def(UnitAttr)
+    result = result_def()
+
+    @classmethod
+    def parse(cls, parser):
+        immutable = parser.parse_optional_keyword("immutable") is not None
+        sym = syn.parse_symbol_ref(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        props = {"global": sym}
+        if immutable:
+            props["is_immutable"] = UnitAttr()
+        return cls.build(result_types=[parser.parse_type()], properties=props, attributes=attrs)
+
+    def print(self, printer):
+        if self.is_immutable is not None:
+            printer.print_string(" immutable")
+        printer.print_string(" ")
+        printer.print_attribute(self.global_name)
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class GlobalStoreOp(IRDLOperation):
+    """``util.global.store %value, @name : type``."""
+
+    name = "util.global.store"
+    value = operand_def()
+    global_name = prop_def(SymbolRefAttr, prop_name="global")
+
+    @classmethod
+    def parse(cls, parser):
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        sym = syn.parse_symbol_ref(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls.build(operands=[parser.resolve_operand(value, parser.parse_type())],
+                         properties={"global": sym}, attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(", ")
+        printer.print_attribute(self.global_name)
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """``util.func public @name(%a: t) -> t attributes {...} { ... }`` (IREE's function op)."""
+
+    name = "util.func"
+    body = region_def()
+    sym_name = prop_def(StringAttr)
+    function_type = prop_def(FunctionType)
+    sym_visibility = opt_prop_def(StringAttr)
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), FuncOpCallableInterface())
+
+    @classmethod
+    def parse(cls, parser):
+        visibility = syn.parse_optional_visibility(parser)
+        name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
+            parser, reserved_attr_names=("sym_name", "function_type", "sym_visibility")
+        )
+        props = {"sym_name": StringAttr(name), "function_type": FunctionType.from_lists(inputs, outputs)}
+        if visibility is not None:
+            props["sym_visibility"] = visibility
+        if arg_attrs is not None:
+            props["arg_attrs"] = arg_attrs
+        if res_attrs is not None:
+            props["res_attrs"] = res_attrs
+        return cls.build(properties=props, regions=[region], attributes=extra.data if extra else {})
+
+    def print(self, printer):
+        syn.print_visibility(printer, self.sym_visibility, default="public")
+        print_func_op_like(
+            printer, self.sym_name, self.function_type, self.body, self.attributes,
+            arg_attrs=self.arg_attrs, res_attrs=self.res_attrs,
+            reserved_attr_names=("sym_name", "function_type", "sym_visibility", "arg_attrs"),
+        )
+
+    def verify_(self):
+        if self.body.blocks and tuple(self.body.blocks[0].arg_types) != self.function_type.inputs.data:
+            raise VerifyException(f"util.func @{self.sym_name.data}: entry block argument types differ from the signature")
+
+
+class _ReturnLike(IRDLOperation):
+    values = var_operand_def()
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+    traits = traits_def(IsTerminator(), Pure())
+
+
+@irdl_op_definition
+class ReturnOp(_ReturnLike):
+    """``util.return %a, %b : t, t`` (util.func and util.initializer terminator)."""
+
+    name = "util.return"
+
+    def verify_(self):
+        func = self.parent_op()
+        if isinstance(func, FuncOp):
+            expected = func.function_type.outputs.data
+            got = tuple(v.type for v in self.values)
+            if got != expected:
+                raise VerifyException(
+                    f"util.return types ({', '.join(map(str, got))}) do not match the result types "
+                    f"of @{func.sym_name.data} ({', '.join(map(str, expected))})"
+                )
+
+
+@irdl_op_definition
+class InitializerReturnOp(_ReturnLike):
+    """``util.initializer.return``: the terminator older IREE dumps use in initializers."""
+
+    name = "util.initializer.return"
+
+
+@irdl_op_definition
+class InitializerOp(IRDLOperation):
+    """``util.initializer attr-dict { ... }``: runs once when the module is loaded."""
+
+    name = "util.initializer"
+    body = region_def()
+    traits = traits_def(IsolatedFromAbove())
+
+    @classmethod
+    def parse(cls, parser):
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        return cls.build(regions=[parser.parse_region()], attributes=attrs.data if attrs else {})
+
+    def print(self, printer):
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+        printer.print_string(" ")
+        printer.print_region(self.body)
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """``util.call @callee(%a, %b) : (t, t) -> t``."""
+
+    name = "util.call"
+    callee = prop_def(SymbolRefAttr)
+    arguments = var_operand_def()
+    results_ = var_result_def()
+    assembly_format = "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $results_)"
+
+
+@irdl_op_definition
+class UnfoldableConstantOp(IRDLOperation):
+    """``util.unfoldable_constant <attr>``: a constant the compiler must not fold (e2e tests)."""
+
+    name = "util.unfoldable_constant"
+    value = prop_def(Attribute)
+    result = result_def()
+
+    @classmethod
+    def parse(cls, parser):
+        attrs = parser.parse_optional_attr_dict()
+        pos = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, TypedAttribute):
+            parser.raise_error(f"util.unfoldable_constant needs a typed value, got {value}", pos)
+        return cls.build(result_types=[value.get_type()], properties={"value": value}, attributes=attrs)
+
+    def print(self, printer):
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+
+
+@irdl_op_definition
+class OptimizationBarrierOp(IRDLOperation):
+    """``util.optimization_barrier %a, %b : t, t``: returns its operands, blocks folding across it."""
+
+    name = "util.optimization_barrier"
+    operands_ = var_operand_def()
+    results_ = var_result_def()
+
+    @classmethod
+    def parse(cls, parser):
+        values = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        return cls.build(operands=[syn.resolve_by_types(parser, values, types)], result_types=[types], attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(" ")
+        printer.print_list(self.operands_, printer.print_ssa_value)
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_list([v.type for v in self.operands_], printer.print_attribute)
+
+
+@irdl_op_definition
+class BufferConstantOp(IRDLOperation):
+    """``util.buffer.constant "name"? {alignment = 64 : index} : !util.buffer = <value>``."""
+
+    name = "util.buffer.constant"
+    value = prop_def(Attribute)
+    name_hint = opt_prop_def(StringAttr, prop_name="name")
+    result = result_def(BufferType)
+
+    @classmethod
+    def parse(cls, parser):
+        name = parser.parse_optional_str_literal()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        parser.parse_punctuation("=")
+        props = {"value": parser.parse_attribute()}
+        if name is not None:
+            props["name"] = StringAttr(name)
+        return cls.build(result_types=[type_], properties=props, attributes=attrs)
+
+    def print(self, printer):
+        if self.name_hint is not None:
+            printer.print_string(" ")
+            printer.print_string_literal(self.name_hint.data)
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+        printer.print_string(" = ")
+        printer.print_attribute(self.value)
+
+
+UTIL_OPS = [
+    GlobalOp, GlobalLoadOp, GlobalStoreOp, FuncOp, ReturnOp, InitializerReturnOp, InitializerOp,
+    CallOp, UnfoldableConstantOp, OptimizationBarrierOp, BufferConstantOp,
+]
+
+
+def build_dialect():
+    """The ``util`` Dialect."""
+    return Dialect("util", UTIL_OPS, [BufferType, CompositeAttr])
+

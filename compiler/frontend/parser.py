@@ -1,0 +1,331 @@
+"""``RtParser``: xDSL's MLIR parser with rt's guards for the xDSL 0.74.0 defects (DESIGN.md §5).
+
+Guards (each has a regression test in tests/compiler/test_frontend_guards.py):
+
+* hex float literals inside dense lists (``dense<[0x7F800000]> : tensor<1xf32>``) are bit
+  patterns, as in MLIR, not integers converted to float;
+* decimal float literals out of range for their type (``70000.0 : f16``) are a located parse
+  error instead of a bare ``OverflowError``;
+* splats and large constants become :class:`~rt.compiler.frontend.elements.ElementsAttr`
+  handles (a splat stays O(1) in memory whatever its shape);
+* ``dense_resource<key>`` blobs are read from this file's ``{-# dialect_resources #-}`` section
+  into the module's own constants, never into xDSL's process-wide builtin resource table;
+* any exception raised while building an op (declarative formats raise location-less
+  ``VerifyException``/``ValueError``) becomes a parse error at the op's first token;
+* every parsed op gets a ``loc("file":line:col)`` location, so later passes report located
+  errors too.
+
+Source followed: MLIR ``mlir/lib/AsmParser/AttributeParser.cpp`` (dense literal semantics).
+"""
+import re
+import warnings
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    DenseResourceAttr,
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    ShapedType,
+    Signedness,
+    StringAttr,
+    UnknownLoc,
+    f64,
+    i64,
+)
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from rt.compiler.frontend.elements import (
+    ConstantPayload,
+    ConstantPayloadAttr,
+    ElementsAttr,
+    float_to_bf16_bits,
+    make_elements,
+    storage_dtype,
+)
+from rt.compiler.passes.legality import UNSUPPORTED, unsupported_message
+from rt.runtime.errors import RtError
+
+_OP_NAME = re.compile(r'\s*(?:(?:%[\w$.#:-]+\s*,\s*)*%[\w$.#:-]+\s*=\s*)?("[^"]*"|[A-Za-z_][\w$.]*)')
+_FLOAT_MAX = {Float16Type: 65504.0, Float32Type: float(np.finfo(np.float32).max)}
+
+
+def _float_limit(element_type):
+    for cls, limit in _FLOAT_MAX.items():
+        if isinstance(element_type, cls):
+            return limit
+    if isinstance(element_type, BFloat16Type):
+        return 3.3895313892515355e38
+    return None
+
+
+class RtParser(Parser):
+    """An xDSL ``Parser`` with rt's guards. Use :func:`rt.compiler.frontend.parse_module`."""
+
+    def __init__(self, ctx, text, name="<input>"):
+        super().__init__(ctx, text, name)
+        self.resource_blobs = {}
+        self.resource_spans = {}
+
+    # ----------------------------------------------------------------- operations
+    def parse_operation(self):
+        start = self._current_token.span
+        match = _OP_NAME.match(start.input.content, start.start)
+        self._op_name_pos = match.start(1) if match else start.start
+        try:
+            op = super().parse_operation()
+        except (ParseError, RtError):
+            raise
+        except Exception as exc:  # declarative formats and op builders raise location-less errors
+            match = _OP_NAME.match(start.input.content, start.start)
+            name = match.group(1).strip('"') if match else "operation"
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ParseError(start, f"invalid '{name}': {message}") from exc
+        if isinstance(op.location, UnknownLoc):
+            loc = start.get_location()
+            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
+        return op
+
+    def _get_op_by_name(self, name):
+        if (op_type := self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)) is not None:
+            if name not in UNSUPPORTED:
+                return op_type
+        pos = getattr(self, "_op_name_pos", None)
+        self.raise_error(unsupported_message(self.ctx, name), pos, pos + len(name) if pos is not None else None)
+
+    # ------------------------------------------------------------ scalar literals
+    def parse_optional_builtin_int_or_float_attr(self):
+        if (boolean := self.try_parse_builtin_boolean_attr()) is not None:
+            return boolean
+        span = self._current_token.span
+        if self._current_token.kind == MLIRTokenKind.MINUS:
+            negative = True
+        else:
+            negative = False
+        is_hex = span.text[:2].lower() == "0x"
+        start = span.start
+        if (value := self.parse_optional_number()) is None:
+            return None
+        end = self._current_token.span.start
+        if self._current_token.kind != MLIRTokenKind.COLON:
+            return FloatAttr(value, f64) if isinstance(value, float) else IntegerAttr(value, i64)
+        type_ = self._parse_attribute_type()
+        if isinstance(type_, AnyFloat):
+            if is_hex and not negative:
+                return FloatAttr(self._hex_to_float(value, type_, start, end), type_)
+            self._check_float_range(float(value), type_, start, end)
+            return FloatAttr(float(value), type_)
+        if isinstance(type_, IntegerType | IndexType):
+            if isinstance(value, float):
+                self.raise_error(f"float literal {value} is not valid for integer type {type_}", start, end)
+            self._check_int_range(value, type_, start, end)
+            return IntegerAttr(value, type_, truncate_bits=True)
+        self.raise_error(f"expected an integer or float type for literal, got {type_}", start, end)
+
+    def _hex_to_float(self, bits, type_, start, end):
+        size = type_.bitwidth // 8 if hasattr(type_, "bitwidth") else storage_dtype(type_).itemsize
+        if bits >= 1 << (8 * size):
+            self.raise_error(f"hex float literal {bits:#x} does not fit in {type_}", start, end)
+        if isinstance(type_, BFloat16Type):
+            self.raise_error("scalar bf16 literals are not supported by rt; use a tensor constant", start, end)
+        unsigned = np.array([bits], dtype=f"<u{size}")
+        return float(unsigned.view(storage_dtype(type_))[0])
+
+    def _check_float_range(self, value, type_, start, end):
+        limit = _float_limit(type_)
+        if limit is None or not np.isfinite(value) or abs(value) <= limit:
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if isinstance(type_, BFloat16Type):
+                rounded = np.isfinite(value) and abs(value) < 3.3961775292304961e38
+            else:
+                rounded = np.isfinite(np.array(value, dtype=storage_dtype(type_)))
+        if not rounded:
+            self.raise_error(
+                f"float literal {value!r} is out of range for {type_} "
+                f"(largest finite magnitude {limit!r}); use a smaller value or a wider type",
+                start,
+                end,
+            )
+
+    def _check_int_range(self, value, type_, start, end):
+        if isinstance(type_, IndexType):
+            lo, hi = -(1 << 63), (1 << 64) - 1
+        else:
+            width = type_.width.data
+            if type_.signedness.data == Signedness.UNSIGNED:
+                lo, hi = 0, (1 << width) - 1
+            elif type_.signedness.data == Signedness.SIGNED:
+                lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
+            else:
+                lo, hi = -(1 << (width - 1)), (1 << width) - 1
+        if not lo <= int(value) <= hi:
+            self.raise_error(
+                f"integer literal {value} is out of range for {type_} (valid: {lo}..{hi})", start, end
+            )
+
+    # ------------------------------------------------------------- dense literals
+    def parse_dense_int_or_fp_elements_attr(self, type_):
+        start = self._current_token.span.start
+        self.parse_punctuation("<", " in dense attribute")
+        contents = None
+        if self.parse_optional_punctuation(">") is None:
+            if (hex_string := self.parse_optional_str_literal()) is not None:
+                contents = hex_string
+            else:
+                contents = self._parse_tensor_literal()
+            self.parse_punctuation(">", " in dense attribute")
+        if type_ is None:
+            self.parse_punctuation(":", " in dense attribute")
+            type_ = self._parse_dense_literal_type()
+        end = self._current_token.span.start
+        shape = tuple(type_.get_shape())
+        count = int(np.prod(shape, dtype=np.int64))
+        element_type = type_.get_element_type()
+        try:
+            dtype = storage_dtype(element_type)
+        except RtError as exc:
+            self.raise_error(str(exc), start, end)
+        if contents is None:
+            if count != 0:
+                self.raise_error(f"empty dense literal for {type_} with {count} elements", start, end)
+            return make_elements(type_, np.zeros(shape, dtype))
+        if isinstance(contents, str):
+            return self._dense_from_hex(contents, type_, dtype, count, start, end)
+        elements, literal_shape = contents
+        if literal_shape and tuple(literal_shape) != shape:
+            self.raise_error(
+                f"dense literal has shape {list(literal_shape)} but the type {type_} has shape "
+                f"{list(shape)}",
+                start,
+                end,
+            )
+        values = [self._element_value(e, element_type) for e in elements]
+        if isinstance(element_type, BFloat16Type):
+            data = float_to_bf16_bits(np.array(values, dtype=np.float64).astype(np.float32))
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                data = np.array([_wrap_int(v, dtype) for v in values], dtype=dtype)
+        if not literal_shape:
+            return make_elements(type_, data.reshape(()))
+        return make_elements(type_, data.reshape(shape))
+
+    def _dense_from_hex(self, text, type_, dtype, count, start, end):
+        try:
+            raw = bytes.fromhex(text[2:]) if text[:2] in ("0x", "0X") else None
+        except ValueError:
+            raw = None
+        if raw is None:
+            self.raise_error('dense hex literal must look like "0x0011AABB..." (even number of hex digits)', start, end)
+        if len(raw) % dtype.itemsize:
+            self.raise_error(f"dense hex literal of {len(raw)} bytes is not a whole number of {dtype.itemsize}-byte elements", start, end)
+        data = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
+        if data.size == 1 and count != 1:
+            return make_elements(type_, data.reshape(()))
+        if data.size != count:
+            self.raise_error(f"dense hex literal holds {data.size} elements but {type_} needs {count}", start, end)
+        return make_elements(type_, data.reshape(tuple(type_.get_shape())))
+
+    def _element_value(self, element, element_type):
+        text = element.span.text.lstrip("-").lstrip()
+        span = element.span
+        if isinstance(element.value, tuple):
+            self.raise_error("complex literals are not supported by rt", span)
+        if isinstance(element_type, AnyFloat):
+            if isinstance(element.value, int) and text[:2].lower() == "0x" and not isinstance(element.value, bool):
+                if element.is_negative:
+                    self.raise_error("hex float literals cannot be negated; set the sign bit instead", span)
+                return self._hex_to_float_element(element.value, element_type, span)
+            if isinstance(element.value, bool):
+                self.raise_error(f"boolean literal is not valid for element type {element_type}", span)
+            value = float(element.value)
+            self._check_float_range(value, element_type, span.start, span.end)
+            return value
+        if isinstance(element.value, float):
+            self.raise_error(f"float literal {element.value} is not valid for element type {element_type}", span)
+        if isinstance(element.value, bool):
+            if not (isinstance(element_type, IntegerType) and element_type.width.data == 1):
+                self.raise_error(f"boolean literal is only valid for i1, not {element_type}", span)
+            return int(element.value)
+        self._check_int_range(element.value, element_type, span.start, span.end)
+        return int(element.value)
+
+    def _hex_to_float_element(self, bits, element_type, span):
+        if isinstance(element_type, BFloat16Type):
+            if bits >= 1 << 16:
+                self.raise_error(f"hex literal {bits:#x} does not fit in bf16", span)
+            return float(np.array([bits << 16], dtype=np.uint32).view(np.float32)[0])
+        return self._hex_to_float(bits, element_type, span.start, span.end)
+
+    # ---------------------------------------------------------- dense resources
+    def _parse_builtin_dense_resource_attr(self):
+        self.parse_characters("<", " in dense_resource attribute")
+        key_span = self._current_token.span
+        key = self.parse_identifier(" for resource handle")
+        self.parse_characters(">", " in dense_resource attribute")
+        self.parse_characters(":", " in dense_resource attribute")
+        type_ = self.parse_type()
+        if not isinstance(type_, ShapedType):
+            self.raise_error(f"dense_resource needs a shaped type, got {type_}", key_span)
+        self.resource_spans.setdefault(key, key_span)
+        return DenseResourceAttr.from_params(key, type_)
+
+    def _parse_resource(self, dialect_name, interface):
+        key_span = self._current_token.span
+        key = self.parse_identifier(" for resource handle")
+        self._parse_token(MLIRTokenKind.COLON, "expected `:`")
+        value = self.parse_str_literal()
+        if dialect_name != "builtin":
+            return
+        if not value.startswith("0x"):
+            self.raise_error(f"resource blob '{key}' must be a hex string \"0x...\"", key_span)
+        try:
+            blob = bytes.fromhex(value[2:])
+        except ValueError:
+            self.raise_error(f"resource blob '{key}' is not valid hex", key_span)
+        if len(blob) < 4:
+            self.raise_error(f"resource blob '{key}' lacks its 4-byte alignment header", key_span)
+        self.resource_blobs[key] = blob[4:]
+
+    def resolve_dense_resource(self, attr):
+        """Turn ``dense_resource<key> : type`` into an ElementsAttr holding this file's blob."""
+        key = attr.resource_handle.data
+        span = self.resource_spans.get(key)
+        if key not in self.resource_blobs:
+            raise ParseError(span, f"dense_resource<{key}> has no blob in this file's dialect_resources")
+        type_ = attr.type
+        dtype = storage_dtype(type_.get_element_type())
+        blob = self.resource_blobs[key]
+        shape = tuple(type_.get_shape())
+        count = int(np.prod(shape, dtype=np.int64))
+        if len(blob) != count * dtype.itemsize:
+            raise ParseError(
+                span,
+                f"dense_resource<{key}> blob has {len(blob)} bytes but {type_} needs "
+                f"{count * dtype.itemsize}",
+            )
+        array = np.frombuffer(blob, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+        return ElementsAttr(type_, ConstantPayloadAttr(ConstantPayload(shape, dtype, array=array)))
+
+
+def _wrap_int(value, dtype):
+    """Two's-complement wrap of a signless integer literal into its storage dtype."""
+    if isinstance(value, float) or dtype.kind not in "iu":
+        return value
+    bits = dtype.itemsize * 8
+    value &= (1 << bits) - 1
+    if dtype.kind == "i" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+

@@ -1,0 +1,1 @@
+"""Input-phase passes: verify, canonicalize, cse, elementwise-to-linalg, named-op normalization."""

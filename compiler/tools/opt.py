@@ -1,0 +1,69 @@
+"""``rt opt``: parse an .mlir file, run passes, print the module (like mlir-opt / xdsl-opt).
+
+Usage::
+
+    python -m rt opt IN.mlir --pass=NAME [--pass=NAME{key=value}...]
+                     [--dump-after=NAME|all --dump-dir=DIR] [-o OUT] [--list-passes]
+
+``IN.mlir`` may be ``-`` for stdin. Errors are printed ``file:line:col: error: message`` with
+the source line and a caret, and the exit code is 1.
+"""
+import argparse
+import sys
+
+from rt.runtime.errors import RtError
+
+
+def _build_parser():
+    p = argparse.ArgumentParser(prog="python -m rt opt", description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", nargs="?", help="input .mlir file ('-' for stdin)")
+    p.add_argument("--pass", dest="passes", action="append", default=[], metavar="NAME",
+                   help="pass to run (repeatable, in order); options as NAME{key=value}")
+    p.add_argument("--dump-after", default=None, help="pass name or 'all': write IR after it")
+    p.add_argument("--dump-dir", default=None, help="directory for <NN>_<pass>.mlir dumps")
+    p.add_argument("-o", "--output", default="-", help="output file (default stdout)")
+    p.add_argument("--list-passes", action="store_true", help="print registered pass names and exit")
+    return p
+
+
+def opt_main(argv):
+    """Run the opt tool on ``argv`` (list of str, without the program name); returns the exit code."""
+    from rt.compiler.dialects import make_context
+    from rt.compiler.frontend import parse_module
+    from rt.compiler.ir_printing import module_to_text
+    from rt.compiler.passes import PassPipeline, parse_pass_spec, pass_names
+
+    args = _build_parser().parse_args(list(argv))
+    if args.list_passes:
+        print("\n".join(pass_names()))
+        return 0
+    if args.input is None:
+        print("rt opt: error: no input file; usage: python -m rt opt IN.mlir --pass=NAME", file=sys.stderr)
+        return 2
+    try:
+        if args.input == "-":
+            text, filename = sys.stdin.read(), "<stdin>"
+        else:
+            try:
+                with open(args.input, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError as exc:
+                print(f"rt opt: error: cannot read {args.input}: {exc.strerror}", file=sys.stderr)
+                return 1
+            filename = args.input
+        ctx = make_context()
+        module = parse_module(text, filename, ctx)
+        pipeline = PassPipeline([parse_pass_spec(s) for s in args.passes],
+                                dump_after=args.dump_after, dump_dir=args.dump_dir)
+        pipeline.run(module, ctx)
+        out = module_to_text(module)
+    except RtError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    if args.output == "-":
+        sys.stdout.write(out)
+    else:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(out)
+    return 0

@@ -1,0 +1,137 @@
+"""Regression tests for rt's guards against xDSL 0.74.0 defects (DESIGN.md §5)."""
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from rt.compiler.frontend import ElementsAttr, elements_to_numpy, is_splat, parse_module, splat_value
+from rt.runtime.errors import CompileError
+
+
+def _constant(module):
+    return next(op for op in module.walk() if op.name == "arith.constant").value
+
+
+def test_hex_float_in_dense_list_is_a_bit_pattern():
+    m = parse_module("%0 = arith.constant dense<[0x7F800000, 1.0, 0xFF800000]> : tensor<3xf32>", "hex.mlir")
+    values = elements_to_numpy(_constant(m))
+    assert math.isinf(values[0]) and values[0] > 0
+    assert values[1] == 1.0
+    assert math.isinf(values[2]) and values[2] < 0
+
+
+def test_hex_float_round_trips_through_printing():
+    m = parse_module("%0 = arith.constant dense<[0x7FC00000, 2.5]> : tensor<2xf32>", "nan.mlir")
+    again = parse_module(str(m), "again.mlir")
+    values = elements_to_numpy(_constant(again))
+    assert np.isnan(values[0]) and values[1] == 2.5
+
+
+def test_out_of_range_f16_is_a_located_error():
+    with pytest.raises(CompileError) as info:
+        parse_module("func.func @f() {\n  %0 = arith.constant dense<[70000.0, 1.0]> : tensor<2xf16>\n  return\n}", "f16.mlir")
+    err = info.value
+    assert (err.file, err.line) == ("f16.mlir", 2)
+    assert "out of range for f16" in err.message
+    assert str(err).splitlines()[1].strip().startswith("%0 = arith.constant")
+
+
+def test_out_of_range_scalar_f16_is_a_located_error():
+    with pytest.raises(CompileError) as info:
+        parse_module("%0 = arith.constant 70000.0 : f16", "s.mlir")
+    assert info.value.line == 1 and "out of range for f16" in info.value.message
+
+
+def test_multi_result_generic_parses_and_round_trips():
+    text = """
+func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%a, %b : tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %x, %n : f32, f32
+  } -> (tensor<4xf32>, tensor<4xf32>)
+  return %0#0, %0#1 : tensor<4xf32>, tensor<4xf32>
+}"""
+    m = parse_module(text, "multi.mlir")
+    generic = next(op for op in m.walk() if op.name == "linalg.generic")
+    assert len(generic.results) == 2
+    assert "-> (tensor<4xf32>, tensor<4xf32>)" in str(m)
+    assert len(next(op for op in parse_module(str(m)).walk() if op.name == "linalg.generic").results) == 2
+
+
+def test_large_splat_stays_a_splat():
+    tracemalloc.start()
+    m = parse_module("%0 = arith.constant dense<1.5> : tensor<8192x8192xf32>", "splat.mlir")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    attr = _constant(m)
+    assert isinstance(attr, ElementsAttr) and is_splat(attr)
+    assert splat_value(attr) == np.float32(1.5)
+    assert peak < 16 * 1024 * 1024  # a materialized splat would be 256 MiB
+    assert "dense<1.500000e+00> : tensor<8192x8192xf32>" in str(m)
+    view = elements_to_numpy(attr)
+    assert view.shape == (8192, 8192) and view.strides == (0, 0)
+
+
+def test_large_non_splat_round_trips_as_hex():
+    values = np.arange(2048, dtype=np.int32)
+    literal = "[" + ", ".join(map(str, values)) + "]"
+    m = parse_module(f"%0 = arith.constant dense<{literal}> : tensor<2048xi32>", "big.mlir")
+    assert isinstance(_constant(m), ElementsAttr)
+    text = str(m)
+    assert 'dense<"0x00000000010000000200' in text
+    np.testing.assert_array_equal(elements_to_numpy(_constant(parse_module(text))), values)
+
+
+RESOURCE = """
+%0 = arith.constant dense_resource<blob> : tensor<2xf32>
+{{-#
+  dialect_resources: {{
+    builtin: {{
+      blob: "0x04000000{payload}"
+    }}
+  }}
+#-}}
+"""
+
+
+def test_dense_resource_blobs_are_per_module():
+    one = np.array([1.0, 2.0], dtype="<f4").tobytes().hex()
+    two = np.array([3.0, 4.0], dtype="<f4").tobytes().hex()
+    m1 = parse_module(RESOURCE.format(payload=one), "a.mlir")
+    m2 = parse_module(RESOURCE.format(payload=two), "b.mlir")
+    np.testing.assert_array_equal(elements_to_numpy(_constant(m1)), [1.0, 2.0])
+    np.testing.assert_array_equal(elements_to_numpy(_constant(m2)), [3.0, 4.0])
+    from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+    from xdsl.dialects.builtin import Builtin
+
+    assert "blob" not in Builtin.get_interface(OpAsmDialectInterface)._blob_storage
+
+
+def test_dense_resource_without_blob_is_located():
+    with pytest.raises(CompileError) as info:
+        parse_module("%0 = arith.constant dense_resource<missing> : tensor<2xf32>", "r.mlir")
+    assert info.value.line == 1 and "dense_resource<missing>" in info.value.message
+
+
+def test_declarative_format_errors_are_located():
+    text = "func.func @f(%a: i32) -> f32 {\n  %0 = arith.addf %a, %a : f32\n  return %0 : f32\n}"
+    with pytest.raises(CompileError) as info:
+        parse_module(text, "fmt.mlir")
+    assert (info.value.file, info.value.line) == ("fmt.mlir", 2)
+    assert "i32" in info.value.message and "f32" in info.value.message
+    assert str(info.value).splitlines()[-1].strip() == "^"
+
+
+def test_verifier_errors_are_located_at_the_op():
+    text = "func.func @f(%a: tensor<4xf32>) -> tensor<8xf32> {\n  return %a : tensor<4xf32>\n}"
+    with pytest.raises(CompileError) as info:
+        parse_module(text, "v.mlir")
+    assert info.value.line == 2 and "'func.return' op" in info.value.message
+
+
+def test_integer_literal_out_of_range():
+    with pytest.raises(CompileError) as info:
+        parse_module("%0 = arith.constant dense<[300, 1]> : tensor<2xi8>", "i.mlir")
+    assert "out of range for i8" in info.value.message
