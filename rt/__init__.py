@@ -4,6 +4,7 @@ The public API is re-exported here lazily, so that running a ``.vmfb`` never imp
 compiler's dependencies.
 """
 from rt.runtime.errors import (  # noqa: F401
+    CheckError,
     CompileError,
     DeadlineExceededError,
     DeviceError,

@@ -60,6 +60,10 @@ class DeadlineExceededError(RtError, TimeoutError):
     """A wait did not complete before its timeout."""
 
 
+class CheckError(RtError, AssertionError):
+    """A ``check.expect_*`` assertion of an IREE-style e2e test failed; says what differed."""
+
+
 class VMTrapError(RtError):
     """The VM trapped (``vm.fail``, division by zero, failed import) while running a function.
 

@@ -14,8 +14,9 @@ is a tiling of the root operation's parallel loops.
 
 Conventions
 -----------
-* ``Size``: an ``int`` (static) or ``Constant(ordinal)`` -- the value of 32-bit push constant
-  ``ordinal`` of the dispatch, read at run time (dynamic dims, offsets).
+* ``Size``: an ``int`` (static), ``Constant(ordinal)`` -- the value of 32-bit push constant
+  ``ordinal`` of the dispatch, read at run time (dynamic dims, offsets) -- or an ``Expr`` of
+  sizes (e.g. ``ceildiv(Constant(0), 16)`` for a packed dim).
 * Element types are MLIR scalar type names: ``f32 f64 f16 i1 i8 i16 i32 i64`` (i1 is stored as
   one byte; f16 is storage only: loaded as f32 and stored rounded).
 * Views are row-major over their binding: element (i0..in) lives at byte
@@ -34,7 +35,19 @@ class Constant:
     ordinal: int
 
 
-Size = Union[int, Constant]
+@dataclass(frozen=True)
+class Expr:
+    """Index arithmetic on sizes, for bounds derived inside the dispatch from push constants.
+
+    op: ``add sub mul floordiv ceildiv rem min max`` (unsigned index semantics);
+    operands: two Sizes.
+    """
+
+    op: str
+    operands: tuple
+
+
+Size = Union[int, Constant, Expr]
 
 
 @dataclass(frozen=True)
