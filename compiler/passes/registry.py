@@ -1,20 +1,33 @@
 """The lazy pass registry: pass name -> ``compiler/passes/<phase>/<file>.py:<Class>``.
 
-Modules are imported only when a pass is requested, so ``rt.compiler.passes`` imports
-nothing heavy. Later phases add their entries to ``PASSES``.
+Each phase package (``compiler/passes/<phase>/__init__.py``) declares a ``PASSES`` dict of
+``name -> "module:Class"`` (module relative to the phase package) and imports nothing else, so
+building the registry is cheap; a pass module is imported only when the pass is requested.
 """
 import importlib
 
 from rt.runtime.errors import NotFoundError
 
+#: phase packages, in pipeline order
+PHASES = ("input", "abi", "dispatch_creation", "stream", "hal", "vm")
+
+
+def _collect():
+    table = {}
+    for phase in PHASES:
+        try:
+            pkg = importlib.import_module(f"rt.compiler.passes.{phase}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"rt.compiler.passes.{phase}":
+                raise
+            continue
+        for name, target in getattr(pkg, "PASSES", {}).items():
+            table[name] = f"{phase}.{target}"
+    return table
+
+
 #: pass name -> "module path relative to rt.compiler.passes:ClassName"
-PASSES = {
-    "verify": "input.verify:VerifyPass",
-    "canonicalize": "input.canonicalize:CanonicalizePass",
-    "cse": "input.cse:CSEPass",
-    "convert-elementwise-to-linalg": "input.convert_elementwise_to_linalg:ConvertElementwiseToLinalgPass",
-    "linalg-normalize-named-ops": "input.normalize_named_ops:NormalizeNamedOpsPass",
-}
+PASSES = _collect()
 
 
 def pass_names():

@@ -24,6 +24,8 @@ def _build_parser():
     p.add_argument("--dump-dir", default=None, help="directory for <NN>_<pass>.mlir dumps")
     p.add_argument("-o", "--output", default="-", help="output file (default stdout)")
     p.add_argument("--list-passes", action="store_true", help="print registered pass names and exit")
+    p.add_argument("--split-input-file", action="store_true",
+                   help="treat '// -----' lines as boundaries of independent inputs (like mlir-opt)")
     return p
 
 
@@ -52,18 +54,36 @@ def opt_main(argv):
                 print(f"rt opt: error: cannot read {args.input}: {exc.strerror}", file=sys.stderr)
                 return 1
             filename = args.input
-        ctx = make_context()
-        module = parse_module(text, filename, ctx)
-        pipeline = PassPipeline([parse_pass_spec(s) for s in args.passes],
-                                dump_after=args.dump_after, dump_dir=args.dump_dir)
-        pipeline.run(module, ctx)
-        out = module_to_text(module)
+        passes = [parse_pass_spec(s) for s in args.passes]
     except RtError as exc:
         print(str(exc), file=sys.stderr)
         return 1
+    chunks = _split_input(text) if args.split_input_file else [text]
+    outputs, status = [], 0
+    for chunk in chunks:
+        try:
+            ctx = make_context()
+            module = parse_module(chunk, filename, ctx)
+            PassPipeline(passes, dump_after=args.dump_after, dump_dir=args.dump_dir).run(module, ctx)
+            outputs.append(module_to_text(module))
+        except RtError as exc:
+            print(str(exc), file=sys.stderr)
+            status = 1
+    out = "// -----\n".join(outputs)
     if args.output == "-":
         sys.stdout.write(out)
     else:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(out)
-    return 0
+    return status
+
+
+def _split_input(text):
+    """Split at ``// -----`` lines; each chunk is padded with blank lines so that reported
+    line numbers stay those of the whole file."""
+    chunks, start, lines = [], 0, text.split("\n")
+    for i, line in enumerate(lines + ["// -----"]):
+        if line.strip() == "// -----":
+            chunks.append("\n" * start + "\n".join(lines[start:i]))
+            start = i + 1
+    return chunks
