@@ -170,7 +170,9 @@ class Distribution:
     """How the workgroup grid tiles the root op's parallel loops.
 
     dims: up to three loop dims of the root op, innermost first (x, y, z); tiles: tile size per
-    entry of ``dims``. Workgroup (x, y, z) covers loop range
+    entry of ``dims``. Loop dims of the non-Generic ops: Mmt4d d0=M1, d1=N1, d2=K1, d3=M0,
+    d4=N0, d5=K0; Pack iterates the packed dest's dims; Unpack the packed source's dims
+    (outer tile dims first). Workgroup (x, y, z) covers loop range
     ``[id * tile, min((id + 1) * tile, domain))`` on each distributed dim; every op of the
     kernel is restricted to the same ranges through ``op_dims`` (for each op, the loop dim that
     plays each distributed dim, or None when that op is not split along it).

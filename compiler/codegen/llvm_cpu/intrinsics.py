@@ -1,4 +1,4 @@
-"""Hand-declared LLVM intrinsics for f32 scalars and vectors.
+"""Hand-declared LLVM intrinsics for float and integer scalars and vectors.
 
 llvmlite's ``Module.declare_intrinsic`` builds wrong signatures for ``llvm.fma``,
 ``llvm.minnum`` and ``llvm.maxnum`` on vectors (DESIGN.md §7), so every intrinsic used by the
@@ -6,7 +6,12 @@ kernel emitters is declared here by its mangled name (``llvm.fmuladd.v16f32``).
 """
 from llvmlite import ir
 
-_ARITY = {"fmuladd": 3, "maximum": 2, "minimum": 2, "fabs": 1, "sqrt": 1}
+_ARITY = {
+    "fmuladd": 3, "fma": 3, "maximum": 2, "minimum": 2, "maxnum": 2, "minnum": 2, "pow": 2,
+    "copysign": 2, "fabs": 1, "sqrt": 1, "floor": 1, "ceil": 1, "round": 1, "roundeven": 1,
+    "trunc": 1, "exp": 1, "exp2": 1, "log": 1, "log2": 1, "log10": 1, "sin": 1, "cos": 1,
+    "smax": 2, "smin": 2, "umax": 2, "umin": 2, "ctpop": 1,
+}
 
 
 def type_suffix(ty):
@@ -17,14 +22,18 @@ def type_suffix(ty):
         return "f32"
     if isinstance(ty, ir.DoubleType):
         return "f64"
+    if isinstance(ty, ir.IntType):
+        return f"i{ty.width}"
     raise TypeError(f"no intrinsic overload suffix for {ty}")
 
 
 def call(builder, name, *args):
     """Call intrinsic ``llvm.<name>`` overloaded on the type of ``args[0]``.
 
-    name: one of fmuladd (a*b+c, fused when the target has FMA), maximum/minimum
-    (NaN-propagating, like arith.maximumf), fabs, sqrt.
+    name: a key of ``_ARITY``: fmuladd (a*b+c, fused when the target has FMA), fma (always
+    fused), maximum/minimum (NaN-propagating, like arith.maximumf), maxnum/minnum (NaN-ignoring),
+    smax/smin/umax/umin on integers, and the libm-like float ops (which LLVM expands inline or
+    lowers to the libm calls the loader allows).
     """
     ty = args[0].type
     if len(args) != _ARITY[name]:

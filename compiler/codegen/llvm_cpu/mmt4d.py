@@ -21,11 +21,13 @@ LLVM folds into ``vfmadd231ps zmm, zmm, dword ptr [..]{1to16}``.
 """
 from llvmlite import ir
 
+from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import intrinsics
+from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import F32, I32, I64, KernelInterface
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.devices.llvm_cpu import abi
-from rt.runtime.errors import InvalidArgumentError
+from rt.runtime.errors import CompileError, InvalidArgumentError
 
 FLAG_ACCUMULATE = 1
 
@@ -80,10 +82,26 @@ def emit_mmt4d(library, name, m0, n0, k0):
         too_small = b.or_(too_small, b.icmp_unsigned("<", have, need))
     with b.if_then(too_small, likely=False):
         b.ret(I32(abi.STATUS_OUT_OF_RANGE))
-    lhs, rhs, out = k.binding(0), k.binding(1), k.binding(2)
     accumulate = b.icmp_unsigned("!=", b.and_(flags, I64(FLAG_ACCUMULATE)), I64(0))
-    n_begin, n_end = _range(b, n1_total, k.workgroup_count(0), k.workgroup_id(0))
-    m_begin, m_end = _range(b, m1_total, k.workgroup_count(1), k.workgroup_id(1))
+    n_range = _range(b, n1_total, k.workgroup_count(0), k.workgroup_id(0))
+    m_range = _range(b, m1_total, k.workgroup_count(1), k.workgroup_id(1))
+    emit_tiles(b, (k.binding(0), k.binding(1), k.binding(2)), m_range, n_range,
+               (k1_total, k1_total, n1_total), k1_total, (m0, n0, k0), accumulate)
+    b.ret(I32(abi.STATUS_OK))
+    return library.add_export(fn, binding_count=3, constant_count=4)
+
+
+def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, accumulate):
+    """Emit the loops computing OUT tiles (m1, n1) for m1, n1 in the given [begin, end) ranges.
+
+    pointers: (lhs, rhs, out) element-0 pointers of contiguous f32 operands; outer_strides:
+    (K1 of LHS, K1 of RHS, N1 of OUT) as i64, the tile counts between consecutive m1 / n1 /
+    m1 rows; k1_total: i64 reduction length; tile: static (M0, N0, K0); accumulate: i1
+    (False overwrites OUT).
+    """
+    lhs, rhs, out = pointers
+    lhs_k1, rhs_k1, out_n1 = outer_strides
+    m0, n0, k0 = tile
     acc_ty = ir.VectorType(F32, n0)
     rhs_ty = ir.VectorType(F32, n0 * k0)
     zero = ir.Constant(acc_ty, [ir.Constant(F32, 0.0)] * n0)
@@ -91,14 +109,14 @@ def emit_mmt4d(library, name, m0, n0, k0):
     def gep(base, offset):
         return b.gep(base, [offset], inbounds=True, source_etype=F32)
 
-    with counted_loop(b, m_begin, m_end, I64(1), "m1") as lm:
-        lhs_panel = gep(lhs, b.mul(lm.index, b.mul(k1_total, I64(m0 * k0))))
-        with counted_loop(b, n_begin, n_end, I64(1), "n1") as ln:
-            rhs_panel = gep(rhs, b.mul(ln.index, b.mul(k1_total, I64(n0 * k0))))
-            tile = gep(out, b.mul(b.add(b.mul(lm.index, n1_total), ln.index), I64(m0 * n0)))
+    with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
+        lhs_panel = gep(lhs, b.mul(lm.index, b.mul(lhs_k1, I64(m0 * k0))))
+        with counted_loop(b, n_range[0], n_range[1], I64(1), "n1") as ln:
+            rhs_panel = gep(rhs, b.mul(ln.index, b.mul(rhs_k1, I64(n0 * k0))))
+            tile_ptr = gep(out, b.mul(b.add(b.mul(lm.index, out_n1), ln.index), I64(m0 * n0)))
             init = []
             for r in range(m0):
-                row = b.load(gep(tile, I64(r * n0)), typ=acc_ty, align=4)
+                row = b.load(gep(tile_ptr, I64(r * n0)), typ=acc_ty, align=4)
                 init.append(b.select(accumulate, row, zero))
             with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
                 rhs_v = b.load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0))), typ=rhs_ty,
@@ -116,6 +134,84 @@ def emit_mmt4d(library, name, m0, n0, k0):
                         acc[r] = intrinsics.call(b, "fmuladd", _splat(b, a, n0), col, acc[r])
                 lk.next_carried = acc
             for r in range(m0):
-                b.store(lk.carried[r], gep(tile, I64(r * n0)), align=4)
-    b.ret(I32(abi.STATUS_OK))
-    return library.add_export(fn, binding_count=3, constant_count=4)
+                b.store(lk.carried[r], gep(tile_ptr, I64(r * n0)), align=4)
+
+
+def _d(*dims):
+    return tuple(kir.AffineExpr.dim(d) for d in dims)
+
+
+def as_generics(op):
+    """``op`` (kernel_ir.Mmt4d) as Generics: an optional zero fill of OUT, then the
+    accumulation over domain (M1, N1, K1, M0, N0, K0) with a multiply-add body (operands
+    widened to OUT's type: extf for floats, extsi for integers)."""
+    lhs, rhs, out = op.lhs, op.rhs, op.out
+    domain = (out.shape[0], out.shape[1], lhs.shape[1], lhs.shape[2], rhs.shape[2], lhs.shape[3])
+    acc = out.element_type
+    is_float = acc.startswith("f")
+    body, values = [], [0, 1]
+    for i, view in enumerate((lhs, rhs)):
+        if view.element_type != acc:
+            cast = ("arith.extf" if is_float else "arith.extsi")
+            body.append(kir.ScalarOp(cast, (i,), acc))
+            values[i] = 2 + len(body)
+    mul, add = ("arith.mulf", "arith.addf") if is_float else ("arith.muli", "arith.addi")
+    body.append(kir.ScalarOp(mul, tuple(values), acc))
+    body.append(kir.ScalarOp(add, (2, 2 + len(body)), acc))
+    ops = []
+    if not op.accumulate:
+        zero = kir.ScalarOp("arith.constant", (), acc, (("value", 0),))
+        ops.append(kir.Generic((domain[0], domain[1], domain[3], domain[4]), ("parallel",) * 4,
+                               (), (out,), (_d(0, 1, 2, 3),), (zero,), (1,), "fill"))
+    ops.append(kir.Generic(domain, ("parallel", "parallel", "reduction", "parallel", "parallel",
+                                    "reduction"),
+                           (lhs, rhs), (out,), (_d(0, 2, 3, 5), _d(1, 2, 4, 5), _d(0, 1, 3, 4)),
+                           tuple(body), (2 + len(body),), "mmt4d"))
+    return ops
+
+
+class Mmt4dPlan:
+    """Emitter for one kernel_ir.Mmt4d: the register-tiled ``emit_tiles`` for contiguous f32
+    operands with static inner tiles, else its ``as_generics`` form."""
+
+    def __init__(self, ctx, op, where):
+        for name, view in (("lhs", op.lhs), ("rhs", op.rhs), ("out", op.out)):
+            if len(view.shape) != 4:
+                raise CompileError(f"llvm-cpu codegen: {where}: mmt4d {name} must be 4-D, got "
+                                   f"shape {view.shape}")
+        self.ctx, self.op = ctx, op
+        self.generics = [GenericPlan(ctx, g, where) for g in as_generics(op)]
+        self.domain = self.generics[-1].domain
+        lhs, rhs, out = op.lhs, op.rhs, op.out
+        tile = (lhs.shape[2], rhs.shape[2], lhs.shape[3])
+        self.fast = (
+            all(v.element_type == "f32" and v.strides is None for v in (lhs, rhs, out))
+            and all(isinstance(t, int) and t >= 1 for t in tile)
+            and out.shape[2:] == tile[:2] and rhs.shape[3] == tile[2] and tile[0] * tile[1] <= 1024)
+        self.tile = tile
+
+    def checks(self):
+        """i1: OUT of range (the accumulation Generic's checks cover every view)."""
+        return self.generics[-1].checks()
+
+    def emit(self, ranges):
+        """Compute this workgroup's OUT tiles; ``ranges`` over (M1, N1, K1, M0, N0, K0)."""
+        if not self.fast:
+            fill_ranges = [ranges[0], ranges[1], ranges[3], ranges[4]]
+            if len(self.generics) == 2:
+                self.generics[0].emit(fill_ranges)
+            self.generics[-1].emit(ranges)
+            return
+        b, sizes, op = self.ctx.b, self.ctx.sizes, self.op
+        pointers = [b.gep(self.ctx.binding(v.binding), [sizes.get(v.offset)], inbounds=True,
+                          source_etype=F32) for v in (op.lhs, op.rhs, op.out)]
+        strides = (sizes.get(op.lhs.shape[1]), sizes.get(op.rhs.shape[1]),
+                   sizes.get(op.out.shape[1]))
+        accumulate = ir.Constant(ir.IntType(1), int(op.accumulate))
+        emit_tiles(b, pointers, ranges[0], ranges[1], strides, sizes.get(op.lhs.shape[1]),
+                   self.tile, accumulate)
+
+
+def plan(ctx, op, where):
+    """The Mmt4dPlan of ``op``."""
+    return Mmt4dPlan(ctx, op, where)

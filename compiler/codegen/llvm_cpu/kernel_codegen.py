@@ -1,0 +1,151 @@
+"""kernel_ir.Kernel -> one llvm-cpu export (a workgroup function).
+
+The export follows the dispatch ABI of ``rt.devices.llvm_cpu.abi``. Its entry block, like the
+prologue IREE's ConvertToLLVM gives every dispatch, reads the push constants and binding
+pointers and evaluates every Size of the kernel; then it checks, for each op, that every
+index its loops can produce stays inside the views and every view inside its binding
+(returning ``abi.STATUS_OUT_OF_RANGE`` otherwise, ``abi.STATUS_INVALID_ARGUMENT`` for a zero
+divisor in a size expression), so no push constant or binding length can make a kernel touch
+memory it was not given. Then each op runs, in order, over this workgroup's tile of the
+Distribution: on each distributed dim i the loop range is
+``[id_i * tile_i, min((id_i + 1) * tile_i, extent))`` of the op dim ``op_dims[op][i]``.
+
+Ops: Generic (``generic.GenericPlan``, with the register-tiled ``matmul`` fast path for f32
+contractions), Mmt4d (``mmt4d`` tiles for contiguous f32, else as a Generic), Pack and Unpack
+(``relayout``).
+
+Loop-dim conventions for distribution (kernel_ir leaves them to the ops): Generic: its domain;
+Mmt4d: d0 = M1, d1 = N1 (d2 = K1, d3 = M0, d4 = N0, d5 = K0); Pack: the dims of the packed
+dest; Unpack: the dims of the packed source (outer tile dims first, then inner tile dims).
+"""
+from llvmlite import ir
+
+from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.codegen.llvm_cpu import matmul, mmt4d, relayout
+from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
+from rt.compiler.codegen.llvm_cpu.interface import I32, I64, KernelInterface
+from rt.compiler.codegen.llvm_cpu.sizes import SizeValues, check_size, iter_sizes
+from rt.devices.llvm_cpu import abi
+from rt.runtime.errors import CompileError
+
+I1 = ir.IntType(1)
+
+
+class KernelContext:
+    """What op emitters share: builder ``b``, interface ``k``, ``target``, ``sizes``, bindings."""
+
+    def __init__(self, builder, interface, target, kernel):
+        self.b = builder
+        self.k = interface
+        self.target = target
+        self.kernel = kernel
+        self.sizes = SizeValues(builder, interface, kernel.constant_count)
+        self._bindings = {}
+
+    def binding(self, ordinal):
+        """Base pointer of binding ``ordinal`` (loaded once, in the entry block)."""
+        if not 0 <= ordinal < self.kernel.binding_count:
+            raise CompileError(f"llvm-cpu codegen: kernel '{self.kernel.name}' uses binding "
+                               f"{ordinal} but declares {self.kernel.binding_count}")
+        if ordinal not in self._bindings:
+            self._bindings[ordinal] = self.k.binding(ordinal)
+        return self._bindings[ordinal]
+
+
+def _views(op):
+    if isinstance(op, kir.Generic):
+        return op.inputs + op.outputs
+    if isinstance(op, kir.Mmt4d):
+        return (op.lhs, op.rhs, op.out)
+    return (op.source, op.dest)
+
+
+def _op_sizes(op):
+    """Every Size ``op`` mentions (domain, view shapes/offsets/strides, tiles)."""
+    for view in _views(op):
+        yield from (*view.shape, view.offset, *(view.strides or ()))
+    if isinstance(op, kir.Generic):
+        yield from op.domain
+    if isinstance(op, (kir.Pack, kir.Unpack)):
+        yield from op.inner_tiles
+
+
+def _validate(kernel):
+    name = kernel.name
+    if not kernel.ops:
+        raise CompileError(f"llvm-cpu codegen: kernel '{name}' has no ops")
+    dist = kernel.distribution
+    if len(dist.dims) > 3 or len(dist.tiles) != len(dist.dims):
+        raise CompileError(f"llvm-cpu codegen: kernel '{name}': distribution dims {dist.dims} "
+                           f"/ tiles {dist.tiles} must pair up, at most three")
+    if any(isinstance(t, bool) or not isinstance(t, int) or t < 1 for t in dist.tiles):
+        raise CompileError(f"llvm-cpu codegen: kernel '{name}': tiles {dist.tiles} must be "
+                           f"static ints >= 1")
+    if dist.dims and len(dist.op_dims) != len(kernel.ops):
+        raise CompileError(f"llvm-cpu codegen: kernel '{name}': op_dims has "
+                           f"{len(dist.op_dims)} entries for {len(kernel.ops)} ops")
+    for i, op in enumerate(kernel.ops):
+        if not isinstance(op, (kir.Generic, kir.Mmt4d, kir.Pack, kir.Unpack)):
+            raise CompileError(f"llvm-cpu codegen: kernel '{name}' op {i} is a "
+                               f"{type(op).__name__}; expected Generic, Mmt4d, Pack or Unpack")
+        for size in _op_sizes(op):
+            check_size(size, f"kernel '{name}' op {i}")
+        if dist.dims and len(dist.op_dims[i]) != len(dist.dims):
+            raise CompileError(f"llvm-cpu codegen: kernel '{name}': op_dims[{i}] "
+                               f"{dist.op_dims[i]} must align with dims {dist.dims}")
+    if len(kernel.binding_access) not in (0, kernel.binding_count):
+        raise CompileError(f"llvm-cpu codegen: kernel '{name}': binding_access has "
+                           f"{len(kernel.binding_access)} entries for {kernel.binding_count} "
+                           f"bindings")
+
+
+def _plan(ctx, op, where):
+    """The emitter object for ``op``: has ``domain`` (Sizes), ``checks()`` and ``emit(ranges)``."""
+    if isinstance(op, kir.Generic):
+        return matmul.plan(ctx, op, where) or GenericPlan(ctx, op, where)
+    if isinstance(op, kir.Mmt4d):
+        return mmt4d.plan(ctx, op, where)
+    return relayout.plan(ctx, op, where)
+
+
+def emit_kernel(library, kernel):
+    """Add ``kernel`` to ``library`` (a LibraryBuilder) as an export; returns its ordinal.
+
+    Raises CompileError naming the kernel and op for malformed Kernel IR or unsupported ops.
+    """
+    _validate(kernel)
+    fn = library.declare_export(kernel.name)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    ctx = KernelContext(b, KernelInterface(b, fn), library.target, kernel)
+    for op in kernel.ops:
+        for size in _op_sizes(op):
+            for s in iter_sizes(size):
+                ctx.sizes.get(s)
+    plans = [_plan(ctx, op, f"kernel '{kernel.name}' op {i}") for i, op in enumerate(kernel.ops)]
+    bad = ir.Constant(I1, 0)
+    for p in plans:
+        bad = b.or_(bad, p.checks())
+    with b.if_then(ctx.sizes.invalid, likely=False):
+        b.ret(I32(abi.STATUS_INVALID_ARGUMENT))
+    with b.if_then(bad, likely=False):
+        b.ret(I32(abi.STATUS_OUT_OF_RANGE))
+    dist = kernel.distribution
+    ids = [ctx.k.workgroup_id(i) for i in range(len(dist.dims))]
+    for i, p in enumerate(plans):
+        ranges = [[I64(0), ctx.sizes.get(d)] for d in p.domain]
+        for axis, op_dim in enumerate(dist.op_dims[i] if dist.dims else ()):
+            if op_dim is None:
+                continue
+            if not 0 <= op_dim < len(ranges):
+                raise CompileError(f"llvm-cpu codegen: kernel '{kernel.name}': op_dims[{i}] "
+                                   f"names d{op_dim} outside the op's {len(ranges)}-d domain")
+            extent = ranges[op_dim][1]
+            lo = b.mul(ids[axis], I64(dist.tiles[axis]))
+            hi = b.add(lo, I64(dist.tiles[axis]))
+            ranges[op_dim] = [b.select(b.icmp_unsigned("<", lo, extent), lo, extent),
+                              b.select(b.icmp_unsigned("<", hi, extent), hi, extent)]
+        p.emit(ranges)
+    b.ret(I32(abi.STATUS_OK))
+    return library.add_export(fn, binding_count=kernel.binding_count,
+                              constant_count=kernel.constant_count)
+

@@ -1,0 +1,337 @@
+"""Scalar ops of a Kernel IR body (arith, math, linalg.index) as LLVM IR on scalars or vectors.
+
+Every op is emitted on values of one "lane shape": plain scalars (lanes == 1) or
+``<lanes x T>`` vectors, so the same body serves the vector loop and its scalar tail. Types
+follow kernel_ir: ``f16`` is storage only and computed as f32, rounded to f16 after every op
+that produces an f16 (as MLIR's arith on f16 would); ``i1`` is an LLVM i1; ``index`` is i64.
+
+Math: exp, log and tanh on f32 are the polynomials of ``math_approximation`` (vectorizable);
+the other math ops, and all f64 math, use LLVM intrinsics or libm calls (scalarized per lane),
+which the llvm-cpu loader resolves. Integer division by zero yields 0 (and signed
+INT_MIN / -1 wraps) instead of trapping, as numpy does; MLIR leaves both undefined.
+
+Source: MLIR's arith-to-llvm / math-to-llvm conversions and math-polynomial-approximation.
+"""
+from llvmlite import ir
+
+from rt.compiler.codegen.llvm_cpu import intrinsics
+from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
+from rt.compiler.codegen.llvm_cpu.math_approximation import emit_exp, emit_log, emit_tanh
+from rt.runtime.errors import CompileError
+
+FLOAT_TYPES = ("f16", "f32", "f64")
+INT_WIDTHS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
+
+_FCMP = {"oeq": ("o", "=="), "ogt": ("o", ">"), "oge": ("o", ">="), "olt": ("o", "<"),
+         "ole": ("o", "<="), "one": ("o", "!="), "ord": ("o", "ord"), "ueq": ("u", "=="),
+         "ugt": ("u", ">"), "uge": ("u", ">="), "ult": ("u", "<"), "ule": ("u", "<="),
+         "une": ("u", "!="), "uno": ("u", "uno")}
+_ICMP = {"eq": ("s", "=="), "ne": ("s", "!="), "slt": ("s", "<"), "sle": ("s", "<="),
+         "sgt": ("s", ">"), "sge": ("s", ">="), "ult": ("u", "<"), "ule": ("u", "<="),
+         "ugt": ("u", ">"), "uge": ("u", ">=")}
+_FLOAT_BINARY = {"arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul",
+                 "arith.divf": "fdiv", "arith.remf": "frem"}
+_INT_BINARY = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul",
+               "arith.andi": "and_", "arith.ori": "or_", "arith.xori": "xor"}
+_INTRINSIC_BINARY = {"arith.maximumf": "maximum", "arith.minimumf": "minimum",
+                     "arith.maxnumf": "maxnum", "arith.minnumf": "minnum", "math.powf": "pow",
+                     "math.copysign": "copysign", "arith.maxsi": "smax", "arith.minsi": "smin",
+                     "arith.maxui": "umax", "arith.minui": "umin"}
+_INTRINSIC_UNARY = {"math.absf": "fabs", "math.sqrt": "sqrt", "math.floor": "floor",
+                    "math.ceil": "ceil", "math.round": "round", "math.roundeven": "roundeven",
+                    "math.trunc": "trunc", "math.exp2": "exp2", "math.log2": "log2",
+                    "math.log10": "log10", "math.sin": "sin", "math.cos": "cos",
+                    "math.ctpop": "ctpop"}
+#: Math ops computed by a libm call per lane: op -> (f32 name, f64 name).
+_LIBM_UNARY = {"math.erf": ("erff", "erf"), "math.erfc": ("erfcf", "erfc"),
+               "math.tan": ("tanf", "tan"), "math.atan": ("atanf", "atan"),
+               "math.asin": ("asinf", "asin"), "math.acos": ("acosf", "acos"),
+               "math.sinh": ("sinhf", "sinh"), "math.cosh": ("coshf", "cosh"),
+               "math.asinh": ("asinhf", "asinh"), "math.acosh": ("acoshf", "acosh"),
+               "math.atanh": ("atanhf", "atanh"), "math.cbrt": ("cbrtf", "cbrt"),
+               "math.log1p": ("log1pf", "log1p"), "math.expm1": ("expm1f", "expm1"),
+               "math.tanh": ("tanhf", "tanh"), "math.exp": ("expf", "exp"),
+               "math.log": ("logf", "log")}
+_LIBM_BINARY = {"math.atan2": ("atan2f", "atan2")}
+_F32_POLYNOMIAL = {"math.exp": emit_exp, "math.log": emit_log, "math.tanh": emit_tanh}
+
+
+def compute_type(name):
+    """The LLVM scalar type a value of kernel type ``name`` is computed in."""
+    if name in ("f16", "f32"):
+        return ir.FloatType()
+    if name == "f64":
+        return ir.DoubleType()
+    if name in INT_WIDTHS:
+        return ir.IntType(INT_WIDTHS[name])
+    raise CompileError(f"llvm-cpu codegen: unsupported element type {name!r}; expected one of "
+                       f"f16, f32, f64, i1, i8, i16, i32, i64, index")
+
+
+def lane_type(ty, lanes):
+    """``ty`` or ``<lanes x ty>``."""
+    return ty if lanes == 1 else ir.VectorType(ty, lanes)
+
+
+def splat(builder, value, lanes):
+    """Broadcast scalar ``value`` to ``lanes`` lanes (no-op for lanes == 1)."""
+    if lanes == 1 or isinstance(value.type, ir.VectorType):
+        return value
+    vty = ir.VectorType(value.type, lanes)
+    if isinstance(value, ir.Constant):
+        return ir.Constant(vty, [value] * lanes)
+    v = builder.insert_element(ir.Constant(vty, ir.Undefined), value, ir.IntType(32)(0))
+    return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
+                                  ir.Constant(ir.VectorType(ir.IntType(32), lanes), [0] * lanes))
+
+
+def constant(name, value, lanes):
+    """An LLVM constant of kernel type ``name`` (bools and ints for integers)."""
+    ty = compute_type(name)
+    if name in FLOAT_TYPES:
+        scalar = ir.Constant(ty, float(value))
+    else:
+        width = INT_WIDTHS[name]
+        scalar = ir.Constant(ty, int(value) & ((1 << width) - 1))
+    return scalar if lanes == 1 else ir.Constant(ir.VectorType(ty, lanes), [scalar] * lanes)
+
+
+def round_to_f16(builder, value):
+    """f32 ``value`` rounded to the nearest f16 (ties to even), still as f32."""
+    return f16_bits_to_f32(builder, f32_to_f16_bits(builder, value))
+
+
+class BodyEmitter:
+    """Emits the ScalarOps of one body with ``builder`` on values of ``lanes`` lanes.
+
+    index_values: per loop dim the i64 index (scalar; for the vectorized dim its first lane)
+    and vector_dim: the dim whose lanes are consecutive indices (None when lanes == 1).
+    """
+
+    def __init__(self, builder, lanes, index_values=(), vector_dim=None):
+        self.b = builder
+        self.lanes = lanes
+        self.index_values = index_values
+        self.vector_dim = vector_dim
+
+    def emit(self, op, args, arg_types):
+        """Value of ``op`` (a kernel_ir.ScalarOp) given operand values and type names."""
+        try:
+            value = self._emit(op, args, arg_types)
+        except (ValueError, TypeError, AttributeError) as e:
+            raise CompileError(f"llvm-cpu codegen: '{op.name}' on operands of types "
+                               f"{list(arg_types)} -> {op.result_type}: {e}") from None
+        if op.result_type == "f16" and op.name not in ("arith.extf", "arith.bitcast"):
+            value = round_to_f16(self.b, value)
+        return value
+
+    def _emit(self, op, args, types):
+        b, name, rt = self.b, op.name, op.result_type
+        if name == "arith.constant":
+            return constant(rt, op.attr("value"), self.lanes)
+        if name == "linalg.index":
+            return self._index(op.attr("dim"))
+        if name in _FLOAT_BINARY:
+            return getattr(b, _FLOAT_BINARY[name])(*args)
+        if name in _INT_BINARY:
+            return getattr(b, _INT_BINARY[name])(*args)
+        if name in _INTRINSIC_BINARY:
+            return intrinsics.call(b, _INTRINSIC_BINARY[name], *args)
+        if name == "arith.negf":
+            return b.fneg(args[0])
+        if name in ("arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
+                    "arith.floordivsi", "arith.ceildivsi", "arith.ceildivui"):
+            return self._int_division(name, *args)
+        if name in ("arith.shli", "arith.shrsi", "arith.shrui"):
+            return self._shift(name, *args)
+        if name == "arith.cmpf":
+            return self._cmpf(op.attr("predicate"), *args)
+        if name == "arith.cmpi":
+            kind, pred = self._predicate(_ICMP, op.attr("predicate"), name)
+            return (b.icmp_signed if kind == "s" else b.icmp_unsigned)(pred, *args)
+        if name == "arith.select":
+            return b.select(*args)
+        if name in ("math.absi",):
+            return b.select(b.icmp_signed("<", args[0], self._zero(args[0].type)),
+                            b.sub(self._zero(args[0].type), args[0]), args[0])
+        if name in ("math.fma",):
+            return intrinsics.call(b, "fma", *args)
+        if name == "math.rsqrt":
+            one = ir.Constant(args[0].type, 1.0) if self.lanes == 1 else splat(
+                b, ir.Constant(args[0].type.element, 1.0), self.lanes)
+            return b.fdiv(one, intrinsics.call(b, "sqrt", args[0]))
+        if name in ("math.isnan", "math.isinf", "math.isfinite"):
+            return self._classify(name, args[0])
+        if name in _INTRINSIC_UNARY:
+            return intrinsics.call(b, _INTRINSIC_UNARY[name], args[0])
+        if name in _F32_POLYNOMIAL and types[0] in ("f16", "f32"):
+            return _F32_POLYNOMIAL[name](b, args[0])
+        if name in _LIBM_UNARY or name in _LIBM_BINARY:
+            table = _LIBM_UNARY if name in _LIBM_UNARY else _LIBM_BINARY
+            return self._libm(table[name][1 if types[0] == "f64" else 0], args)
+        if name.startswith("arith.") and name[6:] in _CASTS:
+            return _CASTS[name[6:]](self, args[0], types[0], rt)
+        raise CompileError(f"llvm-cpu codegen: scalar op '{name}' is not supported in a "
+                           f"kernel body; supported: arith and math ops on f16/f32/f64/i1-i64")
+
+    def _zero(self, ty):
+        return ir.Constant(ty, None)
+
+    def _lanes_of(self, ty):
+        return lane_type(ty, self.lanes)
+
+    def _index(self, dim):
+        if dim is None or not 0 <= dim < len(self.index_values):
+            raise CompileError(f"llvm-cpu codegen: linalg.index dim {dim} is outside the "
+                               f"{len(self.index_values)}-d iteration domain")
+        value = splat(self.b, self.index_values[dim], self.lanes)
+        if dim == self.vector_dim and self.lanes > 1:
+            step = ir.Constant(ir.VectorType(ir.IntType(64), self.lanes), list(range(self.lanes)))
+            value = self.b.add(value, step)
+        return value
+
+    @staticmethod
+    def _predicate(table, predicate, name):
+        if predicate not in table:
+            raise CompileError(f"llvm-cpu codegen: {name} predicate {predicate!r} is not one of "
+                               f"{sorted(table)}")
+        return table[predicate]
+
+    def _cmpf(self, predicate, x, y):
+        b = self.b
+        if predicate in ("false", "true"):
+            ty = lane_type(ir.IntType(1), self.lanes)
+            bit = ir.Constant(ir.IntType(1), int(predicate == "true"))
+            return bit if self.lanes == 1 else ir.Constant(ty, [bit] * self.lanes)
+        kind, pred = self._predicate(_FCMP, predicate, "arith.cmpf")
+        return (b.fcmp_ordered if kind == "o" else b.fcmp_unordered)(pred, x, y)
+
+    def _classify(self, name, x):
+        b = self.b
+        scalar_ty = x.type.element if isinstance(x.type, ir.VectorType) else x.type
+        inf = splat(b, ir.Constant(scalar_ty, float("inf")), self.lanes)
+        ax = intrinsics.call(b, "fabs", x)
+        if name == "math.isnan":
+            return b.fcmp_unordered("uno", x, x)
+        if name == "math.isinf":
+            return b.fcmp_ordered("==", ax, inf)
+        return b.fcmp_ordered("<", ax, inf)
+
+    def _int_division(self, name, x, y):
+        b, ty = self.b, x.type
+        zero, one = self._zero(ty), self._const_int(ty, 1)
+        by_zero = b.icmp_unsigned("==", y, zero)
+        safe = b.select(by_zero, one, y)
+        if name == "arith.divui":
+            result = b.udiv(x, safe)
+        elif name == "arith.remui":
+            result = b.urem(x, safe)
+        elif name == "arith.ceildivui":
+            inexact = b.icmp_unsigned("!=", b.urem(x, safe), zero)
+            result = b.add(b.udiv(x, safe), b.zext(inexact, ty))
+        else:
+            # INT_MIN / -1 overflows (and traps on x86): divide by 1 instead, giving the
+            # wrapped quotient INT_MIN and remainder 0.
+            width = (ty.element if isinstance(ty, ir.VectorType) else ty).width
+            overflow = b.and_(b.icmp_unsigned("==", x, self._const_int(ty, 1 << (width - 1))),
+                              b.icmp_signed("==", y, self._const_int(ty, -1)))
+            safe = b.select(overflow, one, safe)
+            q, r = b.sdiv(x, safe), b.srem(x, safe)
+            inexact = b.icmp_signed("!=", r, zero)
+            same_sign = b.icmp_signed(">=", b.xor(x, safe), zero)
+            if name == "arith.divsi":
+                result = q
+            elif name == "arith.remsi":
+                result = r
+            elif name == "arith.floordivsi":
+                result = b.select(b.and_(inexact, b.not_(same_sign)), b.sub(q, one), q)
+            else:
+                result = b.select(b.and_(inexact, same_sign), b.add(q, one), q)
+        return b.select(by_zero, zero, result)
+
+    def _const_int(self, ty, value):
+        scalar = ty.element if isinstance(ty, ir.VectorType) else ty
+        c = ir.Constant(scalar, value & ((1 << scalar.width) - 1))
+        return c if self.lanes == 1 else ir.Constant(ty, [c] * self.lanes)
+
+    def _shift(self, name, x, y):
+        b, ty = self.b, x.type
+        width = (ty.element if isinstance(ty, ir.VectorType) else ty).width
+        too_far = b.icmp_unsigned(">=", y, self._const_int(ty, width))
+        safe = b.select(too_far, self._zero(ty), y)
+        if name == "arith.shli":
+            return b.select(too_far, self._zero(ty), b.shl(x, safe))
+        if name == "arith.shrui":
+            return b.select(too_far, self._zero(ty), b.lshr(x, safe))
+        return b.ashr(x, b.select(too_far, self._const_int(ty, width - 1), y))
+
+    def _libm(self, symbol, args):
+        b = self.b
+        module = b.module
+        scalar_ty = args[0].type.element if isinstance(args[0].type, ir.VectorType) else args[0].type
+        fn = module.globals.get(symbol)
+        if fn is None:
+            fn = ir.Function(module, ir.FunctionType(scalar_ty, [scalar_ty] * len(args)), symbol)
+            fn.attributes.add("nounwind")
+        if self.lanes == 1:
+            return b.call(fn, args)
+        result = ir.Constant(args[0].type, ir.Undefined)
+        for lane in range(self.lanes):
+            i = ir.IntType(32)(lane)
+            result = b.insert_element(result, b.call(fn, [b.extract_element(a, i) for a in args]), i)
+        return result
+
+
+def _extf(em, x, src, dst):
+    if src in ("f16", "f32") and dst in ("f16", "f32"):
+        return x
+    return em.b.fpext(x, em._lanes_of(compute_type(dst)))
+
+
+def _truncf(em, x, src, dst):
+    if src == "f64":
+        x = em.b.fptrunc(x, em._lanes_of(compute_type("f32")))
+    return x
+
+
+def _int_resize(signed):
+    def cast(em, x, src, dst):
+        sw, dw = INT_WIDTHS[src], INT_WIDTHS[dst]
+        ty = em._lanes_of(compute_type(dst))
+        if sw == dw:
+            return x
+        if sw > dw:
+            return em.b.trunc(x, ty)
+        return em.b.sext(x, ty) if signed else em.b.zext(x, ty)
+    return cast
+
+
+def _to_float(signed):
+    def cast(em, x, src, dst):
+        ty = em._lanes_of(compute_type(dst))
+        return em.b.sitofp(x, ty) if signed else em.b.uitofp(x, ty)
+    return cast
+
+
+def _to_int(signed):
+    def cast(em, x, src, dst):
+        ty = em._lanes_of(compute_type(dst))
+        return em.b.fptosi(x, ty) if signed else em.b.fptoui(x, ty)
+    return cast
+
+
+def _bitcast(em, x, src, dst):
+    b = em.b
+    if src == dst:
+        return x
+    if src == "f16":
+        x = f32_to_f16_bits(b, x)
+    value = b.bitcast(x, em._lanes_of(ir.IntType(16) if dst == "f16" else compute_type(dst)))
+    return f16_bits_to_f32(b, value) if dst == "f16" else value
+
+_CASTS = {
+    "extf": _extf, "truncf": _truncf, "extsi": _int_resize(True), "extui": _int_resize(False),
+    "trunci": _int_resize(False), "index_cast": _int_resize(True),
+    "index_castui": _int_resize(False), "sitofp": _to_float(True), "uitofp": _to_float(False),
+    "fptosi": _to_int(True), "fptoui": _to_int(False), "bitcast": _bitcast,
+}

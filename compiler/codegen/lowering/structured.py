@@ -1,0 +1,155 @@
+"""linalg ops on tensors -> ``Structured``: a generic-form description (maps, iterators, body).
+
+Every linalg op with indexing maps (generic and the named ops: fill, copy, matmul,
+batch_matmul, matvec, vecmat, dot, transpose, conv_2d_*, depthwise, pooling_*, elementwise
+named ops) is read through ``get_indexing_maps`` / ``get_iterator_types`` and its (possibly
+hidden) region; ``linalg.broadcast`` and ``linalg.reduce`` are rebuilt in generic form here.
+Body ops become kernel_ir.ScalarOps numbered after the block arguments; values captured from
+outside the body must be scalar constants (they become ``arith.constant``).
+
+Source: MLIR LinalgStructuredInterface (indexing maps, iterator types, region) and
+LinalgNamedStructuredOps.yaml (the named ops' generic forms).
+"""
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+
+from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.codegen.lowering.symbols import (CMPF_PREDICATES, CMPI_PREDICATES, ScalarConst,
+                                                  affine_map, is_size, type_name)
+from rt.compiler.frontend import error_at_op
+
+#: Kind hints by linalg op name (kernel_ir.Generic.kind).
+KINDS = {
+    "linalg.fill": "fill", "linalg.copy": "copy", "linalg.matmul": "matmul",
+    "linalg.batch_matmul": "batch_matmul", "linalg.matvec": "matvec", "linalg.vecmat": "matvec",
+    "linalg.batch_matvec": "matvec", "linalg.dot": "reduction", "linalg.transpose": "transpose",
+    "linalg.broadcast": "broadcast", "linalg.reduce": "reduction",
+    "linalg.conv_2d_nhwc_hwcf": "conv", "linalg.conv_2d_nchw_fchw": "conv",
+    "linalg.depthwise_conv_2d_nhwc_hwc": "conv", "linalg.pooling_nhwc_max": "pooling",
+    "linalg.pooling_nhwc_sum": "pooling", "linalg.pooling_nchw_sum": "pooling",
+    "linalg.pooling_nchw_max": "pooling",
+}
+
+
+@dataclass
+class Structured:
+    """A linalg op in generic form. inputs/outputs: the op's SSA operands (tensors or scalars);
+    maps: per operand, tuple of AffineExpr; body: ScalarOps; yields: value ids; op: the xDSL op."""
+
+    op: object
+    domain: tuple
+    iterator_types: tuple
+    inputs: list
+    outputs: list
+    maps: list
+    body: list
+    yields: tuple
+    kind: str
+
+
+def _attr_value(attr):
+    if isinstance(attr, FloatAttr):
+        return float(attr.value.data)
+    if isinstance(attr, IntegerAttr):
+        return int(attr.value.data)
+    return None
+
+
+def convert_body(block, n_args, env, op):
+    """Block ops -> (ScalarOps, yields). env maps SSA values defined outside to symbols."""
+    ids = {arg: i for i, arg in enumerate(block.args)}
+    body = []
+
+    def value_id(v, user):
+        if v in ids:
+            return ids[v]
+        sym = env.get(v)
+        if isinstance(sym, ScalarConst):
+            body.append(kir.ScalarOp("arith.constant", (), sym.type, (("value", sym.value),)))
+        elif is_size(sym) and isinstance(sym, int):
+            body.append(kir.ScalarOp("arith.constant", (), type_name(v.type, user), (("value", sym),)))
+        else:
+            raise error_at_op(user, "a linalg body uses a value defined outside it that is not a "
+                                    "scalar constant; only constants can be captured")
+        ids[v] = n_args + len(body) - 1
+        return ids[v]
+
+    for inner in block.ops:
+        if inner.name in ("linalg.yield",):
+            return body, tuple(value_id(v, inner) for v in inner.operands)
+        operands = tuple(value_id(v, inner) for v in inner.operands)
+        attrs = {}
+        if inner.name == "arith.constant":
+            value = _attr_value(inner.value)
+            if value is None:
+                raise error_at_op(inner, "only scalar constants are supported inside linalg bodies")
+            attrs["value"] = value
+        elif inner.name == "arith.cmpf":
+            attrs["predicate"] = CMPF_PREDICATES[inner.predicate.value.data]
+        elif inner.name == "arith.cmpi":
+            attrs["predicate"] = CMPI_PREDICATES[inner.predicate.value.data]
+        elif inner.name == "linalg.index":
+            attrs["dim"] = inner.dim.value.data
+        if len(inner.results) != 1:
+            raise error_at_op(inner, f"'{inner.name}' with {len(inner.results)} results is not "
+                                     f"supported inside a linalg body")
+        body.append(kir.ScalarOp(inner.name, operands, type_name(inner.results[0].type, inner),
+                                 tuple(sorted(attrs.items()))))
+        ids[inner.results[0]] = n_args + len(body) - 1
+    raise error_at_op(op, "linalg body has no linalg.yield")
+
+
+def _shape(value):
+    return value.type.get_shape() if hasattr(value.type, "get_shape") else ()
+
+
+def structured(op, env, dims_of):
+    """The Structured form of linalg ``op``. dims_of(value) -> Sizes of a tensor value."""
+    ins, outs = list(op.inputs), list(op.outputs)
+    if op.name == "linalg.broadcast":
+        rank = len(_shape(outs[0]))
+        kept = [d for d in range(rank) if d not in op.dimensions.get_values()]
+        maps = [tuple(kir.AffineExpr.dim(d) for d in kept),
+                tuple(kir.AffineExpr.dim(d) for d in range(rank))]
+        return Structured(op, tuple(dims_of(outs[0])), ("parallel",) * rank, ins, outs, maps,
+                          [], (0,), "broadcast")
+    if op.name == "linalg.reduce":
+        rank = len(_shape(ins[0]))
+        reduced = set(op.dimensions.get_values())
+        kept = [d for d in range(rank) if d not in reduced]
+        maps = [tuple(kir.AffineExpr.dim(d) for d in range(rank))] * len(ins) + [
+            tuple(kir.AffineExpr.dim(d) for d in kept)] * len(outs)
+        iterators = tuple("reduction" if d in reduced else "parallel" for d in range(rank))
+        body, yields = convert_body(op.body.block, len(ins) + len(outs), env, op)
+        return Structured(op, tuple(dims_of(ins[0])), iterators, ins, outs, maps, body, yields,
+                          "reduction")
+    if not hasattr(op, "get_indexing_maps"):
+        raise error_at_op(op, f"'{op.name}' is not supported in a dispatch by rt's llvm-cpu/vmvx "
+                              f"lowering")
+    maps = [affine_map(m.data, op) for m in op.get_indexing_maps().data]
+    iterators = tuple("reduction" if "reduction" in str(t.data).lower() else "parallel"
+                      for t in op.get_iterator_types().data)
+    body, yields = convert_body(op.body.block, len(ins) + len(outs), env, op)
+    domain = _domain(op, maps, ins + outs, dims_of, len(iterators))
+    kind = KINDS.get(op.name)
+    if kind is None:
+        kind = "reduction" if "reduction" in iterators else "elementwise"
+    return Structured(op, domain, iterators, ins, outs, maps, body, yields, kind)
+
+
+def _domain(op, maps, operands, dims_of, ndims):
+    """Loop extents: each dim from the first operand dim indexed exactly by it."""
+    domain = [None] * ndims
+    for amap, value in zip(maps, operands):
+        if not _shape(value):
+            continue
+        sizes = dims_of(value)
+        for expr, size in zip(amap, sizes):
+            if len(expr.terms) == 1 and expr.terms[0][1] == 1 and expr.constant == 0:
+                d = expr.terms[0][0]
+                if domain[d] is None:
+                    domain[d] = size
+    if any(d is None for d in domain):
+        raise error_at_op(op, f"cannot infer every loop extent of '{op.name}' from its operands")
+    return tuple(domain)

@@ -1,0 +1,110 @@
+"""The ``llvm-cpu`` target backend: x86-64 CPU configs, workgroup tiles, object serialization.
+
+Device specs: ``llvm-cpu`` (this host's CPU), ``llvm-cpu:host``, ``llvm-cpu:x86-64``,
+``llvm-cpu:x86-64-v2`` / ``-v3`` / ``-v4``, ``llvm-cpu:znver4``, ``llvm-cpu:znver5``. The config
+is the dict behind ``#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64", {...}>``:
+``cpu`` (LLVM processor name), ``cpu_features`` (every enabled feature, ``"+a,+b"``),
+``target_triple``, ``native_vector_size`` (bytes) and ``target`` (the spec's CPU name).
+``serialize`` compiles a list of kernel_ir.Kernel into one relocatable object with
+``kernel_codegen.emit_kernel`` and ``LibraryBuilder``, exactly what
+``rt.devices.llvm_cpu.LOADER`` loads.
+
+Source: IREE compiler/plugins/target/LLVMCPU (LLVMCPUTarget.cpp, LLVMTargetOptions) and the
+tile-size heuristics of KernelDispatch.cpp, reduced to one table per op kind.
+"""
+from rt.compiler.codegen.llvm_cpu.kernel_codegen import emit_kernel
+from rt.compiler.codegen.llvm_cpu.library import LibraryBuilder
+from rt.compiler.codegen.llvm_cpu.target import NAMED_CPUS, TRIPLE, CpuTarget, cpu_target
+from rt.compiler.targets import TargetBackend
+from rt.devices.llvm_cpu import abi
+from rt.devices.llvm_cpu.cpu_features import known_cpu_features, parse_feature_list
+from rt.runtime.errors import CompileError, InvalidArgumentError
+
+#: Workgroup tiles per root-op kind, innermost distributed dim first (x, y, z). A matmul's
+#: x is n and y is m; an elementwise op's x is its innermost parallel dim.
+WORKGROUP_TILES = {
+    "matmul": (128, 32),
+    "batch_matmul": (128, 32, 1),
+    "mmt4d": (4, 4),
+    "pack": (8, 8),
+    "unpack": (8, 8),
+    "conv": (64, 8, 1),
+    "pooling": (64, 8, 1),
+    "reduction": (256, 8),
+    "matvec": (256,),
+}
+DEFAULT_TILES = (8192, 16, 4)
+
+
+class LlvmCpuBackend(TargetBackend):
+    """rt.compiler.targets.get_backend("llvm-cpu")."""
+
+    name = "llvm-cpu"
+    format = abi.FORMAT
+
+    def target_config(self, spec_suffix):
+        """Config for ``llvm-cpu[:<cpu>]``; InvalidArgumentError lists the known CPUs."""
+        cpu = spec_suffix or "host"
+        if cpu != "host" and cpu not in NAMED_CPUS:
+            raise InvalidArgumentError(f"llvm-cpu target CPU {cpu!r} is not known; expected "
+                                       f"one of {', '.join(['host', *NAMED_CPUS])}")
+        target = cpu_target(cpu)
+        return {
+            "target": cpu,
+            "cpu": target.cpu,
+            "cpu_features": ",".join("+" + f for f in target.features),
+            "target_triple": TRIPLE,
+            "native_vector_size": target.vector_bytes,
+        }
+
+    def workgroup_tiles(self, kernel_kind, config):
+        """Tiles (x, y, z order) for a root op of ``kernel_kind``; see WORKGROUP_TILES."""
+        tiles = WORKGROUP_TILES.get(kernel_kind, DEFAULT_TILES)
+        if kernel_kind == "mmt4d" and _vector_bytes(config) < 64:
+            return (8, 8)
+        return tiles
+
+    def serialize(self, executable_name, kernels, config):
+        """Compile ``kernels`` into ``(format, data, metadata)`` for the llvm-cpu loader.
+
+        Raises CompileError for a malformed config or Kernel IR the code generator rejects.
+        """
+        target = target_from_config(config)
+        library = LibraryBuilder(executable_name, target)
+        for kernel in kernels:
+            emit_kernel(library, kernel)
+        obj = library.build()
+        return obj.format, obj.data, obj.metadata
+
+
+def _vector_bytes(config):
+    size = (config or {}).get("native_vector_size")
+    return size if isinstance(size, int) else 64
+
+
+def target_from_config(config):
+    """The CpuTarget a config dict describes (as written by ``target_config`` or by hand, as in
+    IREE's ``{cpu_features = "+avx512f", target_triple = "x86_64-..."}``)."""
+    config = {k: getattr(v, "data", v) for k, v in dict(config or {}).items()}
+    triple = str(config.get("target_triple", TRIPLE))
+    if not triple.startswith("x86_64"):
+        raise CompileError(f"llvm-cpu: target_triple {triple!r} is not x86_64; this backend "
+                           f"emits x86-64 objects only")
+    name = str(config.get("target", config.get("cpu", "x86-64")))
+    if name == "host" and "cpu_features" not in config:
+        return cpu_target("host")
+    try:
+        on, off = parse_feature_list(str(config.get("cpu_features", "")))
+    except ValueError as e:
+        raise CompileError(f"llvm-cpu: cpu_features: {e}") from None
+    unknown = sorted(set(on) - known_cpu_features())
+    if unknown:
+        raise CompileError(f"llvm-cpu: cpu_features names unknown feature(s) {unknown}")
+    base = name if name in NAMED_CPUS else "x86-64"
+    extra = ",".join([f"+{f}" for f in on] + [f"-{f}" for f in off])
+    target = cpu_target(base, extra)
+    cpu = str(config.get("cpu", target.cpu))
+    return CpuTarget(name, cpu if cpu != "host" else target.cpu, target.features)
+
+
+BACKEND = LlvmCpuBackend()
