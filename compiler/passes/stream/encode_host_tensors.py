@@ -1,0 +1,260 @@
+"""``iree-stream-encode-host-tensors``: stream.tensor.* ops become byte-level stream.async.* ops.
+
+Input: host code from ``iree-stream-convert-to-stream``. Output: ``stream.tensor.sizeof`` is
+folded to index arithmetic (product of dims x element bytes, sub-byte element types widened to
+whole bytes: i1..i8 -> 1 byte, i9..i16 -> 2, ...); empty/constant/splat/clone/slice/update/fill/
+load/store/dispatch become ``stream.async.*`` with byte offsets and ranges. ``stream.tensor.import``
+and ``stream.tensor.export`` stay (the HAL conversion needs their encodings).
+
+Example::
+
+    %s = stream.tensor.sizeof tensor<?x4xf32>{%d} : index
+    %e = stream.tensor.empty : tensor<?x4xf32>{%d} in !stream.resource<*>{%s}
+    %r = stream.tensor.dispatch @ex::@fn(%e) : (tensor<?x4xf32>{%d} in !stream.resource<*>{%s}) -> tensor<?x4xf32>{%d} in !stream.resource<*>{%s}
+    // ->
+    %c16 = arith.constant 16 : index
+    %s = arith.muli %d, %c16 : index
+    %e = stream.async.alloca : !stream.resource<*>{%s}
+    %r = stream.async.dispatch @ex::@fn(%e[%c0 to %s for %s]) : (!stream.resource<*>{%s}) -> !stream.resource<*>{%s}
+
+Errors: UnimplementedError for tensors carrying an ``#iree_encoding`` (resolved per device by
+specialize-encodings, issue 5) or slices/updates that are not one contiguous byte range.
+Source followed: IREE ``Stream/Transforms/EncodeTensors.cpp`` (EncodeHostTensorsPass).
+"""
+import dataclasses
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType, NoneAttr
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from rt.compiler.dialects import stream
+from rt.compiler.frontend import error_at_op
+from rt.compiler.passes.base import Pass
+from rt.compiler.passes.stream.resources import INDEX, element_byte_width, host_callables, index_constant
+from rt.runtime.errors import UnimplementedError
+
+
+@dataclasses.dataclass(frozen=True)
+class EncodeHostTensorsPass(Pass):
+    """stream.tensor.* -> stream.async.* with byte sizes/offsets."""
+
+    name = "iree-stream-encode-host-tensors"
+
+    def run(self, module, ctx):
+        for callable_op in host_callables(module):
+            for op in list(callable_op.walk()):
+                handler = _HANDLERS.get(op.name)
+                if handler is not None:
+                    handler(op)
+
+
+class _Builder:
+    """Index arithmetic before an anchor op on ints (folded) or SSA values (emitted)."""
+
+    def __init__(self, anchor):
+        self.anchor = anchor
+
+    def insert(self, op):
+        Rewriter.insert_op(op, InsertPoint.before(self.anchor))
+        return op.results[0]
+
+    def value(self, x):
+        """SSA value for ``x`` (an int becomes an arith.constant)."""
+        return self.insert(index_constant(x)) if isinstance(x, int) else x
+
+    def mul(self, a, b):
+        a, b = _folded(a), _folded(b)
+        if isinstance(a, int) and isinstance(b, int):
+            return a * b
+        if a == 1 or b == 1:
+            return b if a == 1 else a
+        return self.insert(arith.MuliOp(self.value(a), self.value(b)))
+
+    def add(self, a, b):
+        a, b = _folded(a), _folded(b)
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if a == 0 or b == 0:
+            return b if a == 0 else a
+        return self.insert(arith.AddiOp(self.value(a), self.value(b)))
+
+
+def _const_value(value):
+    op = getattr(value, "op", None)
+    if isinstance(op, arith.ConstantOp) and op.result.type == INDEX:
+        return op.value.value.data
+    return None
+
+
+def _folded(x):
+    """``x`` as an int when it is one or an index arith.constant, else the SSA value."""
+    if isinstance(x, int):
+        return x
+    value = _const_value(x)
+    return x if value is None else value
+
+
+def _check_encoding(op, tensor_type):
+    if not isinstance(tensor_type.encoding, NoneAttr):
+        raise UnimplementedError(f"{op.name}: tensor {tensor_type} carries an encoding; run "
+                                 f"specialize-encodings to resolve it per device before encode-host-tensors")
+
+
+def _dim_values(b, tensor_type, dims):
+    """One index value per dimension of ``tensor_type`` (dynamic ones from ``dims``)."""
+    dims = list(dims)
+    out = []
+    for d in tensor_type.get_shape():
+        out.append(dims.pop(0) if d == DYNAMIC_INDEX else d)
+    return out
+
+
+def _byte_size(b, op, tensor_type, dims):
+    _check_encoding(op, tensor_type)
+    size = element_byte_width(tensor_type.element_type, op.name)
+    values = _dim_values(b, tensor_type, dims)
+    for d in [v for v in values if isinstance(v, int)] + [v for v in values if not isinstance(v, int)]:
+        size = b.mul(size, d)
+    return size
+
+
+def _byte_offset(b, op, tensor_type, dims, indices):
+    """Row-major byte offset of element ``indices`` in a tensor of ``tensor_type``."""
+    offset = 0
+    for extent, index in zip(_dim_values(b, tensor_type, dims), indices):
+        offset = b.add(b.mul(offset, extent), index)
+    return b.mul(offset, element_byte_width(tensor_type.element_type, op.name))
+
+
+def _contiguous(shape, lengths):
+    """True when a box of ``lengths`` (ints, None = unknown) in ``shape`` is one row-major byte range.
+
+    That holds when, after the first dimension whose length is not 1, every length equals the
+    full (static) extent.
+    """
+    partial = False
+    for extent, length in zip(shape, lengths):
+        if partial and (length is None or extent == DYNAMIC_INDEX or length != extent):
+            return False
+        if length != 1:
+            partial = True
+    return True
+
+
+def _affinity(op):
+    aff = op.properties.get("affinity")
+    return {} if aff is None else {"affinity": aff}
+
+
+def _sizeof(op):
+    b = _Builder(op)
+    op.storage_size.replace_all_uses_with(b.value(_byte_size(b, op, op.encoding, op.encoding_dims)))
+    Rewriter.erase_op(op)
+
+
+def _empty(op):
+    _replace(op, stream.AsyncAllocaOp.build(operands=[op.result_size], result_types=[op.result.type],
+                                            properties=_affinity(op)))
+
+
+def _constant(op):
+    b = _Builder(op)
+    size = b.value(_byte_size(b, op, op.result_encoding, op.result_encoding_dims))
+    _replace(op, stream.AsyncConstantOp.build(operands=[[], size], result_types=[op.result.type],
+                                              properties=_affinity(op) | {"value": op.value}))
+
+
+def _splat(op):
+    b = _Builder(op)
+    value = op.value
+    element = op.result_encoding.element_type
+    if isinstance(element, IntegerType) and element.width.data % 8:
+        wide = IntegerType(element_byte_width(element, op.name) * 8)
+        value = b.insert(arith.ExtUIOp(value, wide))
+    _replace(op, stream.AsyncSplatOp.build(operands=[value, op.result_size], result_types=[op.result.type],
+                                           properties=_affinity(op)))
+
+
+def _clone(op):
+    _replace(op, stream.AsyncCloneOp.build(operands=[op.source, op.source_size, op.result_size],
+                                           result_types=[op.result.type], properties=_affinity(op)))
+
+
+def _slice(op):
+    enc = op.source_encoding
+    if not _contiguous(enc.get_shape(), [_const_value(v) for v in op.lengths]):
+        raise error_at_op(op, f"stream.tensor.slice of {enc} is not one contiguous byte range; rt lowers such "
+                          f"slices to dispatches in iree-flow-convert-to-flow")
+    b = _Builder(op)
+    offset = _byte_offset(b, op, enc, op.source_encoding_dims, op.start_indices)
+    offset, end = b.value(offset), b.value(b.add(offset, op.result_size))
+    _replace(op, stream.AsyncSliceOp.build(operands=[op.source, op.source_size, offset, end, op.result_size],
+                                           result_types=[op.result.type], properties=_affinity(op)))
+
+
+def _update(op):
+    enc = op.target_encoding
+    upd = op.update_encoding
+    if not _contiguous(enc.get_shape(), [None if d == DYNAMIC_INDEX else d for d in upd.get_shape()]):
+        raise error_at_op(op, f"stream.tensor.update into {enc} is not one contiguous byte range")
+    b = _Builder(op)
+    offset = _byte_offset(b, op, enc, op.target_encoding_dims, op.start_indices)
+    offset, end = b.value(offset), b.value(b.add(offset, op.update_size))
+    _replace(op, stream.AsyncUpdateOp.build(operands=[op.update, op.update_size, op.target, op.target_size, offset,
+                                                      end], result_types=[op.result.type], properties=_affinity(op)))
+
+
+def _fill(op):
+    b = _Builder(op)
+    enc = op.target_encoding
+    if op.start_indices:
+        offset = _byte_offset(b, op, enc, op.target_encoding_dims, op.start_indices)
+        length = element_byte_width(enc.element_type, op.name)
+        for d in op.lengths:
+            length = b.mul(length, d)
+    else:
+        offset, length = 0, op.target_size
+    offset, end, length = b.value(offset), b.value(b.add(offset, length)), b.value(length)
+    _replace(op, stream.AsyncFillOp.build(operands=[op.value, op.target, op.target_size, offset, end, length],
+                                          result_types=[op.result.type], properties=_affinity(op)))
+
+
+def _load(op):
+    b = _Builder(op)
+    offset = b.value(_byte_offset(b, op, op.source_encoding, op.source_encoding_dims, op.indices))
+    _replace(op, stream.AsyncLoadOp.build(operands=[op.source, op.source_size, offset], result_types=[op.result.type]))
+
+
+def _store(op):
+    b = _Builder(op)
+    offset = b.value(_byte_offset(b, op, op.target_encoding, op.target_encoding_dims, op.indices))
+    _replace(op, stream.AsyncStoreOp.build(operands=[op.value, op.target, op.target_size, offset],
+                                           result_types=[op.result.type]))
+
+
+def _dispatch(op):
+    b = _Builder(op)
+    zero = b.value(0)
+    offsets, ends, lengths = [], [], []
+    for size in op.operand_sizes:
+        offsets.append(zero)
+        ends.append(size)
+        lengths.append(size)
+    props = {"entry_points": op.entry_points} | _affinity(op)
+    if op.tied_operands is not None:
+        props["tied_operands"] = op.tied_operands
+    _replace(op, stream.AsyncDispatchOp.build(
+        operands=[list(op.workload), list(op.mixed_operands), list(op.operand_sizes), offsets, ends, lengths,
+                  list(op.result_sizes)], result_types=[[r.type for r in op.results]], properties=props))
+
+
+def _replace(op, new):
+    Rewriter.replace_op(op, new)
+
+
+_HANDLERS = {
+    "stream.tensor.sizeof": _sizeof, "stream.tensor.empty": _empty, "stream.tensor.constant": _constant,
+    "stream.tensor.splat": _splat, "stream.tensor.clone": _clone, "stream.tensor.slice": _slice,
+    "stream.tensor.update": _update, "stream.tensor.fill": _fill, "stream.tensor.load": _load,
+    "stream.tensor.store": _store, "stream.tensor.dispatch": _dispatch,
+}

@@ -1,0 +1,17 @@
+"""The stream phase in order (IREE's ``buildStreamTransformPassPipeline``, implemented passes only).
+
+``PASS_NAMES`` lists the registered ``iree-stream-*`` passes in the order the driver runs them.
+IREE's order, for reference: verify-input, outline-constants, convert-to-stream,
+encode-host-tensors, encode-device-tensors, materialize-copy-on-write, elide-async-copies,
+refine-usage, schedule-execution, schedule-concurrency, propagate-timepoints,
+schedule-allocation, pack-constants, layout-slices, elide-timepoints, fuse-dispatch-bindings,
+pack-dispatch-operands, fold-uniform-operands, annotate-dispatch-arguments.
+
+Source followed: IREE ``Dialect/Stream/Transforms/Passes.cpp``.
+"""
+
+PASS_NAMES = [
+    "iree-stream-convert-to-stream",
+    "iree-stream-encode-host-tensors",
+    "iree-stream-layout-slices",
+]

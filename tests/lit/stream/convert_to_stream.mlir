@@ -1,0 +1,84 @@
+// RUN: python -m rt opt --split-input-file --pass=iree-stream-convert-to-stream %s | filecheck %s
+
+// Tests that imports, reshapes, empties, dispatches (with a tied result) and exports become sized stream.tensor ops with transfers at the ABI edges.
+// CHECK-LABEL: util.func public @test
+// CHECK: %[[S0:.+]] = stream.tensor.sizeof tensor<1x10xf32> : index
+// CHECK: %[[IMP:.+]] = stream.tensor.import %arg0 : !hal.buffer_view -> tensor<1x10xf32> in !stream.resource<external>{%[[S0]]}
+// CHECK: %[[T0:.+]] = stream.async.transfer %[[IMP]] : !stream.resource<external>{%[[S0]]} -> !stream.resource<*>{%[[S0]]}
+// CHECK: %[[S1:.+]] = stream.tensor.sizeof tensor<10xf32> : index
+// CHECK: %[[R:.+]] = stream.tensor.clone %[[T0]] : tensor<1x10xf32> in !stream.resource<*>{%[[S0]]} -> tensor<10xf32> in !stream.resource<*>{%[[S1]]}
+// CHECK: %[[S2:.+]] = stream.tensor.sizeof tensor<10xf32> : index
+// CHECK: %[[E:.+]] = stream.tensor.empty : tensor<10xf32> in !stream.resource<*>{%[[S2]]}
+// CHECK: %[[D:.+]] = stream.tensor.dispatch @ex::@fn[%c10](%[[R]], %[[E]]) : (tensor<10xf32> in !stream.resource<*>{%[[S1]]}, tensor<10xf32> in !stream.resource<*>{%[[S2]]}) -> tensor<10xf32> in %[[E]]{%[[S2]]}
+// CHECK: %[[X:.+]] = stream.async.transfer %[[D]] : !stream.resource<*>{%[[S2]]} -> !stream.resource<external>{%[[S2]]}
+// CHECK: %[[V:.+]] = stream.tensor.export %[[X]] : tensor<10xf32> in !stream.resource<external>{%[[S2]]} -> !hal.buffer_view
+// CHECK: util.return %[[V]] : !hal.buffer_view
+util.func public @test(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+  %c10 = arith.constant 10 : index
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<1x10xf32>
+  %1 = flow.tensor.reshape %0 : tensor<1x10xf32> -> tensor<10xf32>
+  %2 = flow.tensor.empty : tensor<10xf32>
+  %3 = flow.dispatch @ex::@fn[%c10](%1, %2) : (tensor<10xf32>, tensor<10xf32>) -> %2
+  %4 = hal.tensor.export %3 : tensor<10xf32> -> !hal.buffer_view
+  util.return %4 : !hal.buffer_view
+}
+
+// -----
+
+// Tests that a constant tensor global becomes a constant resource set by an initializer and loads transfer it to an unknown lifetime; dynamic dims flow into sizeof.
+// CHECK: util.global private @w : !stream.resource<constant>
+// CHECK: util.initializer {
+// CHECK:   %[[C:.+]] = stream.tensor.constant : tensor<2xf32> in !stream.resource<constant> = dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK:   util.global.store %[[C]], @w : !stream.resource<constant>
+// CHECK-LABEL: util.func public @dyn
+// CHECK: %[[G:.+]] = util.global.load @w : !stream.resource<constant>
+// CHECK: %[[GS:.+]] = stream.tensor.sizeof tensor<2xf32> : index
+// CHECK: stream.async.transfer %[[G]] : !stream.resource<constant>{%[[GS]]} -> !stream.resource<*>{%[[GS]]}
+// CHECK: %[[S:.+]] = stream.tensor.sizeof tensor<?x4xf32>{%n} : index
+// CHECK: stream.tensor.import %arg0 : !hal.buffer_view -> tensor<?x4xf32>{%n} in !stream.resource<external>{%[[S]]}
+util.global private @w = dense<[1.0, 2.0]> : tensor<2xf32>
+util.func public @dyn(%arg0: !hal.buffer_view, %n: index) -> !hal.buffer_view {
+  %g = util.global.load @w : tensor<2xf32>
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<?x4xf32>{%n}
+  %1 = flow.dispatch @ex::@fn[%n](%0, %g, %n) : (tensor<?x4xf32>{%n}, tensor<2xf32>, index) -> tensor<?x4xf32>{%n}
+  %2 = hal.tensor.export %1 : tensor<?x4xf32>{%n} -> !hal.buffer_view
+  util.return %2 : !hal.buffer_view
+}
+
+// -----
+
+// Tests that affinities are kept: a transfer moves a value to @dev_b and the dispatch consuming it runs there.
+// CHECK-LABEL: util.func public @multi
+// CHECK: stream.tensor.import on(#hal.device.affinity<@dev_a>)
+// CHECK: %[[T:.+]] = stream.async.transfer %{{.+}} : !stream.resource<*>{%{{.+}}} from(#hal.device.affinity<@dev_a>) -> to(#hal.device.affinity<@dev_b>) !stream.resource<*>{%{{.+}}}
+// CHECK: stream.tensor.sizeof on(#hal.device.affinity<@dev_b>) tensor<4xf32> : index
+// CHECK: stream.tensor.dispatch on(#hal.device.affinity<@dev_b>) @ex::@fn(%[[T]])
+// CHECK: stream.tensor.export on(#hal.device.affinity<@dev_b>)
+module attributes {stream.affinity.default = #hal.device.affinity<@dev_a>} {
+  util.func public @multi(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+    %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<4xf32>
+    %1 = flow.tensor.transfer %0 : tensor<4xf32> to #hal.device.affinity<@dev_b>
+    %2 = flow.dispatch @ex::@fn(%1) : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = hal.tensor.export %2 : tensor<4xf32> -> !hal.buffer_view
+    util.return %3 : !hal.buffer_view
+  }
+}
+
+// -----
+
+// Tests that splat constants stay splats and check ops receive exported buffer views (a _const check compares against a materialized constant).
+// CHECK-LABEL: util.func public @splat
+// CHECK: %[[F:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[P:.+]] = stream.tensor.splat %[[F]] : f32 -> tensor<8xf32> in !stream.resource<*>{%{{.+}}}
+// CHECK: %[[F2:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[P2:.+]] = stream.tensor.splat %[[F2]] : f32 -> tensor<8xf32>
+// CHECK: %[[X:.+]] = stream.async.transfer %[[P]]
+// CHECK: %[[B:.+]] = stream.tensor.export %[[X]] : tensor<8xf32> in !stream.resource<external>{%{{.+}}} -> !hal.buffer_view
+// CHECK: %[[X2:.+]] = stream.async.transfer %[[P2]]
+// CHECK: %[[B2:.+]] = stream.tensor.export %[[X2]]
+// CHECK: check.expect_almost_eq(%[[B]], %[[B2]]) : !hal.buffer_view
+util.func public @splat() {
+  %0 = arith.constant dense<1.0> : tensor<8xf32>
+  check.expect_almost_eq_const(%0, dense<1.0> : tensor<8xf32>) : tensor<8xf32>
+  util.return
+}
