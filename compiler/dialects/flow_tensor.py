@@ -1,0 +1,425 @@
+"""Host-side tensor ops of the ``flow`` dialect (outside dispatches).
+
+Printed forms (IREE's; ``{%d}`` lists the dynamic dims of the type before it):
+``flow.tensor.transfer %t : tensor<4xf32> to #hal.device.affinity<@dev>``,
+``flow.tensor.reshape %t : tensor<1x10xf32> -> tensor<10xf32>``, ``flow.tensor.empty : tensor<?xf32>{%d}``,
+``flow.tensor.alloca : tensor<?xf32>{%d}``, ``flow.tensor.splat %f : tensor<?x4xf32>{%d}``,
+``flow.tensor.constant dense<1.0> : tensor<4xf32>``, ``flow.tensor.clone %t : tensor<?xf32>{%d}``,
+``flow.tensor.slice %t[%o0, %o1 for %l0, %l1] : tensor<8x8xf32> -> tensor<2x8xf32>``,
+``flow.tensor.update %u, %t[%o0, %o1] : tensor<2x8xf32> -> %t as tensor<8x8xf32>``,
+``flow.tensor.load %t[%i] : tensor<4xf32>``, ``flow.tensor.store %f, %t[%i] : tensor<4xf32>``.
+
+Source followed: IREE ``compiler/src/iree/compiler/Dialect/Flow/IR/FlowOps.td`` (Flow_Tensor*Op).
+"""
+from xdsl.dialects.builtin import IndexType, TensorType, TypedAttribute
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects.flow_types import check_dims, operand_key
+
+INDEX = IndexType()
+
+@irdl_op_definition
+class TensorTransferOp(IRDLOperation):
+    """``flow.tensor.transfer %t : tensor<..>{dims} to #hal.device.affinity<@dev>``: move to a device."""
+
+    name = "flow.tensor.transfer"
+    operand = operand_def(TensorType)
+    operand_dims = var_operand_def(INDEX)
+    target = prop_def(Attribute)
+    result = result_def(TensorType)
+
+    @classmethod
+    def parse(cls, parser):
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        type_, dims = syn.parse_sized_type(parser)
+        parser.parse_keyword("to")
+        target = parser.parse_attribute()
+        attrs = parser.parse_optional_attr_dict()
+        return cls.build(operands=[parser.resolve_operand(value, type_), dims], result_types=[type_],
+                         properties={"target": target}, attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.operand)
+        printer.print_string(" : ")
+        syn.print_sized_type(printer, self.operand.type, self.operand_dims)
+        printer.print_string(" to ")
+        printer.print_attribute(self.target)
+        syn.print_attr_dict(printer, self.attributes)
+
+    def verify_(self):
+        check_dims(self.name, "operand type", self.operand.type, self.operand_dims)
+
+
+@irdl_op_definition
+class TensorReshapeOp(IRDLOperation):
+    """``flow.tensor.reshape %t : tensor<1x10xf32>{dims} -> tensor<10xf32>{dims}``: metadata-only reshape."""
+
+    name = "flow.tensor.reshape"
+    source = operand_def(TensorType)
+    source_dims = var_operand_def(INDEX)
+    result_dims = var_operand_def(INDEX)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser):
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        src_type, src_dims = syn.parse_sized_type(parser)
+        parser.parse_punctuation("->")
+        type_, dims = syn.parse_sized_type(parser)
+        attrs = parser.parse_optional_attr_dict()
+        return cls.build(operands=[parser.resolve_operand(value, src_type), src_dims, dims], result_types=[type_],
+                         attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source)
+        printer.print_string(" : ")
+        syn.print_sized_type(printer, self.source.type, self.source_dims)
+        printer.print_string(" -> ")
+        syn.print_sized_type(printer, self.result.type, self.result_dims)
+        syn.print_attr_dict(printer, self.attributes)
+
+    def verify_(self):
+        check_dims(self.name, "source type", self.source.type, self.source_dims)
+        check_dims(self.name, "result type", self.result.type, self.result_dims)
+        if self.source.type.element_type != self.result.type.element_type:
+            raise VerifyException(f"{self.name}: element types differ ({self.source.type} -> {self.result.type})")
+
+
+class _SizedResultOp(IRDLOperation):
+    """``<op> attr-dict : tensor<...>{dims}``: a new tensor of the given type (empty, alloca)."""
+
+    result_dims = var_operand_def(INDEX)
+    result = result_def(TensorType)
+
+    @classmethod
+    def parse(cls, parser):
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_, dims = syn.parse_sized_type(parser)
+        return cls.build(operands=[dims], result_types=[type_], attributes=attrs)
+
+    def print(self, printer):
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        syn.print_sized_type(printer, self.result.type, self.result_dims)
+
+    def verify_(self):
+        check_dims(self.name, "result type", self.result.type, self.result_dims)
+
+
+@irdl_op_definition
+class TensorEmptyOp(_SizedResultOp):
+    """``flow.tensor.empty : tensor<?x4xf32>{%d}``: an uninitialized tensor (no storage until used)."""
+
+    name = "flow.tensor.empty"
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class TensorAllocaOp(_SizedResultOp):
+    """``flow.tensor.alloca : tensor<?x4xf32>{%d}``: a fresh, uninitialized, distinct tensor."""
+
+    name = "flow.tensor.alloca"
+
+
+class _ValueSizedOp(IRDLOperation):
+    """``<op> %v attr-dict : tensor<...>{dims}``: splat/clone shape; operand 0 is the value."""
+
+    @classmethod
+    def parse(cls, parser):
+        value = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_, dims = syn.parse_sized_type(parser)
+        value_type = type_.element_type if cls.name == "flow.tensor.splat" else type_
+        return cls.build(operands=[parser.resolve_operand(value, value_type), dims], result_types=[type_],
+                         attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.operands[0])
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        syn.print_sized_type(printer, self.result.type, self.result_dims)
+
+    def verify_(self):
+        check_dims(self.name, "result type", self.result.type, self.result_dims)
+
+
+@irdl_op_definition
+class TensorSplatOp(_ValueSizedOp):
+    """``flow.tensor.splat %f : tensor<?x4xf32>{%d}``: a tensor filled with one scalar (never expanded)."""
+
+    name = "flow.tensor.splat"
+    value = operand_def()
+    result_dims = var_operand_def(INDEX)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def verify_(self):
+        super().verify_()
+        if self.value.type != self.result.type.element_type:
+            raise VerifyException(f"{self.name}: value type {self.value.type} is not the element type of {self.result.type}")
+
+
+@irdl_op_definition
+class TensorCloneOp(_ValueSizedOp):
+    """``flow.tensor.clone %t : tensor<?x4xf32>{%d}``: a copy that may be mutated independently."""
+
+    name = "flow.tensor.clone"
+    operand = operand_def(TensorType)
+    result_dims = var_operand_def(INDEX)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def verify_(self):
+        super().verify_()
+        if self.operand.type != self.result.type:
+            raise VerifyException(f"{self.name}: operand {self.operand.type} and result {self.result.type} differ")
+
+
+@irdl_op_definition
+class TensorConstantOp(IRDLOperation):
+    """``flow.tensor.constant dense<[1.0, 2.0]> : tensor<2xf32>``: a tensor constant on the host."""
+
+    name = "flow.tensor.constant"
+    value = prop_def(TypedAttribute)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser):
+        attrs = parser.parse_optional_attr_dict()
+        pos = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, TypedAttribute) or not isinstance(value.get_type(), TensorType):
+            parser.raise_error(f"flow.tensor.constant needs a tensor-typed value, got {value}", pos)
+        return cls.build(result_types=[value.get_type()], properties={"value": value}, attributes=attrs)
+
+    def print(self, printer):
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+
+
+@irdl_op_definition
+class TensorSliceOp(IRDLOperation):
+    """``flow.tensor.slice %t[%o0, %o1 for %l0, %l1] : tensor<8x8xf32> -> tensor<2x8xf32>``.
+
+    Offsets and lengths are index values, one per dim of the source; the result is a copy.
+    """
+
+    name = "flow.tensor.slice"
+    source = operand_def(TensorType)
+    source_dims = var_operand_def(INDEX)
+    start_indices = var_operand_def(INDEX)
+    lengths = var_operand_def(INDEX)
+    result_dims = var_operand_def(INDEX)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser):
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        starts = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        parser.parse_keyword("for")
+        lengths = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        parser.parse_punctuation("]")
+        parser.parse_punctuation(":")
+        src_type, src_dims = syn.parse_sized_type(parser)
+        parser.parse_punctuation("->")
+        type_, dims = syn.parse_sized_type(parser)
+        attrs = parser.parse_optional_attr_dict()
+        index = [[parser.resolve_operand(v, INDEX) for v in vs] for vs in (starts, lengths)]
+        return cls.build(operands=[parser.resolve_operand(value, src_type), src_dims, *index, dims],
+                         result_types=[type_], attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source)
+        printer.print_string("[")
+        printer.print_list(self.start_indices, printer.print_ssa_value)
+        printer.print_string(" for ")
+        printer.print_list(self.lengths, printer.print_ssa_value)
+        printer.print_string("] : ")
+        syn.print_sized_type(printer, self.source.type, self.source_dims)
+        printer.print_string(" -> ")
+        syn.print_sized_type(printer, self.result.type, self.result_dims)
+        syn.print_attr_dict(printer, self.attributes)
+
+    def verify_(self):
+        check_dims(self.name, "source type", self.source.type, self.source_dims)
+        check_dims(self.name, "result type", self.result.type, self.result_dims)
+        rank = len(self.source.type.get_shape())
+        if len(self.start_indices) != rank or len(self.lengths) != rank:
+            raise VerifyException(f"{self.name}: expected {rank} offsets and lengths for {self.source.type}, got "
+                                  f"{len(self.start_indices)} and {len(self.lengths)}")
+
+
+@irdl_op_definition
+class TensorUpdateOp(IRDLOperation):
+    """``flow.tensor.update %u, %t[%o0, %o1] : tensor<2x8xf32> -> %t as tensor<8x8xf32>``.
+
+    Writes ``%u`` into ``%t`` at the offsets (one index per dim); the result is tied to ``%t``.
+    """
+
+    name = "flow.tensor.update"
+    target = operand_def(TensorType)
+    target_dims = var_operand_def(INDEX)
+    start_indices = var_operand_def(INDEX)
+    update = operand_def(TensorType)
+    update_dims = var_operand_def(INDEX)
+    result = result_def(TensorType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser):
+        update = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        target = parser.parse_unresolved_operand()
+        starts = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+        parser.parse_punctuation(":")
+        upd_type, upd_dims = syn.parse_sized_type(parser)
+        parser.parse_punctuation("->")
+        pos = parser.pos
+        tied = parser.parse_unresolved_operand()
+        if operand_key(tied) != operand_key(target):
+            parser.raise_error(f"flow.tensor.update: the result must be tied to the target {target.span.text}", pos)
+        parser.parse_keyword("as")
+        type_, dims = syn.parse_sized_type(parser)
+        attrs = parser.parse_optional_attr_dict()
+        return cls.build(operands=[parser.resolve_operand(target, type_), dims,
+                                   [parser.resolve_operand(s, INDEX) for s in starts],
+                                   parser.resolve_operand(update, upd_type), upd_dims],
+                         result_types=[type_], attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.update)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.target)
+        syn.print_operand_list(printer, self.start_indices)
+        printer.print_string(" : ")
+        syn.print_sized_type(printer, self.update.type, self.update_dims)
+        printer.print_string(" -> ")
+        printer.print_ssa_value(self.target)
+        printer.print_string(" as ")
+        syn.print_sized_type(printer, self.result.type, self.target_dims)
+        syn.print_attr_dict(printer, self.attributes)
+
+    def verify_(self):
+        check_dims(self.name, "target type", self.target.type, self.target_dims)
+        check_dims(self.name, "update type", self.update.type, self.update_dims)
+        rank = len(self.target.type.get_shape())
+        if len(self.start_indices) != rank or len(self.update.type.get_shape()) != rank:
+            raise VerifyException(f"{self.name}: target {self.target.type} needs {rank} offsets and an update of the "
+                                  f"same rank, got {len(self.start_indices)} offsets and {self.update.type}")
+
+
+class _ElementAccessOp(IRDLOperation):
+    """Shared parse/print of ``flow.tensor.load`` / ``.store``: ``%t[%i, ...] : tensor<..>{dims}``."""
+
+    @classmethod
+    def _parse_access(cls, parser):
+        src = parser.parse_unresolved_operand()
+        indices = []
+        if parser.parse_optional_punctuation("[") is not None:
+            if parser.parse_optional_punctuation("]") is None:
+                indices = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+                parser.parse_punctuation("]")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_, dims = syn.parse_sized_type(parser)
+        return parser.resolve_operand(src, type_), dims, [parser.resolve_operand(i, INDEX) for i in indices], attrs
+
+    def _print_access(self, printer, tensor):
+        printer.print_ssa_value(tensor)
+        if self.indices:
+            syn.print_operand_list(printer, self.indices)
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" : ")
+        syn.print_sized_type(printer, tensor.type, self.source_dims)
+
+    def _verify_access(self, tensor):
+        check_dims(self.name, "tensor type", tensor.type, self.source_dims)
+        if len(self.indices) != len(tensor.type.get_shape()):
+            raise VerifyException(f"{self.name}: {tensor.type} needs {len(tensor.type.get_shape())} indices, "
+                                  f"got {len(self.indices)}")
+
+
+@irdl_op_definition
+class TensorLoadOp(_ElementAccessOp):
+    """``flow.tensor.load %t[%i, %j] : tensor<?x4xf32>{%d}``: reads one element on the host."""
+
+    name = "flow.tensor.load"
+    source = operand_def(TensorType)
+    source_dims = var_operand_def(INDEX)
+    indices = var_operand_def(INDEX)
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser):
+        src, dims, indices, attrs = cls._parse_access(parser)
+        return cls.build(operands=[src, dims, indices], result_types=[src.type.element_type], attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(" ")
+        self._print_access(printer, self.source)
+
+    def verify_(self):
+        self._verify_access(self.source)
+        if self.result.type != self.source.type.element_type:
+            raise VerifyException(f"{self.name}: result {self.result.type} is not the element type of {self.source.type}")
+
+
+@irdl_op_definition
+class TensorStoreOp(_ElementAccessOp):
+    """``flow.tensor.store %f, %t[%i, %j] : tensor<?x4xf32>{%d}``: writes one element, returns the tensor."""
+
+    name = "flow.tensor.store"
+    value = operand_def()
+    target = operand_def(TensorType)
+    source_dims = var_operand_def(INDEX)
+    indices = var_operand_def(INDEX)
+    result = result_def(TensorType)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser):
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        target, dims, indices, attrs = cls._parse_access(parser)
+        return cls.build(operands=[parser.resolve_operand(value, target.type.element_type), target, dims, indices],
+                         result_types=[target.type], attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(", ")
+        self._print_access(printer, self.target)
+
+    def verify_(self):
+        self._verify_access(self.target)

@@ -1,0 +1,34 @@
+"""Dead-code elimination of side-effect-free host ops left behind by dispatch creation.
+
+An op is erased when none of its results is used and it is known to be free of side effects:
+constants and arith/math ops, ``tensor.dim``/``tensor.empty`` and other pure tensor ops,
+``hal.buffer_view.dim`` and the pure flow tensor ops. Ops with regions are kept unless they are
+``flow.dispatch.region`` / ``linalg`` ops (whose bodies only compute values).
+
+Source followed: MLIR ``isOpTriviallyDead`` / ``-canonicalize`` dead-op removal.
+"""
+PURE_PREFIXES = ("arith.", "math.", "linalg.", "tensor.", "affine.apply", "iree_encoding.")
+PURE_NAMES = {"hal.buffer_view.dim", "flow.tensor.empty", "flow.tensor.splat", "flow.tensor.reshape",
+              "flow.tensor.constant", "flow.tensor.load", "flow.tensor.slice", "flow.tensor.clone",
+              "flow.dispatch.region", "hal.element_type", "hal.encoding_type"}
+
+
+def _is_pure(op):
+    return op.name in PURE_NAMES or op.name.startswith(PURE_PREFIXES)
+
+
+def erase_dead_ops(root):
+    """Erase unused pure ops nested in ``root`` until none is left; returns how many were erased."""
+    erased = 0
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(list(root.walk())):
+            if op is root or op.parent is None or not op.results or not _is_pure(op):
+                continue
+            if any(r.uses for r in op.results):
+                continue
+            op.parent_block().erase_op(op, safe_erase=False)
+            erased += 1
+            changed = True
+    return erased

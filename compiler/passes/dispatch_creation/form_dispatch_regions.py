@@ -1,0 +1,306 @@
+"""``iree-dispatch-creation-form-dispatch-regions``: group tensor compute into ``flow.dispatch.region``.
+
+Input: util.func bodies after ``iree-flow-convert-to-flow``. Output: every dispatchable op
+(see op_kinds) sits in exactly one ``flow.dispatch.region`` whose workload is the root op's
+parallel loop sizes and whose ``count`` region is ``flow.dispatch.workgroup_count_from_slice``.
+Grouping, per block:
+
+1. roots: contractions, convolutions, pooling, reductions, transposes, pack/unpack, encodings
+   and the tensor copies convert-to-flow left (pad, concat, non-contiguous slices);
+2. consumer fusion: an elementwise op that is the single user of a root's result, reads it with
+   an identity map and iterates exactly the root's parallel loops joins the root's region
+   (matmul + bias add + relu), and so on down a single-use chain;
+3. every other elementwise op becomes a root, in reverse order, so a single-use chain of
+   elementwise ops (and broadcasts) fuses into its last op;
+4. producer fusion: an elementwise producer whose only users are in a region that is not a
+   contraction joins it; ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` are cloned into
+   every region that uses them. A fill still used on the host becomes ``flow.tensor.splat``.
+
+Example::
+
+    %e = flow.tensor.empty : tensor<4x8xf32>
+    %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %m = linalg.matmul ins(%a, %b : ...) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %r = linalg.generic {... relu ...} ins(%m : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>)
+    // ->
+    %r = flow.dispatch.region[%c4, %c8] -> (tensor<4x8xf32>) {
+      %0 = tensor.empty() : tensor<4x8xf32>
+      %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+      %2 = linalg.matmul ins(%a, %b : ...) outs(%1 : tensor<4x8xf32>) -> tensor<4x8xf32>
+      %3 = linalg.generic {... relu ...} ins(%2 : tensor<4x8xf32>) outs(%0 : tensor<4x8xf32>)
+      flow.return %3 : tensor<4x8xf32>
+    } count(%w0: index, %w1: index) -> (index, index, index) {
+      %x, %y, %z = flow.dispatch.workgroup_count_from_slice %w0, %w1
+      flow.return %x, %y, %z : index, index, index
+    }
+
+Errors: a group whose intermediate values escape (cannot happen with the rules above) or whose
+result dims cannot be derived is a CompileError at the root op.
+
+Source followed: IREE ``DispatchCreation/FormDispatchRegions.cpp`` (root ops, producer/consumer
+fusion, clonable ops) and ``CloneProducersIntoDispatchRegions.cpp``.
+"""
+import dataclasses
+
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
+from xdsl.ir import Block, OpResult, Region
+
+from rt.compiler.dialects import flow, util
+from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.passes.base import Pass
+from rt.compiler.passes.dispatch_creation import op_kinds as kinds
+from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
+from rt.compiler.passes.dispatch_creation.shapes import fold_tensor_dims, materialize_dims
+
+INDEX = IndexType()
+
+
+def _producer(value, block):
+    return value.op if isinstance(value, OpResult) and value.op.parent_block() is block else None
+
+
+def _users(op):
+    return [use.operation for r in op.results for use in r.uses]
+
+
+def _top_level_user(user, block):
+    """The ancestor of ``user`` that sits directly in ``block`` (None when outside it)."""
+    while user is not None and user.parent_block() is not block:
+        user = user.parent_op()
+    return user
+
+
+class _Grouping:
+    """Assignment of the dispatchable ops of one block to groups (lists of ops)."""
+
+    def __init__(self, block):
+        self.block = block
+        self.group_of = {}
+        self.groups = []
+
+    def new_group(self, op):
+        group = {"members": [op], "clones": []}
+        self.groups.append(group)
+        self.group_of[op] = group
+        return group
+
+    def claim(self, group, op):
+        group["members"].append(op)
+        self.group_of[op] = group
+
+    def fuse_consumers(self, group, root):
+        current = root
+        while len(current.results) == 1:
+            uses = list(current.results[0].uses)
+            if len(uses) != 1:
+                return
+            user = uses[0].operation
+            if user.parent_block() is not self.block or user in self.group_of or not kinds.is_elementwise(user):
+                return
+            if user.name == "linalg.broadcast" or not kinds.is_structured(user):
+                return
+            m = kinds.operand_map(user, current.results[0])
+            if m is None or uses[0].index >= len(user.inputs) or not kinds.is_identity(m):
+                return
+            parallel = [it for it in kinds.iterator_types(root) if it == "parallel"]
+            if len(kinds.iterator_types(user)) != len(parallel) or not kinds.output_is_parallel_projection(root):
+                return
+            self.claim(group, user)
+            current = user
+
+    def fuse_producers(self, group):
+        root = kinds.pick_root(group["members"])
+        allow_elementwise = root is not None and root.name not in kinds.CONTRACTIONS and "conv" not in root.name
+        work = list(group["members"])
+        while work:
+            member = work.pop()
+            for value in member.operands:
+                producer = _producer(value, self.block)
+                if producer is None or producer in self.group_of:
+                    continue
+                if kinds.is_clonable(producer):
+                    if producer not in group["clones"]:
+                        group["clones"].append(producer)
+                        work.append(producer)
+                    continue
+                if not allow_elementwise or not kinds.is_elementwise(producer):
+                    continue
+                users = {_top_level_user(u, self.block) for u in _users(producer)}
+                if all(self.group_of.get(u) is group for u in users):
+                    self.claim(group, producer)
+                    work.append(producer)
+
+
+def _index_value(size, before):
+    """An index value for ``size``: reuses an index constant at the top of the block or makes one."""
+    if not isinstance(size, int):
+        return size
+    block = before.parent_block()
+    for op in block.ops:
+        if not isinstance(op, arith.ConstantOp):
+            break
+        if isinstance(op.result.type, IndexType) and op.value.value.data == size:
+            return op.result
+    op = arith.ConstantOp(IntegerAttr(size, INDEX))
+    op.location = before.location
+    if block.first_op is not None:
+        block.insert_op_before(op, block.first_op)
+    else:
+        block.add_op(op)
+    return op.result
+
+
+def _workload(root, before):
+    """Root's parallel loop sizes (result shape for non-structured roots) as index values; [1] if none."""
+    if root is not None and kinds.is_structured(root):
+        ranges = kinds.loop_ranges(root, lambda v: materialize_dims(v, before))
+        sizes = [r for r, it in zip(ranges, kinds.iterator_types(root)) if it == "parallel"]
+    elif root is not None and root.results and isinstance(root.results[0].type, TensorType):
+        value = root.results[0]
+        dims = list(materialize_dims(value, before))
+        sizes = [dims.pop(0) if s < 0 else s for s in value.type.get_shape()]
+    else:
+        sizes = []
+    if any(s is None for s in sizes):
+        raise error_at_op(root, f"'{root.name}' op: cannot derive its loop sizes from its operands")
+    return [_index_value(s, before) for s in (sizes or [1])]
+
+
+def _count_region(n):
+    block = Block(arg_types=[INDEX] * n)
+    count = flow.DispatchWorkgroupCountFromSliceOp.build(operands=[list(block.args)], result_types=[INDEX] * 3)
+    block.add_ops([count, flow.ReturnOp.build(operands=[list(count.results)])])
+    return Region(block)
+
+
+def _build_region(group, block):
+    members = sorted(group["members"], key=lambda o: block.get_operation_index(o))
+    clones = sorted(group["clones"], key=lambda o: block.get_operation_index(o))
+    member_set = set(members)
+    last = members[-1]
+    escaping = []
+    for op in members:
+        for result in op.results:
+            outside = [u for u in result.uses if _top_level_user(u.operation, block) not in member_set]
+            if outside and op is not last:
+                raise error_at_op(op, f"'{op.name}' op: its result is used outside its dispatch region before the "
+                                      "region's last op; cannot form the dispatch")
+            if outside:
+                escaping.append(result)
+    root = kinds.pick_root(members)
+    result_dims = [d for v in escaping for d in materialize_dims(v, last)]
+    workload = _workload(root, last)
+    body = Block()
+    mapping = {}
+    for clone in clones:
+        if clone.name == "flow.tensor.empty":
+            new = tensor.EmptyOp(list(clone.result_dims), clone.result.type)
+        else:
+            new = clone.clone()
+        for i, operand in enumerate(new.operands):
+            if operand in mapping:
+                new.operands[i] = mapping[operand]
+        new.location = clone.location
+        body.add_op(new)
+        for old, fresh in zip(clone.results, new.results):
+            mapping[old] = fresh
+    region_op = flow.DispatchRegionOp.build(
+        operands=[result_dims, workload], result_types=[[v.type for v in escaping]],
+        regions=[Region(body), _count_region(len(workload))])
+    region_op.location = root.location if root is not None else last.location
+    block.insert_op_before(region_op, last)
+    for v, r in zip(escaping, region_op.results):
+        for use in list(v.uses):
+            if _top_level_user(use.operation, block) not in member_set:
+                use.operation.operands[use.index] = r
+    for op in members:
+        op.detach()
+        body.add_op(op)
+        for i, operand in enumerate(op.operands):
+            if operand in mapping:
+                op.operands[i] = mapping[operand]
+    ret = flow.ReturnOp.build(operands=[escaping])
+    ret.location = last.location
+    body.add_op(ret)
+    return region_op
+
+
+def _splat_host_fills(block, grouping):
+    """A fill still used by host ops (not by any region) becomes flow.tensor.splat for those uses."""
+    for op in list(block.ops):
+        if op.name != "linalg.fill" or op in grouping.group_of:
+            continue
+        host_uses = [u for u in op.results[0].uses if _top_level_user(u.operation, block) not in grouping.group_of]
+        if not host_uses:
+            continue
+        dims = materialize_dims(op.results[0], op)
+        splat = flow.TensorSplatOp.build(operands=[op.inputs[0], dims], result_types=[op.results[0].type])
+        splat.location = op.location
+        block.insert_op_before(splat, op)
+        for use in host_uses:
+            use.operation.operands[use.index] = splat.result
+
+
+@dataclasses.dataclass(frozen=True)
+class FormDispatchRegionsPass(Pass):
+    """Root ops + fused producers/consumers -> flow.dispatch.region."""
+
+    name = "iree-dispatch-creation-form-dispatch-regions"
+
+    def run(self, module, ctx):
+        for fn in [op for op in module.body.block.ops if isinstance(op, util.FuncOp)]:
+            for block in self._host_blocks(fn):
+                self._form(block)
+            fold_tensor_dims(fn)
+            erase_dead_ops(fn)
+
+    @staticmethod
+    def _host_blocks(fn):
+        blocks = []
+        for op in fn.walk():
+            if op.name.startswith(("linalg.", "flow.dispatch", "tensor.")):
+                continue
+            for region in op.regions:
+                parent = op
+                inside = False
+                while parent is not None:
+                    if parent.name.startswith(("linalg.", "flow.dispatch", "tensor.")):
+                        inside = True
+                    parent = parent.parent_op()
+                if not inside:
+                    blocks.extend(region.blocks)
+        return blocks
+
+    @staticmethod
+    def _form(block):
+        grouping = _Grouping(block)
+        ops = list(block.ops)
+        for op in ops:
+            if op in grouping.group_of or not kinds.is_dispatchable(op) or kinds.is_clonable(op):
+                continue
+            if not kinds.is_elementwise(op):
+                group = grouping.new_group(op)
+                grouping.fuse_consumers(group, op)
+        processed = set()
+        for op in reversed(ops):
+            if op.parent_block() is not block:
+                continue
+            if op in grouping.group_of:
+                group = grouping.group_of[op]
+            elif kinds.is_dispatchable(op) and not kinds.is_clonable(op):
+                group = grouping.new_group(op)
+            elif op.name == "linalg.fill" and any(
+                    _top_level_user(u.operation, block) in grouping.group_of for u in op.results[0].uses):
+                continue
+            elif op.name == "linalg.fill":
+                group = grouping.new_group(op)
+            else:
+                continue
+            if id(group) not in processed:
+                processed.add(id(group))
+                grouping.fuse_producers(group)
+        _splat_host_fills(block, grouping)
+        for group in grouping.groups:
+            _build_region(group, block)
+

@@ -1,0 +1,134 @@
+"""ABI wrapping + dispatch creation end to end on the shared examples, plus bad input."""
+import json
+import os
+
+import pytest
+
+from rt.compiler.dialects import flow, make_context, util
+from rt.compiler.frontend import parse_module
+from rt.compiler.passes.dispatch_creation.pipeline import PASS_NAMES
+from rt.compiler.passes.pipeline import PassPipeline
+from rt.compiler.passes.registry import get_pass_class, parse_pass_spec
+from rt.runtime.errors import CompileError
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+INPUT = ["verify", "canonicalize", "cse", "convert-elementwise-to-linalg", "linalg-normalize-named-ops"]
+
+
+def _compile(text, name="t.mlir"):
+    module = parse_module(text, name)
+    ctx = make_context()
+    PassPipeline([parse_pass_spec(p) for p in INPUT + PASS_NAMES]).run(module, ctx)
+    return module
+
+
+def _example(name):
+    with open(os.path.join(ROOT, "examples", name)) as f:
+        return _compile(f.read(), name)
+
+
+def _dispatches(module):
+    return [op for op in module.walk() if isinstance(op, flow.DispatchOp)]
+
+
+def test_pass_names_are_registered_in_order():
+    assert PASS_NAMES[0] == "iree-abi-wrap-entry-points" and PASS_NAMES[-1] == "iree-flow-outline-dispatch-regions"
+    assert [get_pass_class(n).name for n in PASS_NAMES] == PASS_NAMES
+
+
+@pytest.mark.parametrize("name,exports", [
+    ("matmul_f32.mlir", ["foo_dispatch_0_matmul_DxDxD_f32"]),
+    ("mlp.mlir", ["mlp_dispatch_0_matmul_64x512x784_f32", "mlp_dispatch_1_matmul_64x512x512_f32",
+                  "mlp_dispatch_2_matmul_64x10x512_f32"]),
+    ("predict.mlir", ["predict_dispatch_0_matmul_1x10x2_f32", "predict_dispatch_1_reduction_1x10_f32",
+                      "predict_dispatch_2_elementwise_broadcast_1x10_f32", "predict_dispatch_3_reduction_1x10_f32",
+                      "predict_dispatch_4_elementwise_broadcast_1x10_f32"]),
+    ("test_constant_add.mlir", ["test_dispatch_0_elementwise_10_f32"]),
+])
+def test_examples_give_irees_dispatches(name, exports):
+    module = _example(name)
+    got = [d.entry_point.nested_references.data[0].data for d in _dispatches(module)]
+    assert got == exports
+    executables = [op for op in module.body.block.ops if isinstance(op, flow.ExecutableOp)]
+    assert [e.sym_name.data for e in executables] == [x.rsplit("_", 3)[0] if "DxDxD" in x else x[:x.index("_dispatch_") + 11]
+                                                      for x in exports]
+    text = str(module)
+    assert str(parse_module(text, "again.mlir")) == text
+
+
+def test_mlp_fuses_bias_and_relu_into_each_matmul():
+    module = _example("mlp.mlir")
+    bodies = [op for op in module.walk() if op.name == "func.func"]
+    kinds = [[o.name for o in body.walk() if o.name.startswith("linalg.") and o.name != "linalg.yield"] for body in bodies]
+    assert kinds == [["linalg.fill", "linalg.matmul", "linalg.generic"]] * 3
+    relus = [sum(1 for o in body.walk() if o.name == "arith.maximumf") for body in bodies]
+    assert relus == [1, 1, 0]
+
+
+def test_matmul_workload_and_operands_are_the_dynamic_dims():
+    module = _example("matmul_f32.mlir")
+    (dispatch,) = _dispatches(module)
+    names = {op.results[0]: op.index.value.data for op in module.walk() if op.name == "hal.buffer_view.dim"}
+    owners = {op.results[0]: op.buffer_view.name_hint for op in module.walk() if op.name == "hal.buffer_view.dim"}
+    assert [(owners[w], names[w]) for w in dispatch.workload] == [("lhs", 0), ("rhs", 1)]
+    assert [str(a.type) for a in dispatch.arguments] == ["tensor<?x?xf32>"] * 2 + ["index"] * 4
+    assert [(owners[d], names[d]) for d in dispatch.result_dims] == [("lhs", 0), ("rhs", 1)]
+
+
+def test_abi_reflection_follows_the_documented_json():
+    module = _example("matmul_f32.mlir")
+    fn = next(op for op in module.walk() if isinstance(op, util.FuncOp) and op.sym_name.data == "foo")
+    reflection = fn.attributes["iree.reflection"].data
+    assert reflection["iree.abi.declaration"].data == \
+        "func @foo(%lhs: tensor<?x?xf32>, %rhs: tensor<?x?xf32>) -> tensor<?x?xf32>"
+    abi = json.loads(reflection["rt.abi"].data)
+    assert abi["args"][0] == {"name": "lhs", "type": "tensor<?x?xf32>", "kind": "tensor", "shape": [None, None],
+                              "dtype": "f32", "encoding": None}
+    assert [r["name"] for r in abi["results"]] == ["output0"]
+    assert reflection["rt.source"].data == "matmul_f32.mlir:1:1"
+    assert [str(t) for t in fn.function_type.inputs.data] == ["!hal.buffer_view"] * 2
+
+
+def test_scalars_stay_scalars_and_slices_pads_work():
+    module = _compile("""
+func.func @f(%n: index, %x: f32, %t: tensor<?xf32>) -> (f32, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %e = tensor.extract %t[%c0] : tensor<?xf32>
+  %s = tensor.extract_slice %t[1] [%n] [1] : tensor<?xf32> to tensor<?xf32>
+  %p = tensor.pad %s low[1] high[2] {
+  ^bb0(%i: index):
+    tensor.yield %x : f32
+  } : tensor<?xf32> to tensor<?xf32>
+  return %e, %p : f32, tensor<?xf32>
+}""")
+    fn = next(op for op in module.walk() if isinstance(op, util.FuncOp))
+    assert [str(t) for t in fn.function_type.inputs.data] == ["index", "f32", "!hal.buffer_view"]
+    assert [str(t) for t in fn.function_type.outputs.data] == ["f32", "!hal.buffer_view"]
+    names = [op.name for op in fn.body.block.ops]
+    assert "flow.tensor.load" in names and "flow.tensor.slice" in names
+    (dispatch,) = _dispatches(module)
+    assert dispatch.entry_point.nested_references.data[0].data == "f_dispatch_0_pad_D_f32"
+    assert [str(a.type) for a in dispatch.arguments] == ["tensor<?xf32>", "f32", "index", "index"]
+
+
+def test_e2e_function_without_tensors_keeps_check_ops_on_host():
+    module = _compile("""
+func.func @check_add() {
+  %a = util.unfoldable_constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = arith.constant dense<3.0> : tensor<2xf32>
+  %c = arith.addf %a, %b : tensor<2xf32>
+  check.expect_almost_eq_const(%c, dense<[4.0, 5.0]> : tensor<2xf32>) : tensor<2xf32>
+  return
+}""")
+    fn = next(op for op in module.walk() if isinstance(op, util.FuncOp))
+    assert "iree.abi.stub" in fn.attributes
+    names = [op.name for op in fn.body.block.ops]
+    assert names.count("flow.tensor.splat") == 1 and names.count("flow.dispatch") == 1
+    assert names[-2:] == ["check.expect_almost_eq_const", "util.return"]
+
+
+def test_unsupported_public_signature_is_a_located_error():
+    with pytest.raises(CompileError) as info:
+        _compile("func.func @f(%m: memref<4xf32>) {\n  return\n}", "bad.mlir")
+    assert info.value.file == "bad.mlir" and info.value.line == 1
+    assert "argument 0 of @f has type memref<4xf32>" in info.value.message
