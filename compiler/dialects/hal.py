@@ -647,6 +647,52 @@ class ExecutableExportOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ExecutableBinaryOp(IRDLOperation):
+    """``hal.executable.binary public @name format("fmt") blob("sha256:..") size(N)``.
+
+    A serialized executable for one variant. The bytes and the backend's metadata stay out of
+    the IR, in :mod:`rt.compiler.dialects.hal_blobs`, under the content hash ``blob``; the IR
+    prints only the handle and the size in bytes (IREE's op holds the bytes as a dense attr).
+    """
+
+    name = "hal.executable.binary"
+    sym_name = prop_def(StringAttr)
+    sym_visibility = opt_prop_def(StringAttr)
+    format = prop_def(StringAttr)
+    blob = prop_def(StringAttr)
+    size = prop_def(IntegerAttr)
+    traits = traits_def(SymbolOpInterface())
+
+    @classmethod
+    def parse(cls, parser):
+        visibility = syn.parse_optional_visibility(parser)
+        name = parser.parse_symbol_name()
+        fmt = syn.parse_keyword_paren(parser, "format", parser.parse_str_literal)
+        blob = syn.parse_keyword_paren(parser, "blob", parser.parse_str_literal)
+        size = syn.parse_keyword_paren(parser, "size", parser.parse_integer)
+        if fmt is None or blob is None or size is None:
+            parser.raise_error("hal.executable.binary needs format(\"..\") blob(\"..\") size(N)")
+        attrs = parser.parse_optional_attr_dict_with_keyword()
+        props = {"sym_name": name, "format": StringAttr(fmt), "blob": StringAttr(blob),
+                 "size": IntegerAttr(size, 64)}
+        if visibility is not None:
+            props["sym_visibility"] = visibility
+        return cls.build(properties=props, attributes=attrs.data if attrs else {})
+
+    def print(self, printer):
+        syn.print_visibility(printer, self.sym_visibility)
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" format(")
+        printer.print_string_literal(self.format.data)
+        printer.print_string(") blob(")
+        printer.print_string_literal(self.blob.data)
+        printer.print_string(f") size({self.size.value.data})")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+
+@irdl_op_definition
 class ReturnOp(IRDLOperation):
     """``hal.return %x, %y, %z : index, index, index`` (terminates workgroup count regions)."""
 
@@ -671,6 +717,7 @@ HAL_OPS = [
     ExecutableOp,
     ExecutableVariantOp,
     ExecutableExportOp,
+    ExecutableBinaryOp,
     ReturnOp,
 ]
 HAL_ATTRS = [

@@ -17,13 +17,14 @@ The command-buffer dispatch ``bindings`` clause uses IREE's ``(%buffer : !hal.bu
 """
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr, i32, i64
+from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr, SymbolRefAttr, i32, i64
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    prop_def,
     result_def,
     var_operand_def,
 )
@@ -31,6 +32,7 @@ from xdsl.parser import Parser
 
 from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects.hal_types import (
+    AllocatorType,
     BufferType,
     BufferViewType,
     CommandBufferType,
@@ -135,9 +137,11 @@ class ClauseOp(IRDLOperation):
             printer.print_string(" : ")
             printer.print_attribute(self.results[0].type)
             if self.RESULT_SIZED:
-                if self.result_size:
+                size = self.result_size
+                sizes = list(size) if isinstance(size, (list, tuple)) or hasattr(size, "__len__") else [size]
+                if sizes:
                     printer.print_string("{")
-                    printer.print_list(self.result_size, printer.print_ssa_value)
+                    printer.print_list(sizes, printer.print_ssa_value)
                     printer.print_string("}")
         syn.print_attr_dict(printer, self.attributes)
 
@@ -376,7 +380,157 @@ class DeviceQueueExecuteOp(_QueueOp):
                ("signal", "signal_fence", "value"), ("commands", "command_buffer", "value"), ("flags", "flags", "enum"))
 
 
+@irdl_op_definition
+class DevicesGetOp(IRDLOperation):
+    """``hal.devices.get %index : !hal.device``: the device the runtime bound at ``index``."""
+
+    name = "hal.devices.get"
+    index = operand_def(INDEX)
+    result = result_def(DeviceType)
+    assembly_format = "$index attr-dict `:` type($result)"
+
+
+@irdl_op_definition
+class DeviceAllocatorOp(ClauseOp):
+    """``hal.device.allocator<%d : !hal.device> : !hal.allocator``."""
+
+    name = "hal.device.allocator"
+    device = operand_def(DeviceType)
+    result = result_def(AllocatorType)
+    CLAUSES: ClassVar = (("<>", "device"),)
+
+
+@irdl_op_definition
+class AllocatorAllocateOp(ClauseOp):
+    """``hal.allocator.allocate<%a : !hal.allocator> affinity(%q) type(%t) usage(%u) : !hal.buffer{%size}``."""
+
+    name = "hal.allocator.allocate"
+    allocator = operand_def(AllocatorType)
+    queue_affinity = operand_def(i64)
+    memory_types = operand_def(i32)
+    buffer_usage = operand_def(i32)
+    result_size = operand_def(INDEX)
+    result = result_def(BufferType)
+    RESULT_SIZED: ClassVar = True
+    CLAUSES: ClassVar = (("<>", "allocator"), ("affinity", "queue_affinity", "value"),
+                         ("type", "memory_types", "value"), ("usage", "buffer_usage", "value"))
+
+
+@irdl_op_definition
+class AllocatorImportOp(ClauseOp):
+    """``hal.allocator.import<%a : !hal.allocator> source(%b : !util.buffer)[%off, %len] affinity(%q) type(%t) usage(%u) : !hal.buffer``.
+
+    Copies host bytes (module rodata) into a new device buffer. IREE's op also returns an
+    ``i1`` success flag; rt's import always succeeds (it copies), so the flag is dropped.
+    """
+
+    name = "hal.allocator.import"
+    allocator = operand_def(AllocatorType)
+    source = operand_def()
+    source_range = var_operand_def(INDEX)
+    queue_affinity = operand_def(i64)
+    memory_types = operand_def(i32)
+    buffer_usage = operand_def(i32)
+    result = result_def(BufferType)
+    CLAUSES: ClassVar = (("<>", "allocator"), ("source", "source", "typed", "source_range"),
+                         ("affinity", "queue_affinity", "value"), ("type", "memory_types", "value"),
+                         ("usage", "buffer_usage", "value"))
+
+
+@irdl_op_definition
+class BufferLengthOp(ClauseOp):
+    """``hal.buffer.length<%b : !hal.buffer> : index``."""
+
+    name = "hal.buffer.length"
+    buffer = operand_def(BufferType)
+    result = result_def(INDEX)
+    CLAUSES: ClassVar = (("<>", "buffer"),)
+
+
+@irdl_op_definition
+class BufferSubspanOp(ClauseOp):
+    """``hal.buffer.subspan<%b : !hal.buffer>[%offset, %length] : !hal.buffer``."""
+
+    name = "hal.buffer.subspan"
+    source_buffer = operand_def(BufferType)
+    source_range = var_operand_def(INDEX)
+    result = result_def(BufferType)
+
+    @classmethod
+    def parse(cls, parser):
+        buf = syn.parse_typed_operand_in_angles(parser)
+        span = syn.parse_index_list(parser)
+        parser.parse_punctuation(":")
+        return cls.build(operands=[buf, span], result_types=[parser.parse_type()])
+
+    def print(self, printer):
+        syn.print_typed_operand(printer, self.source_buffer)
+        syn.print_operand_list(printer, self.source_range)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class ExecutableCreateOp(ClauseOp):
+    """``hal.executable.create device(%d : !hal.device) affinity(%q) target(@exe::@variant) : !hal.executable``."""
+
+    name = "hal.executable.create"
+    device = operand_def(DeviceType)
+    queue_affinity = operand_def(i64)
+    executable_target = prop_def(SymbolRefAttr)
+    result = result_def(ExecutableType)
+
+    @classmethod
+    def parse(cls, parser):
+        device = syn.parse_keyword_paren(parser, "device", lambda: syn.parse_typed_operand(parser))
+        affinity = syn.parse_keyword_paren(
+            parser, "affinity", lambda: parser.resolve_operand(parser.parse_unresolved_operand(), i64))
+        target = syn.parse_keyword_paren(parser, "target", lambda: syn.parse_entry_point(parser))
+        parser.parse_punctuation(":")
+        return cls.build(operands=[device, affinity], result_types=[parser.parse_type()],
+                         properties={"executable_target": target})
+
+    def print(self, printer):
+        printer.print_string(" device(")
+        syn.print_typed_operand(printer, self.device, "", "")
+        printer.print_string(") affinity(")
+        printer.print_ssa_value(self.queue_affinity)
+        printer.print_string(") target(")
+        printer.print_attribute(self.executable_target)
+        printer.print_string(") : ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class FenceJoinOp(ClauseOp):
+    """``hal.fence.join at([%a, %b]) flags("None") : !hal.fence``."""
+
+    name = "hal.fence.join"
+    fences = var_operand_def(FenceType)
+    flags = opt_prop_def(StringAttr)
+    result = result_def(FenceType)
+    CLAUSES: ClassVar = (("at", "fences", "list"), ("flags", "flags", "enum"))
+
+
+@irdl_op_definition
+class FenceSignalOp(ClauseOp):
+    """``hal.fence.signal<%f : !hal.fence>``: marks the fence reached (immediate timepoints)."""
+
+    name = "hal.fence.signal"
+    fence = operand_def(FenceType)
+    CLAUSES: ClassVar = (("<>", "fence"),)
+
+
 HAL_RUNTIME_OPS = [
+    DevicesGetOp,
+    DeviceAllocatorOp,
+    AllocatorAllocateOp,
+    AllocatorImportOp,
+    BufferLengthOp,
+    BufferSubspanOp,
+    ExecutableCreateOp,
+    FenceJoinOp,
+    FenceSignalOp,
     BufferViewCreateOp,
     BufferViewBufferOp,
     CommandBufferCreateOp,

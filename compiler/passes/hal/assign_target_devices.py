@@ -1,0 +1,55 @@
+"""``iree-hal-assign-target-devices``: record the requested devices on the module.
+
+Input: a module without device globals (no ``util.global @d = #hal.device.target<...>``) and
+without ``hal.device.targets``. Output: the module carries ``hal.device.targets = {name =
+#hal.device.target<...>, ...}`` built from the ``targets`` option (``name=target`` items
+separated by ';' or spaces; target vmvx, llvm-cpu or llvm-cpu:<cpu>; default ``__device_0=llvm-cpu``).
+Modules that already declare devices are left unchanged.
+
+Example (``targets=__device_0=vmvx``)::
+
+    module { ... }
+    // ->
+    module attributes {hal.device.targets = {__device_0 = #hal.device.target<"local",
+        [#hal.executable.target<"vmvx", "vmvx-bytecode">]> : !hal.device}} { ... }
+
+Source followed: IREE ``Dialect/HAL/Transforms/AssignTargetDevices.cpp``.
+"""
+import dataclasses
+
+from xdsl.dialects.builtin import DictionaryAttr
+
+from rt.compiler.dialects.hal import DeviceTargetAttr
+from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.passes.base import Pass
+from rt.compiler.passes.hal.target_devices import device_target, parse_device_specs
+from rt.runtime.errors import InvalidArgumentError
+
+DEFAULT_TARGETS = "__device_0=llvm-cpu"
+
+
+def declared_devices(module):
+    """``[(name, DeviceTargetAttr)]`` of the module's device globals, in order."""
+    found = []
+    for op in module.body.block.ops:
+        if op.name == "util.global" and isinstance(op.initial_value, DeviceTargetAttr):
+            found.append((op.sym_name.data, op.initial_value))
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class AssignTargetDevicesPass(Pass):
+    """Attach ``hal.device.targets`` from the ``targets`` option when the module has no devices."""
+
+    name = "iree-hal-assign-target-devices"
+    targets: str = DEFAULT_TARGETS
+
+    def run(self, module, ctx):
+        if declared_devices(module) or "hal.device.targets" in module.attributes:
+            return
+        try:
+            specs = parse_device_specs(self.targets or DEFAULT_TARGETS)
+            attrs = {name: device_target(target) for name, target in specs}
+        except InvalidArgumentError as exc:
+            raise error_at_op(module, f"iree-hal-assign-target-devices: {exc}") from None
+        module.attributes["hal.device.targets"] = DictionaryAttr(attrs)

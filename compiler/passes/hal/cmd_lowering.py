@@ -1,0 +1,167 @@
+"""``stream.cmd.execute`` -> a recorded one-shot command buffer submitted with fences.
+
+::
+
+    %t = stream.cmd.execute on(#aff) await(%w) => with(%r as %a: !stream.resource<transient>{%s}) {
+      stream.cmd.dispatch @ex::@add(%n : i32) { ro %a[%c0 for %c16] : ..., wo %a[%c16 for %c16] : ... }
+      stream.cmd.fill %p, %a[%c0 for %c16] : i32 -> !stream.resource<transient>{%s}
+    } => !stream.timepoint
+    // ->
+    %cmd = hal.command_buffer.create device(%dev : !hal.device) mode(OneShot) categories("Transfer|Dispatch") affinity(%q) : !hal.command_buffer
+    %exe = util.global.load @__executable_ex___device_0 : !hal.executable
+    ... workgroup count (the export's count region, cloned) ...
+    hal.command_buffer.dispatch<%cmd : !hal.command_buffer> target(%exe : !hal.executable)[%ordinal] workgroups([%x, %y, %z]) constants([%n]) bindings([(%r : !hal.buffer)[%c0, %c16], ...]) flags(None)
+    hal.command_buffer.execution_barrier<%cmd : !hal.command_buffer> source("CommandIssue|Dispatch|Transfer") target("CommandProcess|Dispatch|Transfer") flags("None")
+    hal.command_buffer.fill_buffer<%cmd : !hal.command_buffer> target(%r : !hal.buffer)[%c0, %c16] pattern(%p : i32)
+    hal.command_buffer.finalize<%cmd : !hal.command_buffer>
+    %t = hal.fence.create device(%dev : !hal.device) flags("None") : !hal.fence
+    hal.device.queue.execute<%dev : !hal.device> affinity(%q) wait(%w) signal(%t) commands(%cmd) flags("None")
+
+Commands of the execute region and of ``stream.cmd.serial`` are separated by execution
+barriers; those inside one ``stream.cmd.concurrent`` are not. Flush/invalidate/discard are
+no-ops on rt's local devices (host-coherent memory).
+
+Source followed: IREE ``Dialect/HAL/Conversion/StreamToHAL/Patterns.cpp`` (CmdExecuteOpPattern
+and friends).
+"""
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType, StringAttr, i32
+
+from rt.compiler.dialects.hal_ops import (CommandBufferCopyBufferOp, CommandBufferCreateOp,
+                                          CommandBufferDispatchOp, CommandBufferExecutionBarrierOp,
+                                          CommandBufferFillBufferOp, CommandBufferFinalizeOp,
+                                          DeviceQueueExecuteOp)
+from rt.compiler.dialects.hal_types import CommandBufferType, ExecutableType
+from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.passes.hal.builder import Inserter
+
+_NOOPS = ("stream.cmd.flush", "stream.cmd.invalidate", "stream.cmd.discard")
+
+
+def lower_execute(op, ctx):
+    """Replace ``op`` (stream.cmd.execute) by command buffer recording + queue submission."""
+    b = Inserter(op)
+    device_name = ctx.device_of(op)
+    device = ctx.load_device(b, device_name)
+    affinity = b.const_i64(-1)
+    cmd = b.value(CommandBufferCreateOp.build(
+        operands=[device, affinity], result_types=[CommandBufferType()],
+        properties={"modes": StringAttr("OneShot"), "command_categories": StringAttr("Transfer|Dispatch")}))
+    block = op.body.blocks[0]
+    for arg, value in zip(block.args, op.resource_operands):
+        arg.replace_all_uses_with(value)
+    _record_serial(list(block.ops), b, cmd, ctx, device_name, device)
+    b.add(CommandBufferFinalizeOp.build(operands=[cmd]))
+    wait = op.await_timepoint[0] if op.await_timepoint else b.immediate_fence(device)
+    signal = b.fence(device)
+    b.named(DeviceQueueExecuteOp, {"device": device, "queue_affinity": affinity, "wait_fence": wait,
+                                   "signal_fence": signal, "command_buffer": cmd},
+            properties={"flags": StringAttr("None")})
+    op.result_timepoint.replace_all_uses_with(signal)
+    for inner in reversed(list(block.ops)):
+        inner.detach()
+        inner.erase(safe_erase=False)
+    op.detach()
+    op.erase(safe_erase=False)
+
+
+def _barrier(b, cmd):
+    b.add(CommandBufferExecutionBarrierOp.build(operands=[cmd], properties={
+        "source_stage_mask": StringAttr("CommandIssue|Dispatch|Transfer"),
+        "target_stage_mask": StringAttr("CommandProcess|Dispatch|Transfer"),
+        "flags": StringAttr("None")}))
+
+
+def _record_serial(ops, b, cmd, ctx, device_name, device):
+    first = True
+    for op in ops:
+        if op.name in _NOOPS:
+            continue
+        if not first:
+            _barrier(b, cmd)
+        first = False
+        if op.name == "stream.cmd.concurrent":
+            for inner in op.body.blocks[0].ops:
+                _record(inner, b, cmd, ctx, device_name, device)
+        elif op.name == "stream.cmd.serial":
+            _record_serial(list(op.body.blocks[0].ops), b, cmd, ctx, device_name, device)
+        else:
+            _record(op, b, cmd, ctx, device_name, device)
+
+
+def _record(op, b, cmd, ctx, device_name, device):
+    if op.name in _NOOPS:
+        return
+    if op.name == "stream.cmd.dispatch":
+        _dispatch(op, b, cmd, ctx, device_name, device)
+    elif op.name == "stream.cmd.copy":
+        b.add(CommandBufferCopyBufferOp.build(operands=[cmd, op.source, [op.source_offset], op.target,
+                                                        [op.target_offset], op.length],
+                                              properties={"flags": StringAttr("None")}))
+    elif op.name == "stream.cmd.fill":
+        pattern = op.value
+        if isinstance(pattern.type, Float32Type):
+            pattern = b.value(arith.BitcastOp(pattern, i32))
+        elif not isinstance(pattern.type, IntegerType) or pattern.type.width.data > 32:
+            raise error_at_op(op, f"stream.cmd.fill with a {pattern.type} pattern; expected i8, i16, i32 or f32")
+        b.add(CommandBufferFillBufferOp.build(operands=[cmd, op.target, [op.target_offset, op.target_length],
+                                                        pattern], properties={"flags": StringAttr("None")}))
+    elif op.name in ("stream.cmd.concurrent", "stream.cmd.serial"):
+        _record_serial(list(op.body.blocks[0].ops), b, cmd, ctx, device_name, device)
+    else:
+        raise error_at_op(op, f"'{op.name}' inside stream.cmd.execute cannot be converted to HAL "
+                              "commands; expected stream.cmd.dispatch/copy/fill/serial/concurrent")
+
+
+def _push_constant(b, value, op):
+    t = value.type
+    if t == i32:
+        return value
+    if isinstance(t, IndexType):
+        return b.value(arith.IndexCastOp(value, i32))
+    if isinstance(t, Float32Type):
+        return b.value(arith.BitcastOp(value, i32))
+    if isinstance(t, IntegerType) and t.width.data < 32:
+        return b.value(arith.ExtUIOp(value, i32))
+    raise error_at_op(op, f"stream.cmd.dispatch operand of type {t} is not a 32-bit push constant; "
+                          "run iree-stream-pack-dispatch-operands")
+
+
+def _dispatch(op, b, cmd, ctx, device_name, device):
+    exe_name, export_name = op.entry_point()
+    variant, export = ctx.export_for(op, exe_name, export_name, device_name)
+    exe = b.global_load(ctx.executable_global(exe_name, device_name), ExecutableType())
+    constants = [_push_constant(b, v, op) for v in op.uniform_operands]
+    counts = _workgroup_count(b, export, device, constants, list(op.workload), op)
+    ordinal = b.const_index(export.ordinal.value.data if export.ordinal is not None else 0)
+    b.add(CommandBufferDispatchOp.build(
+        operands=[cmd, exe, ordinal, counts, constants, list(op.resources), list(op.resource_offsets),
+                  list(op.resource_lengths)], properties={"flags": StringAttr("None")}))
+
+
+def _workgroup_count(b, export, device, constants, workload, op):
+    """Clone the export's count region before the anchor; returns (x, y, z)."""
+    region = export.workgroup_count
+    if not region.blocks:
+        one = b.const_index(1)
+        return [one, one, one]
+    block = region.blocks[0]
+    args = block.args[1:]
+    inputs = constants if all(a.type == i32 for a in args) else workload
+    if len(inputs) != len(args):
+        raise error_at_op(op, f"dispatch of @{export.sym_name.data} passes {len(inputs)} values but the "
+                              f"export's workgroup count takes {len(args)}")
+    mapping = {block.args[0]: device, **dict(zip(args, inputs))}
+    result = None
+    for inner in block.ops:
+        if inner.name == "hal.return":
+            result = [mapping.get(v, v) for v in inner.operands]
+            break
+        clone = inner.clone(value_mapper=dict(mapping))
+        b.add(clone)
+        for old, new in zip(inner.results, clone.results):
+            mapping[old] = new
+    if result is None or len(result) != 3:
+        raise error_at_op(op, f"the workgroup count region of @{export.sym_name.data} must end in "
+                              "hal.return %x, %y, %z")
+    return result

@@ -1,0 +1,171 @@
+"""``iree-hal-convert-to-hal``: the stream dialect -> HAL ops, device and executable globals.
+
+Input: the module after the stream phase (stream.cmd.execute regions, stream.resource.*,
+stream.timepoint.*, stream.tensor.import/export) with ``hal.executable`` ops whose variants
+carry serialized binaries and count regions (iree-hal-translate-executables). Output:
+
+* device globals keep their ``#hal.device.target`` (the vm phase records it in ``rt.devices``)
+  and are bound in a first ``util.initializer``: ``hal.devices.get %i`` in declaration order;
+* one ``util.global private @__executable_<exe>_<device> : !hal.executable`` per executable
+  and device that dispatches it, created in the same initializer with
+  ``hal.executable.create device(..) target(@exe::@variant)`` (the device's first target
+  with a variant);
+* stream ops lowered as described in :mod:`cmd_lowering` and :mod:`resource_lowering`;
+  ``!stream.resource<*>`` values become ``!hal.buffer`` and ``!stream.timepoint`` become
+  ``!hal.fence`` everywhere (globals, block arguments, scf results).
+
+Example::
+
+    %r = stream.resource.alloc uninitialized : !stream.resource<external>{%c16}
+    // ->
+    %dev = util.global.load @__device_0 : !hal.device
+    %alloc = hal.device.allocator<%dev : !hal.device> : !hal.allocator
+    %r = hal.allocator.allocate<%alloc : !hal.allocator> affinity(%q) type(%t) usage(%u) : !hal.buffer{%c16}
+
+Source followed: IREE ``Dialect/HAL/Transforms/ConvertToHAL.cpp`` and
+``Conversion/StreamToHAL``; device binding after ``InitializeDevices.cpp``.
+"""
+import dataclasses
+
+from xdsl.dialects.builtin import FunctionType, StringAttr, SymbolRefAttr
+from xdsl.ir import Block, Region
+
+from rt.compiler.dialects.hal_ops import DevicesGetOp, ExecutableCreateOp
+from rt.compiler.dialects.hal_types import BufferType, DeviceType, ExecutableType, FenceType
+from rt.compiler.dialects.util import GlobalOp, GlobalStoreOp, InitializerOp, ReturnOp
+from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.passes.base import Pass
+from rt.compiler.passes.hal import cmd_lowering, resource_lowering
+from rt.compiler.passes.hal.affinity import device_globals, op_device
+from rt.compiler.passes.hal.builder import Inserter
+
+
+class _Conversion:
+    """Per-module state shared by the lowerings."""
+
+    def __init__(self, module):
+        self.module = module
+        self.devices = device_globals(module)
+        self.executables = {op.sym_name.data: op for op in module.body.block.ops if op.name == "hal.executable"}
+        self.executable_globals = {}
+
+    def device_of(self, op):
+        if not self.devices:
+            raise error_at_op(op, f"'{op.name}' needs a device but the module declares none; run "
+                                  "iree-hal-assign-target-devices / iree-hal-materialize-target-devices")
+        return op_device(op, self.module, self.devices)
+
+    def load_device(self, b, name):
+        return b.global_load(name, DeviceType())
+
+    def variant_for(self, op, exe_name, device_name):
+        exe = self.executables.get(exe_name)
+        if exe is None:
+            raise error_at_op(op, f"dispatch names @{exe_name}, which is not a hal.executable of the module; "
+                                  "run iree-hal-materialize-interfaces first")
+        variants = [v for v in exe.body.block.ops if v.name == "hal.executable.variant"]
+        for target in self.devices[device_name].executable_targets.data:
+            for variant in variants:
+                if variant.target == target:
+                    return variant
+        raise error_at_op(op, f"@{exe_name} has no variant for the targets of device @{device_name}")
+
+    def export_for(self, op, exe_name, export_name, device_name):
+        variant = self.variant_for(op, exe_name, device_name)
+        for export in variant.body.block.ops:
+            if export.name == "hal.executable.export" and export.sym_name.data == export_name:
+                return variant, export
+        raise error_at_op(op, f"@{exe_name}::@{variant.sym_name.data} has no export @{export_name}")
+
+    def executable_global(self, exe_name, device_name):
+        key = (exe_name, device_name)
+        if key not in self.executable_globals:
+            self.executable_globals[key] = f"__executable_{exe_name}_{device_name}"
+        return self.executable_globals[key]
+
+
+def _convert_type(type_):
+    if type_.name == "stream.resource":
+        return BufferType()
+    if type_.name == "stream.timepoint":
+        return FenceType()
+    return type_
+
+
+def _convert_types(op):
+    for result in op.results:
+        result._type = _convert_type(result.type)
+    for region in op.regions:
+        for block in region.blocks:
+            for arg in block.args:
+                arg._type = _convert_type(arg.type)
+    if op.name == "util.global":
+        op.properties["type"] = _convert_type(op.properties["type"])
+    ftype = op.properties.get("function_type")
+    if isinstance(ftype, FunctionType):
+        op.properties["function_type"] = FunctionType.from_lists(
+            [_convert_type(t) for t in ftype.inputs.data], [_convert_type(t) for t in ftype.outputs.data])
+
+
+def _convert_block(block, conv):
+    for op in list(block.ops):
+        if op.name == "stream.cmd.execute":
+            cmd_lowering.lower_execute(op, conv)
+        elif op.name in resource_lowering.LOWERINGS:
+            resource_lowering.LOWERINGS[op.name](op, conv)
+        elif op.name.startswith("stream."):
+            raise resource_lowering.unsupported(op)
+        else:
+            _convert_types(op)
+            for region in op.regions:
+                for inner in region.blocks:
+                    _convert_block(inner, conv)
+
+
+@dataclasses.dataclass(frozen=True)
+class ConvertToHALPass(Pass):
+    """Lower stream ops to HAL and bind devices and executables in an initializer."""
+
+    name = "iree-hal-convert-to-hal"
+
+    def run(self, module, ctx):
+        conv = _Conversion(module)
+        for op in list(module.body.block.ops):
+            if op.name in ("util.func", "func.func", "util.initializer", "util.global"):
+                _convert_types(op)
+                for region in op.regions:
+                    for block in region.blocks:
+                        _convert_block(block, conv)
+            elif op.name.startswith("stream."):
+                raise resource_lowering.unsupported(op)
+        self._initializer(module, conv)
+
+    @staticmethod
+    def _initializer(module, conv):
+        if not conv.devices and not conv.executable_globals:
+            return
+        block = module.body.block
+        body = Block()
+        init = InitializerOp.build(regions=[Region(body)])
+        anchor = next((op for op in block.ops if op.name != "util.global"), None)
+        if anchor is None:
+            block.add_op(init)
+        else:
+            block.insert_op_before(init, anchor)
+        ret = ReturnOp.build(operands=[[]])
+        body.add_op(ret)
+        b = Inserter(ret)
+        loaded = {}
+        for index, name in enumerate(conv.devices):
+            device = b.value(DevicesGetOp.build(operands=[b.const_index(index)], result_types=[DeviceType()]))
+            b.add(GlobalStoreOp.build(operands=[device], properties={"global": SymbolRefAttr(name)}))
+            loaded[name] = device
+        for (exe_name, device_name), global_name in conv.executable_globals.items():
+            variant = conv.variant_for(init, exe_name, device_name)
+            block.insert_op_before(GlobalOp.build(properties={
+                "sym_name": StringAttr(global_name), "sym_visibility": StringAttr("private"),
+                "type": ExecutableType()}), init)
+            exe = b.value(ExecutableCreateOp.build(
+                operands=[loaded[device_name], b.const_i64(-1)], result_types=[ExecutableType()],
+                properties={"executable_target": SymbolRefAttr(exe_name, [variant.sym_name.data])}))
+            b.add(GlobalStoreOp.build(operands=[exe], properties={"global": SymbolRefAttr(global_name)}))

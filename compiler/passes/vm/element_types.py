@@ -1,0 +1,31 @@
+"""MLIR element types -> IREE ``iree_hal_element_type_t`` codes (``hal.element_type<f32>``).
+
+The code packs the numerical type in the high byte and the bit count in the low byte
+(rt.runtime.hal.element_type): signless integers are INTEGER (0x10), i1 is BOOL_8, floats are
+FLOAT_IEEE (0x21), bf16 is FLOAT_BRAIN. Source: IREE ``Dialect/HAL/IR/HALTypes.cpp``
+(getElementTypeValue).
+"""
+from xdsl.dialects.builtin import BFloat16Type, IntegerType
+
+from rt.compiler.frontend.diagnostics import error_at_op
+from rt.runtime.hal.element_type import ElementType, NumericalType
+
+_FLOATS = {"f16": 16, "f32": 32, "f64": 64}
+
+
+def element_type_code(type_, op=None):
+    """The i32 code of ``type_``; CompileError (at ``op``) for types with no code."""
+    if isinstance(type_, IntegerType):
+        width = type_.width.data
+        if width == 1:
+            return int(ElementType.BOOL_8)
+        signedness = type_.signedness.data.name if hasattr(type_.signedness.data, "name") else ""
+        numerical = {"SIGNED": NumericalType.INTEGER_SIGNED, "UNSIGNED": NumericalType.INTEGER_UNSIGNED}.get(
+            signedness, NumericalType.INTEGER)
+        return (int(numerical) << 24) | width
+    if isinstance(type_, BFloat16Type):
+        return int(ElementType.BFLOAT_16)
+    name = str(type_)
+    if name in _FLOATS:
+        return (int(NumericalType.FLOAT_IEEE) << 24) | _FLOATS[name]
+    raise error_at_op(op, f"element type {type_} has no HAL element type code; expected iN, f16, f32, f64 or bf16")

@@ -1,0 +1,245 @@
+"""Emit one function body (util.func / func.func / util.initializer) as VM bytecode.
+
+Structured control flow becomes branches: ``scf.if`` -> cond_br to then/else blocks that move
+their ``scf.yield`` values into the result registers; ``scf.for`` -> a loop header comparing the
+induction variable (signed) with the upper bound; ``scf.while`` -> before/after blocks;
+``cf.br``/``cf.cond_br`` move successor operands into the target block's argument registers
+(through temporaries, so permutations are safe). Calls (``util.call``/``func.call``) become
+``call``; returns ``return``. Every other op is handed to the op tables of
+:mod:`scalar_ops` (arith/math on scalars) and :mod:`import_ops` (hal, check, util globals and
+buffers). Each instruction carries the op's ``file:line:col`` so VM traps name the source.
+
+Source followed: IREE ``Dialect/VM/Conversion`` (StandardToVM, UtilToVM) and
+``Target/Bytecode/BytecodeEncoder``.
+"""
+from rt.compiler.frontend.diagnostics import error_at_op, op_location
+from rt.compiler.passes.vm import import_ops, scalar_ops
+from rt.compiler.passes.vm.registers import RegisterAllocator, vm_type
+
+_CONTROL = ("scf.if", "scf.for", "scf.while", "cf.br", "cf.cond_br", "util.call", "func.call",
+            "util.return", "func.return", "util.initializer.return", "scf.yield", "scf.condition")
+
+
+class FunctionEmitter:
+    """Emits a region into a FunctionBuilder. ``module`` is the ModuleEmitter (imports, globals, rodata)."""
+
+    def __init__(self, module, fb, owner):
+        self.module, self.fb, self.owner = module, fb, owner
+        self.regs = RegisterAllocator(fb)
+        self._scratch = []
+        self._labels = {}
+        self._yield_targets = []
+        self._conditions = []
+
+    # -- registers ---------------------------------------------------------------------------
+
+    def type_of(self, value, op=None):
+        vt = vm_type(value.type)
+        if vt is None:
+            raise error_at_op(op or self.owner, f"value of type {value.type} has no VM register type "
+                                                "(expected index, i1-i64, f32, f64 or a HAL/util handle); "
+                                                "it should have been converted by an earlier phase")
+        return vt
+
+    def get(self, value, op=None):
+        reg = self.regs.values.get(value)
+        if reg is None:
+            raise error_at_op(op or self.owner, f"internal: value {value.name_hint or ''} of type "
+                                                f"{value.type} used before it was defined in the VM emission")
+        return reg
+
+    def define(self, value, op=None):
+        return self.regs.define(value, self.type_of(value, op))
+
+    def scratch(self, type_name):
+        reg = self.regs.new(type_name)
+        self._scratch.append(reg)
+        return reg
+
+    def const(self, type_name, value):
+        """A scratch register holding ``value`` (freed after the current op)."""
+        reg = self.scratch(type_name)
+        {"i32": self.fb.const_i32, "i64": self.fb.const_i64, "f32": self.fb.const_f32,
+         "f64": self.fb.const_f64}[type_name](reg, value)
+        return reg
+
+    def null_ref(self):
+        reg = self.scratch("ref")
+        self.fb.const_ref_zero(reg)
+        return reg
+
+    def as_type(self, reg, type_name):
+        """``reg`` converted between i32/i64 (sign-extending) into a scratch register if needed."""
+        if reg.type == type_name:
+            return reg
+        out = self.scratch(type_name)
+        if reg.type == "i64" and type_name == "i32":
+            self.fb.trunc_i64_i32(out, reg)
+        elif reg.type == "i32" and type_name == "i64":
+            self.fb.ext_i32_i64_s(out, reg)
+        else:
+            raise AssertionError((reg.type, type_name))
+        return out
+
+    def mov(self, dst, src):
+        getattr(self.fb, f"mov_{dst.type}")(dst, src)
+
+    # -- bodies --------------------------------------------------------------------------------
+
+    def emit_function(self, region, arg_regs):
+        """Emit ``region`` (the function body) with its entry arguments in ``arg_regs``."""
+        blocks = list(region.blocks)
+        for block in blocks:
+            self._labels[block] = self.fb.label()
+        for arg, reg in zip(blocks[0].args, arg_regs):
+            self.regs.bind(arg, reg)
+        for block in blocks[1:]:
+            for arg in block.args:
+                self.define(arg, self.owner)
+        for block in blocks:
+            self.fb.bind(self._labels[block])
+            self.emit_block(block)
+
+    def emit_block(self, block):
+        self.regs.plan_block(block)
+        for op in block.ops:
+            self.emit_op(op)
+
+    def emit_op(self, op):
+        where = op_location(op)
+        if where is not None:
+            self.fb.loc(*where)
+        if op.name in _CONTROL:
+            getattr(self, "_" + op.name.replace(".", "_"))(op)
+        elif op.name in scalar_ops.LOWERINGS:
+            scalar_ops.LOWERINGS[op.name](self, op)
+        elif op.name in import_ops.LOWERINGS:
+            import_ops.LOWERINGS[op.name](self, op)
+        else:
+            raise error_at_op(op, f"'{op.name}' cannot be converted to the VM: the vm phase takes "
+                                  "util/func/arith/math/scf/cf ops on scalars, hal ops and check ops")
+        for reg in self._scratch:
+            self.regs.release(reg)
+        self._scratch = []
+        self.regs.after_op(op)
+
+    # -- moves between blocks -------------------------------------------------------------------
+
+    def parallel_move(self, dsts, values, op):
+        srcs = [self.get(v, op) for v in values]
+        pairs = [(d, s) for d, s in zip(dsts, srcs) if d is not s]
+        clobbered = {(d.bank, d.index) for d, _ in pairs}
+        if any((s.bank, s.index) in clobbered for _, s in pairs):
+            temps = []
+            for _, s in pairs:
+                t = self.scratch(s.type)
+                self.mov(t, s)
+                temps.append(t)
+            pairs = [(d, t) for (d, _), t in zip(pairs, temps)]
+        for d, s in pairs:
+            self.mov(d, s)
+
+    def _branch_to(self, block, values, op):
+        self.parallel_move([self.get(a) for a in block.args], values, op)
+        self.fb.br(self._labels[block])
+
+    # -- control flow ----------------------------------------------------------------------------
+
+    def _cf_br(self, op):
+        self._branch_to(op.successor, op.arguments, op)
+
+    def _cf_cond_br(self, op):
+        cond = self.get(op.cond, op)
+        then_l, else_l = self.fb.label(), self.fb.label()
+        self.fb.cond_br(cond, then_l, else_l)
+        self.fb.bind(then_l)
+        self._branch_to(op.then_block, op.then_arguments, op)
+        self.fb.bind(else_l)
+        self._branch_to(op.else_block, op.else_arguments, op)
+
+    def _emit_nested(self, region, arg_regs, targets):
+        """Inline a single-block region; its scf.yield moves into ``targets`` and falls through."""
+        block = region.blocks[0]
+        for arg, reg in zip(block.args, arg_regs):
+            self.regs.bind(arg, reg)
+        self._yield_targets.append(targets)
+        self.emit_block(block)
+        self._yield_targets.pop()
+
+    def _scf_yield(self, op):
+        targets = self._yield_targets[-1]
+        if targets is not None:
+            self.parallel_move(targets, op.operands, op)
+
+    def _scf_if(self, op):
+        results = [self.define(r, op) for r in op.results]
+        then_l, else_l, done = self.fb.label(), self.fb.label(), self.fb.label()
+        self.fb.cond_br(self.get(op.cond, op), then_l, else_l)
+        self.fb.bind(then_l)
+        self._emit_nested(op.true_region, [], results)
+        self.fb.br(done)
+        self.fb.bind(else_l)
+        if op.false_region.blocks:
+            self._emit_nested(op.false_region, [], results)
+        self.fb.br(done)
+        self.fb.bind(done)
+
+    def _scf_for(self, op):
+        iv = self.scratch_persistent(self.type_of(op.lb, op))
+        carried = [self.define(r, op) for r in op.results]
+        self.mov(iv, self.get(op.lb, op))
+        self.parallel_move(carried, op.iter_args, op)
+        ub, step = self.get(op.ub, op), self.get(op.step, op)
+        head, body, done = self.fb.label(), self.fb.label(), self.fb.label()
+        self.fb.bind(head)
+        more = self.scratch_persistent("i32")
+        getattr(self.fb, f"cmp_lt_{iv.type}_s")(more, iv, ub)
+        self.fb.cond_br(more, body, done)
+        self.fb.bind(body)
+        self._emit_nested(op.body, [iv] + carried, carried)
+        getattr(self.fb, f"add_{iv.type}")(iv, iv, step)
+        self.fb.br(head)
+        self.fb.bind(done)
+
+    def _scf_while(self, op):
+        before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+        state = [self.define(a, op) for a in before.args]
+        results = [self.define(r, op) for r in op.results]
+        self.parallel_move(state, op.arguments, op)
+        head, done = self.fb.label(), self.fb.label()
+        self.fb.bind(head)
+        after_args = [self.define(a, op) for a in after.args]
+        self._conditions.append((results, after_args, done))
+        self._emit_nested(op.before_region, state, None)
+        self._conditions.pop()
+        self._emit_nested(op.after_region, after_args, state)
+        self.fb.br(head)
+        self.fb.bind(done)
+
+    def _scf_condition(self, op):
+        results, after_args, done = self._conditions[-1]
+        stay = self.fb.label()
+        self.parallel_move(results, op.args, op)
+        self.parallel_move(after_args, op.args, op)
+        self.fb.cond_br(self.get(op.condition, op), stay, done)
+        self.fb.bind(stay)
+
+    def scratch_persistent(self, type_name):
+        """A register kept for the rest of the function (loop state)."""
+        return self.regs.new(type_name)
+
+    def _call(self, op, callee):
+        args = [self.get(v, op) for v in op.operands]
+        results = [self.define(r, op) for r in op.results]
+        self.fb.call(self.module.function_name(callee, op), args, results)
+
+    def _util_call(self, op):
+        self._call(op, op.callee.root_reference.data)
+
+    def _func_call(self, op):
+        self._call(op, op.callee.root_reference.data)
+
+    def _return(self, op):
+        self.fb.return_([self.get(v, op) for v in op.operands])
+
+    _util_return = _func_return = _util_initializer_return = _return

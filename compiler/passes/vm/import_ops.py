@@ -1,0 +1,262 @@
+"""Lowering of hal, check and util module-level ops to VM imports, globals and rodata.
+
+hal ops become ``call.import``/``call.variadic`` of the ``hal`` module with the names and
+cconvs of rt.runtime.hal.module's table (IREE's hal.imports.mlir); check ops call the
+``check`` module (docs/compiled_module_abi.md); ``util.global.load/store`` use VM globals;
+``util.buffer.constant`` and assert messages become rodata. Enum clauses (command buffer modes
+and categories, barrier stage masks) are IREE's bit values.
+
+Source followed: IREE ``Dialect/HAL/Conversion/HALToVM``, ``Modules/Check/Conversion``,
+``Dialect/Util/Conversion/UtilToVM``.
+"""
+from xdsl.dialects.builtin import FloatAttr
+
+from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.passes.vm.element_types import element_type_code
+
+_MODES = {"None": 0, "OneShot": 1, "AllowInlineExecution": 16}
+_CATEGORIES = {"None": 0, "Transfer": 1, "Dispatch": 2}
+_STAGES = {"None": 0, "CommandIssue": 1, "CommandProcess": 2, "Dispatch": 4, "Transfer": 8,
+           "CommandRetire": 16, "Host": 32}
+_ENCODINGS = {"opaque": 0, "dense_row_major": 1}
+
+
+def _bits(op, prop, table, default=0):
+    attr = op.properties.get(prop)
+    if attr is None:
+        return default
+    value = 0
+    for word in attr.data.split("|"):
+        word = word.strip()
+        if word not in table:
+            raise error_at_op(op, f"'{op.name}': unknown {prop} '{word}'; expected one of {', '.join(table)}")
+        value |= table[word]
+    return value
+
+
+def _call(e, op, name, args, results=None, spans=None):
+    imp = e.module.hal_import(name)
+    regs = [e.define(r, op) for r in op.results] if results is None else results
+    if spans is None:
+        e.fb.call_import(imp, args, regs)
+    else:
+        e.fb.call_variadic(imp, spans, args, regs)
+
+
+def _i64(e, value, op):
+    return e.as_type(e.get(value, op), "i64")
+
+
+def _i32(e, value, op):
+    return e.as_type(e.get(value, op), "i32")
+
+
+def _simple(name):
+    def lower(e, op):
+        _call(e, op, name, [e.get(v, op) for v in op.operands])
+    return lower
+
+
+def _devices_get(e, op):
+    _call(e, op, "devices.get", [_i32(e, op.index, op)])
+
+
+def _allocate(e, op):
+    _call(e, op, "allocator.allocate", [e.get(op.allocator, op), _i64(e, op.queue_affinity, op),
+                                        _i32(e, op.memory_types, op), _i32(e, op.buffer_usage, op),
+                                        _i64(e, op.result_size, op)])
+
+
+def _import(e, op):
+    offset, length = op.source_range
+    _call(e, op, "allocator.import", [e.get(op.allocator, op), e.const("i32", 1), _i64(e, op.queue_affinity, op),
+                                      _i32(e, op.memory_types, op), _i32(e, op.buffer_usage, op),
+                                      e.get(op.source, op), _i64(e, offset, op), _i64(e, length, op)])
+
+
+def _subspan(e, op):
+    offset, length = op.source_range
+    _call(e, op, "buffer.subspan", [e.get(op.source_buffer, op), _i64(e, offset, op), _i64(e, length, op)])
+
+
+def _view_create(e, op):
+    offset, length = op.source_range
+    shape = [_i64(e, d, op) for d in op.shape]
+    _call(e, op, "buffer_view.create", [e.get(op.source_buffer, op), _i64(e, offset, op), _i64(e, length, op),
+                                        _i32(e, op.element_type, op), _i32(e, op.encoding_type, op)] + shape,
+          spans=[len(shape)])
+
+
+def _view_assert(e, op):
+    shape = [_i64(e, d, op) for d in op.shape]
+    message = e.scratch("ref")
+    e.fb.const_ref_rodata(message, e.module.string_rodata(op.message.data))
+    _call(e, op, "buffer_view.assert", [e.get(op.buffer_view, op), message, _i32(e, op.element_type, op),
+                                        _i32(e, op.encoding_type, op)] + shape, spans=[len(shape)])
+
+
+def _view_dim(e, op):
+    _call(e, op, "buffer_view.dim", [e.get(op.buffer_view, op), e.const("i32", op.index.value.data)])
+
+
+def _element_type(e, op):
+    e.fb.const_i32(e.define(op.result, op), element_type_code(op.type, op))
+
+
+def _encoding_type(e, op):
+    name = op.encoding.data
+    if name not in _ENCODINGS:
+        raise error_at_op(op, f"unknown hal.encoding_type<{name}>; expected one of {', '.join(_ENCODINGS)}")
+    e.fb.const_i32(e.define(op.result, op), _ENCODINGS[name])
+
+
+def _cb_create(e, op):
+    _call(e, op, "command_buffer.create", [
+        e.get(op.device, op), e.const("i32", _bits(op, "modes", _MODES, 1)),
+        e.const("i32", _bits(op, "command_categories", _CATEGORIES, 3)), _i64(e, op.queue_affinity, op),
+        e.const("i32", 0)])
+
+
+def _barrier(e, op):
+    _call(e, op, "command_buffer.execution_barrier", [
+        e.get(op.command_buffer, op), e.const("i32", _bits(op, "source_stage_mask", _STAGES)),
+        e.const("i32", _bits(op, "target_stage_mask", _STAGES)), e.const("i64", 0)])
+
+
+def _fill(e, op):
+    offset, length = op.target_range
+    width = op.pattern.type.width.data
+    _call(e, op, "command_buffer.fill_buffer", [
+        e.get(op.command_buffer, op), e.get(op.target_buffer, op), _i64(e, offset, op), _i64(e, length, op),
+        e.const("i32", 0), _i64(e, op.pattern, op), e.const("i32", max(1, width // 8)), e.const("i64", 0)])
+
+
+def _copy(e, op):
+    zero = e.const("i32", 0)
+    _call(e, op, "command_buffer.copy_buffer", [
+        e.get(op.command_buffer, op), zero, zero, e.get(op.source_buffer, op), _i64(e, op.source_offset[0], op),
+        e.get(op.target_buffer, op), _i64(e, op.target_offset[0], op), _i64(e, op.length, op), e.const("i64", 0)])
+
+
+def _dispatch(e, op):
+    x, y, z = (_i32(e, v, op) for v in op.workgroup_count)
+    args = [e.get(op.command_buffer, op), e.get(op.executable, op), _i64(e, op.entry_point, op), x, y, z,
+            e.const("i64", 0)] + [_i32(e, c, op) for c in op.constants]
+    zero = e.const("i32", 0)
+    for buf, off, length in zip(op.binding_buffers, op.binding_offsets, op.binding_lengths):
+        args += [zero, zero, e.get(buf, op), _i64(e, off, op), _i64(e, length, op)]
+    _call(e, op, "command_buffer.dispatch", args, spans=[len(op.constants), len(op.binding_buffers)])
+
+
+def _fence_create(e, op):
+    _call(e, op, "fence.create", [e.get(op.device, op), e.const("i64", 0)])
+
+
+def _fence_join(e, op):
+    _call(e, op, "fence.join", [e.const("i64", 0)] + [e.get(f, op) for f in op.fences], spans=[len(op.fences)])
+
+
+def _fence_await(e, op):
+    _call(e, op, "fence.await", [_i32(e, op.timeout_millis, op), e.const("i64", 0)] +
+          [e.get(f, op) for f in op.fences], spans=[len(op.fences)])
+
+
+def _queue(name, extra):
+    def lower(e, op):
+        args = [e.get(op.device, op), _i64(e, op.queue_affinity, op), e.get(op.wait_fence, op),
+                e.get(op.signal_fence, op)] + extra(e, op) + [e.const("i64", 0)]
+        _call(e, op, name, args)
+    return lower
+
+
+def _alloca_args(e, op):
+    return [_i64(e, op.pool, op), _i32(e, op.memory_types, op), _i32(e, op.buffer_usage, op),
+            _i64(e, op.result_size, op)]
+
+
+def _executable_create(e, op):
+    fmt, data = e.module.executable_rodata(op.executable_target, op)
+    fr, dr = e.scratch("ref"), e.scratch("ref")
+    e.fb.const_ref_rodata(fr, fmt)
+    e.fb.const_ref_rodata(dr, data)
+    _call(e, op, "executable.create", [e.get(op.device, op), _i64(e, op.queue_affinity, op), fr, dr, e.null_ref()])
+
+
+def _global_load(e, op):
+    ref = e.module.global_ref(op.global_name.root_reference.data, op)
+    getattr(e.fb, f"global_load_{ref.type}")(e.define(op.result, op), ref)
+
+
+def _global_store(e, op):
+    ref = e.module.global_ref(op.global_name.root_reference.data, op)
+    getattr(e.fb, f"global_store_{ref.type}")(e.as_type(e.get(op.value, op), ref.type)
+                                              if ref.type in ("i32", "i64") else e.get(op.value, op), ref)
+
+
+def _buffer_constant(e, op):
+    ro = e.module.constant_rodata(op)
+    e.fb.const_ref_rodata(e.define(op.result, op), ro)
+
+
+def _check_bool(name):
+    def lower(e, op):
+        e.fb.call_import(e.module.check_import(name), [_i32(e, op.operand, op)], [])
+    return lower
+
+
+def _check_views(e, op, name, extra=()):
+    for v in (op.lhs, op.rhs):
+        if v.type.name != "hal.buffer_view":
+            raise error_at_op(op, f"'{op.name}' on {v.type} reached the vm phase; the stream/hal phases "
+                                  "must pass tensors to check ops as !hal.buffer_view")
+    device = e.scratch("ref")
+    e.fb.global_load_ref(device, e.module.default_device(op))
+    e.fb.call_import(e.module.check_import(name), [device, e.get(op.lhs, op), e.get(op.rhs, op), *extra], [])
+
+
+def _check_eq(e, op):
+    _check_views(e, op, "expect_eq")
+
+
+def _check_almost_eq(e, op):
+    atol, rtol = op.properties.get("atol"), op.properties.get("rtol")
+    atol = atol.value.data if isinstance(atol, FloatAttr) else 1e-4
+    rtol = rtol.value.data if isinstance(rtol, FloatAttr) else 0.0
+    _check_views(e, op, "expect_almost_eq", (e.const("f32", atol), e.const("f32", rtol)))
+
+
+LOWERINGS = {
+    "hal.devices.get": _devices_get,
+    "hal.device.allocator": _simple("device.allocator"),
+    "hal.allocator.allocate": _allocate,
+    "hal.allocator.import": _import,
+    "hal.buffer.length": _simple("buffer.length"),
+    "hal.buffer.subspan": _subspan,
+    "hal.buffer_view.create": _view_create,
+    "hal.buffer_view.assert": _view_assert,
+    "hal.buffer_view.buffer": _simple("buffer_view.buffer"),
+    "hal.buffer_view.dim": _view_dim,
+    "hal.element_type": _element_type,
+    "hal.encoding_type": _encoding_type,
+    "hal.command_buffer.create": _cb_create,
+    "hal.command_buffer.finalize": _simple("command_buffer.finalize"),
+    "hal.command_buffer.execution_barrier": _barrier,
+    "hal.command_buffer.fill_buffer": _fill,
+    "hal.command_buffer.copy_buffer": _copy,
+    "hal.command_buffer.dispatch": _dispatch,
+    "hal.fence.create": _fence_create,
+    "hal.fence.join": _fence_join,
+    "hal.fence.signal": _simple("fence.signal"),
+    "hal.fence.await": _fence_await,
+    "hal.device.queue.alloca": _queue("device.queue.alloca", _alloca_args),
+    "hal.device.queue.dealloca": _queue("device.queue.dealloca", lambda e, op: [e.get(op.buffer, op)]),
+    "hal.device.queue.execute": _queue("device.queue.execute", lambda e, op: [e.get(op.command_buffer, op)]),
+    "hal.executable.create": _executable_create,
+    "util.global.load": _global_load,
+    "util.global.store": _global_store,
+    "util.buffer.constant": _buffer_constant,
+    "check.expect_true": _check_bool("expect_true"),
+    "check.expect_false": _check_bool("expect_false"),
+    "check.expect_eq": _check_eq,
+    "check.expect_almost_eq": _check_almost_eq,
+}

@@ -1,0 +1,227 @@
+"""Lowering of scalar arith/math ops to VM instructions (IREE's ArithToVM / MathToVM).
+
+Integers: i1..i32 in i32 registers, i64/index in i64 registers; i1 values are 0 or 1.
+Arithmetic on i8/i16 scalars is not supported on the host (a located error says so).
+Floats: f32 and f64. Comparisons produce i32 0/1; ``arith.cmpf`` ordered predicates are false
+on NaN, unordered ones true.
+"""
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
+
+from rt.compiler.frontend.diagnostics import error_at_op
+
+_INT_BINARY = {
+    "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "div_{t}_s",
+    "arith.divui": "div_{t}_u", "arith.remsi": "rem_{t}_s", "arith.remui": "rem_{t}_u",
+    "arith.ceildivsi": "ceildiv_{t}_s", "arith.ceildivui": "ceildiv_{t}_u", "arith.minsi": "min_{t}_s",
+    "arith.minui": "min_{t}_u", "arith.maxsi": "max_{t}_s", "arith.maxui": "max_{t}_u",
+    "arith.andi": "and", "arith.ori": "or", "arith.xori": "xor", "arith.shli": "shl",
+    "arith.shrsi": "shr_{t}_s", "arith.shrui": "shr_{t}_u",
+}
+_FLOAT_BINARY = {
+    "arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
+    "arith.remf": "rem", "arith.maximumf": "max", "arith.maxnumf": "max", "arith.minimumf": "min",
+    "arith.minnumf": "min", "math.powf": "pow",
+}
+_FLOAT_UNARY = {
+    "arith.negf": "neg", "math.absf": "abs", "math.sqrt": "sqrt", "math.floor": "floor",
+    "math.ceil": "ceil", "math.round": "round", "math.exp": "exp", "math.log": "log", "math.tanh": "tanh",
+}
+_CMPI = {"eq": "eq_{t}", "ne": "ne_{t}", "slt": "lt_{t}_s", "sle": "lte_{t}_s", "sgt": "gt_{t}_s",
+         "sge": "gte_{t}_s", "ult": "lt_{t}_u", "ule": "lte_{t}_u", "ugt": "gt_{t}_u", "uge": "gte_{t}_u"}
+_CMPI_NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+_CMPF_NAMES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
+               "ule", "une", "uno", "true")
+
+
+def _emit(e, name, *regs):
+    getattr(e.fb, name)(*regs)
+
+
+def _int_width(op, value):
+    t = value.type
+    if isinstance(t, IntegerType) and t.width.data not in (1, 32, 64):
+        raise error_at_op(op, f"'{op.name}' on {t} scalars is not supported on the host; use i32 or i64")
+
+
+def _constant(e, op):
+    value, result = op.value, op.result
+    t = e.type_of(result, op)
+    dst = e.define(result, op)
+    if isinstance(value, IntegerAttr):
+        v = value.value.data
+        if isinstance(value.type, IntegerType) and value.type.width.data == 1:
+            v = 1 if v else 0
+        _emit(e, f"const_{t}", dst, v)
+    elif isinstance(value, FloatAttr):
+        _emit(e, f"const_{t}", dst, value.value.data)
+    else:
+        raise error_at_op(op, f"arith.constant of {result.type} cannot live in a VM register; tensor "
+                              "constants must be outlined by the stream phase")
+
+
+def _int_binary(e, op):
+    _int_width(op, op.result)
+    t = e.type_of(op.result, op)
+    a, b = e.get(op.lhs, op), e.get(op.rhs, op)
+    name = _INT_BINARY[op.name].format(t=t)
+    if "_" not in name:
+        name = f"{name}_{t}"
+    _emit(e, name, e.define(op.result, op), a, b)
+
+
+def _float_binary(e, op):
+    t = e.type_of(op.results[0], op)
+    a, b = (e.get(v, op) for v in op.operands)
+    _emit(e, f"{_FLOAT_BINARY[op.name]}_{t}", e.define(op.results[0], op), a, b)
+
+
+def _float_unary(e, op):
+    src = op.operands[0]
+    t = e.type_of(op.results[0], op)
+    _emit(e, f"{_FLOAT_UNARY[op.name]}_{t}", e.define(op.results[0], op), e.get(src, op))
+
+
+def _fma(e, op):
+    t = e.type_of(op.results[0], op)
+    a, b, c = (e.get(v, op) for v in op.operands)
+    _emit(e, f"fma_{t}", e.define(op.results[0], op), a, b, c)
+
+
+def _predicate(op, names):
+    value = op.predicate.value.data
+    return names[value]
+
+
+def _cmpi(e, op):
+    _int_width(op, op.lhs)
+    t = e.type_of(op.lhs, op)
+    name = "cmp_" + _CMPI[_predicate(op, _CMPI_NAMES)].format(t=t)
+    _emit(e, name, e.define(op.result, op), e.get(op.lhs, op), e.get(op.rhs, op))
+
+
+def _cmpf(e, op):
+    t = e.type_of(op.lhs, op)
+    pred = _predicate(op, _CMPF_NAMES)
+    dst = e.define(op.result, op)
+    a, b = e.get(op.lhs, op), e.get(op.rhs, op)
+    if pred in ("false", "true"):
+        e.fb.const_i32(dst, 1 if pred == "true" else 0)
+        return
+    if pred in ("ord", "uno"):
+        na, nb = e.scratch("i32"), e.scratch("i32")
+        _emit(e, f"cmp_nan_{t}", na, a)
+        _emit(e, f"cmp_nan_{t}", nb, b)
+        e.fb.or_i32(dst, na, nb)
+        if pred == "ord":
+            e.fb.xor_i32(dst, dst, e.const("i32", 1))
+        return
+    kind = {"eq": "eq", "gt": "gt", "ge": "gte", "lt": "lt", "le": "lte", "ne": "ne"}[pred[1:]]
+    _emit(e, f"cmp_{kind}_{t}_{pred[0]}", dst, a, b)
+
+
+def _select(e, op):
+    t = e.type_of(op.result, op)
+    cond, a, b = (e.get(v, op) for v in op.operands)
+    _emit(e, f"select_{t}", e.define(op.result, op), cond, a, b)
+
+
+def _bits(type_):
+    return type_.width.data if isinstance(type_, IntegerType) else 64
+
+
+def _int_cast(e, op, signed):
+    src, dst_val = op.operands[0], op.results[0]
+    sbits, dbits = _bits(src.type), _bits(dst_val.type)
+    a = e.get(src, op)
+    dst = e.define(dst_val, op)
+    if a.type == dst.type:
+        if sbits < dbits and sbits in (8, 16):
+            _emit(e, f"ext_i{sbits}_i32_{'s' if signed else 'u'}", dst, a)
+        elif sbits == 1 and dbits > 1 and signed:
+            _emit(e, f"neg_{dst.type}", dst, a)
+        elif dbits < sbits and dbits in (8, 16):
+            _emit(e, f"trunc_i32_i{dbits}", dst, a)
+        elif dbits == 1 and sbits > 1:
+            getattr(e.fb, f"and_{dst.type}")(dst, a, e.const(dst.type, 1))
+        else:
+            e.mov(dst, a)
+    elif a.type == "i32":
+        if sbits == 1 and signed:
+            tmp = e.scratch("i32")
+            e.fb.neg_i32(tmp, a)
+            a = tmp
+        elif sbits in (8, 16):
+            tmp = e.scratch("i32")
+            _emit(e, f"ext_i{sbits}_i32_{'s' if signed else 'u'}", tmp, a)
+            a = tmp
+        _emit(e, f"ext_i32_i64_{'s' if signed else 'u'}", dst, a)
+    else:
+        e.fb.trunc_i64_i32(dst, a)
+        if dbits in (8, 16):
+            _emit(e, f"trunc_i32_i{dbits}", dst, dst)
+        elif dbits == 1:
+            e.fb.and_i32(dst, dst, e.const("i32", 1))
+
+
+def _signed_cast(e, op):
+    _int_cast(e, op, True)
+
+
+def _unsigned_cast(e, op):
+    _int_cast(e, op, False)
+
+
+def _to_float(e, op, signed):
+    a = e.get(op.input, op)
+    t = e.type_of(op.result, op)
+    prefix = "si" if signed else "ui"
+    _emit(e, f"cast_{prefix}{a.type[1:]}_{t}", e.define(op.result, op), a)
+
+
+def _to_int(e, op, signed):
+    a = e.get(op.input, op)
+    t = e.type_of(op.result, op)
+    prefix = "si" if signed else "ui"
+    _emit(e, f"cast_{a.type}_{prefix}{t[1:]}", e.define(op.result, op), a)
+
+
+def _float_resize(e, op):
+    a = e.get(op.input, op)
+    t = e.type_of(op.result, op)
+    if a.type == t:
+        e.mov(e.define(op.result, op), a)
+    else:
+        _emit(e, "ext_f32_f64" if t == "f64" else "trunc_f64_f32", e.define(op.result, op), a)
+
+
+def _bitcast(e, op):
+    a = e.get(op.input, op)
+    t = e.type_of(op.result, op)
+    if a.type == t:
+        e.mov(e.define(op.result, op), a)
+    else:
+        _emit(e, f"bitcast_{a.type}_{t}", e.define(op.result, op), a)
+
+
+LOWERINGS = {
+    "arith.constant": _constant,
+    **{name: _int_binary for name in _INT_BINARY},
+    **{name: _float_binary for name in _FLOAT_BINARY},
+    **{name: _float_unary for name in _FLOAT_UNARY},
+    "math.fma": _fma,
+    "arith.cmpi": _cmpi,
+    "arith.cmpf": _cmpf,
+    "arith.select": _select,
+    "arith.index_cast": _signed_cast,
+    "arith.index_castui": _unsigned_cast,
+    "arith.extsi": _signed_cast,
+    "arith.extui": _unsigned_cast,
+    "arith.trunci": _unsigned_cast,
+    "arith.sitofp": lambda e, op: _to_float(e, op, True),
+    "arith.uitofp": lambda e, op: _to_float(e, op, False),
+    "arith.fptosi": lambda e, op: _to_int(e, op, True),
+    "arith.fptoui": lambda e, op: _to_int(e, op, False),
+    "arith.extf": _float_resize,
+    "arith.truncf": _float_resize,
+    "arith.bitcast": _bitcast,
+}

@@ -1,0 +1,106 @@
+// RUN: python -m rt opt --split-input-file --pass=iree-hal-convert-to-hal %s | filecheck %s
+
+// Tests that an imported/dispatched/exported elementwise add becomes buffer-view access, a
+// one-shot command buffer with a dispatch (workgroup count cloned from the export), a queue
+// submission signalling a fence that is awaited, and buffer_view.create for the result; and
+// that the device and executable globals are bound in an initializer.
+// CHECK-LABEL: util.global private @__device_0 = #hal.device.target
+// CHECK: util.global private @__executable_ex___device_0 : !hal.executable
+// CHECK: util.initializer {
+// CHECK: %[[DEV:.+]] = hal.devices.get %{{.+}} : !hal.device
+// CHECK-NEXT: util.global.store %[[DEV]], @__device_0 : !hal.device
+// CHECK: %[[EXE:.+]] = hal.executable.create device(%[[DEV]] : !hal.device) affinity(%{{.+}}) target(@ex::@vmvx_bytecode) : !hal.executable
+// CHECK-NEXT: util.global.store %[[EXE]], @__executable_ex___device_0 : !hal.executable
+// CHECK-LABEL: util.func public @add
+// CHECK: %a = hal.buffer_view.buffer<%arg0 : !hal.buffer_view> : !hal.buffer
+// CHECK: %[[ALLOC:.+]] = hal.device.allocator<%{{.+}} : !hal.device> : !hal.allocator
+// CHECK: %out = hal.allocator.allocate<%[[ALLOC]] : !hal.allocator> affinity(%{{.+}}) type(%{{.+}}) usage(%{{.+}}) : !hal.buffer{%size}
+// CHECK: %[[CMD:.+]] = hal.command_buffer.create device(%[[D:.+]] : !hal.device) mode(OneShot) categories("Transfer|Dispatch")
+// CHECK: %[[X:.+]] = util.global.load @__executable_ex___device_0 : !hal.executable
+// CHECK: %[[W:.+]] = arith.ceildivui %{{.+}}, %c64 : index
+// CHECK: hal.command_buffer.dispatch<%[[CMD]] : !hal.command_buffer> target(%[[X]] : !hal.executable)[%{{.+}}] workgroups([%[[W]], %c1, %c1]) constants([%n32]) bindings([
+// CHECK-NEXT: (%a : !hal.buffer)[%c0, %size],
+// CHECK-NEXT: (%b : !hal.buffer)[%c0, %size],
+// CHECK-NEXT: (%out : !hal.buffer)[%c0, %size]
+// CHECK: hal.command_buffer.finalize<%[[CMD]] : !hal.command_buffer>
+// CHECK: %[[IMM:.+]] = hal.fence.create device(%[[D]] : !hal.device)
+// CHECK-NEXT: hal.fence.signal<%[[IMM]] : !hal.fence>
+// CHECK-NEXT: %[[T:.+]] = hal.fence.create device(%[[D]] : !hal.device)
+// CHECK-NEXT: hal.device.queue.execute<%[[D]] : !hal.device> affinity(%{{.+}}) wait(%[[IMM]]) signal(%[[T]]) commands(%[[CMD]])
+// CHECK: hal.fence.await until([%[[T]]]) timeout_millis(%{{.+}})
+// CHECK: %v = hal.buffer_view.create buffer(%out : !hal.buffer)[%{{.+}}, %size] shape([%n]) type(%{{.+}}) encoding(%{{.+}}) : !hal.buffer_view
+// CHECK-NOT: stream.cmd
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode">]> : !hal.device
+  hal.executable private @ex {
+    hal.executable.variant public @vmvx_bytecode target(#hal.executable.target<"vmvx", "vmvx-bytecode">) {
+      hal.executable.export public @add_dispatch_0 ordinal(0) layout(#hal.pipeline.layout<constants = 1, bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly">, #hal.pipeline.binding<storage_buffer, "ReadOnly">, #hal.pipeline.binding<storage_buffer>]>) count(%device: !hal.device, %c0: i32) -> (index, index, index) {
+        %0 = arith.extui %c0 : i32 to i64
+        %1 = arith.index_cast %0 : i64 to index
+        %c64 = arith.constant 64 : index
+        %2 = arith.ceildivui %1, %c64 : index
+        %c1 = arith.constant 1 : index
+        hal.return %2, %c1, %c1 : index, index, index
+      }
+      hal.executable.binary public @vmvx_bytecode format("vmvx-bytecode") blob("sha256:0000") size(968)
+    }
+  }
+  util.func public @add(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view {
+    %c0 = arith.constant 0 : index
+    %n = hal.buffer_view.dim<%arg0 : !hal.buffer_view>[0] : index
+    %c4 = arith.constant 4 : index
+    %size = arith.muli %n, %c4 : index
+    %et = hal.element_type<f32> : i32
+    %enc = hal.encoding_type<dense_row_major> : i32
+    hal.buffer_view.assert<%arg0 : !hal.buffer_view> message("input0") shape([%n]) type(%et) encoding(%enc)
+    hal.buffer_view.assert<%arg1 : !hal.buffer_view> message("input1") shape([%n]) type(%et) encoding(%enc)
+    %a = stream.tensor.import %arg0 : !hal.buffer_view -> tensor<?xf32>{%n} in !stream.resource<external>{%size}
+    %b = stream.tensor.import %arg1 : !hal.buffer_view -> tensor<?xf32>{%n} in !stream.resource<external>{%size}
+    %out = stream.resource.alloc uninitialized : !stream.resource<external>{%size}
+    %n32 = arith.index_cast %n : index to i32
+    %t = stream.cmd.execute with(%a as %x: !stream.resource<external>{%size}, %b as %y: !stream.resource<external>{%size}, %out as %z: !stream.resource<external>{%size}) {
+      stream.cmd.dispatch @ex::@add_dispatch_0[%n](%n32 : i32) {
+        ro %x[%c0 for %size] : !stream.resource<external>{%size},
+        ro %y[%c0 for %size] : !stream.resource<external>{%size},
+        wo %z[%c0 for %size] : !stream.resource<external>{%size}
+      }
+    } => !stream.timepoint
+    %r = stream.timepoint.await %t => %out : !stream.resource<external>{%size}
+    %v = stream.tensor.export %r : tensor<?xf32>{%n} in !stream.resource<external>{%size} -> !hal.buffer_view
+    util.return %v : !hal.buffer_view
+  }
+}
+
+// -----
+
+// Tests that transient allocations become queue alloca/dealloca ordered by fences, that
+// copies and fills are recorded with a barrier between them, and that timepoint joins
+// become fence joins.
+// CHECK-LABEL: util.func public @transients
+// CHECK: %[[WAIT:.+]] = hal.fence.create
+// CHECK-NEXT: hal.fence.signal<%[[WAIT]] : !hal.fence>
+// CHECK-NEXT: %[[READY:.+]] = hal.fence.create
+// CHECK: %r = hal.device.queue.alloca<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[WAIT]]) signal(%[[READY]]) pool(%{{.+}}) type(%{{.+}}) usage(%{{.+}}) flags(None) : !hal.buffer{%c128}
+// CHECK: hal.command_buffer.fill_buffer<%[[CMD:.+]] : !hal.command_buffer> target(%r : !hal.buffer)[%c0, %c64] pattern(%p : i32)
+// CHECK-NEXT: hal.command_buffer.execution_barrier<%[[CMD]] : !hal.command_buffer>
+// CHECK-NEXT: hal.command_buffer.copy_buffer<%[[CMD]] : !hal.command_buffer> source(%r : !hal.buffer)[%c0] target(%r : !hal.buffer)[%c64] length(%c64)
+// CHECK: hal.device.queue.execute<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[READY]]) signal(%[[DONE:.+]]) commands(%[[CMD]])
+// CHECK: hal.device.queue.dealloca<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[DONE]]) signal(%[[FREED:.+]]) buffer(%r : !hal.buffer)
+// CHECK: %[[J:.+]] = hal.fence.join at([%[[FREED]], %[[DONE]]])
+// CHECK: util.return %[[J]] : !hal.fence
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode">]> : !hal.device
+  util.func public @transients(%p: i32) -> !stream.timepoint {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %r, %rt = stream.resource.alloca uninitialized : !stream.resource<transient>{%c128} => !stream.timepoint
+    %t = stream.cmd.execute await(%rt) => with(%r as %x: !stream.resource<transient>{%c128}) {
+      stream.cmd.fill %p, %x[%c0 for %c64] : i32 -> !stream.resource<transient>{%c128}
+      stream.cmd.copy %x[%c0], %x[%c64], %c64 : !stream.resource<transient>{%c128} -> !stream.resource<transient>{%c128}
+    } => !stream.timepoint
+    %d = stream.resource.dealloca await(%t) => %r : !stream.resource<transient>{%c128} => !stream.timepoint
+    %j = stream.timepoint.join max(%d, %t) => !stream.timepoint
+    util.return %j : !stream.timepoint
+  }
+}

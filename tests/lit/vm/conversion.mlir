@@ -1,0 +1,51 @@
+// RUN: python -m rt opt --split-input-file --pass=iree-vm-conversion %s | filecheck %s
+// RUN: (python -m rt opt --pass=iree-vm-conversion %S/conversion_bad.mlir.in 2>&1; echo "exit=$?") | filecheck %s --check-prefix=BAD
+
+// Tests that an op the vm phase cannot take is rejected at its location.
+// BAD: conversion_bad.mlir.in:2:{{[0-9]+}}: error:
+// BAD: exit=1
+
+// Tests that a public function is exported with its cconv and source reflection and that
+// arith ops become VM instructions located at their source lines.
+// CHECK: vm.module @module blob("sha256:{{[0-9a-f]+}}") size({{[0-9]+}})
+// CHECK: // exports (1):
+// CHECK-NEXT: //   mad -> function [0]
+// CHECK: //   [0] @mad 0ii_i (exported as mad)
+// CHECK-NEXT: //       reflection rt.source = "{{.*}}conversion.mlir:18:1"
+// CHECK: mul.i32
+// CHECK: add.i32
+// CHECK: return
+util.func public @mad(%a: i32, %b: i32) -> i32 {
+  %0 = arith.muli %a, %b : i32
+  %1 = arith.addi %0, %a : i32
+  util.return %1 : i32
+}
+
+// -----
+
+// Tests that initializers become __init_N functions called by an exported __init, that
+// globals are declared with their initial values and that hal ops become imports.
+// CHECK: // imports (2):
+// CHECK-NEXT: //   [0] hal.devices.get 0i_r
+// CHECK-NEXT: //   [1] hal.device.allocator 0r_r
+// CHECK: //   __init -> function [1]
+// CHECK: //   i64[0] n = 7
+// CHECK: //   ref[0] dev = null
+// CHECK: //   [0] @__init_0 0v_v
+// CHECK: call.import @hal.devices.get
+// CHECK: global.store.ref
+// CHECK: //   [1] @__init 0v_v (exported as __init)
+// CHECK: call @__init_0
+util.global private @dev : !hal.device
+util.global private mutable @n = 7 : i64
+util.initializer {
+  %c0 = arith.constant 0 : index
+  %d = hal.devices.get %c0 : !hal.device
+  util.global.store %d, @dev : !hal.device
+  util.return
+}
+util.func public @alloc() -> !hal.allocator {
+  %d = util.global.load @dev : !hal.device
+  %a = hal.device.allocator<%d : !hal.device> : !hal.allocator
+  util.return %a : !hal.allocator
+}
