@@ -2,9 +2,9 @@
 
 Executables are VM bytecode functions (format ``"vmvx-bytecode"``) run by rt's interpreter once
 per workgroup; they call the ``vmvx`` native module of bounds-checked Cython microkernels.
-``LOADER`` is the device's ExecutableLoader; ``VmvxModule`` and ``BindingBuffer`` are the
-module and its buffer ref type; ``rt.devices.vmvx.testing`` builds ready-made executables.
-Attributes load lazily, so the microkernels (``_ukernels``) import without the VM.
+``LOADER`` is the device's ExecutableLoader; ``VmvxModule`` is the module; its buffer ref
+type is the VM's ``VMBuffer`` (``BindingBuffer`` is the same type);
+``rt.devices.vmvx.testing`` builds ready-made executables. Attributes load lazily.
 Source: IREE's runtime/src/iree/modules/vmvx and hal/local/loaders/vmvx_module_loader.c.
 """
 import importlib

@@ -5,13 +5,17 @@ executable's exports, in function-ordinal order. Each has the entry calling conv
 ``0rriiiiii_v``::
 
     @export(%constants: buffer,            // push constants, uint32 little-endian
-            %bindings: list<vmvx buffer>,  // BindingBuffer per binding, in binding order
+            %bindings: list<buffer>,       // a VMBuffer per binding, in binding order
             %workgroup_id_x, _y, _z: i32,
             %workgroup_count_x, _y, _z: i32)
 
 and reflection entries ``binding_count``, ``constant_count`` (decimal), ``workgroup_size``
 (``"x,y,z"``) and optionally ``binding_access`` (``"ro,ro,rw"``: read-only bindings are
-rejected as kernel outputs). Imports must all come from the ``vmvx`` module.
+rejected as kernel outputs and as targets of ``buffer.store``). Imports must all come from the
+``vmvx`` module. Bindings are VM buffers over the HAL's memory, so dispatch bytecode may load
+and store their elements directly (``buffer.load.*`` / ``buffer.store.*``, bounds-checked)
+as well as hand them to microkernels; they are released when the dispatch returns, so a
+buffer kept by the bytecode (in a global) traps instead of touching freed memory.
 Compared with IREE's ``0rrriiiiiiiiii_v`` (vmvx_module_loader.c) there is no local memory,
 no workgroup size (it is static, in the reflection) and no processor id.
 
@@ -26,7 +30,7 @@ import array
 import sys
 import threading
 
-from rt.devices.vmvx.module import BindingBuffer, VmvxModule
+from rt.devices.vmvx.module import VmvxModule
 from rt.runtime.errors import DeviceError, InvalidArgumentError, ModuleFormatError
 from rt.runtime.hal.executable_library import ExecutableLibrary, ExportInfo
 from rt.runtime.vm import Context, Instance, Module, VMBuffer, VMList
@@ -133,20 +137,24 @@ class VmvxExecutable(ExecutableLibrary):
             packed.byteswap()
         constants_buffer = VMBuffer(packed.tobytes(), "constants")
         access = self._access[ordinal]
-        bindings = VMList(
-            [BindingBuffer(p, n, access[i] == "rw", f"binding {i}")
-             for i, (p, n) in enumerate(zip(binding_ptrs, binding_lengths))], element_type="ref")
+        buffers = [VMBuffer.from_address(p, n, access[i] == "rw", f"binding {i}")
+                   for i, (p, n) in enumerate(zip(binding_ptrs, binding_lengths))]
+        bindings = VMList(buffers, element_type="ref")
         fn = self._functions()[ordinal]
         cx, cy, cz = counts
-        for z in range(cz):
-            for y in range(cy):
-                for x in range(cx):
-                    try:
-                        fn(constants_buffer, bindings, x, y, z, cx, cy, cz)
-                    except Exception as e:  # noqa: BLE001 - every failure becomes a DeviceError
-                        raise DeviceError(
-                            f"vmvx dispatch {info.name}: workgroup ({x}, {y}, {z}) of "
-                            f"({cx}, {cy}, {cz}) failed: {e}") from e
+        try:
+            for z in range(cz):
+                for y in range(cy):
+                    for x in range(cx):
+                        try:
+                            fn(constants_buffer, bindings, x, y, z, cx, cy, cz)
+                        except Exception as e:  # noqa: BLE001 - every failure becomes a DeviceError
+                            raise DeviceError(
+                                f"vmvx dispatch {info.name}: workgroup ({x}, {y}, {z}) of "
+                                f"({cx}, {cy}, {cz}) failed: {e}") from e
+        finally:
+            for buffer in buffers:
+                buffer.release()
 
     def __repr__(self):
         names = ", ".join(e.name for e in self.exports)

@@ -1,7 +1,7 @@
 """The ``vmvx`` native module: the microkernels of ``_ukernels`` as VM imports.
 
 Bytecode of a vmvx executable imports ``vmvx.<function>``; every buffer operand is a
-``BindingBuffer`` ref (a binding of the dispatch), offsets/strides/sizes are i64 element counts.
+``VMBuffer`` ref (a binding of the dispatch), offsets/strides/sizes are i64 element counts.
 Exports (cconv in parentheses; IREE's names where IREE has the kernel):
 
 * ``<op>.2d.f32`` for op in BINARY_F32_OPS, ``<op>.2d.i32`` for BINARY_I32_OPS
@@ -15,6 +15,8 @@ Exports (cconv in parentheses; IREE's names where IREE has the kernel):
   out, offset, stride0, size0, size1, flags)
 * ``mmt4d.f32f32f32``, ``mmt4d.i8i8i32`` (``0rIIrIIrIIIIIiiii_v``: lhs, offset, stride0, rhs...,
   out..., M, N, K, M0, N0, K0, flags)
+* ``matmul.f32f32f32``, ``matmul.i32i32i32`` (``0rIIIrIIIrIIIIIIi_v``: lhs, offset, stride0,
+  stride1, rhs..., out..., M, N, K, flags); not in IREE, see _matmul.pxi
 * ``pack.x8|x16|x32|x64`` (``0rIIrIIIIIIIIIi_v``: in, offset, stride0, out, offset, stride0,
   in_size0, in_size1, out_size0..3, padding bits, flags)
 * ``unpack.x8|x16|x32|x64`` (``0rIIrIIIIIIIIi_v``: in, offset, stride0, out, offset, stride0,
@@ -25,16 +27,16 @@ Kernel errors (out-of-bounds view, read-only output, division by zero...) raise
 Source: runtime/src/iree/modules/vmvx/module.c and exports.inl.
 """
 from rt.devices.vmvx import _ukernels as uk
-from rt.devices.vmvx._ukernels import BindingBuffer
-from rt.runtime.vm import NativeModule, native_function
+from rt.runtime.vm import NativeModule, VMBuffer, native_function
 
-__all__ = ["VmvxModule", "BindingBuffer"]
+__all__ = ["VmvxModule", "VMBuffer"]
 
 BINARY_CCONV = "0rIIIrIIIrIIIII_v"
 UNARY_CCONV = "0rIIIrIIIII_v"
 FILL_CCONV = {1: "0irIIIII_v", 2: "0irIIIII_v", 4: "0irIIIII_v", 8: "0IrIIIII_v"}
 REDUCE_CCONV = "0rIIIrIIIIi_v"
 MMT4D_CCONV = "0rIIrIIrIIIIIiiii_v"
+MATMUL_CCONV = "0rIIIrIIIrIIIIIIi_v"
 PACK_CCONV = "0rIIrIIIIIIIIIi_v"
 UNPACK_CCONV = "0rIIrIIIIIIIIi_v"
 
@@ -78,6 +80,12 @@ def _mmt4d(type_index):
     return run
 
 
+def _matmul(type_index):
+    def run(self, *args):
+        uk.matmul(type_index, *args[:-1], args[-1] & _U32)
+    return run
+
+
 def _pack(esize):
     def run(self, *args):
         uk.pack(esize, *args[:-2], args[-2] & _U64, args[-1] & _U32)
@@ -115,6 +123,8 @@ def _kernel_methods():
         add(f"unpack.x{bits}", UNPACK_CCONV, _unpack(esize))
     for type_index, name in enumerate(uk.MMT4D_TYPES):
         add(f"mmt4d.{name}", MMT4D_CCONV, _mmt4d(type_index))
+    for type_index, name in enumerate(uk.MATMUL_TYPES):
+        add(f"matmul.{name}", MATMUL_CCONV, _matmul(type_index))
     return methods
 
 

@@ -8,16 +8,20 @@ The inner loop is generated from isa.yaml (_generated/dispatch.pxi). Runs with t
 (refs are Python objects); the numeric core is plain C.
 Source: iree/vm/bytecode/dispatch.c (register banks, call/return protocol, traps).
 
-Errors: VM traps (fail, integer division by zero, out-of-bounds buffer/list access, stack
-overflow, bad native results) raise VMTrapError with the VM stack, innermost first
-(``file:line:col in @function``); exceptions from native functions keep their type and get
+Errors: VM traps (fail, integer division by zero, out-of-bounds buffer/list access, stores to a
+read-only buffer, stack overflow, bad native results) raise VMTrapError with the VM stack,
+innermost first (``file:line:col in @function``); exceptions from native functions keep their type and get
 the stack as ``exc.vm_stack`` plus a note.
 """
-from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
-from libc.math cimport (ceil, ceilf, exp, expf, fabs, fabsf, floor, floorf, fma, fmaf, fmod, fmodf, isnan,
-                        log, logf, pow, powf, round, roundf, signbit, sqrt, sqrtf, tanh, tanhf)
+from cpython.buffer cimport (PyBUF_READ, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_WRITE, PyBuffer_Release,
+                             PyObject_GetBuffer)
+from cpython.memoryview cimport PyMemoryView_FromMemory
+from libc.math cimport (INFINITY, NAN, atan, atan2, atan2f, atanf, ceil, ceilf, cos, cosf, erf, erff, exp,
+                        exp2, exp2f, expf, expm1, expm1f, fabs, fabsf, floor, floorf, fma, fmaf, fmod, fmodf,
+                        frexp, isnan, ldexp, log, log1p, log1pf, log2, log2f, log10, log10f, logf, pow, powf,
+                        rint, rintf, round, roundf, signbit, sin, sinf, sqrt, sqrtf, tanh, tanhf)
 from libc.stdint cimport (INT64_MAX, INT64_MIN, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
-                          uint64_t)
+                          uint64_t, uintptr_t)
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 
@@ -82,6 +86,42 @@ cdef inline float _immf32(int32_t w):
 
 cdef inline double _immf64(const int32_t* c, Py_ssize_t p):
     return _bits_to_f64(<uint64_t>_imm64(c, p))
+
+
+cdef inline double _f16_bits_to_f64(uint16_t h):
+    """IEEE binary16 bits -> the exact double value."""
+    cdef int e = (h >> 10) & 0x1F
+    cdef int m = h & 0x3FF
+    cdef double v
+    if e == 0:
+        v = ldexp(<double>m, -24)
+    elif e == 31:
+        v = NAN if m else INFINITY
+    else:
+        v = ldexp(<double>(m + 1024), e - 25)
+    return -v if h & 0x8000 else v
+
+
+cdef inline uint16_t _f64_to_f16_bits(double x):
+    """A double rounded to the nearest binary16 (ties to even; overflow to inf; NaN kept quiet)."""
+    cdef uint16_t sign = 0x8000 if signbit(x) else 0
+    cdef double a = fabs(x), m
+    cdef int e
+    if isnan(x):
+        return sign | 0x7E00
+    if a >= 65520.0:
+        return sign | 0x7C00
+    if a < 6.103515625e-05:
+        return sign | <uint16_t>rint(a * 16777216.0)
+    frexp(a, &e)
+    m = rint(ldexp(a, 11 - e))
+    e -= 1
+    if m == 2048.0:
+        m = 1024.0
+        e += 1
+    if e > 15:
+        return sign | 0x7C00
+    return sign | <uint16_t>((e + 15) << 10) | <uint16_t>(<int>m - 1024)
 
 
 cdef int _div_trap(int64_t a, int64_t b, str name) except -1:

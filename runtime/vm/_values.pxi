@@ -1,4 +1,4 @@
-# VM value types shared by the interpreter and Python: VMBuffer (read-only bytes, e.g. rodata)
+# VM value types shared by the interpreter and Python: VMBuffer (bytes: rodata, bindings)
 # and VMList (IREE's vm.list: typed or variant elements). Included by _interp.pyx.
 
 _LIST_TYPE_NAMES = ("any", "i32", "i64", "f32", "f64", "ref")
@@ -6,31 +6,116 @@ _LIST_TYPE_CODES = {"any": 0, "i32": 1, "i64": 2, "f32": 3, "f64": 4, "ref": 5}
 
 
 cdef class VMBuffer:
-    """A read-only byte buffer held in a ref register (rodata segments, embedded executables).
+    """A byte buffer held in a ref register (IREE's ``!vm.buffer``): rodata, push constants,
+    dispatch bindings.
 
-    Wraps any object supporting the buffer protocol without copying. ``view`` is a read-only
-    memoryview (``np.frombuffer(buf.view, np.float32)`` works); ``len(buf)`` is the byte length.
+    ``VMBuffer(obj, name=None, writable=False)`` wraps any C-contiguous object supporting the
+    buffer protocol without copying (a writable one needs a writable exporter);
+    ``VMBuffer.from_address(address, length, writable, name, owner)`` spans external memory
+    (a HAL binding) that ``owner`` (or the caller) keeps alive. ``view`` is a memoryview
+    (read-only unless the buffer is writable); ``len(buf)`` is the byte length. Bytecode
+    stores (``buffer.store.*``) trap on a read-only buffer; ``release()`` detaches the memory
+    so that later access traps instead of touching freed memory.
+
+    The buffer protocol export is taken on a private memoryview that only this object
+    references, through a heap-allocated Py_buffer the garbage collector never sees (a
+    Py_buffer field would be traversed and cleared by Cython: clearing an exporter that still
+    has an export raises BufferError inside the collector and leaves a dangling buffer).
+    Source: iree_vm_buffer_t (runtime/src/iree/vm/buffer.h).
     """
-    cdef Py_buffer _buf
+    cdef Py_buffer* _buf
     cdef bint _held
-    cdef const char* data
+    cdef bint _released
+    cdef char* data
     cdef readonly int64_t length
+    cdef readonly bint writable
     cdef readonly object name
+    cdef readonly object owner
 
-    def __cinit__(self, obj, name=None):
-        PyObject_GetBuffer(obj, &self._buf, PyBUF_SIMPLE)
+    def __init__(self, obj, name=None, bint writable=False):
+        if self._held or self._released or self.data != NULL:
+            raise InvalidArgumentError("VMBuffer is already initialised")
+        flags = PyBUF_SIMPLE | (PyBUF_WRITABLE if writable else 0)
+        cdef Py_buffer* view = <Py_buffer*>calloc(1, sizeof(Py_buffer))
+        if view == NULL:
+            raise MemoryError()
+        try:
+            PyObject_GetBuffer(memoryview(obj), view, flags)
+        except (BufferError, TypeError) as e:
+            free(view)
+            access = "writable " if writable else ""
+            raise InvalidArgumentError(
+                f"VMBuffer {name or ''}: {type(obj).__name__} does not export a {access}C-contiguous "
+                f"buffer ({e}); pass bytes, a bytearray or a C-contiguous numpy array") from None
+        self._buf = view
         self._held = True
-        self.data = <const char*>self._buf.buf
+        self.data = <char*>view.buf
         self.length = self._buf.len
+        self.writable = writable
         self.name = name
+
+    @staticmethod
+    def from_address(uintptr_t address, int64_t length, bint writable=False, name=None, owner=None):
+        """A buffer over ``length`` bytes at host ``address``; ``owner`` keeps them alive.
+
+        Raises InvalidArgumentError for a negative length or a NULL address with a non-zero
+        length.
+        """
+        if length < 0:
+            raise InvalidArgumentError(f"VMBuffer {name or ''}: length must be >= 0 bytes, got {length}")
+        if address == 0 and length != 0:
+            raise InvalidArgumentError(
+                f"VMBuffer {name or ''}: NULL address with length {length}; a NULL buffer must be empty")
+        cdef VMBuffer b = VMBuffer.__new__(VMBuffer)
+        b.data = <char*>address
+        b.length = length
+        b.writable = writable
+        b.name = name
+        b.owner = owner
+        return b
+
+    @staticmethod
+    def wrap(obj, bint writable=True, name="buffer"):
+        """``VMBuffer(obj, name, writable)`` with the argument order and defaults of the vmvx
+        kernels' tests: a writable buffer over a numpy array or bytearray."""
+        return VMBuffer(obj, name, writable)
+
+    def release(self):
+        """Detach the memory: the buffer becomes empty and every later access traps."""
+        if self._held:
+            self._held = False
+            PyBuffer_Release(self._buf)
+            free(self._buf)
+            self._buf = NULL
+        self._released = True
+        self.data = NULL
+        self.length = 0
+        self.owner = None
+
+    @property
+    def released(self):
+        return self._released
+
+    @property
+    def address(self):
+        """Host address of the first byte (int; 0 for an empty or released buffer)."""
+        return <uintptr_t>self.data
 
     def __dealloc__(self):
         if self._held:
-            PyBuffer_Release(&self._buf)
+            PyBuffer_Release(self._buf)
+            free(self._buf)
 
     @property
     def view(self):
-        return memoryview(<object>self._buf.obj).cast("B").toreadonly()
+        """The bytes as a memoryview (writable only if the buffer is)."""
+        if self._held:
+            mv = memoryview(<object>self._buf.obj).cast("B")
+        elif self.length:
+            mv = PyMemoryView_FromMemory(self.data, self.length, PyBUF_WRITE if self.writable else PyBUF_READ)
+        else:
+            return memoryview(b"")
+        return mv if self.writable else mv.toreadonly()
 
     def __len__(self):
         return self.length
@@ -39,7 +124,32 @@ cdef class VMBuffer:
         return self.data[:self.length]
 
     def __repr__(self):
-        return f"<VMBuffer {self.name or ''} {self.length} bytes>"
+        state = "released" if self._released else ("rw" if self.writable else "ro")
+        return f"<VMBuffer {self.name or ''} {self.length} bytes {state}>"
+
+
+cdef str _buffer_name(VMBuffer b):
+    if b._released:
+        return f"released buffer {b.name or ''}".rstrip()
+    return f"buffer {b.name}" if b.name else "buffer"
+
+
+cdef int _vmbuffer_span(object o, char** data, int64_t* length, int* writable) noexcept:
+    """C entry point for other extensions (the vmvx kernels): the memory of a VMBuffer.
+
+    Returns 0 and fills data/length/writable for a VMBuffer, -1 for any other object. Shared
+    as the integer address BUFFER_SPAN_ADDRESS (extensions cannot cimport each other here).
+    """
+    if type(o) is not VMBuffer:
+        return -1
+    cdef VMBuffer b = <VMBuffer>o
+    data[0] = b.data
+    length[0] = b.length
+    writable[0] = b.writable
+    return 0
+
+
+BUFFER_SPAN_ADDRESS = <uintptr_t>&_vmbuffer_span
 
 
 cdef class VMList:
@@ -222,8 +332,24 @@ cdef VMBuffer _buffer(ModuleState st, object o):
     return <VMBuffer>o
 
 
-cdef const char* _buffer_at(ModuleState st, object o, int64_t offset, int64_t size) except NULL:
+cdef int _out_of_bounds(VMBuffer b, str op, int64_t offset, int64_t size) except -1:
+    raise _Trap(f"{op}: {size} bytes at offset {offset} are out of bounds of a "
+                f"{b.length}-byte {_buffer_name(b)}")
+
+
+cdef inline const char* _buffer_at(ModuleState st, object o, int64_t offset, int64_t size) except NULL:
+    """Address of ``size`` readable bytes at ``offset`` of buffer ``o``; traps when out of bounds."""
     cdef VMBuffer b = _buffer(st, o)
     if offset < 0 or offset > b.length - size:
-        raise _Trap(f"buffer.load: {size} bytes at offset {offset} are out of bounds of a {b.length}-byte buffer")
+        _out_of_bounds(b, "buffer.load", offset, size)
+    return b.data + offset
+
+
+cdef inline char* _buffer_at_w(ModuleState st, object o, int64_t offset, int64_t size) except NULL:
+    """Address of ``size`` writable bytes at ``offset``; traps when out of bounds or read-only."""
+    cdef VMBuffer b = _buffer(st, o)
+    if not b.writable:
+        raise _Trap(f"buffer.store: the {_buffer_name(b)} is read-only")
+    if offset < 0 or offset > b.length - size:
+        _out_of_bounds(b, "buffer.store", offset, size)
     return b.data + offset

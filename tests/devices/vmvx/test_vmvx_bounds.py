@@ -4,6 +4,7 @@ import pytest
 
 from rt.devices.vmvx import _ukernels as uk
 from rt.runtime.errors import InvalidArgumentError
+from rt.runtime.vm import VMBuffer
 from vmvx_views import wrap
 
 
@@ -50,7 +51,7 @@ def test_write_to_read_only_binding_is_rejected():
 
 def test_misaligned_view_is_rejected():
     raw = np.zeros(68, np.uint8)
-    buf = uk.BindingBuffer(raw.ctypes.data + 1, 64, True, "binding 3", raw)
+    buf = VMBuffer.from_address(raw.ctypes.data + 1, 64, True, "binding 3", raw)
     with pytest.raises(InvalidArgumentError, match="not aligned to its 4-byte elements"):
         uk.fill_2d(4, 1, buf, 0, 4, 1, 4, 4)
     uk.fill_2d(1, 9, buf, 0, 4, 1, 4, 4)
@@ -69,9 +70,9 @@ def test_sizes_and_strides_beyond_31_bits_are_rejected_without_overflow():
 
 def test_operands_must_be_buffers():
     _, _, _, A, _, O = _bufs()
-    with pytest.raises(InvalidArgumentError, match="operand 'in' must be a vmvx buffer, got NoneType"):
+    with pytest.raises(InvalidArgumentError, match=r"operand 'in' must be a vmvx buffer \(VMBuffer\), got null"):
         uk.unary_2d(False, 0, None, 0, 4, 1, O, 0, 4, 1, 4, 4)
-    with pytest.raises(InvalidArgumentError, match="operand 'lhs' must be a vmvx buffer, got bytes"):
+    with pytest.raises(InvalidArgumentError, match=r"operand 'lhs' must be a vmvx buffer \(VMBuffer\), got bytes"):
         uk.mmt4d(0, b"abc", 0, 1, A, 0, 1, O, 0, 1, 1, 1, 1, 1, 1, 1, 0)
 
 
@@ -112,16 +113,17 @@ def test_pack_grid_must_cover_the_source():
         uk.pack(4, wrap(src), 0, 5, wrap(out), 0, 30, 5, 5, 3, 3, 2, 2, 0, 0)
 
 
-def test_binding_buffer_construction_errors():
+def test_binding_buffer_is_the_vm_buffer_and_construction_errors():
+    assert uk.BindingBuffer is VMBuffer
     with pytest.raises(InvalidArgumentError, match="NULL address with length 8"):
-        uk.BindingBuffer(0, 8)
+        VMBuffer.from_address(0, 8)
     with pytest.raises(InvalidArgumentError, match="length must be >= 0"):
-        uk.BindingBuffer(4096, -1)
-    with pytest.raises(InvalidArgumentError, match="does not export a writable contiguous buffer"):
+        VMBuffer.from_address(4096, -1)
+    with pytest.raises(InvalidArgumentError, match="does not export a writable C-contiguous buffer"):
         uk.BindingBuffer.wrap(b"abcd", True, "binding 0")
     ro = uk.BindingBuffer.wrap(b"abcd", False, "binding 0")
     assert (ro.length, ro.writable, ro.name) == (4, False, "binding 0")
-    empty = uk.BindingBuffer(0, 0, True, "binding 5")
+    empty = VMBuffer.from_address(0, 0, True, "binding 5")
     uk.fill_2d(4, 1, empty, 0, 0, 1, 0, 7)  # an empty view touches nothing
     with pytest.raises(InvalidArgumentError, match="holds 0 elements"):
         uk.fill_2d(4, 1, empty, 0, 0, 1, 1, 1)

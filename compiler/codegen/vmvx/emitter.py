@@ -1,0 +1,211 @@
+"""The dispatch function being emitted: ABI accessors, index arithmetic and loop nests.
+
+One ``KernelEmitter`` wraps the FunctionBuilder of one vmvx export (cconv ``0rriiiiii_v``,
+see rt.devices.vmvx.executable): it reads push constants from the constants buffer, fetches
+binding buffers from the bindings list, and evaluates kernel_ir sizes (``int``, ``Constant``,
+``Expr``) into i64 registers. Index values are either Python ints (folded at compile time)
+or i64 registers; ``add``/``mul``/... fold when both operands are ints. Values computed
+outside any loop are cached (they dominate everything emitted after them).
+Source: what IREE's VMVX backend emits for hal.interface.* ops
+(compiler/src/iree/compiler/Dialect/VMVX/Transforms/ and the vm conversion of the HAL
+interface in the VMVX target).
+"""
+from contextlib import contextmanager
+
+from rt.compiler.codegen import kernel_ir
+from rt.runtime.errors import CompileError
+
+ENTRY_CCONV = "0rriiiiii_v"
+
+
+class KernelEmitter:
+    """Emission state of one export: ``fb`` (FunctionBuilder), ``kernel`` (kernel_ir.Kernel)."""
+
+    def __init__(self, fb, kernel):
+        self.fb, self.kernel = fb, kernel
+        self.constants_buffer, self.bindings_list = fb.args[0], fb.args[1]
+        self.workgroup_id_args = fb.args[2:5]
+        self.depth = 0
+        self._cache = {}
+
+    # -- ABI ------------------------------------------------------------------------------
+    def _cached(self, key, make):
+        if key in self._cache:
+            return self._cache[key]
+        value = make()
+        if self.depth == 0:
+            self._cache[key] = value
+        return value
+
+    def binding(self, ordinal):
+        """The VMBuffer ref register of binding ``ordinal``."""
+        if not 0 <= ordinal < self.kernel.binding_count:
+            raise CompileError(f"vmvx codegen: kernel {self.kernel.name!r} uses binding {ordinal} but has "
+                               f"binding_count {self.kernel.binding_count}")
+
+        def make():
+            idx, ref = self.fb.reg("i32"), self.fb.reg("ref")
+            self.fb.const_i32(idx, ordinal)
+            self.fb.list_get_ref(ref, self.bindings_list, idx)
+            return ref
+        return self._cached(("binding", ordinal), make)
+
+    def workgroup_id(self, dim):
+        """Workgroup id along ``dim`` (0 = x) as an i64 register."""
+        def make():
+            r = self.fb.reg("i64")
+            self.fb.ext_i32_i64_u(r, self.workgroup_id_args[dim])
+            return r
+        return self._cached(("wg", dim), make)
+
+    def constant(self, ordinal):
+        """Push constant ``ordinal`` (uint32) zero-extended to an i64 register."""
+        if not 0 <= ordinal < self.kernel.constant_count:
+            raise CompileError(f"vmvx codegen: kernel {self.kernel.name!r} reads push constant {ordinal} but "
+                               f"has constant_count {self.kernel.constant_count}")
+
+        def make():
+            raw, wide = self.fb.reg("i32"), self.fb.reg("i64")
+            self.fb.buffer_load_i32(raw, self.constants_buffer, self.reg(4 * ordinal))
+            self.fb.ext_i32_i64_u(wide, raw)
+            return wide
+        return self._cached(("constant", ordinal), make)
+
+    # -- index values -----------------------------------------------------------------------
+    def reg(self, value):
+        """``value`` (int or i64 register) in an i64 register."""
+        if isinstance(value, int):
+            def make():
+                r = self.fb.reg("i64")
+                if value == 0:
+                    self.fb.const_i64_zero(r)
+                else:
+                    self.fb.const_i64(r, value)
+                return r
+            return self._cached(("int", value), make)
+        return value
+
+    def size(self, size):
+        """Evaluate a kernel_ir Size (int, Constant, Expr) to an int or an i64 register."""
+        if isinstance(size, bool) or not isinstance(size, (int, kernel_ir.Constant, kernel_ir.Expr)):
+            raise CompileError(f"vmvx codegen: kernel {self.kernel.name!r}: {size!r} is not a size "
+                               f"(int, kernel_ir.Constant or kernel_ir.Expr)")
+        if isinstance(size, int):
+            return size
+        if isinstance(size, kernel_ir.Constant):
+            return self.constant(size.ordinal)
+        if size.op not in _EXPR_OPS or len(size.operands) != 2:
+            raise CompileError(f"vmvx codegen: kernel {self.kernel.name!r}: index expression {size!r}; "
+                               f"expected one of {', '.join(_EXPR_OPS)} with two operands")
+        a, b = (self.size(x) for x in size.operands)
+        return self._cached(("expr", size), lambda: self.binary(size.op, a, b))
+
+    def binary(self, op, a, b):
+        """Unsigned index arithmetic (kernel_ir.Expr semantics) with constant folding."""
+        if isinstance(a, int) and isinstance(b, int):
+            return _fold(op, a, b, self.kernel.name)
+        if op == "add" and (a == 0 or b == 0):
+            return b if isinstance(a, int) else a
+        if op == "mul" and (a == 1 or b == 1):
+            return b if isinstance(a, int) else a
+        if op == "mul" and (a == 0 or b == 0):
+            return 0
+        if op == "sub" and b == 0:
+            return a
+        if op in ("floordiv", "ceildiv") and b == 1:
+            return a
+        r = self.fb.reg("i64")
+        getattr(self.fb, _EXPR_OPS[op])(r, self.reg(a), self.reg(b))
+        return r
+
+    def add(self, a, b):
+        return self.binary("add", a, b)
+
+    def sub(self, a, b):
+        return self.binary("sub", a, b)
+
+    def mul(self, a, b):
+        return self.binary("mul", a, b)
+
+    def smin(self, a, b):
+        """Signed minimum (tile bounds may go negative past the domain)."""
+        if isinstance(a, int) and isinstance(b, int):
+            return min(a, b)
+        r = self.fb.reg("i64")
+        self.fb.min_i64_s(r, self.reg(a), self.reg(b))
+        return r
+
+    def smax(self, a, b):
+        if isinstance(a, int) and isinstance(b, int):
+            return max(a, b)
+        r = self.fb.reg("i64")
+        self.fb.max_i64_s(r, self.reg(a), self.reg(b))
+        return r
+
+    def i32(self, value):
+        """``value`` (int or i64 register) in an i32 register (low 32 bits)."""
+        r = self.fb.reg("i32")
+        if isinstance(value, int):
+            self.fb.const_i32(r, value & 0xFFFFFFFF)
+        else:
+            self.fb.trunc_i64_i32(r, value)
+        return r
+
+    # -- loops ------------------------------------------------------------------------------
+    @contextmanager
+    def loop(self, lo, hi, carried=()):
+        """``for i in range(lo, hi)``: yields the i64 index register; ``carried`` is a list of
+        (register, step) pairs incremented by ``step`` (int or register) after each iteration.
+        Every register the latch uses is materialised before the body, so nothing defined
+        only on the loop path is read after a zero-trip loop."""
+        fb = self.fb
+        i, cond = fb.reg("i64"), fb.reg("i32")
+        body, done = fb.label("loop"), fb.label("done")
+        fb.mov_i64(i, self.reg(lo))
+        hi_reg, one = self.reg(hi), self.reg(1)
+        steps = [(r, self.reg(step)) for r, step in carried if step != 0]
+        fb.cmp_lt_i64_s(cond, i, hi_reg)
+        fb.cond_br(cond, body, done)
+        fb.bind(body)
+        self.depth += 1
+        try:
+            yield i
+        finally:
+            self.depth -= 1
+        fb.add_i64(i, i, one)
+        for r, step in steps:
+            fb.add_i64(r, r, step)
+        fb.cmp_lt_i64_s(cond, i, hi_reg)
+        fb.cond_br(cond, body, done)
+        fb.bind(done)
+
+    def copy(self, value):
+        """A fresh i64 register holding ``value`` (a loop-carried variable)."""
+        r = self.fb.reg("i64")
+        self.fb.mov_i64(r, self.reg(value))
+        return r
+
+
+_EXPR_OPS = {"add": "add_i64", "sub": "sub_i64", "mul": "mul_i64", "floordiv": "div_i64_u",
+             "ceildiv": "ceildiv_i64_u", "rem": "rem_i64_u", "min": "min_i64_u", "max": "max_i64_u"}
+_MASK = (1 << 64) - 1
+
+
+def _fold(op, a, b, kernel):
+    if op in ("floordiv", "ceildiv", "rem") and b == 0:
+        raise CompileError(f"vmvx codegen: kernel {kernel!r}: index expression divides by zero ({op} {a}, 0)")
+    if op == "add":
+        return a + b
+    if op == "sub":
+        return a - b
+    if op == "mul":
+        return a * b
+    if op == "floordiv":
+        return a // b if a >= 0 and b > 0 else (a & _MASK) // (b & _MASK)
+    if op == "ceildiv":
+        return -(-a // b) if a >= 0 and b > 0 else -(-(a & _MASK) // (b & _MASK))
+    if op == "rem":
+        return a % b if a >= 0 and b > 0 else (a & _MASK) % (b & _MASK)
+    if op == "min":
+        return min(a, b)
+    return max(a, b)

@@ -1,0 +1,125 @@
+"""kernel_ir.Generic -> bytecode: a microkernel call nest when the op matches one, else scalar loops.
+
+The scalar path handles any Generic: every loop dim of the workgroup's tile becomes a
+bytecode loop (parallel dims outside, reduction dims inside), each operand element is read
+with ``buffer.load.*`` at an incrementally advanced byte offset, the body's ScalarOps run on
+VM registers (see scalar.py) and each output element is written with ``buffer.store.*``.
+When no output depends on a reduction dim (linalg's usual form), outputs are loaded once
+before the reduction loops into accumulator registers and stored once after them.
+Constants of the body are materialised once, before the loops.
+Source: IREE's VMVX pipeline (compiler/src/iree/compiler/Codegen/VMVX/Passes.cpp): ukernel
+lowering first, then linalg -> loops -> vm for whatever is left.
+"""
+from rt.compiler.codegen.vmvx import ukernels
+from rt.compiler.codegen.vmvx.access import linearize
+from rt.compiler.codegen.vmvx.loop_nest import LoopNest, tile_ranges
+from rt.compiler.codegen.vmvx.scalar import ScalarEmitter, Val, reg_type
+from rt.runtime.errors import CompileError
+
+_LOAD = {"i1": "buffer_load_i8_u", "i8": "buffer_load_i8_s", "i16": "buffer_load_i16_s", "i32": "buffer_load_i32",
+         "i64": "buffer_load_i64", "f16": "buffer_load_f16", "f32": "buffer_load_f32", "f64": "buffer_load_f64"}
+_STORE = {"i1": "buffer_store_i8", "i8": "buffer_store_i8", "i16": "buffer_store_i16", "i32": "buffer_store_i32",
+          "i64": "buffer_store_i64", "f16": "buffer_store_f16", "f32": "buffer_store_f32", "f64": "buffer_store_f64"}
+
+
+def _check(em, g, where):
+    n_ops = len(g.inputs) + len(g.outputs)
+    if len(g.indexing_maps) != n_ops:
+        raise CompileError(f"vmvx codegen: {where}: {len(g.indexing_maps)} indexing maps for {n_ops} operands")
+    if len(g.iterator_types) != len(g.domain) or any(t not in ("parallel", "reduction") for t in g.iterator_types):
+        raise CompileError(f"vmvx codegen: {where}: iterator_types {g.iterator_types!r} must give 'parallel' or "
+                           f"'reduction' for each of the {len(g.domain)} loops")
+    if len(g.yields) != len(g.outputs) or not g.outputs:
+        raise CompileError(f"vmvx codegen: {where}: {len(g.yields)} yielded values for {len(g.outputs)} outputs")
+    defined = n_ops
+    for k, op in enumerate(g.body):
+        bad = [v for v in op.operands if not 0 <= v < defined]
+        if bad:
+            raise CompileError(f"vmvx codegen: {where}: body op {k} ({op.name}) uses value(s) {bad} that are "
+                               f"not defined before it (ids 0..{defined - 1})")
+        defined += 1
+    if any(not 0 <= y < defined for y in g.yields):
+        raise CompileError(f"vmvx codegen: {where}: yields {g.yields!r} reference undefined values")
+
+
+def emit_generic(em, g, op_index, use_ukernels=True):
+    """Emit Generic ``g`` (op ``op_index`` of the kernel) for the current workgroup's tile."""
+    where = f"kernel {em.kernel.name!r} op {op_index} ({g.kind})"
+    _check(em, g, where)
+    n = len(g.domain)
+    domain = [em.size(s) for s in g.domain]
+    ranges = tile_ranges(em, op_index, domain, g.kind)
+    views = tuple(g.inputs) + tuple(g.outputs)
+    accesses = [linearize(em, v, m, n) for v, m in zip(views, g.indexing_maps)]
+    for acc in accesses[len(g.inputs):]:
+        if acc.view.binding < len(em.kernel.binding_access) and em.kernel.binding_access[acc.view.binding] == "ro":
+            raise CompileError(f"vmvx codegen: {where}: output view writes binding {acc.view.binding}, which the "
+                               f"kernel declares read-only")
+    if use_ukernels and ukernels.emit_generic_ukernel(em, g, accesses, ranges):
+        return
+    _emit_scalar(em, g, accesses, ranges, where)
+
+
+def _emit_scalar(em, g, accesses, ranges, where):
+    fb = em.fb
+    nin, nout = len(g.inputs), len(g.outputs)
+    n_args = nin + nout
+    sc = ScalarEmitter(fb, where)
+    parallel = [d for d, t in enumerate(g.iterator_types) if t == "parallel"]
+    reduction = [d for d, t in enumerate(g.iterator_types) if t == "reduction"]
+    hoist = bool(reduction) and not any(a.depends[d] for a in accesses[nin:] for d in reduction)
+    used = {v for op in g.body for v in op.operands} | set(g.yields)
+    index_dims = {op.attr("dim") for op in g.body if op.name == "linalg.index"}
+    if any(not isinstance(d, int) or not 0 <= d < len(g.domain) for d in index_dims):
+        raise CompileError(f"vmvx codegen: {where}: linalg.index dims {sorted(index_dims, key=str)} must be in "
+                           f"[0, {len(g.domain)})")
+    constants = {n_args + k: sc.emit(op, ()) for k, op in enumerate(g.body) if op.name == "arith.constant"}
+    bufs = [em.binding(a.view.binding) for a in accesses]
+    scales = [a.element_size for a in accesses]
+    nest = LoopNest(em, ranges, accesses, parallel + reduction, scales)
+    acc = {}
+
+    def load(a, offsets):
+        t = accesses[a].element_type
+        v = Val(fb.reg(reg_type(t)), t)
+        getattr(fb, _LOAD[t])(v.reg, bufs[a], em.reg(offsets[a]))
+        if t == "i1":
+            fb.cmp_nz_i32(v.reg, v.reg)
+        return v
+
+    def store(a, offsets, v):
+        t = accesses[a].element_type
+        if v.type != t and reg_type(v.type) != reg_type(t):
+            raise CompileError(f"vmvx codegen: {where}: output {a - nin} of type {t} is yielded a {v.type} value")
+        getattr(fb, _STORE[t])(bufs[a], em.reg(offsets[a]), v.reg)
+
+    def enter(offsets, index):
+        for k in range(nout):
+            a = nin + k
+            acc[k] = load(a, offsets)
+
+    def leave(offsets, index):
+        for k in range(nout):
+            store(nin + k, offsets, acc[k])
+
+    def body(offsets, index):
+        values = dict(constants)
+        for a in range(n_args):
+            if a in used:
+                values[a] = acc[a - nin] if (hoist and a >= nin) else load(a, offsets)
+        for k, op in enumerate(g.body):
+            vid = n_args + k
+            if vid in values:
+                continue
+            if op.name == "linalg.index":
+                values[vid] = Val(index[op.attr("dim")], "index")
+            else:
+                values[vid] = sc.emit(op, [values[v] for v in op.operands])
+        for k, y in enumerate(g.yields):
+            if hoist:
+                v, target = values[y], acc[k]
+                getattr(fb, f"mov_{reg_type(target.type)}")(target.reg, v.reg)
+            else:
+                store(nin + k, offsets, values[y])
+
+    nest.run(body, {len(parallel): (enter, leave)} if hoist else None)

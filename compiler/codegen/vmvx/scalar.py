@@ -1,0 +1,317 @@
+"""Scalar arith/math ops of a Generic body as VM bytecode.
+
+Register conventions (what every value id of a body holds):
+
+* ``f32`` and ``f16`` values live in f32 registers (f16 values are exact halves: every f16
+  result is rounded with ``trunc.f32.f16``, so f16 arithmetic matches numpy's); ``f64`` in
+  f64 registers.
+* ``i8``/``i16``/``i32`` live in i32 registers sign-extended from their width; ``i1`` is 0 or
+  1; ``i64`` and ``index`` live in i64 registers. Results are re-normalised after every op
+  that can leave the canonical form (wrapping adds, shifts, truncations).
+
+Semantics follow MLIR's arith and math dialects; where MLIR leaves a case undefined
+(division by zero, signed INT_MIN / -1 on i32/i64) the VM traps. ``arith.maxnumf`` /
+``minnumf`` ignore a NaN operand, ``maximumf`` / ``minimumf`` propagate it.
+Source: MLIR arith/math op definitions; IREE's arith -> vm conversion
+(compiler/src/iree/compiler/Dialect/VM/Conversion/ArithToVM, MathToVM).
+"""
+import numpy as np
+
+from rt.runtime.errors import CompileError
+
+FLOAT_TYPES = ("f16", "f32", "f64")
+INT_BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
+
+
+def reg_type(t):
+    """The VM register type holding scalar type ``t``."""
+    if t in ("f16", "f32"):
+        return "f32"
+    if t == "f64":
+        return "f64"
+    if t in ("i64", "index"):
+        return "i64"
+    if t in INT_BITS:
+        return "i32"
+    raise CompileError(f"vmvx codegen: scalar type {t!r} is not supported; expected one of "
+                       f"{', '.join(FLOAT_TYPES + tuple(INT_BITS))}")
+
+
+class Val:
+    """A body value: register ``reg`` holding scalar type ``type``."""
+
+    __slots__ = ("reg", "type")
+
+    def __init__(self, reg, type_):
+        self.reg, self.type = reg, type_
+
+
+_FLOAT_BINARY = {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
+                 "arith.remf": "rem", "arith.maximumf": "max", "arith.minimumf": "min", "math.powf": "pow",
+                 "math.atan2": "atan2"}
+_FLOAT_UNARY = {"arith.negf": "neg", "math.absf": "abs", "math.exp": "exp", "math.log": "log",
+                "math.sqrt": "sqrt", "math.rsqrt": "rsqrt", "math.tanh": "tanh", "math.floor": "floor",
+                "math.ceil": "ceil", "math.round": "round", "math.roundeven": "roundeven", "math.sin": "sin",
+                "math.cos": "cos", "math.erf": "erf", "math.atan": "atan", "math.exp2": "exp2",
+                "math.expm1": "expm1", "math.log2": "log2", "math.log10": "log10", "math.log1p": "log1p"}
+_INT_BINARY = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.andi": "and",
+               "arith.ori": "or", "arith.xori": "xor", "arith.divsi": "div.s", "arith.remsi": "rem.s",
+               "arith.ceildivsi": "ceildiv.s", "arith.maxsi": "max.s", "arith.minsi": "min.s",
+               "arith.shli": "shl", "arith.shrsi": "shr.s"}
+# Ops that read their operands as unsigned: narrow operands are zero-extended first.
+_UINT_BINARY = {"arith.divui": "div.u", "arith.remui": "rem.u", "arith.ceildivui": "ceildiv.u",
+                "arith.maxui": "max.u", "arith.minui": "min.u", "arith.shrui": "shr.u"}
+_CMPF = {"oeq": ("eq", "o"), "one": ("ne", "o"), "olt": ("lt", "o"), "ole": ("lte", "o"), "ogt": ("gt", "o"),
+         "oge": ("gte", "o"), "ueq": ("eq", "u"), "une": ("ne", "u"), "ult": ("lt", "u"), "ule": ("lte", "u"),
+         "ugt": ("gt", "u"), "uge": ("gte", "u")}
+_CMPI = {"eq": ("eq", ""), "ne": ("ne", ""), "slt": ("lt", ".s"), "sle": ("lte", ".s"), "sgt": ("gt", ".s"),
+         "sge": ("gte", ".s"), "ult": ("lt", ".u"), "ule": ("lte", ".u"), "ugt": ("gt", ".u"),
+         "uge": ("gte", ".u")}
+
+
+def _op(fb, name):
+    return getattr(fb, name.replace(".", "_"))
+
+
+class ScalarEmitter:
+    """Emits body ops into ``fb``; ``where`` prefixes error messages (kernel and op)."""
+
+    def __init__(self, fb, where):
+        self.fb, self.where = fb, where
+
+    def _err(self, op, what):
+        raise CompileError(f"vmvx codegen: {self.where}: {op.name} {what}")
+
+    def new(self, t):
+        return Val(self.fb.reg(reg_type(t)), t)
+
+    # -- canonical forms -------------------------------------------------------------------
+    def normalize(self, v):
+        """Re-canonicalise an integer value after a wrapping op (in place)."""
+        bits = INT_BITS.get(v.type)
+        if bits == 1:
+            one = self.fb.reg("i32")
+            self.fb.const_i32(one, 1)
+            self.fb.and_i32(v.reg, v.reg, one)
+        elif bits == 8:
+            self.fb.ext_i8_i32_s(v.reg, v.reg)
+        elif bits == 16:
+            self.fb.ext_i16_i32_s(v.reg, v.reg)
+        elif v.type == "f16":
+            self.fb.trunc_f32_f16(v.reg, v.reg)
+        return v
+
+    def unsigned(self, v):
+        """A register holding ``v`` zero-extended from its width (narrow ints only)."""
+        bits = INT_BITS[v.type]
+        if bits >= 32:
+            return v.reg
+        r = self.fb.reg("i32")
+        if bits == 8:
+            self.fb.trunc_i32_i8(r, v.reg)
+        elif bits == 16:
+            self.fb.trunc_i32_i16(r, v.reg)
+        else:
+            self.fb.mov_i32(r, v.reg)
+        return r
+
+    def signed(self, v):
+        """A register holding ``v`` sign-extended (i1: 0 / -1)."""
+        if v.type != "i1":
+            return v.reg
+        r = self.fb.reg("i32")
+        self.fb.neg_i32(r, v.reg)
+        return r
+
+    # -- constants -------------------------------------------------------------------------
+    def constant(self, t, value):
+        out = self.new(t)
+        rt = reg_type(t)
+        if t in FLOAT_TYPES:
+            value = float(value)
+            with np.errstate(over="ignore"):
+                value = float({"f16": np.float16, "f32": np.float32, "f64": np.float64}[t](value))
+            if rt == "f32":
+                self.fb.const_f32(out.reg, value)
+            else:
+                self.fb.const_f64(out.reg, value)
+            return out
+        bits = INT_BITS[t]
+        value = int(value) & ((1 << bits) - 1)
+        if bits > 1 and value >> (bits - 1):
+            value -= 1 << bits
+        if rt == "i32":
+            self.fb.const_i32(out.reg, value)
+        else:
+            self.fb.const_i64(out.reg, value)
+        return out
+
+    # -- one op ----------------------------------------------------------------------------
+    def emit(self, op, args):
+        """Emit ScalarOp ``op`` over operand Vals ``args``; returns the result Val."""
+        name, t = op.name, op.result_type
+        fb = self.fb
+        if name == "arith.constant":
+            return self.constant(t, op.attr("value"))
+        if name == "arith.select":
+            cond, a, b = args
+            out = self.new(t)
+            _op(fb, f"select.{reg_type(t)}")(out.reg, cond.reg, a.reg, b.reg)
+            return out
+        if name in _FLOAT_BINARY or name in _FLOAT_UNARY or name in ("math.fma", "arith.maxnumf",
+                                                                     "arith.minnumf"):
+            return self._float(op, args)
+        if name in _INT_BINARY or name in _UINT_BINARY or name in ("arith.floordivsi", "math.absi"):
+            return self._int(op, args)
+        if name == "arith.cmpf":
+            return self._cmpf(op, args)
+        if name == "arith.cmpi":
+            return self._cmpi(op, args)
+        if name == "math.isnan":
+            out = self.new("i1")
+            _op(fb, f"cmp.nan.{reg_type(args[0].type)}")(out.reg, args[0].reg)
+            return out
+        return self._convert(op, args)
+
+    def _float(self, op, args):
+        name, t = op.name, op.result_type
+        if t not in FLOAT_TYPES:
+            self._err(op, f"has result type {t}; expected a float type")
+        fb, rt = self.fb, reg_type(t)
+        out = self.new(t)
+        if name in _FLOAT_BINARY:
+            _op(fb, f"{_FLOAT_BINARY[name]}.{rt}")(out.reg, args[0].reg, args[1].reg)
+        elif name in _FLOAT_UNARY:
+            _op(fb, f"{_FLOAT_UNARY[name]}.{rt}")(out.reg, args[0].reg)
+        elif name == "math.fma":
+            _op(fb, f"fma.{rt}")(out.reg, args[0].reg, args[1].reg, args[2].reg)
+        else:
+            a, b = args
+            nan = fb.reg("i32")
+            _op(fb, f"{'max' if name == 'arith.maxnumf' else 'min'}.{rt}")(out.reg, a.reg, b.reg)
+            _op(fb, f"cmp.nan.{rt}")(nan, a.reg)
+            _op(fb, f"select.{rt}")(out.reg, nan, b.reg, out.reg)
+            _op(fb, f"cmp.nan.{rt}")(nan, b.reg)
+            _op(fb, f"select.{rt}")(out.reg, nan, a.reg, out.reg)
+        return self.normalize(out)
+
+    def _int(self, op, args):
+        name, t = op.name, op.result_type
+        if t not in INT_BITS:
+            self._err(op, f"has result type {t}; expected an integer type")
+        fb, rt = self.fb, reg_type(t)
+        out = self.new(t)
+        if name == "math.absi":
+            _op(fb, f"abs.{rt}")(out.reg, self.signed(args[0]))
+        elif name == "arith.floordivsi":
+            a, b = self.signed(args[0]), self.signed(args[1])
+            rem, zero, c1, c2 = fb.reg(rt), fb.reg(rt), fb.reg("i32"), fb.reg("i32")
+            one = fb.reg(rt)
+            _op(fb, f"div.{rt}.s")(out.reg, a, b)
+            _op(fb, f"rem.{rt}.s")(rem, a, b)
+            _op(fb, f"const.{rt}.zero")(zero)
+            _op(fb, f"cmp.ne.{rt}")(c1, rem, zero)
+            _op(fb, f"xor.{rt}")(rem, rem, b)
+            _op(fb, f"cmp.lt.{rt}.s")(c2, rem, zero)
+            _op(fb, "and.i32")(c1, c1, c2)
+            _op(fb, f"const.{rt}")(one, 1)
+            _op(fb, f"select.{rt}")(one, c1, one, zero)
+            _op(fb, f"sub.{rt}")(out.reg, out.reg, one)
+        elif name in _INT_BINARY:
+            kind = _INT_BINARY[name]
+            base, _, sign = kind.partition(".")
+            a, b = (self.signed(x) for x in args) if sign else (args[0].reg, args[1].reg)
+            _op(fb, f"{base}.{rt}{'.' + sign if sign else ''}")(out.reg, a, b)
+        else:
+            base, _, sign = _UINT_BINARY[name].partition(".")
+            a, b = self.unsigned(args[0]), self.unsigned(args[1])
+            _op(fb, f"{base}.{rt}.{sign}")(out.reg, a, b)
+        return self.normalize(out)
+
+    def _cmpf(self, op, args):
+        pred = op.attr("predicate")
+        a, b = args
+        rt = reg_type(a.type)
+        out = self.new("i1")
+        fb = self.fb
+        if pred in ("false", "true"):
+            fb.const_i32(out.reg, int(pred == "true"))
+        elif pred in ("ord", "uno"):
+            other = fb.reg("i32")
+            _op(fb, f"cmp.nan.{rt}")(out.reg, a.reg)
+            _op(fb, f"cmp.nan.{rt}")(other, b.reg)
+            fb.or_i32(out.reg, out.reg, other)
+            if pred == "ord":
+                fb.const_i32(other, 1)
+                fb.xor_i32(out.reg, out.reg, other)
+        elif pred in _CMPF:
+            cmp, order = _CMPF[pred]
+            _op(fb, f"cmp.{cmp}.{rt}.{order}")(out.reg, a.reg, b.reg)
+        else:
+            self._err(op, f"predicate {pred!r} is not an arith.cmpf predicate")
+        return out
+
+    def _cmpi(self, op, args):
+        pred = op.attr("predicate")
+        if pred not in _CMPI:
+            self._err(op, f"predicate {pred!r} is not an arith.cmpi predicate")
+        cmp, sign = _CMPI[pred]
+        a, b = args
+        rt = reg_type(a.type)
+        if sign == ".u":
+            ra, rb = self.unsigned(a), self.unsigned(b)
+        else:
+            ra, rb = self.signed(a), self.signed(b)
+        out = self.new("i1")
+        _op(self.fb, f"cmp.{cmp}.{rt}{sign}")(out.reg, ra, rb)
+        return out
+
+    def _convert(self, op, args):
+        name, t = op.name, op.result_type
+        fb = self.fb
+        if len(args) != 1:
+            self._err(op, "is not supported by the vmvx backend (no scalar lowering)")
+        (a,) = args
+        src, rs, rt = a.type, reg_type(a.type), reg_type(t)
+        out = self.new(t)
+        if name in ("arith.extf", "arith.truncf"):
+            if rs == rt:
+                _op(fb, f"mov.{rt}")(out.reg, a.reg)
+            elif rt == "f64":
+                fb.ext_f32_f64(out.reg, a.reg)
+            elif t == "f16":
+                fb.trunc_f32_f16(out.reg, a.reg)
+            else:
+                fb.trunc_f64_f32(out.reg, a.reg)
+            return self.normalize(out) if t == "f16" else out
+        if name in ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui"):
+            unsigned_src = name in ("arith.extui", "arith.index_castui")
+            value = self.unsigned(a) if unsigned_src else self.signed(a)
+            if rs == rt:
+                _op(fb, f"mov.{rt}")(out.reg, value)
+            elif rt == "i64":
+                _op(fb, f"ext.i32.i64.{'u' if unsigned_src else 's'}")(out.reg, value)
+            else:
+                fb.trunc_i64_i32(out.reg, value)
+            return self.normalize(out)
+        if name in ("arith.sitofp", "arith.uitofp"):
+            if name == "arith.uitofp":
+                value, sign = self.unsigned(a), ("u" if INT_BITS[src] >= 32 else "s")
+            else:
+                value, sign = self.signed(a), "s"
+            width = "64" if rs == "i64" else "32"
+            target = "f64" if t in ("f64", "f16") else "f32"
+            _op(fb, f"cast.{sign}i{width}.{target}")(out.reg, value)
+            return self.normalize(out)
+        if name in ("arith.fptosi", "arith.fptoui"):
+            sign = "u" if name == "arith.fptoui" and INT_BITS[t] >= 32 else "s"
+            _op(fb, f"cast.{rs}.{sign}i{'64' if rt == 'i64' else '32'}")(out.reg, a.reg)
+            return self.normalize(out)
+        if name == "arith.bitcast":
+            pair = {("f32", "i32"): "bitcast.f32.i32", ("i32", "f32"): "bitcast.i32.f32",
+                    ("f64", "i64"): "bitcast.f64.i64", ("i64", "f64"): "bitcast.i64.f64"}.get((src, t))
+            if pair is None:
+                self._err(op, f"from {src} to {t} is not supported; expected f32<->i32 or f64<->i64")
+            _op(fb, pair)(out.reg, a.reg)
+            return out
+        self._err(op, "is not supported by the vmvx backend (no scalar lowering)")

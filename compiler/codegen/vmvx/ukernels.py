@@ -1,0 +1,219 @@
+"""Matching Generics onto vmvx microkernels and emitting the call nests.
+
+A Generic is matched structurally (the ``kind`` hint is not trusted):
+
+* elementwise (all loops parallel, one output): ``yield %in`` -> ``copy.2d.x<bits>``
+  (broadcasts are stride-0 views), ``yield %cst`` -> ``fill.2d.x<bits>``, one binary or
+  unary arith/math op on block arguments -> ``<op>.2d.f32|i32``;
+* reduction: one combining op ``out = op(out, in)`` (addf/maximumf/minimumf on f32,
+  addi/maxsi/minsi on i32) -> ``reduce.<sum|max|min>.2d`` with FLAG_ACCUMULATE;
+* contraction: ``out += a * b`` (mulf+addf on f32, muli+addi on i32) -> ``matmul``: any
+  linalg contraction whose lhs does not depend on the chosen n loop and rhs not on the m loop
+  (matmul, batch_matmul, matvec, vecmat, convolutions with the window loops in bytecode).
+
+The microkernel covers two (elementwise, reduction) or three (matmul) loop dims of the tile;
+a missing dim is a virtual one of size 1; every other dim becomes a bytecode loop around the
+call (LoopNest with element offsets). Source: IREE's VMVX ukernel lowering
+(compiler/src/iree/compiler/Dialect/VMVX/Transforms/LowerLinalgMicrokernels.cpp), which
+matches the same generic shapes onto the same kernels.
+"""
+import numpy as np
+
+from rt.compiler.codegen import kernel_ir
+from rt.compiler.codegen.vmvx.loop_nest import LoopNest, extent
+from rt.devices.vmvx import _ukernels as uk
+from rt.devices.vmvx.module import BINARY_CCONV, FILL_CCONV, MATMUL_CCONV, REDUCE_CCONV, UNARY_CCONV
+
+_BINARY = {
+    "f32": {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
+            "arith.maximumf": "max", "arith.minimumf": "min", "math.powf": "pow"},
+    "i32": {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "divs",
+            "arith.divui": "divu", "arith.remsi": "rems", "arith.remui": "remu", "arith.andi": "and",
+            "arith.ori": "or", "arith.xori": "xor", "arith.shli": "shl", "arith.shrsi": "shrs",
+            "arith.shrui": "shru", "arith.maxsi": "maxs", "arith.minsi": "mins", "arith.maxui": "maxu",
+            "arith.minui": "minu"},
+}
+_UNARY = {
+    "f32": {"math.absf": "abs", "arith.negf": "neg", "math.exp": "exp", "math.log": "log", "math.sqrt": "sqrt",
+            "math.rsqrt": "rsqrt", "math.tanh": "tanh", "math.floor": "floor", "math.ceil": "ceil",
+            "math.roundeven": "roundeven", "math.sin": "sin", "math.cos": "cos", "math.erf": "erf"},
+    "i32": {"math.absi": "abs"},
+}
+_REDUCE = {"f32": {"arith.addf": "sum", "arith.maximumf": "max", "arith.minimumf": "min"},
+           "i32": {"arith.addi": "sum", "arith.maxsi": "max", "arith.minsi": "min"}}
+_CONTRACT = {"f32": ("arith.mulf", "arith.addf"), "i32": ("arith.muli", "arith.addi")}
+assert all(v in uk.BINARY_F32_OPS for v in _BINARY["f32"].values())
+assert all(v in uk.BINARY_I32_OPS for v in _BINARY["i32"].values())
+
+
+class _Call:
+    """A planned ukernel call: import ``name`` and ``cconv``, the loop ``dims`` it covers
+    (None: a virtual size-1 dim) and its operands in order: ("view", access), ("vector",
+    access), ("value", bits, bytes) or ("flags", bits)."""
+
+    def __init__(self, name, cconv, dims, args):
+        self.name, self.cconv, self.dims, self.args = name, cconv, dims, args
+
+
+def const_bits(t, value):
+    """The storage bit pattern of scalar ``value`` of type ``t`` (an unsigned int)."""
+    if t in ("f16", "f32", "f64"):
+        dtype = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[t]
+        with np.errstate(over="ignore"):
+            return int(np.array(value, dtype).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype().itemsize]))
+    bits = kernel_ir.element_size(t) * 8 if t != "i1" else 1
+    return int(value) & ((1 << bits) - 1)
+
+
+def _last(dims, pred):
+    for d in reversed(dims):
+        if pred(d):
+            return d
+    return None
+
+
+def _elementwise(g, accesses):
+    nin = len(g.inputs)
+    out = accesses[nin]
+    t = out.element_type
+    par = list(range(len(g.domain)))
+    dims = (par[-2] if len(par) > 1 else None, par[-1] if par else None)
+    (y,) = g.yields
+    ops = {nin + 1 + k: op for k, op in enumerate(g.body)}
+    if y < nin:
+        if accesses[y].element_type != t:
+            return None
+        esize = out.element_size
+        return _Call(f"copy.2d.x{esize * 8}", UNARY_CCONV, dims, [("view", y), ("view", nin)])
+    op = ops.get(y)
+    if op is None:
+        return None
+    if op.name == "arith.constant" and len(g.body) == 1:
+        esize = out.element_size
+        return _Call(f"fill.2d.x{esize * 8}", FILL_CCONV[esize], dims,
+                     [("value", const_bits(t, op.attr("value")), esize), ("view", nin)])
+    if len(g.body) != 1 or t not in _BINARY or any(v > nin for v in op.operands):
+        return None
+    if any(accesses[v].element_type != t for v in op.operands):
+        return None
+    if len(op.operands) == 2 and op.name in _BINARY[t]:
+        a, b = op.operands
+        return _Call(f"{_BINARY[t][op.name]}.2d.{t}", BINARY_CCONV, dims, [("view", a), ("view", b), ("view", nin)])
+    if len(op.operands) == 1 and op.name in _UNARY[t]:
+        return _Call(f"{_UNARY[t][op.name]}.2d.{t}", UNARY_CCONV, dims, [("view", op.operands[0]), ("view", nin)])
+    return None
+
+
+def _reduction(g, accesses, red, par):
+    nin = len(g.inputs)
+    out = accesses[nin]
+    t = out.element_type
+    if t not in _REDUCE or len(g.body) != 1 or g.yields != (nin + 1,):
+        return None
+    op = g.body[0]
+    if op.name not in _REDUCE[t] or len(op.operands) != 2 or nin not in op.operands:
+        return None
+    (src,) = [v for v in op.operands if v != nin] or [None]
+    if src is None or src >= nin or accesses[src].element_type != t:
+        return None
+    inner = red[-1]
+    outer = _last(par, lambda d: out.depends[d])
+    return _Call(f"reduce.{_REDUCE[t][op.name]}.2d.{t}", REDUCE_CCONV, (outer, inner),
+                 [("view", src), ("vector", nin), ("flags", uk.FLAG_ACCUMULATE)])
+
+
+def _contraction(g, accesses, red, par):
+    nin = len(g.inputs)
+    out = accesses[nin]
+    t = out.element_type
+    if t not in _CONTRACT or len(g.body) != 2 or nin < 2:
+        return None
+    mul, add = g.body
+    mul_id, add_id = nin + 1, nin + 2
+    if (mul.name, add.name) != _CONTRACT[t] or g.yields != (add_id,) or sorted(add.operands) != [nin, mul_id]:
+        return None
+    if len(set(mul.operands)) != 2 or any(v >= nin or accesses[v].element_type != t for v in mul.operands):
+        return None
+    for lhs, rhs in (tuple(mul.operands), tuple(mul.operands)[::-1]):
+        a, b = accesses[lhs], accesses[rhs]
+        k = red[-1]
+        m = _last(par, lambda d: a.depends[d] and not b.depends[d])
+        n = _last(par, lambda d: b.depends[d] and not a.depends[d])
+        if m is not None or n is not None or len(par) == 0:
+            return _Call(f"matmul.{'f32f32f32' if t == 'f32' else 'i32i32i32'}", MATMUL_CCONV, (m, n, k),
+                         [("view", lhs), ("view", rhs), ("view", nin), ("flags", uk.FLAG_ACCUMULATE)])
+    return None
+
+
+def _plan(g, accesses):
+    if len(g.outputs) != 1:
+        return None
+    nin = len(g.inputs)
+    red = [d for d, it in enumerate(g.iterator_types) if it == "reduction"]
+    par = [d for d, it in enumerate(g.iterator_types) if it == "parallel"]
+    if not red:
+        return _elementwise(g, accesses)
+    if any(accesses[nin].depends[d] for d in red):
+        return None
+    return _reduction(g, accesses, red, par) or _contraction(g, accesses, red, par)
+
+
+def emit_generic_ukernel(em, g, accesses, ranges):
+    """Emit ``g`` as a ukernel call nest if it matches one; returns whether it did."""
+    call = _plan(g, accesses)
+    if call is None:
+        return False
+    fb = em.fb
+    imp = fb.module.import_function(f"vmvx.{call.name}", call.cconv)
+    covered = [d for d in call.dims if d is not None]
+    loops = [d for d in range(len(g.domain)) if d not in covered]
+    nest = LoopNest(em, ranges, accesses, loops, [1] * len(accesses))
+    sizes = [extent(em, ranges[d]) if d is not None else 1 for d in call.dims]
+    refs = {a: em.binding(accesses[a].view.binding) for kind, a, *_ in call.args if kind in ("view", "vector")}
+    strides = {a: [accesses[a].strides[d] if d is not None and accesses[a].depends[d] else 0 for d in call.dims]
+               for a in refs}
+    regs = {a: [em.reg(s) for s in strides[a]] for a in refs}
+    size_regs = [em.reg(s) for s in sizes]
+    extra = {}
+    for kind, value, *rest in call.args:
+        if kind == "value":
+            r = fb.reg("i64" if rest[0] == 8 else "i32")
+            if rest[0] == 8:
+                fb.const_i64(r, value)
+            else:
+                fb.const_i32(r, value)
+            extra[kind] = r
+        elif kind == "flags":
+            extra[kind] = em.i32(value)
+
+    def body(offsets, index):
+        args = []
+        for kind, a, *_ in call.args:
+            if kind == "value" or kind == "flags":
+                args.append(extra[kind])
+            elif kind == "view":
+                args += _view_args(call, a, refs, regs, offsets, em)
+            else:
+                args += [refs[a], em.reg(offsets[a]), regs[a][0]]
+        if call.cconv == MATMUL_CCONV:
+            args = args[:12] + size_regs + args[12:]
+        elif call.cconv == REDUCE_CCONV:
+            args = args[:7] + size_regs + args[7:]
+        else:
+            args += size_regs
+        fb.call_import(imp, args, [])
+
+    nest.run(body)
+    return True
+
+
+def _view_args(call, a, refs, regs, offsets, em):
+    """buffer, offset, then the strides a kernel of this cconv takes for a view operand."""
+    r = regs[a]
+    if call.cconv == MATMUL_CCONV:
+        m, n, k = r
+        pos = [x for kind, x, *_ in call.args if kind == "view"].index(a)
+        pair = ((m, k), (k, n), (m, n))[pos]
+        return [refs[a], em.reg(offsets[a]), *pair]
+    return [refs[a], em.reg(offsets[a]), r[0], r[1]]
+
