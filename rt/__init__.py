@@ -1,7 +1,15 @@
 """rt: a runtime-centric HAL/VM with multi-device simulation, after IREE.
 
 The public API is re-exported here lazily, so that running a ``.vmfb`` never imports the
-compiler's dependencies.
+compiler's dependencies::
+
+    vmfb = rt.compile("matmul.mlir", devices=["llvm-cpu"])     # -> bytes (imports the compiler)
+    m = rt.load(vmfb)                                          # devices picked per target
+    c = m.foo(a, b)                                            # numpy in, numpy out
+
+``compile`` (rt.compilation), ``load`` / ``LoadedModule`` / ``LoadedFunction``
+(rt.loaded_module), ``DeviceArray`` (rt.device_array), ``Tracer`` (rt.trace) and the error
+classes of rt.runtime.errors.
 """
 from rt.runtime.errors import (  # noqa: F401
     CheckError,
@@ -22,7 +30,18 @@ __version__ = "0.1.0"
 _LAZY = {
     "vm": ("rt.runtime.vm", None),
     "hal": ("rt.runtime.hal", None),
+    "compile": ("rt.compilation", "compile"),
+    "load": ("rt.loaded_module", "load"),
+    "LoadedModule": ("rt.loaded_module", "LoadedModule"),
+    "LoadedFunction": ("rt.loaded_module", "LoadedFunction"),
+    "DeviceArray": ("rt.device_array", "DeviceArray"),
+    "Tracer": ("rt.trace", "Tracer"),
 }
+
+__all__ = ["compile", "load", "LoadedModule", "LoadedFunction", "DeviceArray", "Tracer", "vm", "hal",
+           "RtError", "CompileError", "ModuleFormatError", "InvalidArgumentError", "NotFoundError",
+           "UnimplementedError", "DeviceError", "ResourceExhaustedError", "DeadlineExceededError",
+           "CheckError", "VMTrapError"]
 
 
 def __getattr__(name):

@@ -1,8 +1,35 @@
-"""``python -m rt``: compile | run | benchmark | dump | devices | opt (IREE-style flags)."""
-import argparse
-import sys
+"""``python -m rt``: compile | run | benchmark | devices | dump | opt (IREE-style flags).
 
-from rt.runtime.errors import RtError
+    python -m rt compile IN.mlir -o OUT.vmfb [--device=[NAME=]TARGET]... [--dump-after=PASS|all
+                         --dump-dir=DIR] [--no-data-tiling]
+    python -m rt run MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--output=SPEC]...
+                     [--device=URI]... [--trace=FILE.json]
+    python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--repetitions=N]
+    python -m rt devices
+    python -m rt dump MODULE.vmfb
+    python -m rt opt IN.mlir --pass=NAME...
+
+``run`` and ``benchmark`` follow iree-run-module / iree-benchmark-module: inputs in IREE's
+syntax (rt.tensor_text), outputs printed as ``EXEC @f`` / ``result[0]: hal.buffer_view`` /
+``2x2xf32=[1 2][3 4]``. Every error is one ``rt <command>: <message>`` on stderr and exit
+code 1 (RT_TRACEBACK=1 shows the Python traceback of unexpected failures).
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+import traceback
+
+from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors become InvalidArgumentError (one line, exit code 1)."""
+
+    def error(self, message):
+        raise InvalidArgumentError(f"{message} (see {self.prog} --help)")
 
 
 def _cmd_dump(args):
@@ -18,9 +45,182 @@ def _cmd_opt(argv):
     return opt_main(argv)
 
 
+def _cmd_compile(args):
+    from rt.compilation import compile
+
+    vmfb = compile(args.input, devices=args.device or None, dump_after=args.dump_after,
+                   dump_dir=args.dump_dir, data_tiling=args.data_tiling)
+    try:
+        with open(args.output, "wb") as f:
+            f.write(vmfb)
+    except OSError as e:
+        raise InvalidArgumentError(f"cannot write {args.output!r}: {e.strerror}") from None
+    return 0
+
+
+def _load(args, tracer=None):
+    from rt.loaded_module import load
+
+    if (args.module is None) == (args.module_flag is None):
+        raise InvalidArgumentError("give the module once: python -m rt run MODULE.vmfb ... or --module=MODULE.vmfb")
+    args.module = args.module or args.module_flag
+    if not os.path.exists(args.module):
+        raise NotFoundError(f"module file {args.module!r} does not exist")
+    return load(args.module, devices=args.device or None, tracer=tracer)
+
+
+def _function(module, name):
+    if name is None:
+        if len(module.functions) == 1:
+            return module.lookup(module.functions[0])
+        raise InvalidArgumentError(f"--function=NAME is required; module {module.name} exports: "
+                                   f"{', '.join(module.functions) or '(none)'}")
+    return module.lookup(name)
+
+
+def _inputs(function, specs):
+    from rt.tensor_text import NpyReader, parse_input
+
+    function.abi.check_count(len(specs))
+    npy = NpyReader()
+    try:
+        return [parse_input(spec, arg, npy) for spec, arg in zip(specs, function.abi.args)]
+    finally:
+        npy.close()
+
+
+def _print_results(function, values, outputs):
+    from rt.tensor_text import format_scalar, format_tensor, write_output
+
+    results = function.abi.results
+    if len(outputs) > len(results):
+        raise InvalidArgumentError(f"{len(outputs)} --output flags but @{function.name} returns "
+                                   f"{len(results)} result(s)")
+    values = () if not results else values if len(results) > 1 else (values,)
+    for k, (value, res) in enumerate(zip(values, results)):
+        spec = outputs[k] if k < len(outputs) else "-"
+        if spec != "-":
+            write_output(spec, value)
+        elif res.kind == "scalar":
+            print(f"result[{k}]: {format_scalar(value, res.element)}")
+        else:
+            print(f"result[{k}]: hal.buffer_view")
+            print(format_tensor(value, res.element if res.element and res.element != "index" else None))
+
+
+def _cmd_run(args):
+    tracer = None
+    if args.trace:
+        from rt.trace import Tracer
+
+        tracer = Tracer()
+    module = _load(args, tracer)
+    try:
+        function = _function(module, args.function)
+        prepared = function.prepare(*_inputs(function, args.input))
+        print(f"EXEC @{function.name}")
+        values = function.convert_results(function.invoke(prepared), prepared)
+        _print_results(function, values, args.output)
+    finally:
+        module.close()
+        if tracer is not None:
+            tracer.write(args.trace)
+    return 0
+
+
+def _cmd_benchmark(args):
+    if args.repetitions < 1 or args.warmup < 0:
+        raise InvalidArgumentError(f"--repetitions must be >= 1 and --warmup >= 0, got "
+                                   f"{args.repetitions} and {args.warmup}")
+    module = _load(args)
+    try:
+        function = _function(module, args.function)
+        prepared = function.prepare(*_inputs(function, args.input))
+        for _ in range(args.warmup):
+            function.invoke(prepared)
+        times = []
+        for _ in range(args.repetitions):
+            start = time.perf_counter()
+            function.invoke(prepared)
+            times.append((time.perf_counter() - start) * 1e3)
+    finally:
+        module.close()
+    summary = {"function": function.name, "module": args.module, "repetitions": len(times),
+               "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
+               "mean_ms": statistics.fmean(times),
+               "stddev_ms": statistics.stdev(times) if len(times) > 1 else 0.0}
+    name = f"BM_{function.name}/real_time"
+    print("-" * 60)
+    print(f"{'Benchmark':<40}{'Time':>12}{'Reps':>8}")
+    print("-" * 60)
+    for key in ("median", "mean", "stddev", "min", "max"):
+        print(f"{name + '_' + key:<40}{summary[key + '_ms']:>9.4f} ms{len(times):>8}")
+    if args.json:
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(summary, f, indent=2)
+        except OSError as e:
+            raise InvalidArgumentError(f"cannot write {args.json!r}: {e.strerror}") from None
+    return 0
+
+
+def _cmd_devices(args):
+    from rt.runtime.hal import format_device_table
+
+    sys.stdout.write("HAL drivers and devices:\n" + format_device_table())
+    try:
+        import llvmlite.binding as llvm
+
+        from rt.devices.llvm_cpu.cpu_features import host_cpu_features
+
+        features = sorted(host_cpu_features())
+        print(f"host CPU: {llvm.get_host_cpu_name()} ({llvm.get_process_triple()}), "
+              f"{os.cpu_count()} logical cores")
+        print(f"CPU features ({len(features)}): " + " ".join("+" + f for f in features))
+    except ImportError as e:
+        print(f"host CPU: unknown (llvmlite unavailable: {e})")
+    return 0
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(prog="python -m rt", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="python -m rt", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("compile", help="compile an .mlir file into a .vmfb module")
+    p.add_argument("input", help="input .mlir file")
+    p.add_argument("-o", "--output", required=True, help="output .vmfb path")
+    p.add_argument("--device", action="append", default=[], metavar="[NAME=]TARGET",
+                   help="device global and its target: vmvx, llvm-cpu, llvm-cpu:<cpu> (repeatable)")
+    p.add_argument("--dump-after", default=None, metavar="PASS|all", help="write the IR after a pass")
+    p.add_argument("--dump-dir", default=None, metavar="DIR", help="directory for --dump-after files")
+    p.add_argument("--no-data-tiling", dest="data_tiling", action="store_false",
+                   help="do not pack matmul operands (no set-encoding)")
+    p.set_defaults(func=_cmd_compile)
+
+    for name, func, text in (("run", _cmd_run, "run one function of a module and print its results"),
+                             ("benchmark", _cmd_benchmark, "time one function (median/min/max)")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("module", nargs="?", help=".vmfb module or .mlir file (compiled first)")
+        p.add_argument("--module", dest="module_flag", default=None, metavar="PATH",
+                       help="the module, iree-run-module style (instead of the positional)")
+        p.add_argument("--function", default=None, help="exported function to call")
+        p.add_argument("--input", action="append", default=[], metavar="SPEC",
+                       help="argument in IREE syntax: 2x3xf32=1,2,3,4,5,6 | i32=4 | 2.5 | @x.npy")
+        p.add_argument("--device", action="append", default=[], metavar="URI",
+                       help="device URI bound to the module's devices in order (repeatable)")
+        p.set_defaults(func=func)
+        if name == "run":
+            p.add_argument("--output", action="append", default=[], metavar="SPEC",
+                           help="per result: - (print), @FILE.npy (write), +FILE.npy (append)")
+            p.add_argument("--trace", default=None, metavar="FILE.json",
+                           help="write a Chrome/Perfetto trace (a lane per device queue)")
+        else:
+            p.add_argument("--repetitions", type=int, default=10, help="timed calls (default 10)")
+            p.add_argument("--warmup", type=int, default=1, help="untimed calls first (default 1)")
+            p.add_argument("--json", default=None, metavar="FILE", help="also write the summary as JSON")
+
+    p = sub.add_parser("devices", help="list HAL drivers, devices and the host CPU's features")
+    p.set_defaults(func=_cmd_devices)
     p = sub.add_parser("dump", help="print a .vmfb: manifest, segments and disassembly")
     p.add_argument("module", help="path to a .vmfb file")
     p.set_defaults(func=_cmd_dump)
@@ -30,20 +230,28 @@ def build_parser():
 
 # Subcommands that own their whole argument list (their flags are parsed by the tool itself).
 _PASSTHROUGH = {"opt": _cmd_opt}
+_COMMANDS = ("compile", "run", "benchmark", "devices", "dump", "opt")
+
+
+def _fail(command, error):
+    text = str(error)
+    print(f"rt {command}: {text}" if command else f"rt: {text}", file=sys.stderr)
+    return 1
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] in _PASSTHROUGH:
-        try:
-            return _PASSTHROUGH[argv[0]](argv[1:])
-        except RtError as e:
-            print(f"rt {argv[0]}: {e}", file=sys.stderr)
-            return 1
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    command = argv[0] if argv and argv[0] in _COMMANDS else None
     try:
+        if command in _PASSTHROUGH:
+            return _PASSTHROUGH[command](argv[1:])
+        args = build_parser().parse_args(argv)
         return args.func(args)
     except RtError as e:
-        print(f"rt {args.command}: {e}", file=sys.stderr)
-        return 1
+        return _fail(command, e)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:
+        if os.environ.get("RT_TRACEBACK"):
+            traceback.print_exc()
+        return _fail(command, f"internal error: {type(e).__name__}: {e} (set RT_TRACEBACK=1 for details)")

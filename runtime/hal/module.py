@@ -353,7 +353,7 @@ class HalModule(NativeModule):
     @native_function("executable.create", "0rIrrr_r")
     def executable_create(self, device, affinity, format, data, constants):
         _ref(device, Device, "executable.create")
-        metadata = {}
+        metadata = dict(getattr(data, "metadata", None) or {})
         if constants is not None and _host_bytes(constants, "executable constants").nbytes:
             metadata["constants"] = bytes(_host_bytes(constants, "executable constants"))
         return device.create_executable(_text(format, "executable format"),

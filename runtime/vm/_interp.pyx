@@ -260,6 +260,8 @@ cdef class ModuleState:
             self.gf[k] = <float>v if k < self.n_gf32 else v
         self.grefs = [None] * len(g["ref"])
         self.rodata = [VMBuffer(r.data, r.name) for r in module.rodata]
+        for e in module.executables:
+            (<VMBuffer>self.rodata[e.rodata]).metadata = e.metadata
         self.strings = list(module.strings)
         self.imports = [None] * len(module.imports)
         self._keep = []

@@ -15,7 +15,9 @@ cdef class VMBuffer:
     (a HAL binding) that ``owner`` (or the caller) keeps alive. ``view`` is a memoryview
     (read-only unless the buffer is writable); ``len(buf)`` is the byte length. Bytecode
     stores (``buffer.store.*``) trap on a read-only buffer; ``release()`` detaches the memory
-    so that later access traps instead of touching freed memory.
+    so that later access traps instead of touching freed memory. ``metadata`` is the manifest
+    metadata dict when the buffer is an embedded executable's segment (the HAL passes it to
+    the executable loader), else None.
 
     The buffer protocol export is taken on a private memoryview that only this object
     references, through a heap-allocated Py_buffer the garbage collector never sees (a
@@ -31,6 +33,7 @@ cdef class VMBuffer:
     cdef readonly bint writable
     cdef readonly object name
     cdef readonly object owner
+    cdef public object metadata
 
     def __init__(self, obj, name=None, bint writable=False):
         if self._held or self._released or self.data != NULL:

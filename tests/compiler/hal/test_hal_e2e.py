@@ -97,8 +97,6 @@ def _stream_module(target):
     return text.replace('#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64">', target)
 
 
-@pytest.mark.xfail(strict=True, reason="hal.executable.create does not pass the embedded executable's metadata "
-                                       "to the llvm-cpu loader (needs the sha256 it records); runtime/hal/module.py")
 @pytest.mark.parametrize("n", [7, 10000])
 def test_llvm_cpu_translated_add(n):
     vmfb = _compile(_stream_module('#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64">'))

@@ -1,0 +1,318 @@
+"""``rt.load``: a ``.vmfb`` bound to devices in a VM context, with numpy-in/numpy-out calls.
+
+    m = rt.load("model.vmfb")                       # devices picked from the module's targets
+    y = m.predict(x)                                # numpy in, numpy out
+    d = m.predict(x, to_host=False)                 # rt.DeviceArray, stays on the device
+    fut = m.predict.async_(x)                       # concurrent.futures.Future
+
+Loading verifies the module, binds devices in the order of its ``rt.devices`` attribute
+(rt.device_binding), and links ``[hal, check, extra modules..., module]`` into a Context,
+which runs ``__init``. Calls check arguments against the export's ``rt.abi`` before running
+(see rt.abi). Source: IREE's python runtime (iree.runtime.load_vm_flatbuffer,
+SystemContext, BoundModule) and docs/compiled_module_abi.md.
+"""
+import concurrent.futures
+import os
+import threading
+
+import numpy as np
+
+from rt.abi import FunctionABI, dtype_name, numpy_dtype, type_text
+from rt.device_array import DeviceArray, upload
+from rt.runtime.errors import CheckError, InvalidArgumentError, ModuleFormatError, NotFoundError
+from rt.device_binding import bind_devices, compile_targets
+from rt.runtime.hal.module import HalModule
+from rt.runtime.hal import Buffer, BufferView, dtype_to_element_type
+from rt.runtime.modules.check import CheckModule
+from rt.runtime.vm import Context, Instance, Module, NativeModule
+
+def _load_module(vmfb, devices):
+    if isinstance(vmfb, Module):
+        return vmfb
+    if isinstance(vmfb, (bytes, bytearray, memoryview)):
+        return Module.from_bytes(vmfb)
+    if isinstance(vmfb, (str, os.PathLike)):
+        path = os.fspath(vmfb)
+        if path.endswith(".mlir"):
+            from rt.compilation import compile
+
+            return Module.from_bytes(compile(path, devices=compile_targets(devices)))
+        if not os.path.exists(path) and ("\n" in path or "func" in path):
+            raise InvalidArgumentError("rt.load takes a .vmfb path or bytes; compile MLIR text with "
+                                       "rt.compile(text) first")
+        return Module.load(path)
+    raise InvalidArgumentError(f"rt.load takes .vmfb bytes or a path, got {type(vmfb).__name__}")
+
+
+def load(vmfb, devices=None, *, modules=(), tracer=None):
+    """Load a ``.vmfb`` (bytes or path; an ``.mlir`` path is compiled first) onto devices.
+
+    devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
+    modules: extra NativeModules registered before the module (after hal and check).
+    tracer: an ``rt.trace.Tracer`` recording host calls and device queue work.
+    Returns a :class:`LoadedModule`. Raises ModuleFormatError, NotFoundError,
+    InvalidArgumentError (devices) or the error ``__init`` raised.
+    """
+    module = _load_module(vmfb, devices)
+    bound, owned = bind_devices(module, devices)
+    try:
+        return LoadedModule(module, bound, owned, modules, tracer)
+    except BaseException:
+        for device in bound:
+            if tracer is not None:
+                tracer.detach_device(device)
+        for device in owned:
+            device.release()
+        raise
+
+
+class LoadedFunction:
+    """An export bound to a LoadedModule: call it with numpy arrays and Python numbers.
+
+    ``f(*args, to_host=True)``: returns None, one value, or a tuple; tensors as numpy arrays
+    (or DeviceArray when ``to_host=False``), scalars as Python numbers.
+    ``f.async_(*args, to_host=True)``: the same call on the module's worker thread; returns a
+    ``concurrent.futures.Future`` (arrays passed in may be used without a copy: do not modify
+    them until the future is done). ``f.abi`` describes the arguments; ``f.declaration``.
+    """
+
+    def __init__(self, loaded, name):
+        self._loaded = loaded
+        self.name = name
+        fdef = loaded.module.lookup_function(name)
+        self.abi = FunctionABI.from_function(fdef)
+        self._function = loaded.context.lookup_function(f"{loaded.module.name}.{name}")
+
+    @property
+    def declaration(self):
+        return self.abi.declaration
+
+    def _tensor(self, index, arg, value):
+        devices = self._loaded.devices
+        if arg.device >= len(devices):
+            raise ModuleFormatError(f"input {index} of @{self.name} lives on device {arg.device} but the "
+                                    f"module has {len(devices)} device(s)")
+        device = devices[arg.device]
+        if isinstance(value, DeviceArray):
+            value = value.buffer_view
+        if isinstance(value, BufferView):
+            self.abi.check_view(index, value.shape, value.element_type)
+            return value if value.buffer.device is device else _transfer(value, device)
+        if arg.encoding is not None:
+            raise InvalidArgumentError(f"input {index} of @{self.name} expects an encoded {arg.type}; "
+                                       "pass a DeviceArray produced by this module")
+        array = value if isinstance(value, np.ndarray) else _host_array(self.abi, index, arg, value)
+        self.abi.check_tensor(index, array.shape, array.dtype)
+        element_type = arg.element_type if arg.element is not None else dtype_to_element_type(array.dtype)
+        return upload(device, array, element_type)
+
+    def _prepare(self, args):
+        self.abi.check_count(len(args))
+        out = []
+        for k, (value, arg) in enumerate(zip(args, self.abi.args)):
+            if arg.kind == "scalar":
+                out.append(self.abi.check_scalar(k, value))
+            elif arg.kind == "ref" and not isinstance(value, (np.ndarray, DeviceArray, list, tuple)):
+                out.append(value)
+            else:
+                out.append(self._tensor(k, arg, value))
+        return out
+
+    def convert_results(self, values, prepared, to_host=True):
+        """Raw VM results of :meth:`invoke` -> None, a value or a tuple (numpy or DeviceArray)."""
+        if len(self.abi.results) == 0:
+            return None
+        values = values if len(self.abi.results) > 1 else (values,)
+        known = None
+        out = []
+        for value, res in zip(values, self.abi.results):
+            if res.kind == "scalar":
+                out.append(bool(value) if res.element == "i1" else value)
+            elif not isinstance(value, BufferView):
+                out.append(value)
+            elif not to_host:
+                out.append(DeviceArray(value, value.buffer.device))
+            else:
+                if known is None:
+                    known = self._loaded.shared_allocations(prepared)
+                out.append(value.to_numpy(copy=id(value.buffer.allocation) in known))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    def prepare(self, *args):
+        """Check and convert ``args`` into VM values (buffer views on the argument's device,
+        Python numbers); the result can be passed to :meth:`invoke` many times."""
+        return self._prepare(args)
+
+    def invoke(self, prepared):
+        """Run the export on prepared VM values; returns the raw VM results (views, numbers)."""
+        with self._loaded.lock:
+            tracer = self._loaded.tracer
+            try:
+                if tracer is None:
+                    return self._function(*prepared)
+                with tracer.host_slice(f"EXEC @{self.name}"):
+                    return self._function(*prepared)
+            except CheckError as e:
+                raise _located(e) from None
+
+    def __call__(self, *args, to_host=True):
+        prepared = self._prepare(args)
+        values = self.invoke(prepared)
+        return self.convert_results(values, prepared, to_host)
+
+    def async_(self, *args, to_host=True):
+        """Run the call on the module's worker thread; returns a concurrent.futures.Future."""
+        return self._loaded.executor().submit(self.__call__, *args, to_host=to_host)
+
+    def __repr__(self):
+        return f"<rt.LoadedFunction {self.declaration}>"
+
+
+def _transfer(view, device):
+    """Copy ``view`` into a new buffer of ``device`` (queue copy on the target device)."""
+    length = view.buffer.byte_length
+    target = device.allocator.allocate_buffer(length)
+    device.queue_copy(view.buffer, 0, target, 0, length).wait()
+    return BufferView(target, view.shape, view.element_type, view.encoding_type)
+
+
+def _host_array(abi, index, arg, value):
+    """A numpy array for a non-array Python value (nested lists, numbers) given to a tensor."""
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError):
+        array = None
+    if array is None or array.dtype.kind not in "biuf":
+        raise abi.mismatch(index, f"{type(value).__name__} {value!r:.40}")
+    if arg.element is None:
+        return array
+    target = numpy_dtype(arg.element)
+    if array.dtype.kind == "f" and target.kind != "f":
+        raise abi.mismatch(index, type_text(array.shape, dtype_name(array.dtype)))
+    cast = array.astype(target)
+    if target.kind != "f" and not np.array_equal(cast, array):
+        raise abi.mismatch(index, f"values out of range of {arg.element}")
+    return cast
+
+
+def _located(error):
+    stack = getattr(error, "vm_stack", ())
+    if not stack:
+        return error
+    located = CheckError(f"{stack[0]}: {error.args[0]}")
+    located.vm_stack = stack
+    return located
+
+
+class LoadedModule:
+    """A module linked into its own Context with its devices.
+
+    module: the vm Module; context: the vm Context; devices: tuple of HAL devices (in
+    ``rt.devices`` order); functions: exported function names (without ``__init``);
+    ``m.name`` / ``m["name"]``: a :class:`LoadedFunction`. ``close()`` (or ``with``) releases
+    the devices rt created.
+    """
+
+    def __init__(self, module, devices, owned=(), modules=(), tracer=None):
+        self.module, self.devices, self.tracer = module, tuple(devices), tracer
+        self._owned = list(owned)
+        self.lock = threading.RLock()
+        self._executor = None
+        self._functions = {}
+        for extra in modules:
+            if not isinstance(extra, NativeModule):
+                raise InvalidArgumentError(f"modules must be NativeModule instances, got {extra!r}")
+        if tracer is not None:
+            for device in self.devices:
+                tracer.instrument_device(device)
+            hal = tracer.hal_module(self.devices)
+        else:
+            hal = HalModule(self.devices)
+        natives = [hal, CheckModule(), *modules]
+        needed = {imp.module_name for imp in module.imports}
+        natives = [n for n in natives if n.name in needed or n in modules]
+        self.context = Context(Instance(), [*natives, module])
+
+    @property
+    def name(self):
+        return self.module.name
+
+    @property
+    def functions(self):
+        """Names of the callable exports (``__init`` and other ``__`` functions hidden)."""
+        return sorted(n for n in self.module.exports if not n.startswith("__"))
+
+    def lookup(self, name):
+        """The LoadedFunction ``name``; NotFoundError listing the exports otherwise."""
+        function = self._functions.get(name)
+        if function is None:
+            if name not in self.module.exports or name.startswith("__"):
+                raise NotFoundError(f"module {self.module.name} has no exported function {name!r}; "
+                                    f"exports: {', '.join(self.functions) or '(none)'}")
+            function = self._functions[name] = LoadedFunction(self, name)
+        return function
+
+    def __getitem__(self, name):
+        return self.lookup(name)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self.lookup(name)
+        except NotFoundError as e:
+            raise AttributeError(str(e)) from None
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.functions))
+
+    def to_device(self, array, device=0):
+        """Upload numpy ``array`` to device ``device`` (ordinal or Device); a DeviceArray."""
+        target = self.devices[device] if isinstance(device, int) else device
+        array = np.asarray(array)
+        return DeviceArray(upload(target, array, dtype_to_element_type(array.dtype)), target)
+
+    def shared_allocations(self, inputs):
+        """ids of the allocations behind ``inputs`` and the module's ref globals.
+
+        A result in one of them is copied out, so that a numpy result never aliases an input,
+        a constant or state the module keeps.
+        """
+        ids = set()
+        values = list(inputs)
+        state = self.context.module_state(self.module.name)
+        values += [state.global_value("ref", k) for k in range(len(self.module.globals["ref"]))]
+        for value in values:
+            buffer = value.buffer if isinstance(value, BufferView) else value
+            if isinstance(buffer, Buffer):
+                ids.add(id(buffer.allocation))
+        return ids
+
+    def executor(self):
+        """The single worker thread behind ``async_`` calls (created on first use)."""
+        with self.lock:
+            if self._executor is None:
+                self._executor = concurrent.futures.ThreadPoolExecutor(1, f"rt {self.module.name}")
+            return self._executor
+
+    def close(self):
+        """Finish async calls, detach a tracer and release the devices rt created."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        if self.tracer is not None:
+            for device in self.devices:
+                self.tracer.detach_device(device)
+        for device in self._owned:
+            device.release()
+        self._owned = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        devices = ", ".join(d.label for d in self.devices) or "no devices"
+        return f"<rt.LoadedModule {self.module.name}: {', '.join(self.functions)} on {devices}>"

@@ -1,0 +1,1 @@
+"""rt.runtime.modules: native VM modules other than ``hal`` (``check`` for IREE e2e tests)."""
