@@ -6,7 +6,10 @@ Added (MLIR's printed form, ``ins(...) outs(...) -> type``): ``batch_matmul``, `
 ``depthwise_conv_2d_nhwc_hwc``, and ``linalg.pack`` / ``linalg.unpack`` (data-tiling relayouts,
 ``inner_dims_pos = [..] inner_tiles = [..] into %dest``).
 Fixed: ``linalg.generic`` with several results (``-> (tensor<..>, tensor<..>)``), which
-xDSL 0.74.0 cannot parse.
+xDSL 0.74.0 cannot parse; the implicit bodies of contractions, convolutions, poolings and
+``linalg.fill`` cast their inputs to the output element type as MLIR's ``cast_signed`` does
+(``matmul`` i8 x i8 -> i32 extends with ``arith.extsi``, f16 -> f32 with ``arith.extf``), and
+``pooling_nchw_max`` reads the input, not the window operand.
 
 Source followed: MLIR ``LinalgNamedStructuredOps.yaml`` (indexing maps, iterator types) and
 ``LinalgOps.td`` (pack/unpack syntax).
@@ -45,6 +48,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects import arith as rt_arith
 
 DYNAMIC = -(1 << 63)
 
@@ -96,15 +100,70 @@ def _dims(n):
     return [AffineDimExpr(i) for i in range(n)]
 
 
-def _mac_region(cls, inputs, outputs):
+def cast_signed(value, to_type):
+    """``value`` converted to ``to_type`` as MLIR's ``TypeFn.cast_signed`` does in an implicit
+    named-op body: ``extsi``/``trunci`` between integers, ``sitofp``/``fptosi`` across kinds,
+    ``extf``/``truncf`` between floats, ``index_cast`` to or from index (the new op is inserted
+    into the body being built). Source followed: MLIR ``RegionBuilderHelper::buildTypeFn``.
+    """
+    from_type = value.type
+    if from_type == to_type:
+        return value
+    is_float = isinstance(from_type, AnyFloat), isinstance(to_type, AnyFloat)
+    if isinstance(from_type, IndexType) or isinstance(to_type, IndexType):
+        cls = rt_arith.IndexCastOp
+    elif is_float == (False, False):
+        cls = rt_arith.ExtSIOp if to_type.width.data > from_type.width.data else rt_arith.TruncIOp
+    elif is_float == (True, True):
+        cls = rt_arith.ExtFOp if to_type.bitwidth > from_type.bitwidth else rt_arith.TruncFOp
+    else:
+        cls = rt_arith.SIToFPOp if is_float[1] else rt_arith.FPToSIOp
+    return cls.build(operands=[value], result_types=[to_type]).result
+
+
+def _mac_region(inputs, outputs):
+    """Body ``out + cast(in0) * cast(in1)`` in the output element type (MLIR's contractions)."""
     arg_types = abstract_ops.NamedOperation.body_arg_types((*inputs, *outputs))
-    add, mul = (arith.AddfOp, arith.MulfOp) if isinstance(arg_types[-1], AnyFloat) else (arith.AddiOp, arith.MuliOp)
+    out = arg_types[-1]
+    add, mul = (arith.AddfOp, arith.MulfOp) if isinstance(out, AnyFloat) else (arith.AddiOp, arith.MuliOp)
 
     @Builder.implicit_region(arg_types)
     def region(args):
-        YieldOp(add(mul(args[0], args[1]), args[2]))
+        YieldOp(add(args[2], mul(cast_signed(args[0], out), cast_signed(args[1], out))))
 
     return region
+
+
+def _pooling_region(kind, inputs, outputs):
+    """Body ``out (+|max) cast(in)`` (window operand unused), as MLIR's pooling ops."""
+    arg_types = abstract_ops.NamedOperation.body_arg_types((*inputs, *outputs))
+    out = arg_types[-1]
+    fp = isinstance(out, AnyFloat)
+    op = {"sum": arith.AddfOp if fp else arith.AddiOp, "max": arith.MaximumfOp if fp else arith.MaxSIOp}[kind]
+
+    @Builder.implicit_region(arg_types)
+    def region(args):
+        YieldOp(op(args[2], cast_signed(args[0], out)))
+
+    return region
+
+
+def _fill_region(inputs, outputs):
+    """Body ``yield cast(value)`` (MLIR's ``linalg.fill`` casts its value to the output type)."""
+    arg_types = abstract_ops.NamedOperation.body_arg_types((*inputs, *outputs))
+
+    @Builder.implicit_region(arg_types)
+    def region(args):
+        YieldOp(cast_signed(args[0], arg_types[-1]))
+
+    return region
+
+
+def _with_region(base, build):
+    """xDSL's named op ``base`` with its implicit body built by ``build(inputs, outputs)``."""
+    doc = f"``{base.name}`` with MLIR's implicit body (operands cast to the output element type)."
+    return type(base.__name__, (base,), {"get_hidden_region": classmethod(lambda cls, i, o: build(i, o)),
+                                         "__doc__": doc})
 
 
 class _Contraction(abstract_ops.NamedOperation):
@@ -116,7 +175,7 @@ class _Contraction(abstract_ops.NamedOperation):
 
     @classmethod
     def get_hidden_region(cls, inputs, outputs):
-        return _mac_region(cls, inputs, outputs)
+        return _mac_region(inputs, outputs)
 
     def get_default_indexing_maps(self):
         d = _dims(self.NUM_DIMS)
@@ -255,15 +314,7 @@ class _Pooling(abstract_ops.PoolingOperation):
 
     @classmethod
     def get_hidden_region(cls, inputs, outputs):
-        arg_types = cls.body_arg_types((*inputs, *outputs))
-        fp = isinstance(arg_types[-1], AnyFloat)
-        op = {"sum": arith.AddfOp if fp else arith.AddiOp, "max": arith.MaximumfOp if fp else arith.MaxSIOp}[cls.KIND]
-
-        @Builder.implicit_region(arg_types)
-        def region(args):
-            YieldOp(op(args[2], args[0]))
-
-        return region
+        return _pooling_region(cls.KIND, inputs, outputs)
 
     def get_default_indexing_maps(self):
         n, a, b, c, kh, kw = _dims(6)
@@ -311,7 +362,7 @@ class DepthwiseConv2DNhwcHwcOp(abstract_ops.ConvOperation):
 
     @classmethod
     def get_hidden_region(cls, inputs, outputs):
-        return _mac_region(cls, inputs, outputs)
+        return _mac_region(inputs, outputs)
 
     def get_default_indexing_maps(self):
         n, oh, ow, c, kh, kw = _dims(6)
@@ -447,8 +498,27 @@ RT_LINALG_OPS = [BatchMatmulOp, MatvecOp, VecmatOp, BatchMatvecOp, DotOp, Mmt4DO
                  PoolingNhwcSumOp, PoolingNhwcMaxOp, PoolingNchwSumOp, DepthwiseConv2DNhwcHwcOp, PackOp, UnPackOp]
 
 
+#: xDSL ops whose implicit body ignores mixed element types (matmul i8 x i8 -> i32 fails to
+#: verify), or reads the wrong block argument (pooling_nchw_max), rebuilt as MLIR builds them
+_REBODIED = {
+    xlinalg.MatmulOp: _mac_region,
+    xlinalg.FillOp: _fill_region,
+    xlinalg.PoolingNchwMaxOp: lambda i, o: _pooling_region("max", i, o),
+}
+
+
+def _replacement(op):
+    if op is xlinalg.GenericOp:
+        return GenericOp
+    if op in _REBODIED:
+        return _with_region(op, _REBODIED[op])
+    if issubclass(op, abstract_ops.ConvOperation):
+        return _with_region(op, _mac_region)
+    return op
+
+
 def build_dialect():
-    """xDSL's linalg Dialect with GenericOp fixed and rt's extra ops."""
-    ops = [GenericOp if op is xlinalg.GenericOp else op for op in xlinalg_dialect.Linalg.operations]
+    """xDSL's linalg Dialect with GenericOp fixed, cast-aware implicit bodies and rt's extra ops."""
+    ops = [_replacement(op) for op in xlinalg_dialect.Linalg.operations]
     return Dialect("linalg", ops + RT_LINALG_OPS, list(xlinalg_dialect.Linalg.attributes))
 

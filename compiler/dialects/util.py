@@ -313,7 +313,12 @@ class CallOp(IRDLOperation):
 
 @irdl_op_definition
 class UnfoldableConstantOp(IRDLOperation):
-    """``util.unfoldable_constant <attr>``: a constant the compiler must not fold (e2e tests)."""
+    """``util.unfoldable_constant <attr>``: a constant the compiler must not fold (e2e tests).
+
+    Deliberately without the Pure trait and without folders, so canonicalize, cse and the
+    rest of the input phase keep it as an op (IREE's canonicalizer instead expands it into
+    ``arith.constant`` + ``util.optimization_barrier``, ExpandUnfoldableConstantOp).
+    """
 
     name = "util.unfoldable_constant"
     value = prop_def(Attribute)
@@ -332,6 +337,11 @@ class UnfoldableConstantOp(IRDLOperation):
         syn.print_attr_dict(printer, self.attributes)
         printer.print_string(" ")
         printer.print_attribute(self.value)
+
+    def verify_(self):
+        if not isinstance(self.value, TypedAttribute) or self.value.get_type() != self.result.type:
+            value_type = self.value.get_type() if isinstance(self.value, TypedAttribute) else "untyped"
+            raise VerifyException(f"value type {value_type} differs from result type {self.result.type}")
 
 
 @irdl_op_definition

@@ -11,9 +11,10 @@ Guards (each has a regression test in tests/compiler/test_frontend_guards.py):
 * ``dense_resource<key>`` blobs are read from this file's ``{-# dialect_resources #-}`` section
   into the module's own constants, never into xDSL's process-wide builtin resource table;
 * any exception raised while building an op (declarative formats raise location-less
-  ``VerifyException``/``ValueError``) becomes a parse error at the op's first token;
-* every parsed op gets a ``loc("file":line:col)`` location, so later passes report located
-  errors too.
+  ``VerifyException``/``ValueError``) becomes a parse error at the op's name;
+* every parsed op gets a ``loc("file":line:col)`` location at its name (``%0 = linalg.matmul``
+  is located at ``linalg``, as mlir-opt and iree-compile locate it), so later passes report
+  located errors too.
 
 Source followed: MLIR ``mlir/lib/AsmParser/AttributeParser.cpp`` (dense literal semantics).
 """
@@ -42,6 +43,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from rt.compiler.frontend.elements import (
@@ -80,18 +82,18 @@ class RtParser(Parser):
     def parse_operation(self):
         start = self._current_token.span
         match = _OP_NAME.match(start.input.content, start.start)
-        self._op_name_pos = match.start(1) if match else start.start
+        name_pos = self._op_name_pos = match.start(1) if match else start.start
         try:
             op = super().parse_operation()
         except (ParseError, RtError):
             raise
         except Exception as exc:  # declarative formats and op builders raise location-less errors
-            match = _OP_NAME.match(start.input.content, start.start)
             name = match.group(1).strip('"') if match else "operation"
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ParseError(start, f"invalid '{name}': {message}") from exc
+            where = Span(name_pos, name_pos + len(match.group(1)), start.input) if match else start
+            raise ParseError(where, f"invalid '{name}': {message}") from exc
         if isinstance(op.location, UnknownLoc):
-            loc = start.get_location()
+            loc = Span(name_pos, name_pos + 1, start.input).get_location()
             op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
         return op
 

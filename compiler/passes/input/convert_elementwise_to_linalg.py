@@ -1,9 +1,11 @@
 """``convert-elementwise-to-linalg``: arith/math ops on ranked tensors -> ``linalg.generic``.
 
-Input: arith/math ops (except constants) whose operands and single result are ranked tensors
-of one shape. Output: a ``tensor.empty`` of the result type (dynamic sizes from ``tensor.dim``
-of the first operand) and a ``linalg.generic`` with identity maps, all-parallel iterators and
-the scalar op in its body. Scalar ops and tensor ops of other dialects are left alone.
+Input: arith/math ops (except constants) whose operands and results are ranked tensors of
+one shape (element types may differ: ``cmpf`` gives ``i1``, casts change it; ``select`` takes
+an ``i1`` tensor condition; ``addui_extended`` and ``mul*_extended`` have two results).
+Output: a ``tensor.empty`` per result (dynamic sizes from ``tensor.dim`` of the first operand)
+and a ``linalg.generic`` with identity maps, all-parallel iterators and the scalar op in its
+body. Scalar ops and tensor ops of other dialects are left alone.
 
 Example::
 
@@ -37,17 +39,17 @@ ELEMENTWISE_DIALECTS = ("arith", "math")
 
 
 def _is_elementwise_on_tensors(op):
-    if op.name.split(".", 1)[0] not in ELEMENTWISE_DIALECTS or not op.operands or len(op.results) != 1:
+    if op.name.split(".", 1)[0] not in ELEMENTWISE_DIALECTS or not op.operands or not op.results:
         return False
     if op.regions or op.name == "arith.constant":
         return False
-    values = (*op.operands, op.results[0])
+    values = (*op.operands, *op.results)
     return all(isinstance(v.type, TensorType) for v in values)
 
 
 @dataclasses.dataclass(frozen=True)
 class ConvertElementwiseToLinalgPass(Pass):
-    """Wrap elementwise arith/math tensor ops into linalg.generic."""
+    """Wrap elementwise arith/math tensor ops (any number of results) into linalg.generic."""
 
     name = "convert-elementwise-to-linalg"
 
@@ -57,12 +59,12 @@ class ConvertElementwiseToLinalgPass(Pass):
 
     @staticmethod
     def _convert(op):
-        result_type = op.results[0].type
-        shape = result_type.get_shape()
-        for operand in op.operands:
-            if operand.type.get_shape() != shape:
+        result_types = [r.type for r in op.results]
+        shape = result_types[0].get_shape()
+        for value in (*op.operands, *op.results[1:]):
+            if value.type.get_shape() != shape:
                 raise error_at_op(
-                    op, f"'{op.name}' op mixes tensor shapes {operand.type} and {result_type}; "
+                    op, f"'{op.name}' op mixes tensor shapes {value.type} and {result_types[0]}; "
                     "elementwise ops need operands of the result's shape (broadcast explicitly with linalg.broadcast)"
                 )
         new_ops, dims = [], []
@@ -72,23 +74,24 @@ class ConvertElementwiseToLinalgPass(Pass):
                 dim = tensor.DimOp(op.operands[0], index)
                 new_ops += [index, dim]
                 dims.append(dim.result)
-        empty = tensor.EmptyOp(dims, result_type)
-        new_ops.append(empty)
-        block = Block(arg_types=[v.type.get_element_type() for v in op.operands] + [result_type.get_element_type()])
+        empties = [tensor.EmptyOp(dims, t) for t in result_types]
+        new_ops += empties
+        elements = [t.get_element_type() for t in result_types]
+        block = Block(arg_types=[v.type.get_element_type() for v in op.operands] + elements)
         scalar = op.create(
             operands=list(block.args[: len(op.operands)]),
-            result_types=[result_type.get_element_type()],
+            result_types=elements,
             properties=dict(op.properties),
             attributes=dict(op.attributes),
         )
-        block.add_ops([scalar, YieldOp(scalar.results[0])])
+        block.add_ops([scalar, YieldOp(*scalar.results)])
         rank = len(shape)
         identity = AffineMapAttr(AffineMap.identity(rank))
         generic = GenericOp(
-            list(op.operands), [empty.tensor], Region(block), [identity] * (len(op.operands) + 1),
-            [IteratorTypeAttr.parallel()] * rank, [result_type],
+            list(op.operands), [e.tensor for e in empties], Region(block),
+            [identity] * (len(op.operands) + len(empties)), [IteratorTypeAttr.parallel()] * rank, result_types,
         )
         new_ops.append(generic)
         for new in new_ops:
             new.location = op.location
-        Rewriter.replace_op(op, new_ops, [generic.results[0]])
+        Rewriter.replace_op(op, new_ops, list(generic.results))

@@ -139,7 +139,7 @@ def test_trap_names_the_source_line(program):
     with pytest.raises(VMTrapError) as info:
         ctx.lookup_function("module.divide")(1, 0)
     line = _line_of(LOOPS, "arith.divsi")
-    assert f"prog.mlir:{line}:3 in @divide" in str(info.value)
+    assert f"prog.mlir:{line}:8 in @divide" in str(info.value)
 
 
 def test_exported_reflection_carries_the_source():
