@@ -139,7 +139,8 @@ class CmdExecuteOp(IRDLOperation):
             printer.print_string(": ")
             print_resource_sized(printer, arg.type, size)
         printer.print_string(") ")
-        printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=False)
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False,
+                             print_block_terminators=False)
         printer.print_string(" => ")
         printer.print_attribute(self.result_timepoint.type)
         if self.attributes:

@@ -25,8 +25,11 @@ Example::
     %e = stream.async.transfer %d : !stream.resource<*>{%s1} -> !stream.resource<external>{%s1}
     %2 = stream.tensor.export %e : tensor<10xf32> in !stream.resource<external>{%s1} -> !hal.buffer_view
 
-Errors: CompileError at the op for tensors crossing function calls/branches or ops rt cannot
-convert. Source followed: IREE ``Stream/Transforms/ConvertToStream.cpp`` and the
+Tensors crossing private function calls travel as resource, size and dynamic dims
+(:mod:`.call_conversion`); ``tensor.dim`` folds to those dims.
+
+Errors: CompileError at the op for public functions still taking tensors, tensors carried by
+branches, or ops rt cannot convert. Source followed: IREE ``Stream/Transforms/ConvertToStream.cpp`` and the
 ``FlowToStream``/``HALToStream``/``UtilToStream`` patterns.
 """
 import dataclasses
@@ -40,6 +43,13 @@ from rt.compiler.dialects import flow, stream, util
 from rt.compiler.dialects.stream_types import index_array
 from rt.compiler.frontend import error_at_op, is_splat, splat_value
 from rt.compiler.passes.base import Pass
+from rt.compiler.passes.stream.call_conversion import (
+    convert_call,
+    convert_dim,
+    convert_return,
+    expand_arguments,
+    finish_signature,
+)
 from rt.compiler.passes.stream.executable_conversion import convert_executable
 from rt.compiler.passes.stream.resources import INDEX, affinity_of, host_callables
 
@@ -106,17 +116,19 @@ class _Converter:
         self.dead = []
 
     def run(self, callable_op):
+        old_args = expand_arguments(self, callable_op)
         for region in callable_op.regions:
             for block in region.blocks:
                 for arg in block.args:
-                    if isinstance(arg.type, TensorType):
-                        raise error_at_op(callable_op, "tensor function arguments are not supported by "
-                                          "iree-stream-convert-to-stream; run iree-abi-wrap-entry-points first so "
-                                          "public functions take !hal.buffer_view")
+                    if isinstance(arg.type, TensorType) and arg not in old_args:
+                        raise error_at_op(callable_op, "tensor block arguments (branches carrying tensors) are not "
+                                          "supported by iree-stream-convert-to-stream; pass tensors through "
+                                          "private function calls or structured ops instead")
                 for op in list(block.ops):
                     self.convert(op)
         for op in reversed(self.dead):
             Rewriter.erase_op(op)
+        finish_signature(callable_op, old_args)
 
     # -- helpers -----------------------------------------------------------------------------
     def _before(self, anchor, *ops):
@@ -128,7 +140,7 @@ class _Converter:
         op = stream.TensorSizeOfOp.build(operands=[dims], result_types=[INDEX], properties=props)
         return self._before(anchor, op).storage_size
 
-    def _lookup(self, op, value):
+    def lookup(self, op, value):
         res = self.map.get(value)
         if res is None:
             raise error_at_op(op, f"operand of type {value.type} was not produced by an op "
@@ -150,7 +162,7 @@ class _Converter:
                 return res.affinity
         return affinity_of(op)
 
-    def _bind(self, value, resource, size, dims, aff):
+    def bind(self, value, resource, size, dims, aff):
         self.map[value] = _Res(resource, size, list(dims), aff)
 
     # -- per-op conversion -------------------------------------------------------------------
@@ -169,6 +181,21 @@ class _Converter:
         raise error_at_op(op, f"'{name}' on tensors cannot be converted to the stream dialect; expected flow.*, "
                           f"hal.tensor.*, util.global.*, splat arith.constant or check.* ops at this point")
 
+    def _util_return(self, op):
+        convert_return(self, op)
+
+    def _func_return(self, op):
+        convert_return(self, op)
+
+    def _util_call(self, op):
+        convert_call(self, op)
+
+    def _func_call(self, op):
+        convert_call(self, op)
+
+    def _tensor_dim(self, op):
+        convert_dim(self, op)
+
     def _hal_tensor_import(self, op):
         aff = self._affinity(op)
         tensor_type, dims = op.result.type, list(op.target_dims)
@@ -178,11 +205,11 @@ class _Converter:
                                                            result_types=[stream.ResourceType("external")],
                                                            properties=props))
         res = _Res(imp.result, size, dims, aff)
-        self._bind(op.result, self._transfer(op, res, "*", aff), size, dims, aff)
+        self.bind(op.result, self._transfer(op, res, "*", aff), size, dims, aff)
         self.dead.append(op)
 
     def _hal_tensor_export(self, op):
-        res = self._lookup(op, op.source)
+        res = self.lookup(op, op.source)
         aff = self._affinity(op, [op.source])
         self._export(op, op.source.type, res, aff, replace=op.result)
         self.dead.append(op)
@@ -203,7 +230,7 @@ class _Converter:
             op = self._expand_check_const(op)
         for i, value in enumerate(list(op.operands)):
             if isinstance(value.type, TensorType):
-                res = self._lookup(op, value)
+                res = self.lookup(op, value)
                 op.operands[i] = self._export(op, value.type, res, res.affinity)
 
     def _expand_check_const(self, op):
@@ -216,6 +243,7 @@ class _Converter:
         pair = check.ExpectEqOp if op.name == "check.expect_eq_const" else check.ExpectAlmostEqOp
         props = {k: v for k, v in op.properties.items() if k != "value"}
         new = pair.create(operands=[op.lhs, const.result], properties=props, attributes=dict(op.attributes))
+        new.location = const.location = op.location
         Rewriter.replace_op(op, new)
         self._arith_constant(const)
         return new
@@ -242,13 +270,13 @@ class _Converter:
             new = stream.TensorSplatOp.build(operands=[scalar.result, [], size], result_types=[stream.ResourceType()],
                                              properties=props)
             self._before(op, new)
-            self._bind(op.results[0], new.result, size, [], aff)
+            self.bind(op.results[0], new.result, size, [], aff)
         else:
             new = stream.TensorConstantOp.build(operands=[[]], result_types=[stream.ResourceType("constant")],
                                                 properties=props | {"value": value})
             self._before(op, new)
             res = _Res(new.result, size, [], aff)
-            self._bind(op.results[0], self._transfer(op, res, "*", aff), size, [], aff)
+            self.bind(op.results[0], self._transfer(op, res, "*", aff), size, [], aff)
         self.dead.append(op)
 
     def _util_global_load(self, op):
@@ -259,24 +287,24 @@ class _Converter:
         load = self._before(op, util.GlobalLoadOp.build(result_types=[glob.type], properties=dict(op.properties)))
         size = self._sizeof(op, op.result.type, [], aff)
         res = _Res(load.result, size, [], aff)
-        self._bind(op.result, self._transfer(op, res, "*", aff), size, [], aff)
+        self.bind(op.result, self._transfer(op, res, "*", aff), size, [], aff)
         self.dead.append(op)
 
     def _util_global_store(self, op):
         if not isinstance(op.value.type, TensorType):
             return
         glob = _find_global(self.module, op.global_name.root_reference.data)
-        res = self._lookup(op, op.value)
+        res = self.lookup(op, op.value)
         value = self._transfer(op, res, glob.type.lifetime.data, res.affinity)
         self._before(op, util.GlobalStoreOp.build(operands=[value], properties=dict(op.properties)))
         self.dead.append(op)
 
     def _flow_tensor_transfer(self, op):
-        res = self._lookup(op, op.operand)
+        res = self.lookup(op, op.operand)
         props = {"result_affinity": op.target} | ({"source_affinity": res.affinity} if res.affinity else {})
         new = self._before(op, stream.AsyncTransferOp.build(operands=[res.resource, res.size, res.size],
                                                             result_types=[stream.ResourceType()], properties=props))
-        self._bind(op.result, new.result, res.size, res.dims, op.target)
+        self.bind(op.result, new.result, res.size, res.dims, op.target)
         self.dead.append(op)
 
     def _flow_tensor_reshape(self, op):
@@ -286,7 +314,7 @@ class _Converter:
         self._clone(op, op.operand, list(op.result_dims), list(op.result_dims))
 
     def _clone(self, op, source, source_dims, result_dims):
-        res = self._lookup(op, source)
+        res = self.lookup(op, source)
         aff = self._affinity(op, [source])
         size = self._sizeof(op, op.result.type, result_dims, aff)
         props = {"source_encoding": source.type, "result_encoding": op.result.type}
@@ -294,7 +322,7 @@ class _Converter:
         new = self._before(op, stream.TensorCloneOp.build(
             operands=[res.resource, source_dims, res.size, result_dims, size], result_types=[stream.ResourceType()],
             properties=props))
-        self._bind(op.result, new.result, size, result_dims, aff)
+        self.bind(op.result, new.result, size, result_dims, aff)
         self.dead.append(op)
 
     def _flow_tensor_empty(self, op):
@@ -304,7 +332,7 @@ class _Converter:
         props = {"result_encoding": op.result.type} | ({"affinity": aff} if aff is not None else {})
         new = self._before(op, stream.TensorEmptyOp.build(operands=[dims, size], result_types=[stream.ResourceType()],
                                                           properties=props))
-        self._bind(op.result, new.result, size, dims, aff)
+        self.bind(op.result, new.result, size, dims, aff)
         self.dead.append(op)
 
     def _flow_tensor_alloca(self, op):
@@ -313,7 +341,7 @@ class _Converter:
         size = self._sizeof(op, op.result.type, dims, aff)
         new = self._before(op, stream.AsyncAllocaOp.build(operands=[size], result_types=[stream.ResourceType()],
                                                           properties={"affinity": aff} if aff is not None else {}))
-        self._bind(op.result, new.result, size, dims, aff)
+        self.bind(op.result, new.result, size, dims, aff)
         self.dead.append(op)
 
     def _flow_tensor_splat(self, op):
@@ -323,11 +351,11 @@ class _Converter:
         props = {"result_encoding": op.result.type} | ({"affinity": aff} if aff is not None else {})
         new = self._before(op, stream.TensorSplatOp.build(operands=[op.value, dims, size],
                                                           result_types=[stream.ResourceType()], properties=props))
-        self._bind(op.result, new.result, size, dims, aff)
+        self.bind(op.result, new.result, size, dims, aff)
         self.dead.append(op)
 
     def _flow_tensor_slice(self, op):
-        res = self._lookup(op, op.source)
+        res = self.lookup(op, op.source)
         aff = self._affinity(op, [op.source])
         dims = list(op.result_dims)
         size = self._sizeof(op, op.result.type, dims, aff)
@@ -336,22 +364,22 @@ class _Converter:
         new = self._before(op, stream.TensorSliceOp.build(
             operands=[res.resource, list(op.source_dims), res.size, list(op.start_indices), list(op.lengths), dims,
                       size], result_types=[stream.ResourceType()], properties=props))
-        self._bind(op.result, new.result, size, dims, aff)
+        self.bind(op.result, new.result, size, dims, aff)
         self.dead.append(op)
 
     def _flow_tensor_update(self, op):
-        target, update = self._lookup(op, op.target), self._lookup(op, op.update)
+        target, update = self.lookup(op, op.target), self.lookup(op, op.update)
         aff = self._affinity(op, [op.target])
         props = {"update_encoding": op.update.type, "target_encoding": op.target.type}
         props |= {"affinity": aff} if aff is not None else {}
         new = self._before(op, stream.TensorUpdateOp.build(
             operands=[update.resource, list(op.update_dims), update.size, target.resource, list(op.target_dims),
                       target.size, list(op.start_indices)], result_types=[stream.ResourceType()], properties=props))
-        self._bind(op.result, new.result, target.size, target.dims, aff)
+        self.bind(op.result, new.result, target.size, target.dims, aff)
         self.dead.append(op)
 
     def _flow_tensor_load(self, op):
-        res = self._lookup(op, op.source)
+        res = self.lookup(op, op.source)
         staging = self._transfer(op, res, "staging", res.affinity)
         new = self._before(op, stream.TensorLoadOp.build(
             operands=[staging, list(op.source_dims), res.size, list(op.indices)], result_types=[op.result.type],
@@ -360,25 +388,25 @@ class _Converter:
         self.dead.append(op)
 
     def _flow_tensor_store(self, op):
-        res = self._lookup(op, op.target)
+        res = self.lookup(op, op.target)
         staging = self._transfer(op, res, "staging", res.affinity)
         new = self._before(op, stream.TensorStoreOp.build(
             operands=[op.value, staging, list(op.source_dims), res.size, list(op.indices)],
             result_types=[stream.ResourceType("staging")], properties={"target_encoding": op.target.type}))
         back = _Res(new.result, res.size, res.dims, res.affinity)
-        self._bind(op.result, self._transfer(op, back, "*", res.affinity), res.size, res.dims, res.affinity)
+        self.bind(op.result, self._transfer(op, back, "*", res.affinity), res.size, res.dims, res.affinity)
         self.dead.append(op)
 
     def _util_optimization_barrier(self, op):
         if not any(isinstance(v.type, TensorType) for v in op.operands):
             return
-        values = [self._lookup(op, v).resource if isinstance(v.type, TensorType) else v for v in op.operands]
+        values = [self.lookup(op, v).resource if isinstance(v.type, TensorType) else v for v in op.operands]
         new = self._before(op, util.OptimizationBarrierOp.build(operands=[values],
                                                                 result_types=[[v.type for v in values]]))
         for old, value, result in zip(op.operands, op.results, new.results):
             if isinstance(old.type, TensorType):
                 res = self.map[old]
-                self._bind(value, result, res.size, res.dims, res.affinity)
+                self.bind(value, result, res.size, res.dims, res.affinity)
             else:
                 value.replace_all_uses_with(result)
         self.dead.append(op)
@@ -391,7 +419,7 @@ class _Converter:
         operands, sizes, encs, enc_dims = [], [], [], []
         for value, dims in zip(op.arguments, arg_dims):
             if isinstance(value.type, TensorType):
-                res = self._lookup(op, value)
+                res = self.lookup(op, value)
                 operands.append(res.resource)
                 sizes.append(res.size)
                 enc_dims.extend(dims)
@@ -416,7 +444,7 @@ class _Converter:
             operands=[list(op.workload), operands, sizes, enc_dims, rsizes, rdims],
             result_types=[[stream.ResourceType()] * len(op.results)], properties=props))
         for result, value, size, dims in zip(op.results, new.results, rsizes, res_dims):
-            self._bind(result, value, size, dims, aff)
+            self.bind(result, value, size, dims, aff)
         self.dead.append(op)
 
 

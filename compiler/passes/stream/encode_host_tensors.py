@@ -3,7 +3,8 @@
 Input: host code from ``iree-stream-convert-to-stream``. Output: ``stream.tensor.sizeof`` is
 folded to index arithmetic (product of dims x element bytes, sub-byte element types widened to
 whole bytes: i1..i8 -> 1 byte, i9..i16 -> 2, ...); empty/constant/splat/clone/slice/update/fill/
-load/store/dispatch become ``stream.async.*`` with byte offsets and ranges. ``stream.tensor.import``
+load/store/dispatch become ``stream.async.*`` with byte offsets and ranges; splat and fill
+values become HAL fill patterns (:func:`fill_pattern`). ``stream.tensor.import``
 and ``stream.tensor.export`` stay (the HAL conversion needs their encodings).
 
 Example::
@@ -22,9 +23,18 @@ specialize-encodings, issue 5) or slices/updates that are not one contiguous byt
 Source followed: IREE ``Stream/Transforms/EncodeTensors.cpp`` (EncodeHostTensorsPass).
 """
 import dataclasses
+import struct
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType, NoneAttr
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    BFloat16Type,
+    Float16Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    NoneAttr,
+)
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.dialects import stream
@@ -164,13 +174,46 @@ def _constant(op):
                                               properties=_affinity(op) | {"value": op.value}))
 
 
+def fill_pattern(b, op, value):
+    """``value`` as a HAL fill pattern: an i8/i16/i32 integer or f32 (IREE's canonicalizeFillPattern).
+
+    Odd-width integers are zero-extended to their storage width, f16/bf16 bitcast to i16, and a
+    64-bit constant whose two 32-bit halves are equal becomes that i32. Other 64-bit patterns
+    are a CompileError at ``op`` (IREE fills them with a builtin dispatch, rt has none yet).
+    """
+    type_ = value.type
+    if isinstance(type_, IntegerType) and type_.width.data % 8:
+        return b.insert(arith.ExtUIOp(value, IntegerType(element_byte_width(type_, op.name) * 8)))
+    if isinstance(type_, (Float16Type, BFloat16Type)):
+        return b.insert(arith.BitcastOp(value, IntegerType(16)))
+    width = element_byte_width(type_, op.name) * 8
+    if width <= 32:
+        return value
+    bits = _constant_bits(value, width)
+    if bits is not None and bits & 0xFFFFFFFF == bits >> 32:
+        low = bits & 0xFFFFFFFF
+        return b.insert(arith.ConstantOp(IntegerAttr(low - (1 << 32) if low >= 1 << 31 else low, IntegerType(32))))
+    raise error_at_op(op, f"{op.name}: a {type_} fill of a value that is not a constant with equal 32-bit halves "
+                          f"needs a 64-bit fill, which rt's HAL does not have (fills take 1, 2 or 4 byte "
+                          f"patterns); compute the tensor in a dispatch instead")
+
+
+def _constant_bits(value, width):
+    """The ``width``-bit pattern of a constant scalar ``value`` (None when it is not a constant)."""
+    op = getattr(value, "owner", None)
+    if not isinstance(op, arith.ConstantOp):
+        return None
+    attr = op.value
+    if isinstance(attr, IntegerAttr):
+        return attr.value.data & ((1 << width) - 1)
+    if isinstance(attr, FloatAttr):
+        return int.from_bytes(struct.pack("<d", attr.value.data), "little")
+    return None
+
+
 def _splat(op):
     b = _Builder(op)
-    value = op.value
-    element = op.result_encoding.element_type
-    if isinstance(element, IntegerType) and element.width.data % 8:
-        wide = IntegerType(element_byte_width(element, op.name) * 8)
-        value = b.insert(arith.ExtUIOp(value, wide))
+    value = fill_pattern(b, op, op.value)
     _replace(op, stream.AsyncSplatOp.build(operands=[value, op.result_size], result_types=[op.result.type],
                                            properties=_affinity(op)))
 
@@ -215,7 +258,8 @@ def _fill(op):
     else:
         offset, length = 0, op.target_size
     offset, end, length = b.value(offset), b.value(b.add(offset, length)), b.value(length)
-    _replace(op, stream.AsyncFillOp.build(operands=[op.value, op.target, op.target_size, offset, end, length],
+    _replace(op, stream.AsyncFillOp.build(operands=[fill_pattern(b, op, op.value), op.target, op.target_size, offset,
+                                                    end, length],
                                           result_types=[op.result.type], properties=_affinity(op)))
 
 

@@ -11,7 +11,23 @@ Source followed: IREE ``Dialect/Stream/Transforms/Passes.cpp``.
 """
 
 PASS_NAMES = [
+    "iree-stream-verify-input",
+    "iree-stream-outline-constants",
     "iree-stream-convert-to-stream",
     "iree-stream-encode-host-tensors",
+    "iree-stream-encode-device-tensors",
+    "iree-stream-materialize-copy-on-write",
+    "iree-stream-elide-async-copies",
+    "iree-stream-refine-usage",
+    "iree-stream-schedule-execution",
+    "iree-stream-schedule-concurrency",
+    "iree-stream-propagate-timepoints",
+    "iree-stream-schedule-allocation",
+    "iree-stream-pack-constants",
     "iree-stream-layout-slices",
+    "iree-stream-elide-timepoints",
+    "iree-stream-fuse-dispatch-bindings",
+    "iree-stream-pack-dispatch-operands",
+    "iree-stream-fold-uniform-operands",
+    "iree-stream-annotate-dispatch-arguments",
 ]

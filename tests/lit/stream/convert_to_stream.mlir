@@ -82,3 +82,53 @@ util.func public @splat() {
   check.expect_almost_eq_const(%0, dense<1.0> : tensor<8xf32>) : tensor<8xf32>
   util.return
 }
+
+// -----
+
+// Tests that dispatch functions in the flow phase's form (no flow.dispatch.tie_shape; dims are
+// index arguments behind flow.dispatch.workload.ordinal, named by the loads/stores) reopen each
+// binding with the dims its load/store carries, right after the last of them is defined.
+// CHECK-LABEL: stream.executable private @mm
+// CHECK: func.func @mm(%[[A:.+]]: !stream.binding, %[[B:.+]]: !stream.binding, %[[M:.+]]: index, %[[N:.+]]: index, %[[K:.+]]: index, %[[K2:.+]]: index, %[[C:.+]]: !stream.binding) {
+// CHECK-NEXT: %[[Z:.+]] = arith.constant 0 : index
+// CHECK-NEXT: %[[OM:.+]] = flow.dispatch.workload.ordinal %[[M]], 0 : index
+// CHECK-NEXT: %[[SA:.+]] = stream.binding.subspan %[[A]][%[[Z]]] : !stream.binding -> !flow.dispatch.tensor<readonly:tensor<?x?xf32>>{%[[OM]], %[[K]]}
+// CHECK-NEXT: %[[ON:.+]] = flow.dispatch.workload.ordinal %[[N]], 1 : index
+// CHECK-DAG: %[[SB:.+]] = stream.binding.subspan %[[B]][%[[Z]]] : !stream.binding -> !flow.dispatch.tensor<readonly:tensor<?x?xf32>>{%[[K2]], %[[ON]]}
+// CHECK-DAG: %[[SC:.+]] = stream.binding.subspan %[[C]][%[[Z]]] : !stream.binding -> !flow.dispatch.tensor<writeonly:tensor<?x?xf32>>{%[[OM]], %[[ON]]}
+// CHECK: flow.dispatch.tensor.load %[[SA]], offsets = [0, 0], sizes = [%[[OM]], %[[K]]]
+// CHECK: flow.dispatch.tensor.load %[[SB]]
+// CHECK: flow.dispatch.tensor.store %{{.+}}, %[[SC]]
+// CHECK-LABEL: util.func public @foo
+// CHECK: stream.tensor.dispatch @mm::@mm[%M, %N](%{{.+}}, %{{.+}}, %M, %N, %K, %K2) : (tensor<?x?xf32>{%M, %K} in !stream.resource<*>{%{{.+}}}, tensor<?x?xf32>{%K2, %N} in !stream.resource<*>{%{{.+}}}, index, index, index, index) -> tensor<?x?xf32>{%M, %N} in !stream.resource<*>{%{{.+}}}
+flow.executable private @mm {
+  flow.executable.export public @mm workgroups(%0: index, %1: index) -> (index, index, index) {
+    %2, %3, %4 = flow.dispatch.workgroup_count_from_slice %0, %1
+    flow.return %2, %3, %4 : index, index, index
+  }
+  builtin.module {
+    func.func @mm(%0: !flow.dispatch.tensor<readonly:tensor<?x?xf32>>, %1: !flow.dispatch.tensor<readonly:tensor<?x?xf32>>, %2: index, %3: index, %4: index, %5: index, %6: !flow.dispatch.tensor<writeonly:tensor<?x?xf32>>) {
+      %7 = flow.dispatch.workload.ordinal %2, 0 : index
+      %8 = flow.dispatch.workload.ordinal %3, 1 : index
+      %cst = arith.constant 0.000000e+00 : f32
+      %9 = flow.dispatch.tensor.load %0, offsets = [0, 0], sizes = [%7, %4], strides = [1, 1] : !flow.dispatch.tensor<readonly:tensor<?x?xf32>>{%7, %4} -> tensor<?x?xf32>
+      %10 = flow.dispatch.tensor.load %1, offsets = [0, 0], sizes = [%5, %8], strides = [1, 1] : !flow.dispatch.tensor<readonly:tensor<?x?xf32>>{%5, %8} -> tensor<?x?xf32>
+      %11 = tensor.empty(%7, %8) : tensor<?x?xf32>
+      %12 = linalg.fill ins(%cst : f32) outs(%11 : tensor<?x?xf32>) -> tensor<?x?xf32>
+      %13 = linalg.matmul ins(%9, %10 : tensor<?x?xf32>, tensor<?x?xf32>) outs(%12 : tensor<?x?xf32>) -> tensor<?x?xf32>
+      flow.dispatch.tensor.store %13, %6, offsets = [0, 0], sizes = [%7, %8], strides = [1, 1] : tensor<?x?xf32> -> !flow.dispatch.tensor<writeonly:tensor<?x?xf32>>{%7, %8}
+      func.return
+    }
+  }
+}
+util.func public @foo(%lhs: !hal.buffer_view, %rhs: !hal.buffer_view) -> !hal.buffer_view {
+  %M = hal.buffer_view.dim<%lhs : !hal.buffer_view>[0] : index
+  %K = hal.buffer_view.dim<%lhs : !hal.buffer_view>[1] : index
+  %0 = hal.tensor.import %lhs : !hal.buffer_view -> tensor<?x?xf32>{%M, %K}
+  %K2 = hal.buffer_view.dim<%rhs : !hal.buffer_view>[0] : index
+  %N = hal.buffer_view.dim<%rhs : !hal.buffer_view>[1] : index
+  %1 = hal.tensor.import %rhs : !hal.buffer_view -> tensor<?x?xf32>{%K2, %N}
+  %2 = flow.dispatch @mm::@mm[%M, %N](%0, %1, %M, %N, %K, %K2) : (tensor<?x?xf32>{%M, %K}, tensor<?x?xf32>{%K2, %N}, index, index, index, index) -> tensor<?x?xf32>{%M, %N}
+  %3 = hal.tensor.export %2 : tensor<?x?xf32>{%M, %N} -> !hal.buffer_view
+  util.return %3 : !hal.buffer_view
+}
