@@ -23,6 +23,12 @@ Conventions
   ``offset + sum(i_k * strides[k]) * sizeof(element)``; ``strides=None`` means the contiguous
   row-major strides of ``shape``.
 * Loop dims are numbered ``d0..d(n-1)`` in the op's iteration domain, like linalg.
+* Buffer ordinals: a View's ``binding`` is a dispatch binding ``0..binding_count-1``, or one of
+  the kernel's own buffers numbered after them: ``Kernel.rodata_binding(i)`` for constant data
+  compiled into the executable (``Kernel.rodata``, read-only) and ``Kernel.scratch_binding(j)``
+  for per-workgroup temporaries (``Kernel.scratch``).
+* Body scalars may read push constants: ScalarOp ``hal.interface.constant.load`` (attr
+  ``ordinal``, result ``i32``), as IREE dispatch bodies do for dynamic scalar operands.
 """
 from dataclasses import dataclass, field
 from typing import Union
@@ -84,10 +90,11 @@ class ScalarOp:
     """One SSA scalar operation of a loop body.
 
     name: MLIR op name (``arith.addf``, ``arith.cmpf``, ``math.exp``, ``arith.select``,
-    ``arith.constant``, ``linalg.index``, ``arith.extf``, ``arith.sitofp`` ...);
-    operands: value ids; result_type: scalar type name; attrs: op attributes as plain Python
-    values (``predicate`` as its MLIR keyword, ``value`` for constants, ``dim`` for
-    linalg.index, ``fastmath`` ignored).
+    ``arith.constant``, ``linalg.index``, ``arith.extf``, ``arith.sitofp`` ...,
+    ``hal.interface.constant.load``); operands: value ids; result_type: scalar type name;
+    attrs: op attributes as plain Python values (``predicate`` as its MLIR keyword, ``value``
+    for constants, ``dim`` for linalg.index, ``ordinal`` for a push constant, ``fastmath``
+    ignored).
     """
 
     name: str
@@ -177,11 +184,65 @@ class Distribution:
     kernel is restricted to the same ranges through ``op_dims`` (for each op, the loop dim that
     plays each distributed dim, or None when that op is not split along it).
     The host computes ``workgroup_count[i] = ceildiv(domain[dims[i]], tiles[i])``.
+
+    op_offsets (empty: all 0): per op, a Size per entry of ``dims``: the op's index ``i``
+    along ``op_dims[op][a]`` plays root index ``i + offset`` (an op writing a shifted
+    sub-view of the root's output, as the copies of tensor.pad / concat / insert_slice do), so
+    its range is ``[lo - offset, hi - offset)`` clamped to ``[0, extent)`` of its own domain.
+
+    extents (empty: take them from the last op whose op_dims equal ``dims``): the root's
+    extent (Size) along each distributed dim, so ``workgroup_count[i] = ceildiv(extents[i],
+    tiles[i])`` -- needed when shifted copies follow the root (their op_dims match too).
     """
 
     dims: tuple = ()
     tiles: tuple = ()
     op_dims: tuple = ()  # per op: tuple aligned with `dims`
+    op_offsets: tuple = ()  # per op: tuple of Sizes aligned with `dims` (default all 0)
+    extents: tuple = ()  # Size per entry of `dims`: the root's extent
+
+    def offset(self, op_index, axis):
+        """The Size offset of op ``op_index`` along distributed axis ``axis`` (0 if unset)."""
+        return self.op_offsets[op_index][axis] if self.op_offsets else 0
+
+
+@dataclass(frozen=True)
+class Rodata:
+    """Constant data compiled into the executable: a dense tensor constant of a dispatch body.
+
+    element_type: scalar type name; data: the elements as a binding stores them
+    (little-endian, row-major; i1 one byte, f16 its bits). Read-only, through Views on
+    ``Kernel.rodata_binding(i)`` (like IREE's executable constant data / rodata).
+    """
+
+    element_type: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """A temporary buffer private to each workgroup, for intermediates of a dispatch that
+    cannot be computed in place (a row max read by a later broadcast, a padded conv input...).
+
+    element_type; shape: Sizes of the whole logical tensor; tiled (empty: all None): per dim,
+    the distributed axis (index into Distribution.dims) along which the workgroup only ever
+    touches its own tile, or None. A backend allocates, per workgroup, the row-major array of
+    ``extent_k = tiles[tiled[k]]`` (tiled dims; clamped to a static ``shape[k]``) or
+    ``shape[k]`` elements and addresses logical element (i_k) at ``sum((i_k - lo_k) * stride_k)`` with ``lo_k = workgroup_id * tile`` on
+    tiled dims and 0 elsewhere. Views on ``Kernel.scratch_binding(j)`` use the logical shape;
+    when any dim is tiled they must be the whole buffer (offset 0, strides None) and every op
+    touching it must index each tiled dim with exactly its distributed loop dim (offset 0).
+    Contents are undefined at the start of each workgroup (IREE: workgroup-private
+    ``memref.alloca`` after bufferization).
+    """
+
+    element_type: str
+    shape: tuple
+    tiled: tuple = ()
+
+    def axis(self, k):
+        """The distributed axis dim ``k`` is tiled along, or None."""
+        return self.tiled[k] if self.tiled else None
 
 
 @dataclass(frozen=True)
@@ -192,6 +253,7 @@ class Kernel:
     binding_access: "ro" | "wo" | "rw" per binding; ops: Generic | Mmt4d | Pack | Unpack;
     distribution: the workgroup grid. Later ops may read what earlier ops wrote to an output
     binding within the same tile (in-place epilogues such as matmul -> bias add -> relu).
+    rodata: Rodata buffers; scratch: Scratch buffers (see the buffer ordinals above).
     """
 
     name: str
@@ -200,6 +262,30 @@ class Kernel:
     ops: tuple
     distribution: Distribution = field(default_factory=Distribution)
     binding_access: tuple = ()
+    rodata: tuple = ()
+    scratch: tuple = ()
+
+    def rodata_binding(self, i):
+        """The View binding ordinal of ``rodata[i]``."""
+        return self.binding_count + i
+
+    def scratch_binding(self, j):
+        """The View binding ordinal of ``scratch[j]``."""
+        return self.binding_count + len(self.rodata) + j
+
+    def buffer(self, ordinal):
+        """``("binding", ordinal)``, ``("rodata", i)`` or ``("scratch", j)`` for a View binding
+        ordinal; ValueError when it names no buffer of this kernel."""
+        if 0 <= ordinal < self.binding_count:
+            return "binding", ordinal
+        i = ordinal - self.binding_count
+        if 0 <= i < len(self.rodata):
+            return "rodata", i
+        j = i - len(self.rodata)
+        if 0 <= j < len(self.scratch):
+            return "scratch", j
+        raise ValueError(f"kernel '{self.name}' has no buffer {ordinal}: {self.binding_count} "
+                         f"bindings, {len(self.rodata)} rodata, {len(self.scratch)} scratch")
 
 
 def element_size(element_type):

@@ -69,8 +69,12 @@ class GenericPlan:
         self.op = op
         n = len(op.domain)
         views = op.inputs + op.outputs
-        self.accesses = [Access(v, m, n, where) for v, m in zip(views, op.indexing_maps)]
-        self.bound = [BoundAccess(a, ctx.sizes, ctx.binding(a.view.binding)) for a in self.accesses]
+        self.accesses = [Access(ctx.buffers.view(v), m, n, where)
+                         for v, m in zip(views, op.indexing_maps)]
+        self.bound = [BoundAccess(a, ctx.sizes, ctx.binding(a.view.binding),
+                                  ctx.buffers.inbounds(a.view.binding)) for a in self.accesses]
+        self.push_constants = {s.attr("ordinal"): ctx.push_constant(s.attr("ordinal"))
+                               for s in op.body if s.name == "hal.interface.constant.load"}
         for d in op.domain:
             ctx.sizes.get(d)
         self.types = [v.element_type for v in views]
@@ -102,8 +106,9 @@ class GenericPlan:
         bad = ir.Constant(ir.IntType(1), 0)
         for access in self.accesses:
             bad = b.or_(bad, access_out_of_range(b, sizes, access, self.op.domain))
-            length = self.ctx.k.binding_length(access.view.binding)
-            bad = b.or_(bad, extent_out_of_range(b, sizes, access.view, length))
+            length = self.ctx.buffers.length(access.view.binding)
+            if length is not None:
+                bad = b.or_(bad, extent_out_of_range(b, sizes, access.view, length))
         return b.and_(domain_nonempty(b, sizes, self.op.domain), bad)
 
     def emit(self, ranges, unroll=2):
@@ -187,7 +192,8 @@ class GenericPlan:
                   for a in self.bound[:n_in]] + list(out_values)
         types = list(self.types)
         indices = [idx.get(d, I64(0)) for d in range(len(op.domain))]
-        em = BodyEmitter(b, lanes, indices, self.vector_dim if lanes > 1 else None)
+        em = BodyEmitter(b, lanes, indices, self.vector_dim if lanes > 1 else None,
+                         self.push_constants)
         for s in op.body:
             values.append(em.emit(s, [values[v] for v in s.operands], [types[v] for v in s.operands]))
             types.append(s.result_type)

@@ -21,7 +21,8 @@ dest; Unpack: the dims of the packed source (outer tile dims first, then inner t
 from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
-from rt.compiler.codegen.llvm_cpu import matmul, mmt4d, relayout
+from rt.compiler.codegen.llvm_cpu import matmul, mmt4d, reduction, relayout
+from rt.compiler.codegen.llvm_cpu.buffers import Buffers
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I32, I64, KernelInterface
 from rt.compiler.codegen.llvm_cpu.sizes import SizeValues, check_size, iter_sizes
@@ -32,24 +33,30 @@ I1 = ir.IntType(1)
 
 
 class KernelContext:
-    """What op emitters share: builder ``b``, interface ``k``, ``target``, ``sizes``, bindings."""
+    """What op emitters share: builder ``b``, interface ``k``, ``target``, ``sizes``, the
+    kernel's ``buffers`` (bindings, rodata, scratch) and its push constants."""
 
-    def __init__(self, builder, interface, target, kernel):
+    def __init__(self, builder, interface, target, kernel, module):
         self.b = builder
         self.k = interface
         self.target = target
         self.kernel = kernel
         self.sizes = SizeValues(builder, interface, kernel.constant_count)
-        self._bindings = {}
+        self.buffers = Buffers(builder, interface, self.sizes, kernel, module)
+        self._constants = {}
 
     def binding(self, ordinal):
-        """Base pointer of binding ``ordinal`` (loaded once, in the entry block)."""
-        if not 0 <= ordinal < self.kernel.binding_count:
-            raise CompileError(f"llvm-cpu codegen: kernel '{self.kernel.name}' uses binding "
-                               f"{ordinal} but declares {self.kernel.binding_count}")
-        if ordinal not in self._bindings:
-            self._bindings[ordinal] = self.k.binding(ordinal)
-        return self._bindings[ordinal]
+        """Base pointer of buffer ``ordinal`` (a binding, rodata or scratch)."""
+        return self.buffers.pointer(ordinal)
+
+    def push_constant(self, ordinal):
+        """Push constant ``ordinal`` as an i32 (loaded once, where first asked for)."""
+        if not 0 <= ordinal < self.kernel.constant_count:
+            raise CompileError(f"llvm-cpu codegen: kernel '{self.kernel.name}' reads push "
+                               f"constant {ordinal} but declares {self.kernel.constant_count}")
+        if ordinal not in self._constants:
+            self._constants[ordinal] = self.b.trunc(self.k.constant(ordinal), I32)
+        return self._constants[ordinal]
 
 
 def _views(op):
@@ -97,12 +104,68 @@ def _validate(kernel):
         raise CompileError(f"llvm-cpu codegen: kernel '{name}': binding_access has "
                            f"{len(kernel.binding_access)} entries for {kernel.binding_count} "
                            f"bindings")
+    if dist.op_offsets and (len(dist.op_offsets) != len(kernel.ops) or any(
+            len(o) != len(dist.dims) for o in dist.op_offsets)):
+        raise CompileError(f"llvm-cpu codegen: kernel '{name}': op_offsets {dist.op_offsets} "
+                           f"must give one Size per distributed dim for each op")
+    for offsets in dist.op_offsets:
+        for size in offsets:
+            check_size(size, f"kernel '{name}' op_offsets")
+    if len(dist.extents) not in (0, len(dist.dims)):
+        raise CompileError(f"llvm-cpu codegen: kernel '{name}': extents {dist.extents} must "
+                           f"give one Size per distributed dim")
+    for j, scratch in enumerate(kernel.scratch):
+        for size in scratch.shape:
+            check_size(size, f"kernel '{name}' scratch {j}")
+    for i, op in enumerate(kernel.ops):
+        _validate_buffer_uses(kernel, i, op)
+
+
+def _touches(op):
+    """(view, indexing map or None, written) for every view ``op`` reads or writes."""
+    d = kir.AffineExpr.dim
+    if isinstance(op, kir.Generic):
+        n_in = len(op.inputs)
+        return [(v, m, i >= n_in) for i, (v, m) in enumerate(zip(op.inputs + op.outputs,
+                                                                 op.indexing_maps))]
+    if isinstance(op, kir.Mmt4d):
+        return [(op.lhs, (d(0), d(2), d(3), d(5)), False), (op.rhs, (d(1), d(2), d(4), d(5)), False),
+                (op.out, (d(0), d(1), d(3), d(4)), True)]
+    return [(op.source, None, False), (op.dest, None, True)]
+
+
+def _validate_buffer_uses(kernel, i, op):
+    """Rodata is never written; a tiled scratch dim is indexed by the op's distributed dim."""
+    where = f"llvm-cpu codegen: kernel '{kernel.name}' op {i}"
+    dist = kernel.distribution
+    for view, amap, written in _touches(op):
+        try:
+            kind, j = kernel.buffer(view.binding)
+        except ValueError as e:
+            raise CompileError(f"{where}: {e}") from None
+        if kind == "rodata" and written:
+            raise CompileError(f"{where} writes rodata {j}")
+        if kind != "scratch":
+            continue
+        scratch = kernel.scratch[j]
+        for k in range(len(scratch.shape)):
+            axis = scratch.axis(k)
+            if axis is None:
+                continue
+            expr = amap[k] if amap is not None and k < len(amap) else None
+            want = dist.op_dims[i][axis]
+            if (expr is None or want is None or expr.constant != 0 or expr.terms != ((want, 1),)
+                    or dist.offset(i, axis) != 0):
+                raise CompileError(f"{where}: scratch {j} is tiled along axis {axis} at dim {k}, "
+                                   f"so the op must index that dim with exactly its distributed "
+                                   f"loop dim d{want}")
 
 
 def _plan(ctx, op, where):
     """The emitter object for ``op``: has ``domain`` (Sizes), ``checks()`` and ``emit(ranges)``."""
     if isinstance(op, kir.Generic):
-        return matmul.plan(ctx, op, where) or GenericPlan(ctx, op, where)
+        return (matmul.plan(ctx, op, where) or reduction.plan(ctx, op, where)
+                or GenericPlan(ctx, op, where))
     if isinstance(op, kir.Mmt4d):
         return mmt4d.plan(ctx, op, where)
     return relayout.plan(ctx, op, where)
@@ -116,11 +179,21 @@ def emit_kernel(library, kernel):
     _validate(kernel)
     fn = library.declare_export(kernel.name)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    ctx = KernelContext(b, KernelInterface(b, fn), library.target, kernel)
+    ctx = KernelContext(b, KernelInterface(b, fn), library.target, kernel, library.module)
     for op in kernel.ops:
         for size in _op_sizes(op):
             for s in iter_sizes(size):
                 ctx.sizes.get(s)
+    for scratch in kernel.scratch:
+        for size in scratch.shape:
+            for s in iter_sizes(size):
+                ctx.sizes.get(s)
+    dist = kernel.distribution
+    ids = [ctx.k.workgroup_id(i) for i in range(len(dist.dims))]
+    ctx.buffers.allocate(ids)
+    for op in kernel.ops:
+        for view in _views(op):
+            ctx.binding(view.binding)
     plans = [_plan(ctx, op, f"kernel '{kernel.name}' op {i}") for i, op in enumerate(kernel.ops)]
     bad = ir.Constant(I1, 0)
     for p in plans:
@@ -129,8 +202,6 @@ def emit_kernel(library, kernel):
         b.ret(I32(abi.STATUS_INVALID_ARGUMENT))
     with b.if_then(bad, likely=False):
         b.ret(I32(abi.STATUS_OUT_OF_RANGE))
-    dist = kernel.distribution
-    ids = [ctx.k.workgroup_id(i) for i in range(len(dist.dims))]
     for i, p in enumerate(plans):
         ranges = [[I64(0), ctx.sizes.get(d)] for d in p.domain]
         for axis, op_dim in enumerate(dist.op_dims[i] if dist.dims else ()):
@@ -142,10 +213,14 @@ def emit_kernel(library, kernel):
             extent = ranges[op_dim][1]
             lo = b.mul(ids[axis], I64(dist.tiles[axis]))
             hi = b.add(lo, I64(dist.tiles[axis]))
+            offset = dist.offset(i, axis)
+            if offset != 0:
+                off = ctx.sizes.get(offset)
+                lo = b.select(b.icmp_unsigned(">", lo, off), b.sub(lo, off), I64(0))
+                hi = b.select(b.icmp_unsigned(">", hi, off), b.sub(hi, off), I64(0))
             ranges[op_dim] = [b.select(b.icmp_unsigned("<", lo, extent), lo, extent),
                               b.select(b.icmp_unsigned("<", hi, extent), hi, extent)]
         p.emit(ranges)
     b.ret(I32(abi.STATUS_OK))
     return library.add_export(fn, binding_count=kernel.binding_count,
                               constant_count=kernel.constant_count)
-

@@ -185,7 +185,8 @@ class Mmt4dPlan:
         lhs, rhs, out = op.lhs, op.rhs, op.out
         tile = (lhs.shape[2], rhs.shape[2], lhs.shape[3])
         self.fast = (
-            all(v.element_type == "f32" and v.strides is None for v in (lhs, rhs, out))
+            all(v.element_type == "f32" and v.strides is None
+                and ctx.buffers.kind(v.binding)[0] != "scratch" for v in (lhs, rhs, out))
             and all(isinstance(t, int) and t >= 1 for t in tile)
             and out.shape[2:] == tile[:2] and rhs.shape[3] == tile[2] and tile[0] * tile[1] <= 1024)
         self.tile = tile

@@ -41,7 +41,8 @@ class RelayoutPlan:
     def __init__(self, ctx, op, where):
         self.ctx, self.op = ctx, op
         self.is_pack = isinstance(op, kir.Pack)
-        packed, plain = (op.dest, op.source) if self.is_pack else (op.source, op.dest)
+        source, dest = ctx.buffers.view(op.source), ctx.buffers.view(op.dest)
+        packed, plain = (dest, source) if self.is_pack else (source, dest)
         r, t = len(plain.shape), len(op.inner_dims_pos)
         self.packed, self.plain, self.r = packed, plain, r
         if packed.element_type != plain.element_type:
@@ -71,7 +72,9 @@ class RelayoutPlan:
         b, sizes, op, r = self.ctx.b, self.ctx.sizes, self.op, self.r
         bad = ir.Constant(I1, 0)
         for v in (self.packed, self.plain):
-            bad = b.or_(bad, extent_out_of_range(b, sizes, v, self.ctx.k.binding_length(v.binding)))
+            length = self.ctx.buffers.length(v.binding)
+            if length is not None:
+                bad = b.or_(bad, extent_out_of_range(b, sizes, v, length))
         for j, s in enumerate(self.perm):
             outer, plain = sizes.get(self.packed.shape[j]), sizes.get(self.plain.shape[s])
             if s in self.inner_of:
@@ -109,7 +112,8 @@ class RelayoutPlan:
         linear = sizes.get(view.offset)
         for index, stride in zip(indices, sz.view_strides(view)):
             linear = b.add(linear, b.mul(index, sizes.get(stride)))
-        return b.gep(self.ctx.binding(view.binding), [linear], inbounds=True,
+        return b.gep(self.ctx.binding(view.binding), [linear],
+                     inbounds=self.ctx.buffers.inbounds(view.binding),
                      source_etype=storage_type(view.element_type))
 
     def _element(self, idx):

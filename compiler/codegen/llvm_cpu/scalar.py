@@ -105,14 +105,16 @@ class BodyEmitter:
     """Emits the ScalarOps of one body with ``builder`` on values of ``lanes`` lanes.
 
     index_values: per loop dim the i64 index (scalar; for the vectorized dim its first lane)
-    and vector_dim: the dim whose lanes are consecutive indices (None when lanes == 1).
+    and vector_dim: the dim whose lanes are consecutive indices (None when lanes == 1);
+    push_constants: ordinal -> i32 value, for ``hal.interface.constant.load``.
     """
 
-    def __init__(self, builder, lanes, index_values=(), vector_dim=None):
+    def __init__(self, builder, lanes, index_values=(), vector_dim=None, push_constants=None):
         self.b = builder
         self.lanes = lanes
         self.index_values = index_values
         self.vector_dim = vector_dim
+        self.push_constants = push_constants or {}
 
     def emit(self, op, args, arg_types):
         """Value of ``op`` (a kernel_ir.ScalarOp) given operand values and type names."""
@@ -131,6 +133,11 @@ class BodyEmitter:
             return constant(rt, op.attr("value"), self.lanes)
         if name == "linalg.index":
             return self._index(op.attr("dim"))
+        if name == "hal.interface.constant.load":
+            if op.attr("ordinal") not in self.push_constants or rt != "i32":
+                raise CompileError(f"llvm-cpu codegen: push constant {op.attr('ordinal')} read "
+                                   f"as {rt} is not available (i32 push constants only)")
+            return splat(b, self.push_constants[op.attr("ordinal")], self.lanes)
         if name in _FLOAT_BINARY:
             return getattr(b, _FLOAT_BINARY[name])(*args)
         if name in _INT_BINARY:

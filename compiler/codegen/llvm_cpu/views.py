@@ -69,13 +69,15 @@ class Access:
 
 
 class BoundAccess:
-    """An Access with i64 values for its coefficients and its binding's base pointer."""
+    """An Access with i64 values for its coefficients and its buffer's base pointer
+    (``inbounds``: whether element GEPs from ``base`` may be marked inbounds)."""
 
-    def __init__(self, access, sizes, base):
+    def __init__(self, access, sizes, base, inbounds=True):
         self.access = access
         self.coeffs = [sizes.get(c) for c in access.coeffs]
         self.constant = sizes.get(access.constant)
         self.base = base
+        self.inbounds = inbounds
 
     def pointer(self, builder, indices):
         """Element pointer for loop ``indices`` (dict dim -> i64 value)."""
@@ -84,7 +86,7 @@ class BoundAccess:
         for d, index in indices.items():
             if not self.access.is_static(d, 0):
                 linear = b.add(linear, b.mul(self.coeffs[d], index))
-        return b.gep(self.base, [linear], inbounds=True, source_etype=self.access.storage)
+        return b.gep(self.base, [linear], inbounds=self.inbounds, source_etype=self.access.storage)
 
     def load(self, builder, indices, lanes, vector):
         """Load one element (splat to ``lanes``) or, when ``vector``, ``lanes`` consecutive ones."""

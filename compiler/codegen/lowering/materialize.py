@@ -1,19 +1,25 @@
-"""The walk behind ``lower_dispatch_function``: symbols per SSA value, then destinations.
+"""The walk behind ``lower_dispatch_function``: a symbol for every SSA value of the dispatch.
 
-``Lowering.visit`` records what every op of the dispatch function computes (sizes, views,
-empties, linalg results); ``finish`` places each stored value into its store's view, in
-program order, emitting kernel ops (see dispatch.py for the rules).
+``Lowering.visit`` records what each op computes: sizes (index math on push constants),
+scalars, views of bindings and of rodata (dense tensor constants), empties, splats, and
+tensors placed later (linalg results, tensor.pad / concat / insert_slice, slices of computed
+tensors); ``finish`` gives every stored value its destination (``placement.Placement``).
+Anything else is a located CompileError naming the op.
 """
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+import numpy as np
 
 from rt.compiler.codegen import kernel_ir as kir
-from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.lowering import symbols as sym
-from rt.compiler.codegen.lowering.fusion import inline_producers
-from rt.compiler.codegen.lowering.structured import Structured, structured
-from rt.compiler.frontend import error_at_op
+from rt.compiler.codegen.lowering.placement import (Concat, Empty, InsertSlice, Pad, Placement,
+                                                    Relayout, Result, Slice, Splat, slice_view)
+from rt.compiler.codegen.lowering.scalars import PASS_THROUGH
+from rt.compiler.codegen.lowering.structured import structured
+from rt.compiler.frontend import elements_to_numpy, error_at_op, is_splat, splat_value
 
 _ACCESS = {"readonly": "ro", "writeonly": "wo", "readwrite": "rw"}
+_DYNAMIC = -(1 << 63)
 
 
 @dataclass
@@ -24,57 +30,19 @@ class Subspan:
     access: str
 
 
-@dataclass
-class Empty:
-    """tensor.empty: a shape with no contents."""
-
-    shape: tuple
-    element_type: str
+class ScalarValue:
+    """A scalar computed from push constants that is not a Size (a bitcast, a shifted i64...);
+    bodies recompute it with ``scalars.scalar_program``."""
 
 
-@dataclass
-class Result:
-    """Result ``index`` of a computing op (Structured or a relayout/mmt4d record)."""
-
-    node: object
-    index: int = 0
-
-
-@dataclass
-class Relayout:
-    """linalg.pack / unpack / mmt4d awaiting destinations."""
-
-    op: object
-    operands: list
-    init: object
+def _storage_bytes(array, element_type):
+    """Little-endian bytes of ``array`` as a binding of ``element_type`` stores them."""
+    dtype = {"f16": "<f2", "f32": "<f4", "f64": "<f8", "i1": "u1", "i8": "i1", "i16": "<i2",
+             "i32": "<i4", "i64": "<i8"}[element_type]
+    return np.ascontiguousarray(array).astype(dtype).tobytes()
 
 
-def _slice(view, offsets, sizes, strides, result_shape, op):
-    """Sub-view of ``view``: offsets/sizes/strides per dim, unit dims dropped to match."""
-    base = sz.view_strides(view)
-    offset = view.offset
-    for o, s in zip(offsets, base):
-        offset = sym.fold("add", offset, sym.fold("mul", o, s))
-    dims = [(size, sym.fold("mul", base[k], step)) for k, (size, step) in enumerate(zip(sizes, strides))]
-    drop = len(dims) - len(result_shape)
-    if drop < 0:
-        raise error_at_op(op, f"slice of rank {len(dims)} cannot produce rank {len(result_shape)}")
-    kept = []
-    for size, stride in dims:
-        if drop and size == 1:
-            drop -= 1
-            continue
-        kept.append((size, stride))
-    if drop:
-        raise error_at_op(op, "rank-reducing slice drops a dim that is not statically 1")
-    shape = tuple(s for s, _ in kept)
-    strides_ = tuple(s for _, s in kept)
-    contiguous = sz.contiguous_strides(shape)
-    return kir.View(view.binding, view.element_type, shape, offset,
-                    None if strides_ == contiguous else strides_)
-
-
-class Lowering:
+class Lowering(Placement):
     """Symbol table and op emission for one dispatch function."""
 
     def __init__(self, func_op):
@@ -86,6 +54,17 @@ class Lowering:
         self.max_constant = -1
         self.subspans = {}
         self.placed = {}
+        self.rodata = []
+        self.scratch = []
+        self.subviews = {}
+        self.store_views = {}
+        declared = set()
+        for op in func_op.walk():
+            if op.name in ("hal.interface.binding.subspan", "hal.interface.constant.load"):
+                self.layout = self.layout or op.layout
+            if op.name == "hal.interface.binding.subspan":
+                declared.add(op.binding.value.data)
+        self._declared = declared
 
     # -- symbols -----------------------------------------------------------------------------
     def get(self, value, op):
@@ -103,7 +82,7 @@ class Lowering:
 
     def _mixed(self, op, static, dynamic):
         it = iter(dynamic)
-        return [self.size(next(it), op) if v == -(1 << 63) else v for v in static]
+        return [self.size(next(it), op) if v == _DYNAMIC else v for v in static]
 
     def dims_of(self, value, op=None):
         """Sizes of a tensor value."""
@@ -112,11 +91,13 @@ class Lowering:
             return entry.view.shape
         if isinstance(entry, kir.View):
             return entry.shape
-        if isinstance(entry, Empty):
+        if isinstance(entry, (Empty, Splat, Pad, Concat, Slice)):
             return entry.shape
+        if isinstance(entry, InsertSlice):
+            return self.dims_of(entry.dest, op)
         if isinstance(entry, Result):
             node = entry.node
-            out = node.outputs[entry.index] if isinstance(node, Structured) else node.init
+            out = node.outputs[entry.index] if not isinstance(node, Relayout) else node.init
             return self.dims_of(out, op)
         shape = value.type.get_shape()
         if any(d < 0 for d in shape):
@@ -128,60 +109,55 @@ class Lowering:
         name = op.name
         if name in ("func.return", "return"):
             return
-        if name == "arith.constant":
-            ty = op.results[0].type
-            if hasattr(ty, "get_shape"):
-                raise error_at_op(op, "tensor constants inside a dispatch are not supported; "
-                                      "outline them as bindings")
-            value = op.value.value.data
-            tname = sym.type_name(ty, op)
-            self.env[op.results[0]] = (int(value) if tname.startswith("i") or tname == "index"
-                                       else None)
-            if not (tname.startswith("i") or tname == "index"):
-                self.env[op.results[0]] = sym.ScalarConst(float(value), tname)
-            return
-        if name == "hal.interface.constant.load":
-            ordinal = op.ordinal.value.data
-            self.max_constant = max(self.max_constant, ordinal)
-            self.layout = self.layout or op.layout
-            self.env[op.results[0]] = kir.Constant(ordinal)
-            return
-        if name == "hal.interface.binding.subspan":
-            return self._subspan(op)
-        if name == "flow.dispatch.tensor.load":
-            src = self.get(op.source, op)
-            view = _slice(src.view, *self._slice_lists(op), op.result.type.get_shape(), op)
-            self.env[op.result] = view
-            return
-        if name == "flow.dispatch.tensor.store":
-            dst = self.get(op.target, op)
-            if dst.access == "ro":
-                raise error_at_op(op, "stores into a readonly binding")
-            view = _slice(dst.view, *self._slice_lists(op), op.value.type.get_shape(), op)
-            self.stores.append((op.value, view, op))
-            return
-        if name == "tensor.empty":
-            shape = self._mixed(op, [d if d >= 0 else -(1 << 63) for d in op.tensor.type.get_shape()],
-                                list(op.dynamic_sizes))
-            self.env[op.tensor] = Empty(tuple(shape), sym.type_name(op.tensor.type.element_type, op))
-            return
-        if name in ("tensor.extract_slice",):
-            return self._extract_slice(op)
+        visitor = getattr(self, "_" + name.replace(".", "_"), None)
+        if visitor is not None:
+            return visitor(op)
         if name.startswith("linalg."):
             return self._linalg(op)
-        if len(op.results) == 1:
+        if name in PASS_THROUGH or name == "tensor.cast":
+            self.env[op.results[0]] = self.get(op.operands[0], op)
+            return
+        if len(op.results) == 1 and not hasattr(op.results[0].type, "get_shape") and (
+                name.startswith(("arith.", "math."))):
             operands = [self.env.get(v) for v in op.operands]
-            if all(sym.is_size(o) for o in operands):
-                value = sym.index_value(op, operands)
-                if value is not None:
-                    self.env[op.results[0]] = value
-                    return
+            value = sym.index_value(op, operands) if all(sym.is_size(o) for o in operands) else None
+            self.env[op.results[0]] = value if value is not None else ScalarValue()
+            return
         raise error_at_op(op, f"'{name}' is not supported inside a dispatch by rt's dispatch "
                               f"lowering")
 
-    def _subspan(self, op):
+    def _arith_constant(self, op):
+        ty = op.results[0].type
+        if hasattr(ty, "get_shape"):
+            return self._tensor_constant(op)
+        value = op.value.value.data
+        tname = sym.type_name(ty, op)
+        if tname.startswith("i") or tname == "index":
+            self.env[op.results[0]] = int(value)
+        else:
+            self.env[op.results[0]] = sym.ScalarConst(float(value), tname)
+
+    def _tensor_constant(self, op):
+        ty = op.results[0].type
+        etype = sym.type_name(ty.element_type, op)
+        shape = tuple(ty.get_shape())
+        if is_splat(op.value):
+            value = splat_value(op.value).item()
+            value = float(value) if etype.startswith("f") else int(value)
+            self.env[op.results[0]] = Splat(sym.ScalarConst(value, etype), etype, shape)
+            return
+        data = _storage_bytes(elements_to_numpy(op.value), etype)
+        self.rodata.append(kir.Rodata(etype, data))
+        ordinal = self.binding_count() + len(self.rodata) - 1
+        self.env[op.results[0]] = kir.View(ordinal, etype, shape)
+
+    def _hal_interface_constant_load(self, op):
+        ordinal = op.ordinal.value.data
+        self.max_constant = max(self.max_constant, ordinal)
+        self.env[op.results[0]] = kir.Constant(ordinal)
+
+    def _hal_interface_binding_subspan(self, op):
         binding = op.binding.value.data
-        self.layout = self.layout or op.layout
         ty = op.result.type
         if not hasattr(ty, "access"):
             raise error_at_op(op, "expected a !flow.dispatch.tensor<...> subspan")
@@ -201,7 +177,8 @@ class Lowering:
         else:
             offset = sym.fold("floordiv", offset, esize)
         access = _ACCESS[ty.access.data]
-        self.subspans[binding] = _merge_access(self.subspans.get(binding), access)
+        old = self.subspans.get(binding)
+        self.subspans[binding] = access if old in (None, access) else "rw"
         self.env[op.result] = Subspan(kir.View(binding, etype, shape, offset), access)
 
     def _slice_lists(self, op):
@@ -209,15 +186,102 @@ class Lowering:
                 self._mixed(op, op.static_sizes.get_values(), op.sizes),
                 self._mixed(op, op.static_strides.get_values(), op.strides))
 
-    def _extract_slice(self, op):
+    def _flow_dispatch_tensor_load(self, op):
         src = self.get(op.source, op)
-        if not isinstance(src, kir.View):
-            raise error_at_op(op, "tensor.extract_slice of a computed value is not supported; "
-                                  "only slices of loaded tensors are")
-        lists = (self._mixed(op, op.static_offsets.get_values(), op.offsets),
-                 self._mixed(op, op.static_sizes.get_values(), op.sizes),
-                 self._mixed(op, op.static_strides.get_values(), op.strides))
-        self.env[op.result] = _slice(src, *lists, op.result.type.get_shape(), op)
+        self.env[op.result] = slice_view(src.view, *self._slice_lists(op),
+                                         op.result.type.get_shape(), op)
+
+    def _flow_dispatch_tensor_store(self, op):
+        dst = self.get(op.target, op)
+        if dst.access == "ro":
+            raise error_at_op(op, "stores into a readonly binding")
+        view = slice_view(dst.view, *self._slice_lists(op), op.value.type.get_shape(), op)
+        self.stores.append((op.value, view, op))
+
+    def _tensor_empty(self, op):
+        shape = self._mixed(op, [d if d >= 0 else _DYNAMIC for d in op.tensor.type.get_shape()],
+                            list(op.dynamic_sizes))
+        self.env[op.tensor] = Empty(tuple(shape), sym.type_name(op.tensor.type.element_type, op))
+
+    def _tensor_splat(self, op):
+        ty = op.result.type
+        shape = self._mixed(op, [d if d >= 0 else _DYNAMIC for d in ty.get_shape()],
+                            list(op.dynamicSizes))
+        value = self.get(op.input, op)
+        self.env[op.result] = Splat(value if isinstance(value, sym.ScalarConst) else op.input,
+                                    sym.type_name(ty.element_type, op), tuple(shape))
+
+    def _tensor_extract_slice(self, op):
+        src = self.get(op.source, op)
+        lists = self._slice_lists(op)
+        shape = op.result.type.get_shape()
+        if isinstance(src, kir.View):
+            self.env[op.result] = slice_view(src, *lists, shape, op)
+            return
+        result = tuple(lists[1][k] for k in _kept_dims(lists[1], len(shape)))
+        self.env[op.result] = Slice(op, op.source, lists, result)
+
+    def _tensor_insert_slice(self, op):
+        self.env[op.result] = InsertSlice(op, op.source, op.dest, *self._slice_lists(op))
+
+    def _tensor_pad(self, op):
+        low = self._mixed(op, op.static_low.get_values(), op.low)
+        high = self._mixed(op, op.static_high.get_values(), op.high)
+        source_dims = self.dims_of(op.source, op)
+        shape = tuple(sym.fold("add", sym.fold("add", s, lo), hi)
+                      for s, lo, hi in zip(source_dims, low, high))
+        (yielded,) = op.region.block.last_op.operands
+        owner = getattr(yielded, "owner", None)
+        if owner is not None and getattr(owner, "parent_block", lambda: None)() is op.region.block:
+            if owner.name != "arith.constant":
+                raise error_at_op(op, "tensor.pad with a padding value computed from the "
+                                      "indices is not supported; yield a constant or a value "
+                                      "defined outside the region")
+            value = owner.value.value.data
+            etype = sym.type_name(yielded.type, op)
+            pad = sym.ScalarConst(float(value) if etype.startswith("f") else int(value), etype)
+        elif yielded in op.region.block.args:
+            raise error_at_op(op, "tensor.pad yields a block argument; expected a padding value")
+        else:
+            entry = self.get(yielded, op)
+            pad = entry if isinstance(entry, sym.ScalarConst) else yielded
+        etype = sym.type_name(op.result.type.element_type, op)
+        self.env[op.result] = Pad(op, op.source, tuple(low), shape, etype, pad)
+
+    def _tensor_concat(self, op):
+        dim = op.dim.value.data
+        dims = [self.dims_of(v, op) for v in op.inputs]
+        total = 0
+        for d in dims:
+            total = sym.fold("add", total, d[dim])
+        shape = tuple(total if k == dim else dims[0][k] for k in range(len(dims[0])))
+        self.env[op.result] = Concat(op, list(op.inputs), dim, shape)
+
+    def _tensor_collapse_shape(self, op):
+        self._reshape(op, op.src)
+
+    def _tensor_expand_shape(self, op):
+        self._reshape(op, op.src)
+
+    def _reshape(self, op, source):
+        src = self.get(source, op)
+        ty = op.results[0].type
+        if not isinstance(src, kir.View) or src.strides is not None:
+            raise error_at_op(op, f"'{op.name}' inside a dispatch is supported on contiguous "
+                                  f"loaded tensors only")
+        groups = [[k.value.data for k in g.data] for g in op.reassociation.data]
+        out = list(ty.get_shape())
+        if op.name == "tensor.collapse_shape":
+            shape = []
+            for g in groups:
+                extent = 1
+                for k in g:
+                    extent = sym.fold("mul", extent, src.shape[k])
+                shape.append(extent)
+        else:
+            dyn = iter(self.size(v, op) for v in op.dynamic_output_shape)
+            shape = [next(dyn) if d < 0 else d for d in out]
+        self.env[op.results[0]] = kir.View(src.binding, src.element_type, tuple(shape), src.offset)
 
     def _linalg(self, op):
         if op.name in ("linalg.pack", "linalg.unpack"):
@@ -229,97 +293,12 @@ class Lowering:
         for i, result in enumerate(op.results):
             self.env[result] = Result(node, i)
 
-    # -- destinations ------------------------------------------------------------------------
-    def finish(self):
-        """Kernel ops for every store, in program order."""
-        for value, view, op in self.stores:
-            self.place(self.get(value, op), view, op)
-        return self.ops
-
-    def place(self, entry, view, op):
-        """Make ``entry``'s contents exist in ``view``."""
-        if isinstance(entry, Empty):
-            return
-        if isinstance(entry, kir.View):
-            if entry != view:
-                self.ops.append(_copy(entry, view))
-            return
-        if not isinstance(entry, Result):
-            raise error_at_op(op, "stores a value that is not a tensor computed in the dispatch")
-        key = (id(entry.node), entry.index)
-        if key in self.placed:
-            if self.placed[key] != view:
-                self.ops.append(_copy(self.placed[key], view))
-            return
-        self.placed[key] = view
-        node = entry.node
-        if isinstance(node, Relayout):
-            return self._relayout(node, view)
-        if len(node.outputs) != 1:
-            raise error_at_op(node.op, "multi-result linalg ops are not supported by the dispatch "
-                                       "lowering")
-        self.place(self.get(node.outputs[0], node.op), view, node.op)
-        node = inline_producers(node, self.env, lambda e: (id(e.node), e.index) in self.placed)
-        kept, consts = [], {}
-        for i, (value, amap) in enumerate(zip(node.inputs, node.maps)):
-            e = self.get(value, node.op)
-            if isinstance(e, sym.ScalarConst):
-                consts[i] = (e.value, e.type)
-            elif isinstance(e, int) and not isinstance(e, bool):
-                consts[i] = (e, sym.type_name(value.type, node.op))
-            elif sym.is_size(e):
-                raise error_at_op(node.op, "a dynamic scalar operand of a linalg op is not "
-                                           "supported in a dispatch (only constants)")
-            else:
-                kept.append((i, self.view_of(e, view, amap, node.maps[len(node.inputs)], node.op)))
-        body, yields = _rebuild(node, [i for i, _ in kept], consts)
-        self.ops.append(kir.Generic(
-            tuple(node.domain), tuple(node.iterator_types), tuple(v for _, v in kept), (view,),
-            tuple(node.maps[i] for i, _ in kept) + (node.maps[len(node.inputs)],),
-            tuple(body), yields, node.kind))
-
-    def view_of(self, entry, out_view, read_map, write_map, op):
-        """A View holding ``entry`` for a consumer that writes ``out_view``."""
-        if isinstance(entry, kir.View):
-            return entry
-        if isinstance(entry, Result):
-            key = (id(entry.node), entry.index)
-            if key in self.placed:
-                return self.placed[key]
-            if read_map == write_map:
-                self.place(entry, out_view, op)
-                return out_view
-        raise error_at_op(op, "an operand is an intermediate tensor that would need scratch "
-                              "memory (it is not stored and cannot be computed in place); "
-                              "rt's dispatch lowering does not allocate workgroup scratch")
-
-    def _relayout(self, node, view):
-        op = node.op
-        operands = [self.view_of(self.get(v, op), None, None, (), op) for v in node.operands]
-        if op.name == "linalg.mmt4d":
-            init = self.get(node.init, op)
-            accumulate = not isinstance(init, Empty)
-            if accumulate:
-                self.place(init, view, op)
-            self.ops.append(kir.Mmt4d(operands[0], operands[1], view, accumulate))
-            return
-        tiles = tuple(self._mixed(op, op.static_inner_tiles.get_values(), op.inner_tiles))
-        perm = tuple(op.outer_dims_perm.get_values()) if op.outer_dims_perm is not None else None
-        pos = tuple(op.inner_dims_pos.get_values())
-        if op.name == "linalg.pack":
-            pad = None
-            if op.padding_value is not None:
-                pv = self.get(op.padding_value, op)
-                pad = pv.value if isinstance(pv, sym.ScalarConst) else pv
-            self.ops.append(kir.Pack(operands[0], view, pos, tiles, perm, pad))
-        else:
-            self.ops.append(kir.Unpack(operands[0], view, pos, tiles, perm))
-
     # -- interface ---------------------------------------------------------------------------
     def binding_count(self):
+        declared = max(self._declared, default=-1) + 1
         if self.layout is not None and hasattr(self.layout, "bindings"):
-            return max(len(self.layout.bindings.data), max(self.subspans, default=-1) + 1)
-        return max(self.subspans, default=-1) + 1
+            return max(len(self.layout.bindings.data), declared)
+        return declared
 
     def constant_count(self):
         if self.layout is not None and hasattr(self.layout, "constants"):
@@ -330,30 +309,14 @@ class Lowering:
         return tuple(self.subspans.get(i, "rw") for i in range(self.binding_count()))
 
 
-def _merge_access(old, new):
-    return new if old in (None, new) else "rw"
+def _kept_dims(sizes, rank):
+    """Indices of the slice dims a rank-reducing slice keeps (dropping leading unit dims)."""
+    drop = len(sizes) - rank
+    kept = []
+    for k, s in enumerate(sizes):
+        if drop and s == 1:
+            drop -= 1
+            continue
+        kept.append(k)
+    return kept
 
-
-def _rebuild(node, kept, consts):
-    """Body and yields of ``node`` with only inputs ``kept`` as block arguments and the
-    inputs in ``consts`` (position -> (value, type)) turned into arith.constant ops."""
-    n_in, n_out = len(node.inputs), len(node.outputs)
-    mapping = {pos: new for new, pos in enumerate(kept)}
-    for o in range(n_out):
-        mapping[n_in + o] = len(kept) + o
-    prefix = []
-    for pos, (value, type_) in consts.items():
-        mapping[pos] = len(kept) + n_out + len(prefix)
-        prefix.append(kir.ScalarOp("arith.constant", (), type_, (("value", value),)))
-    base = len(kept) + n_out + len(prefix)
-    for i in range(len(node.body)):
-        mapping[n_in + n_out + i] = base + i
-    body = prefix + [replace(s, operands=tuple(mapping[v] for v in s.operands)) for s in node.body]
-    return body, tuple(mapping[v] for v in node.yields)
-
-
-def _copy(src, dst):
-    rank = len(dst.shape)
-    ident = tuple(kir.AffineExpr.dim(d) for d in range(rank))
-    return kir.Generic(tuple(dst.shape), ("parallel",) * rank, (src,), (dst,), (ident, ident),
-                       (), (0,), "copy")

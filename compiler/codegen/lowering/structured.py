@@ -4,19 +4,18 @@ Every linalg op with indexing maps (generic and the named ops: fill, copy, matmu
 batch_matmul, matvec, vecmat, dot, transpose, conv_2d_*, depthwise, pooling_*, elementwise
 named ops) is read through ``get_indexing_maps`` / ``get_iterator_types`` and its (possibly
 hidden) region; ``linalg.broadcast`` and ``linalg.reduce`` are rebuilt in generic form here.
-Body ops become kernel_ir.ScalarOps numbered after the block arguments; values captured from
-outside the body must be scalar constants (they become ``arith.constant``).
+Body ops become kernel_ir.ScalarOps numbered after the block arguments; scalars captured from
+outside the body become constants or the ops computing them from push constants
+(``scalars.scalar_program``).
 
 Source: MLIR LinalgStructuredInterface (indexing maps, iterator types, region) and
 LinalgNamedStructuredOps.yaml (the named ops' generic forms).
 """
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-
 from rt.compiler.codegen import kernel_ir as kir
-from rt.compiler.codegen.lowering.symbols import (CMPF_PREDICATES, CMPI_PREDICATES, ScalarConst,
-                                                  affine_map, is_size, type_name)
+from rt.compiler.codegen.lowering.scalars import scalar_op, scalar_program, splice
+from rt.compiler.codegen.lowering.symbols import ScalarConst, affine_map
 from rt.compiler.frontend import error_at_op
 
 #: Kind hints by linalg op name (kernel_ir.Generic.kind).
@@ -48,16 +47,10 @@ class Structured:
     kind: str
 
 
-def _attr_value(attr):
-    if isinstance(attr, FloatAttr):
-        return float(attr.value.data)
-    if isinstance(attr, IntegerAttr):
-        return int(attr.value.data)
-    return None
-
-
 def convert_body(block, n_args, env, op):
-    """Block ops -> (ScalarOps, yields). env maps SSA values defined outside to symbols."""
+    """Block ops -> (ScalarOps, yields). env maps SSA values defined outside to symbols; a
+    captured scalar becomes its ``scalar_program`` (constants, push constants and arith on
+    them), run before the body's own ops."""
     ids = {arg: i for i, arg in enumerate(block.args)}
     body = []
 
@@ -67,11 +60,8 @@ def convert_body(block, n_args, env, op):
         sym = env.get(v)
         if isinstance(sym, ScalarConst):
             body.append(kir.ScalarOp("arith.constant", (), sym.type, (("value", sym.value),)))
-        elif is_size(sym) and isinstance(sym, int):
-            body.append(kir.ScalarOp("arith.constant", (), type_name(v.type, user), (("value", sym),)))
         else:
-            raise error_at_op(user, "a linalg body uses a value defined outside it that is not a "
-                                    "scalar constant; only constants can be captured")
+            body.extend(splice(scalar_program(v, user), n_args + len(body)))
         ids[v] = n_args + len(body) - 1
         return ids[v]
 
@@ -79,23 +69,7 @@ def convert_body(block, n_args, env, op):
         if inner.name in ("linalg.yield",):
             return body, tuple(value_id(v, inner) for v in inner.operands)
         operands = tuple(value_id(v, inner) for v in inner.operands)
-        attrs = {}
-        if inner.name == "arith.constant":
-            value = _attr_value(inner.value)
-            if value is None:
-                raise error_at_op(inner, "only scalar constants are supported inside linalg bodies")
-            attrs["value"] = value
-        elif inner.name == "arith.cmpf":
-            attrs["predicate"] = CMPF_PREDICATES[inner.predicate.value.data]
-        elif inner.name == "arith.cmpi":
-            attrs["predicate"] = CMPI_PREDICATES[inner.predicate.value.data]
-        elif inner.name == "linalg.index":
-            attrs["dim"] = inner.dim.value.data
-        if len(inner.results) != 1:
-            raise error_at_op(inner, f"'{inner.name}' with {len(inner.results)} results is not "
-                                     f"supported inside a linalg body")
-        body.append(kir.ScalarOp(inner.name, operands, type_name(inner.results[0].type, inner),
-                                 tuple(sorted(attrs.items()))))
+        body.append(scalar_op(inner, operands))
         ids[inner.results[0]] = n_args + len(body) - 1
     raise error_at_op(op, "linalg body has no linalg.yield")
 
@@ -104,9 +78,17 @@ def _shape(value):
     return value.type.get_shape() if hasattr(value.type, "get_shape") else ()
 
 
+def _operands(op):
+    """(inputs, outputs) of a linalg op: ``input``/``init`` for broadcast and reduce (xDSL's
+    names there), ``inputs``/``outputs`` otherwise."""
+    if op.name in ("linalg.broadcast", "linalg.reduce"):
+        return [op.input], [op.init]
+    return list(op.inputs), list(op.outputs)
+
+
 def structured(op, env, dims_of):
     """The Structured form of linalg ``op``. dims_of(value) -> Sizes of a tensor value."""
-    ins, outs = list(op.inputs), list(op.outputs)
+    ins, outs = _operands(op)
     if op.name == "linalg.broadcast":
         rank = len(_shape(outs[0]))
         kept = [d for d in range(rank) if d not in op.dimensions.get_values()]
@@ -121,7 +103,7 @@ def structured(op, env, dims_of):
         maps = [tuple(kir.AffineExpr.dim(d) for d in range(rank))] * len(ins) + [
             tuple(kir.AffineExpr.dim(d) for d in kept)] * len(outs)
         iterators = tuple("reduction" if d in reduced else "parallel" for d in range(rank))
-        body, yields = convert_body(op.body.block, len(ins) + len(outs), env, op)
+        body, yields = convert_body(op.region.block, len(ins) + len(outs), env, op)
         return Structured(op, tuple(dims_of(ins[0])), iterators, ins, outs, maps, body, yields,
                           "reduction")
     if not hasattr(op, "get_indexing_maps"):

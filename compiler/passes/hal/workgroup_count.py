@@ -42,14 +42,23 @@ def root_op(kernel):
 
 
 def grid_sizes(kernel):
-    """Three kernel_ir Sizes: the workgroup count along x, y, z."""
+    """Three kernel_ir Sizes: the workgroup count along x, y, z.
+
+    ``Distribution.extents`` (the root's extent per distributed dim) is authoritative when the
+    lowering sets it: with shifted copies (pad, concat, insert_slice) the last op split along
+    every dim may cover only part of the output."""
     dist = kernel.distribution
     counts = [1, 1, 1]
-    op = root_op(kernel)
-    if op is not None:
+    if dist.extents:
+        extents = tuple(dist.extents)
+    else:
+        op = root_op(kernel)
+        if op is None:
+            return counts
         domain = op_domain(op)
-        for i, (dim, tile) in enumerate(zip(dist.dims, dist.tiles)):
-            counts[i] = _ceildiv(domain[dim], tile)
+        extents = tuple(domain[dim] for dim in dist.dims)
+    for i, (extent, tile) in enumerate(zip(extents, dist.tiles)):
+        counts[i] = _ceildiv(extent, tile)
     return counts
 
 

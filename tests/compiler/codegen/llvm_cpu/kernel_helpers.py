@@ -41,3 +41,21 @@ def grid(kernel, extents):
     dist = kernel.distribution
     counts = [-(-extents[dim] // tile) for dim, tile in zip(dist.dims, dist.tiles)]
     return tuple(counts + [1] * (3 - len(counts)))
+
+
+def size_value(size, constants=()):
+    """The value of a kernel_ir Size given the dispatch's push constants."""
+    if isinstance(size, int):
+        return size
+    if isinstance(size, kir.Constant):
+        return constants[size.ordinal]
+    a, b = (size_value(x, constants) for x in size.operands)
+    return {"add": a + b, "sub": a - b, "mul": a * b, "floordiv": a // b, "ceildiv": -(-a // b),
+            "rem": a % b, "min": min(a, b), "max": max(a, b)}[size.op]
+
+
+def grid_of(kernel, constants=()):
+    """Workgroup count from ``kernel.distribution.extents`` (what the host computes)."""
+    dist = kernel.distribution
+    counts = [-(-size_value(e, constants) // t) for e, t in zip(dist.extents, dist.tiles)]
+    return tuple(counts + [1] * (3 - len(counts)))

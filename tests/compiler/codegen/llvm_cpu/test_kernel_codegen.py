@@ -282,7 +282,7 @@ def test_zero_divisor_in_a_size_is_an_invalid_argument():
 
 
 @pytest.mark.parametrize("mutate,message", [
-    (lambda g: kir.Kernel("k", 1, 0, (g,)), "uses binding 1"),
+    (lambda g: kir.Kernel("k", 1, 0, (g,)), "has no buffer 1"),
     (lambda g: kir.Kernel("k", 2, 0, ()), "has no ops"),
     (lambda g: kir.Kernel("k", 2, 0, (g,), kir.Distribution((0,), (0,), ((0,),))), "tiles"),
     (lambda g: kir.Kernel("k", 2, 0, (kir.Generic((4,), (P,), (), (g.outputs[0],), (d(0),),

@@ -83,7 +83,7 @@ def _add_kernel(body=None, bindings=3, access=("ro", "ro", "wo")):
 
 
 def test_malformed_kernels_raise_compile_errors_naming_the_kernel():
-    with pytest.raises(CompileError, match=r"kernel 'add' uses binding 2 but has binding_count 2"):
+    with pytest.raises(CompileError, match=r"kernel 'add' has no buffer 2: 2 bindings, 0 rodata, 0 scratch"):
         compile_kernels([_add_kernel(bindings=2, access=("ro", "ro"))])
     with pytest.raises(CompileError, match=r"math.copysign is not supported by the vmvx backend"):
         compile_kernels([_add_kernel((op("math.copysign", (0, 1), "f32"),))], "no-ukernels")

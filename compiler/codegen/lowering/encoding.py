@@ -1,0 +1,270 @@
+"""Materialize encodings inside a dispatch: encoded tensors become packed tensors.
+
+Runs on a hal-level dispatch function before it is lowered to Kernel IR (IREE's
+MaterializeDeviceEncoding / MaterializeEncodingIntoPackUnPack). Every encoded tensor takes
+the packed form of its layout (``rt.compiler.targets.encoding.EncodingInfo``): the layout
+resolved on the binding it is loaded from or stored to, else the target's resolver applied to
+the op's encoding. Rewrites:
+
+- ``hal.interface.binding.subspan`` of ``tensor<?x?xf32, #enc>`` -> of the packed tensor
+  ``tensor<?x?x16x1xf32>`` (outer dims ``ceildiv(dim, tile)``); whole loads / stores follow;
+- ``iree_encoding.set_encoding`` -> ``linalg.pack`` with padding value 0 into a packed empty;
+- ``iree_encoding.unset_encoding`` -> ``linalg.unpack`` into an empty of the result dims
+  (dropping the padding);
+- ``tensor.empty`` / ``linalg.fill`` on encoded tensors -> on the packed tensor;
+- ``linalg.matmul`` on encoded operands -> ``linalg.mmt4d`` (LHS [M1, K1, M0, K0],
+  RHS [N1, K1, N0, K0], result [M1, N1, M0, N0]); a zero fill of an empty init is folded
+  away (the Mmt4d then overwrites its output: ``accumulate = False``).
+
+Example (LHS pack, AVX-512)::
+
+    %s = hal.interface.binding.subspan ... : !flow.dispatch.tensor<writeonly:tensor<?x?xf32, #enc>>{%m, %k}
+    %e = iree_encoding.set_encoding %x : tensor<?x?xf32> -> tensor<?x?xf32, #enc>
+    flow.dispatch.tensor.store %e, %s, ...
+    // ->
+    %m1 = arith.ceildivui %m, %c16 : index
+    %s = hal.interface.binding.subspan ... : !flow.dispatch.tensor<writeonly:tensor<?x?x16x1xf32>>{%m1, %k}
+    %p = linalg.pack %x padding_value(%zero : f32) outer_dims_perm = [0, 1] inner_dims_pos = [0, 1]
+        inner_tiles = [16, 1] into %empty : tensor<?x?xf32> -> tensor<?x?x16x1xf32>
+    flow.dispatch.tensor.store %p, %s, ...
+
+Errors: CompileError located at the op for partial loads/stores of encoded bindings, binding
+layouts that disagree with the target's resolver, and ops on encoded tensors other than the
+above.
+"""
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, FloatAttr, IndexType, IntegerAttr, NoneAttr,
+                                   TensorType, i64)
+
+from rt.compiler.dialects.flow import DispatchTensorLoadOp, DispatchTensorStoreOp
+from rt.compiler.dialects.flow_types import DispatchTensorType
+from rt.compiler.dialects.iree_encoding import EncodingAttr
+from rt.compiler.dialects.linalg import Mmt4DOp, PackOp, UnPackOp
+from rt.compiler.frontend import error_at_op
+from rt.compiler.targets.encoding import encoding_info_for_matmul, resolved_info, tile_for_config
+from rt.runtime.errors import CompileError, UnimplementedError
+
+INDEX = IndexType()
+
+
+def _encoding(type_):
+    bound = type_.bound_type if isinstance(type_, DispatchTensorType) else type_
+    if isinstance(bound, TensorType) and isinstance(bound.encoding, EncodingAttr):
+        return bound.encoding
+    return None
+
+
+def has_encodings(func_op):
+    """Whether any value of ``func_op`` has an encoded tensor type."""
+    return any(_encoding(r.type) is not None for op in func_op.walk() for r in op.results)
+
+
+class _Materializer:
+    def __init__(self, func_op, backend, config):
+        self.func = func_op
+        self.backend = backend
+        self.config = config
+        self.packed = {}
+        self.dims = {}
+        self.replaced = []
+
+    # -- helpers --------------------------------------------------------------------------
+    def info(self, encoding, op, layout_from=None):
+        """The EncodingInfo of ``encoding``: the binding's resolved layout when given, checked
+        against the target's resolver."""
+        try:
+            tile = tile_for_config(self.backend.name, self.config, encoding)
+            own = encoding_info_for_matmul(encoding, tile) if not encoding.layouts.data else resolved_info(encoding)
+        except (CompileError, UnimplementedError) as exc:
+            raise error_at_op(op, f"cannot materialize {encoding} for {self.backend.name}: {exc}") from None
+        if layout_from is not None and layout_from != own:
+            raise error_at_op(op, f"binding layout {layout_from} differs from the {self.backend.name} "
+                                  f"resolver's {own}; the executable was specialized for another target")
+        return own
+
+    def insert(self, op, before):
+        op.location = before.location
+        before.parent_block().insert_op_before(op, before)
+        return op.results[0] if op.results else None
+
+    def constant(self, value, before):
+        return self.insert(arith.ConstantOp(IntegerAttr(value, INDEX)), before)
+
+    def packed_type(self, element_type, dims, info, before):
+        """(packed TensorType, its dynamic dim values) for a tensor of ``dims``."""
+        def ceildiv(d, t):
+            if isinstance(d, int):
+                return -(-d // t)
+            return d if t == 1 else self.insert(arith.CeilDivUIOp(d, self.constant(t, before)), before)
+
+        shape = info.packed_shape(dims, ceildiv)
+        static = [d if isinstance(d, int) else DYNAMIC_INDEX for d in shape]
+        return TensorType(element_type, static), [d for d in shape if not isinstance(d, int)]
+
+    def value_dims(self, value, op):
+        """Every dim of tensor ``value`` as an int or an index SSA value."""
+        shape = value.type.get_shape()
+        dyn = self.dims.get(value)
+        if dyn is None:
+            owner = getattr(value, "op", None)
+            if isinstance(owner, DispatchTensorLoadOp):
+                sizes = iter(owner.sizes)
+                full = [next(sizes) if s == DYNAMIC_INDEX else s for s in owner.static_sizes.get_values()]
+                dyn = [d for d, s in zip(full, shape) if s == DYNAMIC_INDEX] if len(full) == len(shape) else None
+            elif isinstance(owner, tensor.EmptyOp):
+                dyn = list(owner.dynamic_sizes)
+            elif owner is not None and owner.name == "iree_encoding.unset_encoding":
+                dyn = list(owner.result_dims)
+            elif owner is not None and owner.name.startswith("linalg.") and getattr(owner, "outputs", None):
+                return self.value_dims(owner.outputs[value.index], op)
+        if dyn is None:
+            raise error_at_op(op, "cannot tell the dims of the tensor this op encodes; expected it to "
+                                  "be loaded from a binding, a tensor.empty or a linalg result")
+        it = iter(dyn)
+        return [next(it) if s == DYNAMIC_INDEX else s for s in shape]
+
+    def _whole(self, op, dims):
+        shape = op.static_sizes.get_values()
+        sizes = iter(op.sizes)
+        offsets, strides = op.static_offsets.get_values(), op.static_strides.get_values()
+        sized = [next(sizes) if s == DYNAMIC_INDEX else s for s in shape]
+        if any(o != 0 for o in offsets) or any(s != 1 for s in strides) or sized != dims:
+            raise error_at_op(op, "reads or writes part of an encoded binding; data-tiled bindings "
+                                  "are loaded and stored whole")
+
+    # -- rewrites -------------------------------------------------------------------------
+    def run(self):
+        for op in list(self.func.body.block.ops):
+            handler = getattr(self, "_" + op.name.replace(".", "_"), None)
+            encoded = any(_encoding(v.type) is not None for v in (*op.operands, *op.results))
+            if handler is not None and (encoded or op.name.startswith("iree_encoding.")):
+                handler(op)
+            elif encoded:
+                raise error_at_op(op, f"'{op.name}' on encoded tensors cannot be materialized; "
+                                      f"data tiling supports set/unset_encoding, fill and matmul")
+        for op in reversed(self.replaced):
+            op.parent_block().erase_op(op, safe_erase=False)
+
+    def _hal_interface_binding_subspan(self, op):
+        bound = op.result.type.bound_type
+        info = self.info(bound.encoding, op)
+        if bound.encoding.layouts.data:
+            info = self.info(bound.encoding, op, resolved_info(bound.encoding))
+        dyn = iter(op.dynamic_dims)
+        dims = [next(dyn) if s == DYNAMIC_INDEX else s for s in bound.get_shape()]
+        packed, packed_dims = self.packed_type(bound.element_type, dims, info, op)
+        new = type(op).build(operands=[list(op.byte_offset), packed_dims],
+                             result_types=[DispatchTensorType(op.result.type.access, packed)],
+                             properties=dict(op.properties), attributes=dict(op.attributes))
+        self.insert(new, op)
+        self.packed[op.result] = new.result
+        self.dims[new.result] = packed_dims
+        self.dims[op.result] = dims
+        op.result.replace_all_uses_with(new.result) if False else None
+        self.replaced.append(op)
+
+    def _flow_dispatch_tensor_load(self, op):
+        source = self.packed.get(op.source)
+        if source is None:
+            raise error_at_op(op, "loads an encoded tensor from a binding that is not encoded")
+        self._whole(op, self.dims[op.source])
+        new = self.insert(DispatchTensorLoadOp.whole(source, self.dims[source]), op)
+        self.packed[op.result] = new
+        self.replaced.append(op)
+
+    def _flow_dispatch_tensor_store(self, op):
+        target = self.packed.get(op.target)
+        value = self.packed.get(op.value)
+        if target is None or value is None:
+            raise error_at_op(op, "stores between encoded and plain tensors; expected matching encodings")
+        self._whole(op, self.dims[op.target])
+        self.insert(DispatchTensorStoreOp.whole(value, target, self.dims[target]), op)
+        self.replaced.append(op)
+
+    def _layout_of_use(self, value):
+        """The resolved layout of the binding ``value`` is stored to, if any."""
+        for use in value.uses:
+            if isinstance(use.operation, DispatchTensorStoreOp) and use.index == 0:
+                encoding = _encoding(use.operation.target.type)
+                if encoding is not None and encoding.layouts.data:
+                    return resolved_info(encoding)
+        return None
+
+    def _iree_encoding_set_encoding(self, op):
+        encoding = op.result.type.encoding
+        info = self.info(encoding, op, self._layout_of_use(op.result))
+        dims = self.value_dims(op.source, op)
+        element = op.result.type.element_type
+        packed, packed_dims = self.packed_type(element, dims, info, op)
+        empty = self.insert(tensor.EmptyOp(packed_dims, packed), op)
+        zero = FloatAttr(0.0, element) if str(element).startswith(("f", "bf")) else IntegerAttr(0, element)
+        pad = self.insert(arith.ConstantOp(zero), op)
+        self.packed[op.result] = self.insert(_relayout(PackOp, op.source, empty, info, pad), op)
+        self.dims[self.packed[op.result]] = packed_dims
+        self.replaced.append(op)
+
+    def _iree_encoding_unset_encoding(self, op):
+        source = self.packed.get(op.source)
+        if source is None:
+            raise error_at_op(op, "unsets an encoding the dispatch did not materialize")
+        info = self.info(op.source.type.encoding, op)
+        empty = self.insert(tensor.EmptyOp(list(op.result_dims), op.result.type), op)
+        unpacked = self.insert(_relayout(UnPackOp, source, empty, info), op)
+        op.result.replace_all_uses_with(unpacked)
+        self.replaced.append(op)
+
+    def _tensor_empty(self, op):
+        encoding = op.tensor.type.encoding
+        info = self.info(encoding, op, self._layout_of_use(op.tensor))
+        dyn = iter(op.dynamic_sizes)
+        dims = [next(dyn) if s == DYNAMIC_INDEX else s for s in op.tensor.type.get_shape()]
+        packed, packed_dims = self.packed_type(op.tensor.type.element_type, dims, info, op)
+        self.packed[op.tensor] = self.insert(tensor.EmptyOp(packed_dims, packed), op)
+        self.dims[self.packed[op.tensor]] = packed_dims
+        self.replaced.append(op)
+
+    def _linalg_fill(self, op):
+        init = self.packed.get(op.outputs[0])
+        if init is None:
+            raise error_at_op(op, "fills an encoded tensor the dispatch did not materialize")
+        new = self.insert(type(op)([op.inputs[0]], [init], res=[init.type]), op)
+        self.packed[op.results[0]] = new
+        self.replaced.append(op)
+
+    def _linalg_matmul(self, op):
+        lhs, rhs = (self.packed.get(v) for v in op.inputs)
+        init = self.packed.get(op.outputs[0])
+        if lhs is None or rhs is None or init is None:
+            raise error_at_op(op, "mixes encoded and plain operands; data tiling needs all three encoded")
+        fill = init.op if isinstance(init.op, type(op.outputs[0].op)) and init.op.name == "linalg.fill" else None
+        if fill is not None and _is_zero(fill.inputs[0]) and isinstance(fill.outputs[0].op, tensor.EmptyOp):
+            init = fill.outputs[0]
+        new = self.insert(Mmt4DOp([lhs, rhs], [init], res=[init.type]), op)
+        self.packed[op.results[0]] = new
+        self.replaced.append(op)
+
+
+def _is_zero(value):
+    owner = getattr(value, "op", None)
+    if not isinstance(owner, arith.ConstantOp):
+        return False
+    attr = owner.value
+    return isinstance(attr, (FloatAttr, IntegerAttr)) and attr.value.data == 0
+
+
+def _relayout(cls, source, dest, info, pad=None):
+    props = {"inner_dims_pos": DenseArrayBase.from_list(i64, list(info.inner_dims_pos)),
+             "static_inner_tiles": DenseArrayBase.from_list(i64, list(info.inner_tile_sizes)),
+             "outer_dims_perm": DenseArrayBase.from_list(i64, list(info.outer_dims_perm))}
+    operands = [source, dest, []] + ([[pad]] if cls is PackOp else [])
+    return cls.build(operands=operands, result_types=[dest.type], properties=props)
+
+
+def materialize_encodings(func_op, backend, config):
+    """Rewrite ``func_op`` (a hal-level dispatch function) so no encoded tensor is left.
+
+    backend: the TargetBackend (its name picks the resolver); config: its target config dict.
+    Does nothing for functions without encodings. Raises CompileError located at the op.
+    """
+    if has_encodings(func_op):
+        _Materializer(func_op, backend, config).run()
