@@ -1,10 +1,13 @@
 """Per-dispatch overhead of the HAL: empty kernels, 1 and 64 workgroups, local-sync/local-task.
 
-Two figures per configuration:
+Three figures per configuration:
   in-cb   : microseconds per dispatch when a command buffer of 1000 dispatches is replayed
             (the Cython replay loop + the library's dispatch call + its launcher);
+  traced  : the same with a trace sink installed on the device (a sink that only counts
+            events: the cost of the HAL's tracing hooks themselves);
   submit  : microseconds for queue_execute of a 1-dispatch command buffer plus the fence wait
-            (queue hand-off, semaphore signal, waking the waiter).
+            (queue hand-off, semaphore signal, waking the waiter; on local-task the waiter
+            donates its thread to the idle queue).
 Kernels: ``llvm-cpu`` (the device's real empty kernel from rt.devices.llvm_cpu.testing),
 ``vmvx`` (rt.devices.vmvx.testing.empty, run by the VM interpreter) and ``null`` (a Python
 library whose dispatch returns at once: the HAL's own overhead).
@@ -18,6 +21,7 @@ import time
 
 from rt.runtime import hal
 from rt.runtime.hal import ExecutableLibrary, ExecutableLoader, ExportInfo
+from rt.runtime.hal.trace import TraceSink
 
 BATCH = 1000
 
@@ -39,6 +43,20 @@ class _NullLoader(ExecutableLoader):
 
     def load(self, format, data, metadata):
         return _NullLibrary()
+
+
+class _CountingSink(TraceSink):
+    def __init__(self):
+        self.events = 0
+
+    def zone_begin(self, lane, name, timestamp_ns, args=None):
+        self.events += 1
+
+    def zone_end(self, lane, timestamp_ns, args=None):
+        self.events += 1
+
+    def instant(self, lane, name, timestamp_ns, args=None):
+        self.events += 1
 
 
 def _variant(kind):
@@ -81,6 +99,17 @@ def measure(driver, kind, workgroups, repeat):
             t0 = time.perf_counter()
             device.queue_execute([batch]).wait(60)
             in_cb.append((time.perf_counter() - t0) / BATCH * 1e6)
+        sink = _CountingSink()
+        device.set_trace_sink(sink)
+        traced = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            device.queue_execute([batch]).wait(60)
+            traced.append((time.perf_counter() - t0) / BATCH * 1e6)
+        device.set_trace_sink(None)
+        expected = repeat * (2 * BATCH + 3)  # per command a zone; the queue zone; one instant
+        if sink.events != expected:
+            raise RuntimeError(f"{uri}: the sink saw {sink.events} events, expected {expected}")
         submit = []
         for _ in range(repeat):
             n = 200
@@ -89,7 +118,7 @@ def measure(driver, kind, workgroups, repeat):
                 device.queue_execute([single]).wait(60)
             submit.append((time.perf_counter() - t0) / n * 1e6)
         return {"uri": uri, "kernel": kind, "workgroups": workgroups,
-                "in_cb_us": min(in_cb), "submit_us": min(submit)}
+                "in_cb_us": min(in_cb), "traced_us": min(traced), "submit_us": min(submit)}
     finally:
         device.release()
 
@@ -103,10 +132,11 @@ def main(argv=None):
             for driver in ("local-sync", "local-task")
             for kind in ("null", "llvm-cpu", "vmvx")
             for wg in (1, 64)]
-    print(f"{'device':<34} {'kernel':<9} {'wg':>3} {'in-cb us/dispatch':>18} {'submit+wait us':>15}")
+    print(f"{'device':<34} {'kernel':<9} {'wg':>3} {'in-cb us/dispatch':>18} {'traced':>7} "
+          f"{'submit+wait us':>15}")
     for r in rows:
         print(f"{r['uri']:<34} {r['kernel']:<9} {r['workgroups']:>3} {r['in_cb_us']:>18.2f} "
-              f"{r['submit_us']:>15.1f}")
+              f"{r['traced_us']:>7.2f} {r['submit_us']:>15.1f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"machine": platform.processor() or platform.machine(),

@@ -108,12 +108,17 @@ def _print_results(function, values, outputs):
             print(format_tensor(value, res.element if res.element and res.element != "index" else None))
 
 
-def _cmd_run(args):
-    tracer = None
-    if args.trace:
-        from rt.trace import Tracer
+def _tracer(args):
+    """A Tracer when ``--trace=FILE.json`` was given, else None."""
+    if not args.trace:
+        return None
+    from rt.trace import Tracer
 
-        tracer = Tracer()
+    return Tracer()
+
+
+def _cmd_run(args):
+    tracer = _tracer(args)
     module = _load(args, tracer)
     try:
         function = _function(module, args.function)
@@ -132,7 +137,8 @@ def _cmd_benchmark(args):
     if args.repetitions < 1 or args.warmup < 0:
         raise InvalidArgumentError(f"--repetitions must be >= 1 and --warmup >= 0, got "
                                    f"{args.repetitions} and {args.warmup}")
-    module = _load(args)
+    tracer = _tracer(args)
+    module = _load(args, tracer)
     try:
         function = _function(module, args.function)
         prepared = function.prepare(*_inputs(function, args.input))
@@ -145,6 +151,8 @@ def _cmd_benchmark(args):
             times.append((time.perf_counter() - start) * 1e3)
     finally:
         module.close()
+        if tracer is not None:
+            tracer.write(args.trace)
     summary = {"function": function.name, "module": args.module, "repetitions": len(times),
                "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
                "mean_ms": statistics.fmean(times),
@@ -208,12 +216,12 @@ def build_parser():
                        help="argument in IREE syntax: 2x3xf32=1,2,3,4,5,6 | i32=4 | 2.5 | @x.npy")
         p.add_argument("--device", action="append", default=[], metavar="URI",
                        help="device URI bound to the module's devices in order (repeatable)")
+        p.add_argument("--trace", default=None, metavar="FILE.json",
+                       help="write a Chrome/Perfetto trace (a lane per device queue)")
         p.set_defaults(func=func)
         if name == "run":
             p.add_argument("--output", action="append", default=[], metavar="SPEC",
                            help="per result: - (print), @FILE.npy (write), +FILE.npy (append)")
-            p.add_argument("--trace", default=None, metavar="FILE.json",
-                           help="write a Chrome/Perfetto trace (a lane per device queue)")
         else:
             p.add_argument("--repetitions", type=int, default=10, help="timed calls (default 10)")
             p.add_argument("--warmup", type=int, default=1, help="untimed calls first (default 1)")

@@ -23,6 +23,7 @@ from rt.runtime.errors import CheckError, InvalidArgumentError, ModuleFormatErro
 from rt.device_binding import bind_devices, compile_targets
 from rt.runtime.hal.module import HalModule
 from rt.runtime.hal import Buffer, BufferView, dtype_to_element_type
+from rt.runtime.hal.trace import HOST_LANE, now_ns
 from rt.runtime.modules.check import CheckModule
 from rt.runtime.vm import Context, Instance, Module, NativeModule
 
@@ -49,7 +50,8 @@ def load(vmfb, devices=None, *, modules=(), tracer=None):
 
     devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
     modules: extra NativeModules registered before the module (after hal and check).
-    tracer: an ``rt.trace.Tracer`` recording host calls and device queue work.
+    tracer: an ``rt.trace.Tracer`` (any ``TraceSink``) recording host calls and device queue
+    work; it is installed on the devices until ``close()``.
     Returns a :class:`LoadedModule`. Raises ModuleFormatError, NotFoundError,
     InvalidArgumentError (devices) or the error ``__init`` raised.
     """
@@ -58,9 +60,6 @@ def load(vmfb, devices=None, *, modules=(), tracer=None):
     try:
         return LoadedModule(module, bound, owned, modules, tracer)
     except BaseException:
-        for device in bound:
-            if tracer is not None:
-                tracer.detach_device(device)
         for device in owned:
             device.release()
         raise
@@ -150,8 +149,11 @@ class LoadedFunction:
             try:
                 if tracer is None:
                     return self._function(*prepared)
-                with tracer.host_slice(f"EXEC @{self.name}"):
+                tracer.zone_begin(HOST_LANE, f"EXEC @{self.name}", now_ns())
+                try:
                     return self._function(*prepared)
+                finally:
+                    tracer.zone_end(HOST_LANE, now_ns())
             except CheckError as e:
                 raise _located(e) from None
 
@@ -222,16 +224,16 @@ class LoadedModule:
         for extra in modules:
             if not isinstance(extra, NativeModule):
                 raise InvalidArgumentError(f"modules must be NativeModule instances, got {extra!r}")
-        if tracer is not None:
-            for device in self.devices:
-                tracer.instrument_device(device)
-            hal = tracer.hal_module(self.devices)
-        else:
-            hal = HalModule(self.devices)
+        hal = HalModule(self.devices, trace_sink=tracer)
         natives = [hal, CheckModule(), *modules]
         needed = {imp.module_name for imp in module.imports}
         natives = [n for n in natives if n.name in needed or n in modules]
-        self.context = Context(Instance(), [*natives, module])
+        self._sinks = [d.set_trace_sink(tracer) for d in self.devices] if tracer is not None else []
+        try:
+            self.context = Context(Instance(), [*natives, module])
+        except BaseException:
+            self._restore_sinks()
+            raise
 
     @property
     def name(self):
@@ -296,16 +298,20 @@ class LoadedModule:
             return self._executor
 
     def close(self):
-        """Finish async calls, detach a tracer and release the devices rt created."""
+        """Finish async calls, uninstall the tracer and release the devices rt created."""
         if self._executor is not None:
             self._executor.shutdown(wait=True)
             self._executor = None
-        if self.tracer is not None:
-            for device in self.devices:
-                self.tracer.detach_device(device)
+        self._restore_sinks()
         for device in self._owned:
             device.release()
         self._owned = []
+
+    def _restore_sinks(self):
+        """Give the devices back the trace sinks they had before this module."""
+        for device, previous in zip(self.devices, self._sinks):
+            device.set_trace_sink(previous)
+        self._sinks = []
 
     def __enter__(self):
         return self

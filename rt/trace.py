@@ -1,104 +1,141 @@
 """Tracing: a Chrome/Perfetto trace (``--trace=out.json``) with one lane per device queue.
 
-Lanes (threads in the trace viewer):
+``Tracer`` is a ``TraceSink`` (rt.runtime.hal.trace): ``rt.load(..., tracer=t)`` installs it
+on every device of the module (``device.set_trace_sink``) and on the ``hal`` module, and
+times each exported call. What the HAL reports, the tracer writes as processes and threads
+of the Trace Event Format:
 
-* ``host``: the calling thread: each exported call (``EXEC @foo``) and every ``hal.fence.await``
-  the program makes (the time the host waits for devices).
-* ``<device> queue``: one per device: every queue operation from the moment the queue starts
-  it to its end (``queue_execute``, ``queue_alloca``, ``queue_copy``...), with the recorded
-  commands as arguments, and nested inside ``queue_execute`` one slice per dispatch, named
-  after the executable export, with its workgroup count.
-* ``<device> waits``: from submission to start, for operations whose wait fence was not
-  reached when they were submitted.
+* process ``host`` (pid 1), thread ``host``: each exported call (``EXEC @foo``) and every
+  ``fence.await`` of the program (the time the host waits for devices).
+* one process per device (pid 2, 3, ... in the order the devices were bound, named by the
+  device label), thread ``<device> queue``: an instant when each queue operation is submitted
+  (``submit queue_execute``), every queue operation from start to end (``queue_execute:
+  <dispatch names>``, ``queue_alloca``, ``queue_copy``... with their wait/signal timepoints), and nested
+  in ``queue_execute`` one slice per command (dispatches named after the export, with their
+  workgroup count; fills, copies and updates with byte counts) and per debug group;
+  thread ``<device> waits``: the time the queue's next operation waited for its wait fence.
 
-The HAL has no tracing hooks, so the tracer attaches from outside: a device's ``queue`` is
-wrapped by a proxy that times each submission, executables created through the traced ``hal``
-module get their library wrapped to time each dispatch, and the ``hal`` module subclass labels
-submissions. Fills and copies inside a command buffer run in one C loop and are not timed
-individually (they appear in the ``queue_execute`` slice's ``commands``).
-Format: the Trace Event Format's complete ("X") and metadata ("M") events, times in µs.
-Source of the idea: IREE's Tracy zones per queue and dispatch (runtime/src/iree/base/tracing).
+Events are complete ("X"), instant ("i") and metadata ("M") events; times are µs since the
+tracer was created (``time.perf_counter_ns`` clock). Zones still open when the trace is
+written end at that moment and carry ``"unfinished": true``.
+Source of the idea: IREE's Tracy zones per queue and dispatch (runtime/src/iree/base/tracing.h).
 """
 import contextlib
 import json
 import os
 import threading
-import time
 
 from rt.runtime.errors import InvalidArgumentError
-from rt.runtime.hal.command_buffer import COPY, DISPATCH, FILL, KIND_NAMES, UPDATE
-from rt.runtime.hal.drivers.local_queue import Submission
-from rt.runtime.hal.executable_library import ExecutableLibrary
-from rt.runtime.hal.module import HalModule
-from rt.runtime.vm import native_function
-
-#: How many dispatch names a queue_execute slice's name lists before "...".
-NAMED_DISPATCHES = 3
+from rt.runtime.hal.trace import HOST_LANE, TraceSink, now_ns
 
 
-def _command_text(command):
-    kind = command[0]
-    if kind == DISPATCH:
-        _, executable, ordinal, counts, _, _ = command
-        return f"dispatch {executable.exports[ordinal].name}[{counts[0]},{counts[1]},{counts[2]}]"
-    if kind in (FILL, UPDATE):
-        return f"{KIND_NAMES[kind]} {command[3] if kind == FILL else command[4]} B"
-    if kind == COPY:
-        return f"copy_buffer {command[5]} B"
-    return KIND_NAMES[kind]
-
-
-class Tracer:
-    """Collects trace events from any thread; ``write(path)`` saves the Chrome JSON."""
+class Tracer(TraceSink):
+    """Collects zones from any thread; ``write(path)`` saves the Chrome JSON."""
 
     def __init__(self):
-        self._t0 = time.perf_counter_ns()
+        self._t0 = now_ns()
         self._lock = threading.Lock()
+        self._metadata = []
         self._events = []
+        self._processes = {}
         self._lanes = {}
-        self._pending = threading.local()
-        self._queues = {}
-        self.lane("host")
+        self._open = {}
+        with self._lock:
+            self._ids(HOST_LANE)
 
     def now(self):
         """Microseconds since the tracer was created."""
-        return (time.perf_counter_ns() - self._t0) / 1000.0
+        return self._us(now_ns())
 
-    def lane(self, name):
-        """The thread id of lane ``name`` (created on first use, in order)."""
-        with self._lock:
-            tid = self._lanes.get(name)
-            if tid is None:
-                tid = self._lanes[name] = len(self._lanes) + 1
-                self._events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid,
-                                     "args": {"name": name}})
-                self._events.append({"ph": "M", "name": "thread_sort_index", "pid": 1, "tid": tid,
-                                     "args": {"sort_index": tid}})
-            return tid
+    def _us(self, timestamp_ns):
+        return (timestamp_ns - self._t0) / 1000.0
 
-    def slice(self, lane, name, start, end, args=None):
-        """Record a complete event on ``lane`` (a name) from ``start`` to ``end`` (µs)."""
-        event = {"ph": "X", "name": name, "pid": 1, "tid": self.lane(lane), "ts": start,
-                 "dur": max(0.0, end - start)}
-        if args:
-            event["args"] = args
+    def _ids(self, lane):
+        """(pid, tid) of ``lane``, announced with metadata events on first use (lock held)."""
+        ids = self._lanes.get(lane)
+        if ids is not None:
+            return ids
+        pid = self._processes.get(lane.process)
+        if pid is None:
+            pid = self._processes[lane.process] = len(self._processes) + 1
+            self._metadata += [
+                {"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+                 "args": {"name": lane.process}},
+                {"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0,
+                 "args": {"sort_index": pid}}]
+        tid = len(self._lanes) + 1
+        name = lane.name if lane.process == lane.name else f"{lane.process} {lane.name}"
+        self._metadata += [
+            {"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}},
+            {"ph": "M", "name": "thread_sort_index", "pid": pid, "tid": tid,
+             "args": {"sort_index": tid}}]
+        ids = self._lanes[lane] = (pid, tid)
+        return ids
+
+    # -- TraceSink ---------------------------------------------------------------------------
+
+    def zone_begin(self, lane, name, timestamp_ns, args=None):
         with self._lock:
+            self._ids(lane)
+            self._open.setdefault(lane, []).append((str(name), timestamp_ns, args))
+
+    def zone_end(self, lane, timestamp_ns, args=None):
+        with self._lock:
+            stack = self._open.get(lane)
+            if not stack:
+                raise InvalidArgumentError(f"trace: zone_end on lane {lane.process} "
+                                           f"{lane.name} without an open zone")
+            name, start, begin_args = stack.pop()
+            self._complete(lane, name, start, timestamp_ns, begin_args, args)
+
+    def declare_lane(self, lane):
+        with self._lock:
+            self._ids(lane)
+
+    def instant(self, lane, name, timestamp_ns, args=None):
+        with self._lock:
+            pid, tid = self._ids(lane)
+            event = {"ph": "i", "s": "t", "name": str(name), "pid": pid, "tid": tid,
+                     "ts": self._us(timestamp_ns)}
+            if args:
+                event["args"] = dict(args)
             self._events.append(event)
+
+    def _complete(self, lane, name, start_ns, end_ns, begin_args, end_args):
+        pid, tid = self._ids(lane)
+        event = {"ph": "X", "name": name, "pid": pid, "tid": tid, "ts": self._us(start_ns),
+                 "dur": max(0.0, (end_ns - start_ns) / 1000.0)}
+        if begin_args or end_args:
+            event["args"] = {**(begin_args or {}), **(end_args or {})}
+        self._events.append(event)
+
+    # -- host lane ---------------------------------------------------------------------------
 
     @contextlib.contextmanager
     def host_slice(self, name, args=None):
-        """Time the ``with`` body on the ``host`` lane."""
-        start = self.now()
+        """Time the ``with`` body as a zone on the ``host`` lane."""
+        self.zone_begin(HOST_LANE, name, now_ns(), args)
         try:
             yield
         finally:
-            self.slice("host", name, start, self.now(), args)
+            self.zone_end(HOST_LANE, now_ns())
+
+    # -- output ------------------------------------------------------------------------------
 
     @property
     def events(self):
-        """A copy of the recorded events (metadata first, then slices in recording order)."""
+        """A copy of the events: metadata first, then slices and instants as they completed,
+        then zones still open (ending now, marked unfinished)."""
+        end = now_ns()
         with self._lock:
-            return list(self._events)
+            events = self._metadata + self._events
+            for lane, stack in self._open.items():
+                pid, tid = self._lanes[lane]
+                for name, start, args in stack:
+                    events.append({"ph": "X", "name": name, "pid": pid, "tid": tid,
+                                   "ts": self._us(start), "dur": max(0.0, (end - start) / 1000.0),
+                                   "args": {**(args or {}), "unfinished": True}})
+            return events
 
     def to_json(self):
         return {"traceEvents": self.events, "displayTimeUnit": "ms",
@@ -109,142 +146,6 @@ class Tracer:
         path = os.fspath(path)
         try:
             with open(path, "w", encoding="utf-8") as f:
-                json.dump(self.to_json(), f)
+                json.dump(self.to_json(), f, default=str)
         except OSError as e:
             raise InvalidArgumentError(f"cannot write the trace to {path!r}: {e.strerror}") from None
-
-    # -- attaching ---------------------------------------------------------------------------
-
-    def queue_lane(self, device):
-        return f"{device.label} queue"
-
-    def instrument_device(self, device):
-        """Wrap ``device.queue`` so that every submission is timed (idempotent)."""
-        queue = getattr(device, "queue", None)
-        if queue is None or isinstance(queue, _TracedQueue):
-            return
-        self._queues[device] = queue
-        device.queue = _TracedQueue(queue, self, self.queue_lane(device), f"{device.label} waits")
-
-    def detach_device(self, device):
-        """Restore the device's own queue."""
-        queue = self._queues.pop(device, None)
-        if queue is not None:
-            device.queue = queue
-
-    def instrument_executable(self, executable):
-        """Wrap ``executable.library`` so that each dispatch is timed on its device's lane."""
-        if not isinstance(executable.library, _TracedLibrary):
-            executable.library = _TracedLibrary(executable.library, self,
-                                                self.queue_lane(executable.device))
-
-    def hal_module(self, devices):
-        """A ``hal`` module over ``devices`` labelling submissions for this tracer."""
-        return TracingHalModule(self, devices)
-
-    @contextlib.contextmanager
-    def labelled(self, name, args):
-        """Name the queue submission made on this thread inside the ``with`` body."""
-        self._pending.label = (name, args)
-        try:
-            yield
-        finally:
-            self._pending.label = None
-
-    def take_label(self, default):
-        """(name, args) set by :meth:`labelled`, or ``(default, None)``; consumes it."""
-        label = getattr(self._pending, "label", None)
-        self._pending.label = None
-        return label if label is not None else (default, None)
-
-
-class _TracedQueue:
-    """Proxy of a local device queue timing each submission's action."""
-
-    def __init__(self, inner, tracer, lane, wait_lane):
-        self._inner, self._tracer, self._lane, self._wait_lane = inner, tracer, lane, wait_lane
-
-    def submit(self, submission):
-        tracer = self._tracer
-        name, args = tracer.take_label(submission.label)
-        submitted = tracer.now()
-        waiting = not submission.wait_fence.is_reached
-        inner_action = submission.action
-
-        def action():
-            start = tracer.now()
-            if waiting:
-                tracer.slice(self._wait_lane, f"wait before {name}", submitted, start)
-            try:
-                inner_action()
-            finally:
-                tracer.slice(self._lane, name, start, tracer.now(), args)
-
-        self._inner.submit(Submission(submission.wait_fence, submission.signal_fence, action,
-                                      submission.label))
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-
-class _TracedLibrary(ExecutableLibrary):
-    """An executable library whose dispatches are timed (other attributes forwarded)."""
-
-    def __init__(self, inner, tracer, lane):
-        self._inner, self._tracer, self._lane = inner, tracer, lane
-        self.format, self.exports = inner.format, inner.exports
-
-    def dispatch(self, ordinal, workgroup_count, constants, binding_ptrs, binding_lengths, threads=1):
-        start = self._tracer.now()
-        try:
-            return self._inner.dispatch(ordinal, workgroup_count, constants, binding_ptrs,
-                                        binding_lengths, threads)
-        finally:
-            self._tracer.slice(self._lane, self.exports[ordinal].name, start, self._tracer.now(),
-                               {"workgroups": list(workgroup_count), "threads": threads})
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-
-class TracingHalModule(HalModule):
-    """The ``hal`` module, labelling queue submissions and timing host waits for a Tracer."""
-
-    def __init__(self, tracer, devices, trace=None):
-        super().__init__(devices, trace)
-        self._tracer = tracer
-
-    @native_function("executable.create", "0rIrrr_r")
-    def executable_create(self, device, affinity, format, data, constants):
-        executable = super().executable_create(device, affinity, format, data, constants)
-        self._tracer.instrument_executable(executable)
-        return executable
-
-    @native_function("device.queue.execute", "0rIrrrI_v")
-    def device_queue_execute(self, device, affinity, wait, signal, cb, flags):
-        recorded = getattr(cb, "commands", ())
-        dispatches = [c[1].exports[c[2]].name for c in recorded if c[0] == DISPATCH]
-        name = "queue_execute"
-        if dispatches:
-            more = ", ..." if len(dispatches) > NAMED_DISPATCHES else ""
-            name += ": " + ", ".join(dispatches[:NAMED_DISPATCHES]) + more
-        with self._tracer.labelled(name, {"commands": [_command_text(c) for c in recorded]}):
-            super().device_queue_execute(device, affinity, wait, signal, cb, flags)
-
-    @native_function("device.queue.alloca", "0rIrrIiiII_r")
-    def device_queue_alloca(self, device, affinity, wait, signal, pool, memory_types, usage, size, flags):
-        with self._tracer.labelled("queue_alloca", {"bytes": size}):
-            return super().device_queue_alloca(device, affinity, wait, signal, pool, memory_types,
-                                               usage, size, flags)
-
-    @native_function("device.queue.copy", "0rIrrrIrIII_v")
-    def device_queue_copy(self, device, affinity, wait, signal, source, source_offset, target,
-                          target_offset, length, flags):
-        with self._tracer.labelled("queue_copy", {"bytes": length}):
-            super().device_queue_copy(device, affinity, wait, signal, source, source_offset, target,
-                                      target_offset, length, flags)
-
-    @native_function("fence.await", "0iICrD_i")
-    def fence_await(self, timeout_ms, flags, fences):
-        with self._tracer.host_slice("fence.await", {"fences": len(fences)}):
-            return super().fence_await(timeout_ms, flags, fences)

@@ -10,8 +10,9 @@ Public API::
 
 Objects: drivers and device URIs (``driver_registry``), ``Device``, ``Allocator``, ``Buffer``,
 ``BufferView``, ``CommandBuffer``, ``Semaphore``, ``Fence``, ``Executable``,
-``ExecutableCache``, the loader contract (``ExecutableLoader``, ``ExecutableLibrary``) and the
-``hal`` VM module (``rt.runtime.hal.module.HalModule``, imported on demand).
+``ExecutableCache``, the loader contract (``ExecutableLoader``, ``ExecutableLibrary``), the
+tracing hooks (``TraceSink``, ``Lane``; ``device.set_trace_sink``) and the ``hal`` VM module
+(``rt.runtime.hal.module.HalModule``, imported on demand).
 """
 from rt.runtime.hal.allocator import Allocator, AllocatorStatistics  # noqa: F401
 from rt.runtime.hal.buffer import (  # noqa: F401
@@ -54,3 +55,4 @@ from rt.runtime.hal.executable_loader import (  # noqa: F401
 from rt.runtime.hal.fence import Fence  # noqa: F401
 from rt.runtime.hal.semaphore import Semaphore  # noqa: F401
 from rt.runtime.hal.status import StatusCode  # noqa: F401
+from rt.runtime.hal.trace import HOST_LANE, Lane, TraceSink  # noqa: F401

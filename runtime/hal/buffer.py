@@ -120,9 +120,14 @@ class Buffer(abc.ABC):
 
     allocator / device: owners. memory_type: ``MemoryType`` bits. allowed_usage:
     ``BufferUsage`` bits. byte_offset: start within the allocation. byte_length: bytes.
+    encoding: None (untagged) or the identifier of the tensor encoding (layout) of the data
+    this buffer object holds, e.g. ``"#iree_encoding.layout<mmt4d 16x16x1>"``; set by
+    ``set_encoding`` or ``BufferView(..., encoding=...)``, inherited by subspans made later,
+    checked against an export's declared binding encodings when dispatched.
     """
 
     __slots__ = ()
+    encoding = None
 
     @property
     def device(self):
@@ -153,6 +158,13 @@ class Buffer(abc.ABC):
     @abc.abstractmethod
     def release(self):
         """Return the allocation to its allocator now; later use raises a clear error."""
+
+    def set_encoding(self, encoding):
+        """Tag this buffer object with tensor ``encoding`` (a non-empty str) or clear it (None)."""
+        if encoding is not None and (not isinstance(encoding, str) or not encoding):
+            raise InvalidArgumentError(f"set_encoding of {self.describe()}: the encoding must "
+                                       f"be a non-empty str or None, got {encoding!r}")
+        self.encoding = encoding
 
     @property
     def ptr(self):

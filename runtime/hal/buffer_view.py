@@ -27,13 +27,16 @@ class BufferView:
     """A typed, shaped view of ``buffer`` (already the subspan the tensor occupies).
 
     shape: tuple of int dims. element_type: ``ElementType`` code. encoding_type:
-    ``EncodingType`` code (DENSE_ROW_MAJOR for plain tensors).
+    ``EncodingType`` code (DENSE_ROW_MAJOR for plain tensors). encoding: None or the
+    identifier of the tensor's layout encoding; given, it tags ``buffer``
+    (``Buffer.set_encoding``) so dispatches can check it.
     Raises ``InvalidArgumentError`` if the buffer is smaller than the dense tensor.
     """
 
     __slots__ = ("buffer", "shape", "element_type", "encoding_type")
 
-    def __init__(self, buffer, shape, element_type, encoding_type=EncodingType.DENSE_ROW_MAJOR):
+    def __init__(self, buffer, shape, element_type, encoding_type=EncodingType.DENSE_ROW_MAJOR,
+                 encoding=None):
         if not isinstance(buffer, Buffer):
             raise InvalidArgumentError(f"buffer_view.create: expected a Buffer, got {buffer!r}")
         dims = []
@@ -44,6 +47,8 @@ class BufferView:
                     f"integer >= 0, got {d!r}"
                 )
             dims.append(int(d))
+        if encoding is not None:
+            buffer.set_encoding(encoding)
         self.buffer = buffer
         self.shape = tuple(dims)
         self.element_type = as_element_type(element_type)
@@ -68,6 +73,11 @@ class BufferView:
         buffer = device.allocator.allocate_from(array.reshape(-1).view(np.uint8),
                                                 memory_type, usage)
         return cls(buffer, array.shape, element_type)
+
+    @property
+    def encoding(self):
+        """The layout encoding identifier its buffer is tagged with, or None."""
+        return self.buffer.encoding
 
     @property
     def rank(self):

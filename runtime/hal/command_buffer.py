@@ -9,6 +9,15 @@ error names the command index, the command and what would be right. Drivers impl
 
 Lifecycle: ``begin()`` -> record -> ``end()`` (the ``hal`` module's ``finalize``) -> submit
 with ``device.queue_execute`` any number of times (unless ONE_SHOT).
+
+Cross-device rules (DESIGN.md §8): devices own separate heaps. A dispatch binding, a fill
+target and an update target must live on the command buffer's device; ``copy_buffer`` is the
+transfer command: one of its buffers must be the device's, the other may belong to any device
+the device can transfer with (``Device.can_transfer_with``, a shared transfer domain). A
+dispatch binding tagged with an encoding (``Buffer.encoding``) must carry the encoding the
+export expects for it (``Executable.binding_encodings``), if the export declares one.
+Debug groups (``begin_debug_group`` / ``end_debug_group``) must balance; they are kept as
+markers between commands and become nested zones when the queue is traced.
 """
 import abc
 import enum
@@ -17,6 +26,7 @@ import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError, UnimplementedError
 from rt.runtime.hal.buffer import AllocationState, Buffer, BufferUsage, check_range, check_size
+from rt.runtime.hal.buffer_view import BufferView
 from rt.runtime.hal.executable import Executable
 
 # Kinds of recorded commands (also the opcodes of the drivers' replay loop).
@@ -52,6 +62,21 @@ class CommandBufferState(enum.Enum):
     EXECUTABLE = "finalized"
 
 
+def command_text(command):
+    """A short text for a recorded command tuple, as traces show it."""
+    kind = command[0]
+    if kind == DISPATCH:
+        _, executable, ordinal, counts, _, _ = command
+        return f"dispatch {executable.exports[ordinal].name}[{counts[0]},{counts[1]},{counts[2]}]"
+    if kind == FILL:
+        return f"fill_buffer {command[3]} B"
+    if kind == UPDATE:
+        return f"update_buffer {command[4]} B"
+    if kind == COPY:
+        return f"copy_buffer {command[5]} B"
+    return KIND_NAMES[kind]
+
+
 def _u32(value, what, where):
     if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
         raise InvalidArgumentError(f"{where}: {what} must be an integer, got {value!r}")
@@ -80,6 +105,8 @@ class CommandBuffer(abc.ABC):
         self.state = CommandBufferState.INITIAL
         self.commands = []
         self.buffers = []
+        self.debug_markers = {}
+        self._debug_groups = []
         self._buffer_index = {}
         self.submitted = 0
 
@@ -96,8 +123,17 @@ class CommandBuffer(abc.ABC):
         self.state = CommandBufferState.RECORDING
 
     def end(self):
-        """Finish recording; the command buffer becomes submittable (IREE's finalize)."""
-        self._where("end", counted=False)
+        """Finish recording; the command buffer becomes submittable (IREE's finalize).
+
+        Raises ``InvalidArgumentError`` if a debug group is still open.
+        """
+        where = self._where("end", counted=False)
+        if self._debug_groups:
+            open_groups = ", ".join(repr(label) for label in self._debug_groups)
+            raise InvalidArgumentError(
+                f"{where}: {len(self._debug_groups)} debug group(s) still open ({open_groups}); "
+                "close each with end_debug_group before end()"
+            )
         self.state = CommandBufferState.EXECUTABLE
 
     @property
@@ -121,22 +157,33 @@ class CommandBuffer(abc.ABC):
                 f"create it with {category!r}"
             )
 
-    def _buffer(self, buffer, role, where, usage, same_device):
+    def _buffer(self, buffer, role, where, usage, transfer=False):
+        """Check ``buffer`` (live, reachable, usage) for a command being recorded.
+
+        transfer: the command is a copy, so a buffer of another device in the same transfer
+        domain is allowed (the caller checks that one side is this device's).
+        """
         if not isinstance(buffer, Buffer):
             raise InvalidArgumentError(f"{where}: {role} must be a Buffer, got {buffer!r}")
         if buffer.state is AllocationState.RELEASED:
             raise InvalidArgumentError(f"{where}: {role} {buffer.describe()} is "
                                        f"{buffer.state.value}")
-        if same_device and buffer.device is not self.device:
+        owner = buffer.device
+        if owner is not self.device and not (transfer and self.device.can_transfer_with(owner)):
+            how = ("no transfer path connects the two devices" if transfer else
+                   "devices own separate heaps; transfer it with queue_copy first")
             raise InvalidArgumentError(
-                f"{where}: {role} {buffer.describe()} lives on {buffer.device.label}, not on "
-                f"{self.device.label}; transfer it with queue_copy first"
+                f"{where}: {role} {buffer.describe()} lives on {owner.label}, which "
+                f"{self.device.label} cannot reach: {how}"
             )
         if not buffer.allowed_usage & usage:
             raise InvalidArgumentError(
                 f"{where}: {role} {buffer.describe()} was allocated with usage "
                 f"{buffer.allowed_usage!r}, which lacks {usage!r}"
             )
+
+    def _index(self, buffer):
+        """The index of ``buffer`` in ``self.buffers``, added once its command is valid."""
         index = self._buffer_index.get(id(buffer))
         if index is None:
             index = self._buffer_index[id(buffer)] = len(self.buffers)
@@ -156,7 +203,7 @@ class CommandBuffer(abc.ABC):
         if pattern_length not in (1, 2, 4):
             raise InvalidArgumentError(f"{where}: pattern_length must be 1, 2 or 4 bytes, got "
                                        f"{pattern_length!r}")
-        index = self._buffer(target, "target", where, BufferUsage.TRANSFER_TARGET, False)
+        self._buffer(target, "target", where, BufferUsage.TRANSFER_TARGET)
         offset, length = check_range(target, target_offset, length, where, "target")
         if offset % pattern_length or length % pattern_length:
             raise InvalidArgumentError(
@@ -164,14 +211,23 @@ class CommandBuffer(abc.ABC):
                 f"the {pattern_length}-byte pattern"
             )
         value = int(pattern) & ((1 << (8 * pattern_length)) - 1)
-        self.commands.append((FILL, index, offset, length, value, pattern_length))
+        self.commands.append((FILL, self._index(target), offset, length, value, pattern_length))
 
     def copy_buffer(self, source, source_offset, target, target_offset, length):
-        """Copy ``length`` bytes between buffers (any local device's; ranges may not overlap)."""
+        """Copy ``length`` bytes between buffers (ranges may not overlap).
+
+        One buffer must be this device's; the other may be another device's in the same
+        transfer domain (the explicit cross-device transfer).
+        """
         where = self._where("copy_buffer")
         self._category(CommandCategory.TRANSFER, where)
-        src = self._buffer(source, "source", where, BufferUsage.TRANSFER_SOURCE, False)
-        dst = self._buffer(target, "target", where, BufferUsage.TRANSFER_TARGET, False)
+        self._buffer(source, "source", where, BufferUsage.TRANSFER_SOURCE, True)
+        self._buffer(target, "target", where, BufferUsage.TRANSFER_TARGET, True)
+        if source.device is not self.device and target.device is not self.device:
+            raise InvalidArgumentError(
+                f"{where}: neither source {source.describe()} nor target {target.describe()} "
+                f"lives on {self.device.label}; record the copy on one of their devices"
+            )
         s_off, length = check_range(source, source_offset, length, where, "source")
         t_off, _ = check_range(target, target_offset, length, where, "target")
         if source.allocation is target.allocation:
@@ -182,7 +238,7 @@ class CommandBuffer(abc.ABC):
                     f"{where}: source [{a}, {a + length}) and target [{b}, {b + length}) "
                     "overlap in the same allocation; copy through a temporary buffer"
                 )
-        self.commands.append((COPY, src, s_off, dst, t_off, length))
+        self.commands.append((COPY, self._index(source), s_off, self._index(target), t_off, length))
 
     def update_buffer(self, source, source_offset, target, target_offset, length):
         """Copy ``length`` host bytes of ``source`` (bytes-like) from ``source_offset`` into
@@ -201,17 +257,20 @@ class CommandBuffer(abc.ABC):
                 f"{where}: source range [{s_off}, {s_off + length}) exceeds the "
                 f"{data.nbytes}-byte host source"
             )
-        dst = self._buffer(target, "target", where, BufferUsage.TRANSFER_TARGET, False)
+        self._buffer(target, "target", where, BufferUsage.TRANSFER_TARGET)
         t_off, _ = check_range(target, target_offset, length, where, "target")
-        self.commands.append((UPDATE, bytes(data[s_off:s_off + length]), dst, t_off, length))
+        self.commands.append((UPDATE, bytes(data[s_off:s_off + length]), self._index(target),
+                              t_off, length))
 
     def dispatch(self, executable, ordinal, workgroup_count, constants=(), bindings=()):
         """Run export ``ordinal`` of ``executable`` over ``workgroup_count`` (x, y, z).
 
         constants: push constants (ints, stored as uint32), exactly the export's
-        constant_count. bindings: exactly binding_count entries, each a Buffer (whole) or a
-        tuple ``(buffer, offset, length)`` (length None = to the end); buffers must be this
-        device's, offsets multiples of ``device.limits.min_buffer_offset_alignment``.
+        constant_count. bindings: exactly binding_count entries, each a Buffer or BufferView
+        (whole) or a tuple ``(buffer, offset, length)`` (length None = to the end); buffers must
+        be this device's, offsets multiples of ``device.limits.min_buffer_offset_alignment``,
+        and a buffer tagged with an encoding must carry the one the export declares for that
+        binding (``executable.binding_encodings``). Raises ``InvalidArgumentError``.
         """
         where = self._where("dispatch")
         self._category(CommandCategory.DISPATCH, where)
@@ -245,18 +304,21 @@ class CommandBuffer(abc.ABC):
                 f"{export.binding_count}"
             )
         alignment = self.device.limits.min_buffer_offset_alignment
+        expected = executable.binding_encodings(ordinal)
         refs = []
         for i, binding in enumerate(bindings):
+            if isinstance(binding, BufferView):
+                binding = binding.buffer
             if isinstance(binding, Buffer):
                 buffer, offset, length = binding, 0, binding.byte_length
             elif isinstance(binding, (tuple, list)) and len(binding) == 3:
                 buffer, offset, length = binding
             else:
                 raise InvalidArgumentError(
-                    f"{where}: binding {i} must be a Buffer or (buffer, offset, length), got "
-                    f"{binding!r}"
+                    f"{where}: binding {i} must be a Buffer, a BufferView or (buffer, offset, "
+                    f"length), got {binding!r}"
                 )
-            index = self._buffer(buffer, f"binding {i}", where, BufferUsage.DISPATCH_STORAGE, True)
+            self._buffer(buffer, f"binding {i}", where, BufferUsage.DISPATCH_STORAGE)
             if length is None:
                 length = buffer.byte_length - min(check_size(offset, "offset", where),
                                                   buffer.byte_length)
@@ -266,8 +328,16 @@ class CommandBuffer(abc.ABC):
                     f"{where}: binding {i} starts at byte {buffer.byte_offset + offset} of its "
                     f"allocation, which is not a multiple of {alignment}"
                 )
-            refs.append((index, offset, length))
-        self.commands.append((DISPATCH, executable, ordinal, counts, constants, tuple(refs)))
+            want = expected[i] if expected else None
+            if want is not None and buffer.encoding is not None and buffer.encoding != want:
+                raise InvalidArgumentError(
+                    f"{where}: binding {i} expects encoding {want!r} but {buffer.describe()} "
+                    f"holds encoding {buffer.encoding!r}; pass a tensor laid out with {want!r} "
+                    "(specialize-encodings per device) or re-encode it first"
+                )
+            refs.append((buffer, offset, length))
+        refs = tuple((self._index(buffer), offset, length) for buffer, offset, length in refs)
+        self.commands.append((DISPATCH, executable, ordinal, counts, constants, refs))
 
     def execution_barrier(self, source_stage_mask=0, target_stage_mask=0, flags=0):
         """Order every earlier command before every later one (local queues run in order)."""
@@ -275,21 +345,43 @@ class CommandBuffer(abc.ABC):
         self.commands.append((BARRIER,))
 
     def begin_debug_group(self, label):
-        """Open a named debug group (recorded for tracing; no effect on execution)."""
-        self._where("begin_debug_group", counted=False)
+        """Open a debug group named ``label`` (str) around the commands recorded next.
+
+        No effect on execution; a traced queue shows it as a zone enclosing its commands.
+        """
+        where = self._where("begin_debug_group", counted=False)
+        if not isinstance(label, str):
+            raise InvalidArgumentError(f"{where}: label must be a str, got {label!r}")
+        self.debug_markers.setdefault(len(self.commands), []).append(label)
+        self._debug_groups.append(label)
 
     def end_debug_group(self):
-        """Close the innermost debug group."""
-        self._where("end_debug_group", counted=False)
+        """Close the innermost debug group; ``InvalidArgumentError`` if none is open."""
+        where = self._where("end_debug_group", counted=False)
+        if not self._debug_groups:
+            raise InvalidArgumentError(f"{where}: no debug group is open; call "
+                                       "begin_debug_group first")
+        self._debug_groups.pop()
+        self.debug_markers.setdefault(len(self.commands), []).append(None)
 
     def describe_command(self, index):
         """``"command 3 (dispatch of 'add' in executable X)"`` for error messages."""
+        if index >= len(self.commands):
+            return f"the debug group markers after its {len(self.commands)} commands"
         cmd = self.commands[index]
         if cmd[0] == DISPATCH:
             executable, ordinal = cmd[1], cmd[2]
             return (f"command {index} (dispatch of export {executable.exports[ordinal].name!r} "
                     f"in executable {executable.name})")
         return f"command {index} ({KIND_NAMES[cmd[0]]})"
+
+    def dispatch_names(self):
+        """Export names of the recorded dispatches, in order."""
+        return [c[1].exports[c[2]].name for c in self.commands if c[0] == DISPATCH]
+
+    def command_texts(self):
+        """One line per recorded command (``dispatch add_f32[4,1,1]``, ``copy_buffer 64 B``)."""
+        return [command_text(c) for c in self.commands]
 
     # -- execution ---------------------------------------------------------------------------
 
@@ -298,13 +390,16 @@ class CommandBuffer(abc.ABC):
         if self.state is not CommandBufferState.EXECUTABLE:
             raise InvalidArgumentError(f"{where}: {self.label} is {self.state.value}; call end() "
                                        "(finalize) before submitting")
-        if self.mode & CommandBufferMode.ONE_SHOT and self.submitted:
+        if self.submitted and self.mode & CommandBufferMode.ONE_SHOT:
             raise InvalidArgumentError(f"{where}: {self.label} is ONE_SHOT and was already "
                                        "submitted; record a new one")
 
     @abc.abstractmethod
-    def execute(self, threads):
-        """Run every command in order on the calling thread (the queue's).
+    def execute(self, threads, sink=None, lane=None):
+        """Run every command in order on the calling thread (the one running the queue).
+
+        sink / lane: a ``TraceSink`` and the queue's ``Lane``; when set, one zone per command
+        and per debug group is reported (see rt.runtime.hal.trace).
 
         Raises ``DeviceError`` naming the device, the command (index, export, executable)
         and the cause.

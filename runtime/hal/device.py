@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rt.runtime.hal.buffer import BufferUsage, MemoryType
 from rt.runtime.hal.command_buffer import CommandBufferMode, CommandCategory
 from rt.runtime.hal.fence import Fence
+from rt.runtime.hal.trace import Lane, check_sink
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ class Device(abc.ABC):
     uri: the normalized device URI (``local-task://llvm-cpu?threads=2``); label: unique name
     for errors (``local-task://llvm-cpu#0``); driver_name / device_name: the URI's parts;
     loaders: its ``ExecutableLoader`` list; allocator; executable_cache; limits; threads:
-    workers a dispatch may use.
+    workers a dispatch may use; transfer_domain: devices with the same domain can copy
+    between their heaps (queue_copy, copy_buffer); trace_sink: the ``TraceSink`` or None.
     """
 
     uri = label = driver_name = device_name = ""
@@ -41,6 +43,35 @@ class Device(abc.ABC):
     executable_cache = None
     limits = DeviceLimits()
     threads = 1
+    transfer_domain = None
+    trace_sink = None
+
+    def set_trace_sink(self, sink):
+        """Report this device's queue work to ``sink`` (a ``TraceSink``), or stop (None).
+
+        Declares the queue lane to the sink; returns the previous sink. Work already running
+        keeps the sink it started with.
+        """
+        previous, self.trace_sink = self.trace_sink, check_sink(sink, f"{self.label}: "
+                                                                     "set_trace_sink")
+        if sink is not None:
+            sink.declare_lane(self.queue_lane)
+        return previous
+
+    @property
+    def queue_lane(self):
+        """The ``Lane`` of this device's queue in traces."""
+        return Lane(self.label, "queue")
+
+    @property
+    def waits_lane(self):
+        """The ``Lane`` where waits of this device's queue for wait fences appear."""
+        return Lane(self.label, "waits")
+
+    def can_transfer_with(self, other):
+        """True if a copy between this device's heap and ``other``'s can be recorded here."""
+        return other is self or (self.transfer_domain is not None
+                                 and getattr(other, "transfer_domain", None) == self.transfer_domain)
 
     @abc.abstractmethod
     def create_semaphore(self, initial_value=0):

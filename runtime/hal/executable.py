@@ -3,21 +3,29 @@
 Follows ``iree_hal_executable_t`` (runtime/src/iree/hal/executable.h): exports are dispatched
 by ordinal; ``lookup_function`` maps an export name to its ordinal
 (``hal.executable.lookup.function``).
+
+Binding encodings: a variant's metadata may declare, per export, the tensor encoding each
+binding expects (``metadata["binding_encodings"] = {"export": ["enc" or None, ...]}``, one
+entry per binding; the identifiers are the ones specialize-encodings resolves per device).
+Command buffers reject a dispatch whose binding buffer is tagged with another encoding.
 """
-from rt.runtime.errors import InvalidArgumentError, NotFoundError
+from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, NotFoundError
 from rt.runtime.hal.executable_library import ExecutableLibrary
+
+BINDING_ENCODINGS = "binding_encodings"
 
 
 class Executable:
     """``library`` (an ``ExecutableLibrary``) loaded on ``device`` from a ``format`` variant.
 
     name: a label for errors (defaults to the library's ``name`` attribute if it has one,
-    else the format and the first export).
+    else the format and the first export). metadata: the variant's metadata dict (its
+    ``binding_encodings`` are read; ``ModuleFormatError`` if malformed).
     """
 
-    __slots__ = ("device", "library", "format", "name", "exports")
+    __slots__ = ("device", "library", "format", "name", "exports", "_encodings")
 
-    def __init__(self, device, library, format, name=None):
+    def __init__(self, device, library, format, name=None, metadata=None):
         if not isinstance(library, ExecutableLibrary):
             raise InvalidArgumentError(
                 f"executable on {device.label}: the loader for {format!r} returned "
@@ -27,6 +35,36 @@ class Executable:
         self.exports = tuple(library.exports)
         first = self.exports[0].name if self.exports else "no exports"
         self.name = name or getattr(library, "name", None) or f"{format}:{first}"
+        self._encodings = self._parse_encodings((metadata or {}).get(BINDING_ENCODINGS))
+
+    def _parse_encodings(self, table):
+        if table is None:
+            return {}
+        where = f"executable {self.name}: metadata {BINDING_ENCODINGS!r}"
+        if not isinstance(table, dict):
+            raise ModuleFormatError(f"{where} must map export names to lists, got "
+                                    f"{type(table).__name__}")
+        by_name = {e.name: i for i, e in enumerate(self.exports)}
+        parsed = {}
+        for name, entries in table.items():
+            if name not in by_name:
+                raise ModuleFormatError(f"{where} names export {name!r}, which the executable "
+                                        f"lacks; exports: {', '.join(by_name) or '(none)'}")
+            count = self.exports[by_name[name]].binding_count
+            if not isinstance(entries, (list, tuple)) or len(entries) != count:
+                raise ModuleFormatError(f"{where} for export {name!r} must list {count} "
+                                        f"entries (one per binding), got {entries!r}")
+            for i, entry in enumerate(entries):
+                if entry is not None and (not isinstance(entry, str) or not entry):
+                    raise ModuleFormatError(f"{where} for export {name!r}, binding {i}: expected "
+                                            f"an encoding identifier or null, got {entry!r}")
+            parsed[by_name[name]] = tuple(entries)
+        return parsed
+
+    def binding_encodings(self, ordinal):
+        """Expected encoding per binding of export ``ordinal`` (tuple; None entries accept any
+        encoding), or None when the export declares none."""
+        return self._encodings.get(ordinal)
 
     def export(self, ordinal, where="dispatch"):
         """The ``ExportInfo`` at ``ordinal``; ``InvalidArgumentError`` if out of range."""

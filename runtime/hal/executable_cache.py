@@ -82,4 +82,4 @@ class ExecutableCache:
         index, loader = self.select_variant(variants)
         format, data, metadata = variants[index]
         library = loader.load(format, data, dict(metadata or {}))
-        return Executable(self.device, library, format, name)
+        return Executable(self.device, library, format, name, metadata)

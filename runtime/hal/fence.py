@@ -3,10 +3,12 @@
 Follows ``iree_hal_fence_t`` (runtime/src/iree/hal/fence.h): inserting a semaphore twice
 keeps the larger value; ``join`` unions fences; a fence is *reached* when every semaphore has
 reached its value and *failed* as soon as any of its semaphores failed. ``wait`` (IREE's
-``await``) wakes on the first failure instead of waiting out the other timepoints.
+``await``) wakes on the first failure instead of waiting out the other timepoints; before
+blocking it donates the calling thread to the queue that will signal the pending semaphores
+(``Semaphore.producer``, if they share one), so work whose queue thread is not running yet
+runs here.
 """
 import threading
-import time
 
 from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
 from rt.runtime.hal.semaphore import Semaphore
@@ -67,7 +69,10 @@ class Fence:
     @property
     def is_reached(self):
         """True when every timepoint is reached (False if any semaphore failed)."""
-        return all(s.is_reached(v) for s, v in self._timepoints.items())
+        for semaphore, value in self._timepoints.items():
+            if not semaphore.is_reached(value):
+                return False
+        return True
 
     @property
     def is_settled(self):
@@ -108,26 +113,20 @@ class Fence:
         pending = [(s, v) for s, v in self._timepoints.items() if not s.is_reached(v)]
         if not pending:
             return
-        deadline = None if timeout is None else time.monotonic() + max(0.0, float(timeout))
-        cond = threading.Condition(threading.Lock())
-        left = [len(pending)]
-
-        def fired():
-            with cond:
-                left[0] -= 1
-                cond.notify()
-
-        handles = [(s, s.acquire_timepoint(v, fired)) for s, v in pending]
-        try:
-            with cond:
-                while left[0] > 0 and self.failure is None:
-                    remaining = None if deadline is None else deadline - time.monotonic()
-                    if remaining is not None and remaining <= 0:
-                        break
-                    cond.wait(remaining)
-        finally:
-            for semaphore, handle in handles:
-                semaphore.cancel_timepoint(handle)
+        if self._donate(pending):
+            if self.failure is not None:
+                self._raise_failure()
+            pending = [(s, v) for s, v in pending if not s.is_reached(v)]
+            if not pending:
+                return
+        woken = threading.Lock()
+        woken.acquire()
+        waiter = _Waiter(self, len(pending), woken)
+        handles = [(s, s.acquire_timepoint(v, waiter.fired)) for s, v in pending]
+        limit = -1 if timeout is None else min(max(0.0, float(timeout)), threading.TIMEOUT_MAX)
+        woken.acquire(timeout=limit)
+        for semaphore, handle in handles:
+            semaphore.cancel_timepoint(handle)
         if self.failure is not None:
             self._raise_failure()
         if not self.is_reached:
@@ -137,6 +136,19 @@ class Fence:
             raise DeadlineExceededError(
                 f"fence wait timed out after {timeout} s; still waiting on: {waiting}"
             )
+
+    def _donate(self, pending):
+        """Run ready work of the queue producing ``pending`` here; True if any ran.
+
+        Only when a single queue produces every pending timepoint: a waiter on several
+        queues blocks instead, so that their queue threads run the work side by side rather
+        than this thread running it one queue after the other.
+        """
+        producers = {semaphore.producer for semaphore, _ in pending}
+        if len(producers) != 1 or None in producers:
+            return False
+        (queue,) = producers
+        return queue.donate(lambda: self.is_settled)
 
     def on_settled(self, callback):
         """Call ``callback()`` once, when the fence is reached or any semaphore fails.
@@ -152,6 +164,26 @@ class Fence:
     def __repr__(self):
         points = ", ".join(f"{s.label}>={v}" for s, v in self._timepoints.items())
         return f"<Fence [{points}]>"
+
+
+class _Waiter:
+    """Releases ``woken`` once every pending timepoint fired or the fence failed."""
+
+    __slots__ = ("fence", "left", "woken", "lock")
+
+    def __init__(self, fence, left, woken):
+        self.fence, self.left, self.woken = fence, left, woken
+        self.lock = threading.Lock()
+
+    def fired(self):
+        with self.lock:
+            if self.left <= 0:
+                return
+            self.left -= 1
+            if self.left > 0 and self.fence.failure is None:
+                return
+            self.left = 0
+        self.woken.release()
 
 
 class _Settlement:

@@ -68,6 +68,7 @@ from rt.runtime.hal.device import Device
 from rt.runtime.hal.executable import Executable
 from rt.runtime.hal.fence import Fence
 from rt.runtime.hal.status import StatusCode, status_name
+from rt.runtime.hal.trace import HOST_LANE, check_sink, now_ns, timepoint_texts
 from rt.runtime.vm import NativeModule, native_function
 
 _INFINITE_MS = (1 << 32) - 1
@@ -105,17 +106,19 @@ class HalModule(NativeModule):
     """The ``hal`` module over ``devices`` (the devices bound to the context, in order).
 
     trace: ``callable(key: str, views: list)`` receiving ``buffer_view.trace``; default prints
-    to stderr.
+    to stderr. trace_sink: a ``TraceSink`` that gets a ``fence.await`` zone on ``HOST_LANE``
+    for every await (args: the awaited timepoints and the status returned), or None.
     """
 
     name = "hal"
     version = 7
 
-    def __init__(self, devices=(), trace=None):
+    def __init__(self, devices=(), trace=None, trace_sink=None):
         self.devices = tuple(devices)
         for i, device in enumerate(self.devices):
             _ref(device, Device, f"HalModule devices[{i}]")
         self._trace = trace
+        self.trace_sink = check_sink(trace_sink, "HalModule trace_sink")
 
     # -- allocator / buffer ------------------------------------------------------------------
 
@@ -392,8 +395,23 @@ class HalModule(NativeModule):
         timeout_ms &= 0xFFFFFFFF
         timeout = None if timeout_ms == _INFINITE_MS else timeout_ms / 1000.0
         joined = Fence.join(fences)
+        sink = self.trace_sink
+        if sink is None:
+            return self._await(joined, timeout)
+        sink.zone_begin(HOST_LANE, "fence.await", now_ns(),
+                        {"timepoints": timepoint_texts(joined, pending_only=True)})
+        status = None
         try:
-            joined.wait(timeout)
+            status = self._await(joined, timeout)
+        finally:
+            sink.zone_end(HOST_LANE, now_ns(),
+                          {"status": "failed" if status is None else status_name(status)})
+        return status
+
+    @staticmethod
+    def _await(fence, timeout):
+        try:
+            fence.wait(timeout)
         except DeadlineExceededError:
             return int(StatusCode.DEADLINE_EXCEEDED)
         return 0

@@ -14,9 +14,15 @@ MAX_PAYLOAD = (1 << 64) - 1
 
 
 class Semaphore(abc.ABC):
-    """A timeline semaphore. ``label`` names it in errors (device and ordinal)."""
+    """A timeline semaphore. ``label`` names it in errors (device and ordinal).
+
+    producer: the device queue that last accepted work signalling this semaphore (set by
+    the queue), or None; a waiter may ``producer.donate(done)`` its thread to that queue
+    before blocking (see rt.runtime.hal.drivers.local_queue).
+    """
 
     label = "semaphore"
+    producer = None
 
     @property
     @abc.abstractmethod

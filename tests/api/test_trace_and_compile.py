@@ -24,33 +24,67 @@ def test_trace_has_a_lane_per_device_queue_with_dispatches(tmp_path, uri, backen
     tracer.write(path)
     events = json.loads(path.read_text())["traceEvents"]
     lanes = {e["args"]["name"]: e["tid"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
-    assert set(lanes) >= {"host", queue_lane}
+    processes = {e["args"]["name"]: e["pid"] for e in events if e["name"] == "process_name"}
+    assert set(lanes) == {"host", queue_lane} and processes == {"host": 1, queue_lane[:-6]: 2}
     slices = {e["name"]: e for e in events if e["ph"] == "X"}
     assert set(slices) == {"EXEC @add", "fence.await", f"queue_execute: {export}", export}
     execute, dispatch = slices[f"queue_execute: {export}"], slices[export]
     assert execute["tid"] == dispatch["tid"] == lanes[queue_lane]
+    assert execute["pid"] == dispatch["pid"] == 2
     assert slices["EXEC @add"]["tid"] == slices["fence.await"]["tid"] == lanes["host"]
     assert execute["args"]["commands"] == [f"dispatch {export}[4,1,1]"]
-    assert dispatch["args"]["workgroups"] == [4, 1, 1]
+    assert execute["args"]["wait"] == [] and execute["args"]["signal"] == [f"semaphore 0 of {queue_lane[:-6]} >= 1"]
+    assert dispatch["args"]["workgroups"] == [4, 1, 1] and dispatch["args"]["command"] == 0
     assert execute["ts"] <= dispatch["ts"] and dispatch["ts"] + dispatch["dur"] <= execute["ts"] + execute["dur"]
     host = slices["EXEC @add"]
     assert host["ts"] <= execute["ts"] and execute["ts"] + execute["dur"] <= host["ts"] + host["dur"]
 
 
-def test_closing_detaches_the_tracer_from_given_devices():
+def test_closing_uninstalls_the_tracer_from_given_devices():
     from rt.runtime import hal
 
     device = hal.create_device("local-sync://vmvx")
-    queue = device.queue
+    tracer = rt.Tracer()
     try:
-        with rt.load(testing.add_module(), devices=[device], tracer=rt.Tracer()) as m:
-            assert device.queue is not queue
+        with rt.load(testing.add_module(), devices=[device], tracer=tracer) as m:
+            assert device.trace_sink is tracer
             m.add(np.ones(1, np.float32), np.ones(1, np.float32))
-        assert device.queue is queue
+        assert device.trace_sink is None
+        device.queue_barrier().wait(timeout=10)
+        names = [e["name"] for e in tracer.events if e["ph"] == "X"]
+        assert names.count("queue_barrier") == 0 and names.count("EXEC @add") == 1
     finally:
         device.release()
 
 
+def test_tracer_events_and_errors(tmp_path):
+    from rt.runtime.hal.trace import HOST_LANE, Lane, now_ns
+
+    tracer = rt.Tracer()
+    lane = Lane("local-task://llvm-cpu#7", "queue")
+    base = now_ns()
+    tracer.zone_begin(lane, "queue_execute", base + 2_000, {"wait": []})
+    tracer.instant(lane, "marker", base + 3_000, {"n": 1})
+    tracer.zone_end(lane, base + 5_000, {"error": "boom"})
+    tracer.zone_begin(HOST_LANE, "EXEC @f", base + 6_000)
+    events = tracer.events
+    meta = [(e["name"], e["pid"], e["tid"], e["args"]) for e in events if e["ph"] == "M"]
+    assert meta[:4] == [("process_name", 1, 0, {"name": "host"}), ("process_sort_index", 1, 0, {"sort_index": 1}),
+                        ("thread_name", 1, 1, {"name": "host"}), ("thread_sort_index", 1, 1, {"sort_index": 1})]
+    assert ("process_name", 2, 0, {"name": "local-task://llvm-cpu#7"}) in meta
+    assert ("thread_name", 2, 2, {"name": "local-task://llvm-cpu#7 queue"}) in meta
+    instant, zone, unfinished = [e for e in events if e["ph"] != "M"]
+    assert {k: instant[k] for k in ("ph", "s", "name", "pid", "tid", "args")} == {
+        "ph": "i", "s": "t", "name": "marker", "pid": 2, "tid": 2, "args": {"n": 1}}
+    assert {k: zone[k] for k in ("ph", "name", "pid", "tid", "dur", "args")} == {
+        "ph": "X", "name": "queue_execute", "pid": 2, "tid": 2, "dur": 3.0, "args": {"wait": [], "error": "boom"}}
+    assert instant["ts"] - zone["ts"] == pytest.approx(1.0) and zone["ts"] > 0
+    assert unfinished["name"] == "EXEC @f" and unfinished["args"] == {"unfinished": True}
+    assert unfinished["tid"] == 1 and unfinished["ts"] - zone["ts"] == pytest.approx(4.0)
+    with pytest.raises(InvalidArgumentError, match=r"zone_end on lane local-task://llvm-cpu#7 queue without an open zone"):
+        tracer.zone_end(lane, 7_000)
+    with pytest.raises(InvalidArgumentError, match=r"cannot write the trace to '/nonexistent/t.json'"):
+        tracer.write("/nonexistent/t.json")
 def test_device_options():
     assert normalize_devices(None) is None
     assert normalize_devices(["llvm-cpu", "vmvx"]) == [("__device_0", "llvm-cpu"), ("__device_1", "vmvx")]
@@ -121,8 +155,6 @@ def test_compile_and_run_scalars_through_the_compiler(tmp_path):
 
 @pytest.mark.slow
 @needs_driver
-@pytest.mark.xfail(raises=rt.CompileError, strict=False,
-                   reason="the compiler's stream/hal phases do not cover this example yet")
 def test_compile_and_run_an_example_end_to_end():
     from pathlib import Path
 

@@ -114,6 +114,16 @@ def test_benchmark_summary_and_json(modules, tmp_path):
     assert summary["repetitions"] == 5 and summary["min_ms"] <= summary["median_ms"] <= summary["max_ms"]
 
 
+def test_benchmark_trace_has_one_exec_per_call(modules, tmp_path):
+    trace = tmp_path / "bench.json"
+    out = rt_cli("benchmark", modules / "add.vmfb", "--function=add", "--input=64xf32=1", "--input=64xf32=2",
+                 "--repetitions=3", "--warmup=1", f"--trace={trace}", "--device=local-task://vmvx")
+    assert out.returncode == 0, out.stderr
+    events = json.loads(trace.read_text())["traceEvents"]
+    slices = [e["name"] for e in events if e["ph"] == "X"]
+    assert slices.count("add_dispatch_0") == 4 and slices.count("queue_execute: add_dispatch_0") == 4
+
+
 def test_devices_lists_drivers_and_cpu():
     out = rt_cli("devices")
     assert out.returncode == 0

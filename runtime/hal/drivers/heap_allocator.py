@@ -51,13 +51,14 @@ class HeapBuffer(Buffer):
     """A byte range of a ``HeapAllocation``."""
 
     __slots__ = ("allocator", "memory_type", "allowed_usage", "byte_offset", "byte_length",
-                 "_allocation", "_view")
+                 "encoding", "_allocation", "_view")
 
     def __init__(self, allocation, byte_offset, byte_length, memory_type, usage):
         self.allocator = allocation.allocator
         self._allocation = allocation
         self.byte_offset, self.byte_length = byte_offset, byte_length
         self.memory_type, self.allowed_usage = memory_type, usage
+        self.encoding = None
         self._view = None
 
     @property
@@ -104,8 +105,10 @@ class HeapBuffer(Buffer):
 
     def subspan(self, offset, length):
         offset, length = check_range(self, offset, length, f"subspan of {self.describe()}")
-        return HeapBuffer(self._allocation, self.byte_offset + offset, length,
+        span = HeapBuffer(self._allocation, self.byte_offset + offset, length,
                           self.memory_type, self.allowed_usage)
+        span.encoding = self.encoding
+        return span
 
     def release(self):
         self.allocator.release(self)

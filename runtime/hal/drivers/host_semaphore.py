@@ -1,11 +1,12 @@
 """A timeline semaphore in host memory, shared by the local drivers.
 
 Modelled on IREE's runtime/src/iree/hal/drivers/local_sync/sync_semaphore.c: a mutex-guarded
-payload plus a list of timepoints. Waits use ``threading.Condition`` (its lock acquire releases
-the GIL while blocked), so a Python thread waiting never stalls the queue threads.
+payload plus a list of timepoints. A blocking wait is one more timepoint whose callback
+releases a lock the waiter blocks on (the acquire releases the GIL), so a Python thread
+waiting never stalls the queue threads, and signalling a semaphore nobody waits on costs no
+wake-up. Before blocking, a waiter donates its thread to the semaphore's producer queue.
 """
 import threading
-import time
 
 import numpy as np
 
@@ -51,10 +52,13 @@ def failure_error(label, cause):
 class HostSemaphore(Semaphore):
     """Timeline semaphore with payload ``initial_value``; ``label`` names it in errors."""
 
+    __slots__ = ("_value", "label", "producer", "_lock", "_failure", "_timepoints")
+
     def __init__(self, initial_value=0, label="semaphore"):
         self._value = check_payload(initial_value, f"{label}: create")
         self.label = label
-        self._cond = threading.Condition(threading.Lock())
+        self.producer = None
+        self._lock = threading.Lock()
         self._failure = None
         self._timepoints = []
 
@@ -72,17 +76,20 @@ class HostSemaphore(Semaphore):
         return self._failure is None and self._value >= value
 
     def signal(self, value):
-        value = check_payload(value, f"{self.label}: signal")
-        with self._cond:
+        if value.__class__ is not int or not 0 <= value <= MAX_PAYLOAD:
+            value = check_payload(value, f"{self.label}: signal")
+        with self._lock:
             if self._failure is not None:
                 raise failure_error(self.label, self._failure)
             if value <= self._value:
                 return
             self._value = value
-            fired = [tp for tp in self._timepoints if tp[0] <= value]
+            timepoints = self._timepoints
+            if not timepoints:
+                return
+            fired = [tp for tp in timepoints if tp[0] <= value]
             if fired:
-                self._timepoints = [tp for tp in self._timepoints if tp[0] > value]
-            self._cond.notify_all()
+                self._timepoints = [tp for tp in timepoints if tp[0] > value]
         for tp in fired:
             tp[1]()
 
@@ -91,12 +98,11 @@ class HostSemaphore(Semaphore):
         if not isinstance(cause, BaseException):
             cause = DeviceError(str(cause))
         _without_tracebacks(cause)
-        with self._cond:
+        with self._lock:
             if self._failure is not None:
                 return
             self._failure = cause
             fired, self._timepoints = self._timepoints, []
-            self._cond.notify_all()
         for tp in fired:
             tp[1]()
 
@@ -104,23 +110,28 @@ class HostSemaphore(Semaphore):
         value = check_payload(value, f"{self.label}: wait")
         if self._failure is None and self._value >= value:
             return
-        deadline = None if timeout is None else time.monotonic() + max(0.0, float(timeout))
-        with self._cond:
-            while self._failure is None and self._value < value:
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    raise DeadlineExceededError(
-                        f"{self.label}: wait for payload {value} timed out after {timeout} s "
-                        f"(payload is {self._value}); signal it or wait longer"
-                    )
-                self._cond.wait(remaining)
+        producer = self.producer
+        if producer is not None:
+            producer.donate(lambda: self._failure is not None or self._value >= value)
+        if self._failure is None and self._value < value:
+            woken = threading.Lock()
+            woken.acquire()
+            handle = self.acquire_timepoint(value, woken.release)
+            limit = -1 if timeout is None else min(max(0.0, float(timeout)), threading.TIMEOUT_MAX)
+            woken.acquire(timeout=limit)
+            self.cancel_timepoint(handle)
+            if self._failure is None and self._value < value:
+                raise DeadlineExceededError(
+                    f"{self.label}: wait for payload {value} timed out after {timeout} s "
+                    f"(payload is {self._value}); signal it or wait longer"
+                )
         if self._failure is not None:
             raise failure_error(self.label, self._failure)
 
     def acquire_timepoint(self, value, callback):
         value = check_payload(value, f"{self.label}: acquire_timepoint")
         handle = [value, callback]
-        with self._cond:
+        with self._lock:
             if self._failure is None and self._value < value:
                 self._timepoints.append(handle)
                 return handle
@@ -128,7 +139,7 @@ class HostSemaphore(Semaphore):
         return handle
 
     def cancel_timepoint(self, handle):
-        with self._cond:
+        with self._lock:
             self._timepoints = [tp for tp in self._timepoints if tp is not handle]
 
     def __repr__(self):

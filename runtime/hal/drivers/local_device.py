@@ -3,6 +3,13 @@
 After IREE's runtime/src/iree/hal/drivers/local_sync/sync_device.c and
 local_task/task_device.c: the two differ only in who runs the queue (``InlineQueue`` on the
 caller, ``ThreadQueue`` on a device thread) and how many worker threads a dispatch may use.
+
+Every local device's heap is host memory, so local devices share the ``"host"`` transfer
+domain: ``queue_copy`` may read or write another local device's buffer (one side must be this
+device's); every other queue operation only takes this device's buffers.
+With a trace sink (``set_trace_sink``) each queue operation is an instant when submitted
+(``submit queue_fill``) and a zone named after it while it runs, with its wait/signal
+timepoints and sizes as args (rt.runtime.hal.trace).
 """
 import itertools
 
@@ -17,13 +24,19 @@ from rt.runtime.hal.drivers.local_command_buffer import LocalCommandBuffer
 from rt.runtime.hal.drivers.local_queue import Submission
 from rt.runtime.hal.executable_cache import ExecutableCache
 from rt.runtime.hal.fence import Fence
+from rt.runtime.hal.trace import now_ns, timepoint_texts
 
 _ordinals = itertools.count()
+
+#: How many dispatch names a queue_execute zone's name lists before "...".
+NAMED_DISPATCHES = 3
 
 
 class LocalDevice(Device):
     """A local device. ``queue_type``: InlineQueue or ThreadQueue; ``threads``: workers per
     dispatch; ``heap_capacity``: bytes or None."""
+
+    transfer_domain = "host"
 
     def __init__(self, driver_name, device_name, uri, loaders, queue_type, threads=1,
                  heap_capacity=None):
@@ -36,7 +49,12 @@ class LocalDevice(Device):
         self.executable_cache = ExecutableCache(self)
         self._semaphores = itertools.count()
         self._released = False
-        self.queue = queue_type(f"{self.label} queue 0")
+        self.queue = queue_type(f"{self.label} queue 0", self.queue_lane, self.waits_lane)
+
+    def set_trace_sink(self, sink):
+        previous = super().set_trace_sink(sink)
+        self.queue.sink = self.trace_sink
+        return previous
 
     # -- object creation ---------------------------------------------------------------------
 
@@ -63,15 +81,32 @@ class LocalDevice(Device):
             signal_fence = self.create_fence()
         return wait_fence, signal_fence
 
-    def _submit(self, where, wait_fence, signal_fence, action):
+    def _submit(self, where, wait_fence, signal_fence, action, args=None, name=None):
+        """Queue ``action(sink)``; ``args()`` -> dict of trace args, only called when traced."""
         wait_fence, signal_fence = self._fences(wait_fence, signal_fence, where)
-        self.queue.submit(Submission(wait_fence, signal_fence, action, where))
+        submission = Submission(wait_fence, signal_fence, action, where)
+        sink = self.trace_sink
+        if sink is not None:
+            submission.name = name
+            submission.args = dict(args() if args is not None else {},
+                                   wait=timepoint_texts(wait_fence),
+                                   signal=timepoint_texts(signal_fence))
+            sink.instant(self.queue_lane, f"submit {where}", now_ns())
+        self.queue.submit(submission)
         return signal_fence
 
-    def _transfer_buffer(self, buffer, role, usage, where):
+    def _transfer_buffer(self, buffer, role, usage, where, transfer=False):
         if not isinstance(buffer, Buffer):
             raise InvalidArgumentError(f"{where} on {self.label}: {role} must be a Buffer, got "
                                        f"{buffer!r}")
+        owner = buffer.device
+        if owner is not self and not (transfer and self.can_transfer_with(owner)):
+            how = ("no transfer path connects the two devices" if transfer else
+                   "devices own separate heaps; transfer it with queue_copy first")
+            raise InvalidArgumentError(
+                f"{where} on {self.label}: {role} {buffer.describe()} lives on {owner.label}, "
+                f"which {self.label} cannot reach: {how}"
+            )
         if not buffer.allowed_usage & usage:
             raise InvalidArgumentError(
                 f"{where} on {self.label}: {role} {buffer.describe()} was allocated with usage "
@@ -82,19 +117,26 @@ class LocalDevice(Device):
                      memory_type=MemoryType.DEVICE_LOCAL, usage=BufferUsage.DEFAULT):
         buffer = self.allocator.reserve_buffer(allocation_size, memory_type, usage)
         self._submit("queue_alloca", wait_fence, signal_fence,
-                     lambda: self.allocator.commit(buffer))
+                     lambda sink: self.allocator.commit(buffer),
+                     lambda: {"bytes": buffer.byte_length, "buffer": buffer.describe()})
         return buffer
 
     def queue_dealloca(self, buffer, *, wait_fence=None, signal_fence=None):
-        if not isinstance(buffer, Buffer) or buffer.allocator is not self.allocator:
+        if not isinstance(buffer, Buffer):
+            raise InvalidArgumentError(f"queue_dealloca on {self.label}: expected a Buffer, got "
+                                       f"{buffer!r}")
+        if buffer.allocator is not self.allocator:
             raise InvalidArgumentError(
-                f"queue_dealloca on {self.label}: {buffer!r} was not allocated by this device"
+                f"queue_dealloca on {self.label}: {buffer.describe()} lives on "
+                f"{buffer.device.label}, whose heap {self.label} cannot release; deallocate it "
+                "on its own device"
             )
         if not buffer.is_root:
             raise InvalidArgumentError(f"queue_dealloca on {self.label}: {buffer.describe()} "
                                        "is a subspan; deallocate the buffer queue_alloca returned")
         return self._submit("queue_dealloca", wait_fence, signal_fence,
-                            lambda: self.allocator.release(buffer))
+                            lambda sink: self.allocator.release(buffer),
+                            lambda: {"bytes": buffer.byte_length, "buffer": buffer.describe()})
 
     def queue_execute(self, command_buffers, *, wait_fence=None, signal_fence=None):
         if isinstance(command_buffers, CommandBuffer):
@@ -110,23 +152,41 @@ class LocalDevice(Device):
             cb.check_submittable(f"{where} on {self.label}")
         for cb in command_buffers:
             cb.submitted += 1
-        threads = self.threads
+        threads, lane = self.threads, self.queue_lane
 
-        def action():
+        def action(sink):
             for cb in command_buffers:
-                cb.execute(threads)
+                cb.execute(threads, sink, lane)
 
-        return self._submit(where, wait_fence, signal_fence, action)
+        def args():
+            return {"command_buffers": len(command_buffers),
+                    "commands": [t for cb in command_buffers for t in cb.command_texts()]}
+
+        name = None
+        if self.trace_sink is not None:
+            names = [n for cb in command_buffers for n in cb.dispatch_names()]
+            if names:
+                more = ", ..." if len(names) > NAMED_DISPATCHES else ""
+                name = f"{where}: {', '.join(names[:NAMED_DISPATCHES])}{more}"
+        return self._submit(where, wait_fence, signal_fence, action, args, name)
 
     def queue_copy(self, source, source_offset, target, target_offset, length, *,
                    wait_fence=None, signal_fence=None):
         where = "queue_copy"
-        self._transfer_buffer(source, "source", BufferUsage.TRANSFER_SOURCE, where)
-        self._transfer_buffer(target, "target", BufferUsage.TRANSFER_TARGET, where)
+        self._transfer_buffer(source, "source", BufferUsage.TRANSFER_SOURCE, where, True)
+        self._transfer_buffer(target, "target", BufferUsage.TRANSFER_TARGET, where, True)
+        if source.device is not self and target.device is not self:
+            raise InvalidArgumentError(
+                f"{where} on {self.label}: neither source {source.describe()} nor target "
+                f"{target.describe()} lives on this device; submit the copy on one of theirs"
+            )
         s_off, length = check_range(source, source_offset, length, where, "source")
         t_off, _ = check_range(target, target_offset, length, where, "target")
         return self._submit(where, wait_fence, signal_fence,
-                            lambda: _replay.copy(source.ptr + s_off, target.ptr + t_off, length))
+                            lambda sink: _replay.copy(source.ptr + s_off, target.ptr + t_off,
+                                                      length),
+                            lambda: {"bytes": length, "source": source.describe(),
+                                     "target": target.describe()})
 
     def queue_fill(self, target, target_offset, length, pattern, pattern_length, *,
                    wait_fence=None, signal_fence=None):
@@ -143,8 +203,9 @@ class LocalDevice(Device):
             )
         value = int(pattern) & ((1 << (8 * pattern_length)) - 1)
         return self._submit(where, wait_fence, signal_fence,
-                            lambda: _replay.fill(target.ptr + offset, length, value,
-                                                 pattern_length))
+                            lambda sink: _replay.fill(target.ptr + offset, length, value,
+                                                      pattern_length),
+                            lambda: {"bytes": length, "target": target.describe()})
 
     def queue_update(self, source, source_offset, target, target_offset, length, *,
                      wait_fence=None, signal_fence=None):
@@ -159,10 +220,11 @@ class LocalDevice(Device):
         t_off, _ = check_range(target, target_offset, length, where, "target")
         chunk = bytes(data[s_off:s_off + length])
         return self._submit(where, wait_fence, signal_fence,
-                            lambda: _replay.update(chunk, target.ptr + t_off))
+                            lambda sink: _replay.update(chunk, target.ptr + t_off),
+                            lambda: {"bytes": length, "target": target.describe()})
 
     def queue_barrier(self, *, wait_fence=None, signal_fence=None):
-        return self._submit("queue_barrier", wait_fence, signal_fence, lambda: None)
+        return self._submit("queue_barrier", wait_fence, signal_fence, lambda sink: None)
 
     def release(self):
         if self._released:

@@ -1,8 +1,10 @@
 """The ``local-task`` driver: a queue thread per device and multi-threaded dispatches.
 
 After IREE's runtime/src/iree/hal/drivers/local_task: submissions run in order on the
-device's queue thread once their wait fences are reached; each dispatch may split its
-workgroups over ``threads`` workers (the executable library's launcher owns the pool).
+device's queue thread once their wait fences are reached — or, while that thread is idle, on a
+thread blocked waiting for them (it donates itself, see local_queue.ThreadQueue.donate), so a
+submit-then-wait round trip needs no thread switch; each dispatch may split its workgroups
+over ``threads`` workers (the executable library's launcher owns the pool).
 Parameters: ``threads`` (default: the host's CPU count), ``heap_capacity``.
 """
 import os

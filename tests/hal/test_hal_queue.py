@@ -1,0 +1,100 @@
+"""The local-task queue: in-order, one submission at a time, with waiters donating their thread."""
+import threading
+
+import pytest
+
+from rt.runtime import hal
+from rt.runtime.errors import DeviceError
+from rt.runtime.hal.drivers.host_semaphore import HostSemaphore
+from rt.runtime.hal.drivers.local_queue import Submission, ThreadQueue
+
+
+class _Probe:
+    """Actions that record their order, their thread and how many ran at once."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.order, self.threads = [], []
+        self.running = self.most = 0
+
+    def action(self, index):
+        def run(sink):
+            with self.lock:
+                self.running += 1
+                self.most = max(self.most, self.running)
+            self.order.append(index)
+            self.threads.append(threading.get_ident())
+            with self.lock:
+                self.running -= 1
+        return run
+
+
+def _submit(queue, action, wait=()):
+    signal = hal.Fence([(HostSemaphore(0, "s"), 1)])
+    queue.submit(Submission(hal.Fence(wait), signal, action, "op"))
+    return signal
+
+
+@pytest.fixture
+def queue():
+    q = ThreadQueue("test queue")
+    yield q
+    q.close("test over")
+
+
+def test_submit_then_wait_runs_in_order_one_at_a_time(queue):
+    probe = _Probe()
+    for i in range(300):
+        _submit(queue, probe.action(i)).wait(timeout=30)
+    assert probe.order == list(range(300)) and probe.most == 1
+    # The waiter donated itself most of the time; the queue thread may have taken some.
+    assert probe.threads.count(threading.get_ident()) > 0
+
+
+def test_concurrent_donors_keep_order_and_exclusivity(queue):
+    probe = _Probe()
+    gate = HostSemaphore(0, "gate")
+    fences = [_submit(queue, probe.action(i), [(gate, 1)] if i == 0 else ()) for i in range(200)]
+    errors = []
+
+    def donor(fence):
+        try:
+            fence.wait(timeout=30)
+        except Exception as error:
+            errors.append(error)
+
+    donors = [threading.Thread(target=donor, args=(fences[k],)) for k in (50, 120, 199)]
+    for thread in donors:
+        thread.start()
+    gate.signal(1)
+    for thread in donors:
+        thread.join(timeout=60)
+    hal.Fence.join(fences).wait(timeout=30)
+    assert errors == [] and probe.order == list(range(200)) and probe.most == 1
+
+
+def test_semaphore_wait_donates_too(queue):
+    probe = _Probe()
+    signal = _submit(queue, probe.action(0))
+    (semaphore, value), = signal.timepoints
+    assert semaphore.producer is queue
+    semaphore.wait(value, timeout=30)
+    assert probe.order == [0]
+
+
+def test_failure_and_close_still_reach_donating_waiters():
+    q = ThreadQueue("closing queue")
+
+    def boom(sink):
+        raise DeviceError("kernel trapped")
+
+    failed = _submit(q, boom)
+    with pytest.raises(DeviceError, match=r"closing queue: op failed: kernel trapped"):
+        failed.wait(timeout=30)
+    gate = HostSemaphore(0, "gate")
+    pending = _submit(q, lambda sink: None, [(gate, 1)])
+    q.close("device released")
+    with pytest.raises(DeviceError, match=r"op not run: device released"):
+        pending.wait(timeout=30)
+    with pytest.raises(DeviceError, match=r"cannot submit op: device released"):
+        _submit(q, lambda sink: None)
