@@ -51,12 +51,35 @@ def test_subspan_shares_memory(device):
 def test_capacity_limit(device_uri):
     dev = open_device(device_uri, heap_capacity="1K")
     try:
-        dev.allocator.allocate_buffer(1000)
+        held = dev.allocator.allocate_buffer(1000)
         with pytest.raises(ResourceExhaustedError, match=r"heap capacity of 1024 bytes"):
             dev.allocator.allocate_buffer(100)
         assert dev.allocator.query_statistics().capacity == 1024
+        del held  # the last reference frees the allocation, as IREE's ref-counted buffers do
+        assert dev.allocator.allocate_buffer(1000).byte_length == 1000
     finally:
         dev.release()
+
+
+def test_dropped_buffer_is_freed_and_its_memory_reused(device):
+    stats0 = device.allocator.query_statistics()
+    buf = device.allocator.allocate_buffer(1 << 20)
+    address = buf.ptr
+    del buf
+    stats1 = device.allocator.query_statistics()
+    assert stats1.bytes_live == stats0.bytes_live
+    assert stats1.free_count == stats0.free_count + 1
+    assert device.allocator.allocate_buffer(1 << 20).ptr == address
+
+
+def test_memory_seen_by_a_numpy_view_is_never_recycled(device):
+    buf = device.allocator.allocate_buffer(4096)
+    view = buf.to_numpy(np.float32)
+    view[:] = 7.0
+    del buf
+    other = device.allocator.allocate_buffer(4096)
+    other.to_numpy(np.float32)[:] = -1.0
+    assert (view == 7.0).all()
 
 
 def test_use_after_release(device):
