@@ -13,7 +13,8 @@ vm (iree-vm-conversion). A phase whose pipeline module is not present contribute
 
 Options: ``dump_after`` ("all", a pass name or a list of names) with ``dump_dir`` (writes
 ``NN_<pass>.mlir`` after each selected pass; the vm phase's dump shows the disassembly);
-``data_tiling`` (bool, default False; passed to the passes that take it); ``verify_each``
+``data_tiling`` (bool, default True: matmuls are data-tiled by
+iree-dispatch-creation-set-encoding; passed to the passes that take it); ``verify_each``
 (default True). Devices: ``[(name, target)]`` or ``["name=target"]`` with target vmvx,
 llvm-cpu or llvm-cpu:<cpu>; default ``__device_0=llvm-cpu`` unless the input declares devices.
 Every failure is a CompileError located in the source (``file:line:col: error: ...``) or an

@@ -2,8 +2,10 @@
 
 ``#iree_encoding.encoding<operand_index = 0 : index, op_type = matmul,
 element_types = [f32, f32, f32], user_indexing_maps = [#map0, #map1, #map2],
-round_dims_to = array<i64: 32, 32, 32>, layouts = [#iree_cpu.cpu_encoding_layout<...>]>``
-describes which operand of which contraction a tensor feeds; ``layouts`` holds the
+round_dims_to = array<i64: 32, 32, 32>, iteration_sizes = [?, 16, 32],
+layouts = [#iree_cpu.cpu_encoding_layout<...>]>`` describes which operand of which
+contraction a tensor feeds; ``iteration_sizes`` are the contraction's static loop sizes
+(``?`` when dynamic; resolvers use them to spot narrow matmuls); ``layouts`` holds the
 per-device resolved layouts after specialize-encodings (then ``user_indexing_maps`` is
 usually dropped). ``iree_encoding.set_encoding`` / ``unset_encoding`` move a tensor into and
 out of an encoded type.
@@ -11,7 +13,8 @@ out of an encoded type.
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Encoding/IR/EncodingAttrs.td``,
 ``EncodingOps.td`` (and the seed 001 dumps).
 """
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IndexType, IntegerAttr, NoneAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import (ArrayAttr, DenseArrayBase, IndexType, IntAttr, IntegerAttr, NoneAttr, StringAttr,
+                                   TensorType)
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
 from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, param_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
@@ -19,7 +22,19 @@ from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
 
-_FIELDS = ("operand_index", "op_type", "element_types", "user_indexing_maps", "round_dims_to", "layouts")
+_FIELDS = ("operand_index", "op_type", "element_types", "user_indexing_maps", "round_dims_to",
+           "iteration_sizes", "layouts")
+#: ``?`` in ``iteration_sizes`` (a dynamic loop size).
+DYNAMIC = -1
+
+
+def _parse_iteration_sizes(parser):
+    def one():
+        if parser.parse_optional_punctuation("?") is not None:
+            return IntAttr(DYNAMIC)
+        return IntAttr(parser.parse_integer(allow_boolean=False, allow_negative=False))
+
+    return ArrayAttr(parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one))
 
 
 @irdl_attr_definition
@@ -32,6 +47,7 @@ class EncodingAttr(ParametrizedAttribute):
     element_types: ArrayAttr = param_def()
     user_indexing_maps: ArrayAttr = param_def()
     round_dims_to: Attribute = param_def()
+    iteration_sizes: ArrayAttr = param_def()
     layouts: ArrayAttr = param_def()
 
     @classmethod
@@ -44,7 +60,12 @@ class EncodingAttr(ParametrizedAttribute):
             if key not in _FIELDS:
                 parser.raise_error(f"unknown #iree_encoding.encoding field '{key}'; expected one of {', '.join(_FIELDS)}", pos)
             parser.parse_punctuation("=")
-            values[key] = StringAttr(parser.parse_identifier()) if key == "op_type" else parser.parse_attribute()
+            if key == "op_type":
+                values[key] = StringAttr(parser.parse_identifier())
+            elif key == "iteration_sizes":
+                values[key] = _parse_iteration_sizes(parser)
+            else:
+                values[key] = parser.parse_attribute()
             if not parser.parse_optional_punctuation(","):
                 break
         parser.parse_punctuation(">")
@@ -57,6 +78,7 @@ class EncodingAttr(ParametrizedAttribute):
             values["element_types"],
             values.get("user_indexing_maps", ArrayAttr([])),
             values.get("round_dims_to", NoneAttr()),
+            values.get("iteration_sizes", ArrayAttr([])),
             values.get("layouts", ArrayAttr([])),
         )
 
@@ -71,6 +93,9 @@ class EncodingAttr(ParametrizedAttribute):
         if not isinstance(self.round_dims_to, NoneAttr):
             printer.print_string(", round_dims_to = ")
             printer.print_attribute(self.round_dims_to)
+        if self.iteration_sizes.data:
+            sizes = ", ".join("?" if a.data == DYNAMIC else str(a.data) for a in self.iteration_sizes.data)
+            printer.print_string(f", iteration_sizes = [{sizes}]")
         if self.layouts.data:
             printer.print_string(", layouts = ")
             printer.print_attribute(self.layouts)
@@ -85,6 +110,19 @@ class EncodingAttr(ParametrizedAttribute):
     @property
     def index(self):
         return self.operand_index.value.data
+
+    @property
+    def sizes(self):
+        """The static iteration sizes (None per dynamic one), or None when not recorded."""
+        if not self.iteration_sizes.data:
+            return None
+        return tuple(None if a.data == DYNAMIC else a.data for a in self.iteration_sizes.data)
+
+    def with_layouts(self, layouts):
+        """This encoding with ``layouts`` resolved (user_indexing_maps and round_dims_to
+        dropped, as IREE's specialize-encodings serializes it)."""
+        return EncodingAttr(self.operand_index, self.op_type, self.element_types, ArrayAttr([]),
+                            NoneAttr(), ArrayAttr([]), ArrayAttr(list(layouts)))
 
 
 def tensor_encoding(type_):

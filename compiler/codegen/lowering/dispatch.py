@@ -33,6 +33,7 @@ TileAndDistributeToWorkgroups, KernelDispatch root-op selection).
 """
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering.distribution import distribute
+from rt.compiler.codegen.lowering.encoding import materialize_encodings
 from rt.compiler.codegen.lowering.materialize import Lowering
 from rt.compiler.frontend import error_at_op
 
@@ -41,8 +42,10 @@ def lower_dispatch_function(func_op, backend, config):
     """Lower ``func_op`` (a func.func of a hal.executable.variant) to a kernel_ir.Kernel.
 
     backend: the TargetBackend (asked for workgroup tiles); config: its target config dict.
-    Raises CompileError located at the offending op.
+    Raises CompileError located at the offending op. Encoded tensors are first materialized
+    as packed ones (encoding.py).
     """
+    materialize_encodings(func_op, backend, config)
     lowering = Lowering(func_op)
     for op in func_op.body.block.ops:
         lowering.visit(op)

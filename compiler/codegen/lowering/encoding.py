@@ -66,15 +66,17 @@ class _Materializer:
         self.config = config
         self.packed = {}
         self.dims = {}
+        self.infos = {}
         self.replaced = []
 
     # -- helpers --------------------------------------------------------------------------
     def info(self, encoding, op, layout_from=None):
-        """The EncodingInfo of ``encoding``: the binding's resolved layout when given, checked
-        against the target's resolver."""
+        """The EncodingInfo of ``encoding``: its resolved layout, else the target resolver's
+        (which must agree with ``layout_from``, the layout of the binding it meets)."""
         try:
-            tile = tile_for_config(self.backend.name, self.config, encoding)
-            own = encoding_info_for_matmul(encoding, tile) if not encoding.layouts.data else resolved_info(encoding)
+            if encoding.layouts.data:
+                return resolved_info(encoding)
+            own = encoding_info_for_matmul(encoding, tile_for_config(self.backend.name, self.config, encoding))
         except (CompileError, UnimplementedError) as exc:
             raise error_at_op(op, f"cannot materialize {encoding} for {self.backend.name}: {exc}") from None
         if layout_from is not None and layout_from != own:
@@ -148,8 +150,6 @@ class _Materializer:
     def _hal_interface_binding_subspan(self, op):
         bound = op.result.type.bound_type
         info = self.info(bound.encoding, op)
-        if bound.encoding.layouts.data:
-            info = self.info(bound.encoding, op, resolved_info(bound.encoding))
         dyn = iter(op.dynamic_dims)
         dims = [next(dyn) if s == DYNAMIC_INDEX else s for s in bound.get_shape()]
         packed, packed_dims = self.packed_type(bound.element_type, dims, info, op)
@@ -160,7 +160,7 @@ class _Materializer:
         self.packed[op.result] = new.result
         self.dims[new.result] = packed_dims
         self.dims[op.result] = dims
-        op.result.replace_all_uses_with(new.result) if False else None
+        self.infos[new.result] = info
         self.replaced.append(op)
 
     def _flow_dispatch_tensor_load(self, op):
@@ -170,6 +170,7 @@ class _Materializer:
         self._whole(op, self.dims[op.source])
         new = self.insert(DispatchTensorLoadOp.whole(source, self.dims[source]), op)
         self.packed[op.result] = new
+        self.infos[new] = self.infos[source]
         self.replaced.append(op)
 
     def _flow_dispatch_tensor_store(self, op):
@@ -178,6 +179,9 @@ class _Materializer:
         if target is None or value is None:
             raise error_at_op(op, "stores between encoded and plain tensors; expected matching encodings")
         self._whole(op, self.dims[op.target])
+        if self.infos[value] != self.infos[target]:
+            raise error_at_op(op, f"stores a tensor packed as {self.infos[value]} into a binding packed "
+                                  f"as {self.infos[target]}")
         self.insert(DispatchTensorStoreOp.whole(value, target, self.dims[target]), op)
         self.replaced.append(op)
 
@@ -199,15 +203,14 @@ class _Materializer:
         empty = self.insert(tensor.EmptyOp(packed_dims, packed), op)
         zero = FloatAttr(0.0, element) if str(element).startswith(("f", "bf")) else IntegerAttr(0, element)
         pad = self.insert(arith.ConstantOp(zero), op)
-        self.packed[op.result] = self.insert(_relayout(PackOp, op.source, empty, info, pad), op)
-        self.dims[self.packed[op.result]] = packed_dims
+        self._record(op.result, self.insert(_relayout(PackOp, op.source, empty, info, pad), op), info)
         self.replaced.append(op)
 
     def _iree_encoding_unset_encoding(self, op):
         source = self.packed.get(op.source)
         if source is None:
             raise error_at_op(op, "unsets an encoding the dispatch did not materialize")
-        info = self.info(op.source.type.encoding, op)
+        info = self.infos[source]
         empty = self.insert(tensor.EmptyOp(list(op.result_dims), op.result.type), op)
         unpacked = self.insert(_relayout(UnPackOp, source, empty, info), op)
         op.result.replace_all_uses_with(unpacked)
@@ -219,7 +222,7 @@ class _Materializer:
         dyn = iter(op.dynamic_sizes)
         dims = [next(dyn) if s == DYNAMIC_INDEX else s for s in op.tensor.type.get_shape()]
         packed, packed_dims = self.packed_type(op.tensor.type.element_type, dims, info, op)
-        self.packed[op.tensor] = self.insert(tensor.EmptyOp(packed_dims, packed), op)
+        self._record(op.tensor, self.insert(tensor.EmptyOp(packed_dims, packed), op), info)
         self.dims[self.packed[op.tensor]] = packed_dims
         self.replaced.append(op)
 
@@ -227,8 +230,8 @@ class _Materializer:
         init = self.packed.get(op.outputs[0])
         if init is None:
             raise error_at_op(op, "fills an encoded tensor the dispatch did not materialize")
-        new = self.insert(type(op)([op.inputs[0]], [init], res=[init.type]), op)
-        self.packed[op.results[0]] = new
+        self._record(op.results[0], self.insert(type(op)([op.inputs[0]], [init], res=[init.type]), op),
+                     self.infos[init])
         self.replaced.append(op)
 
     def _linalg_matmul(self, op):
@@ -236,12 +239,20 @@ class _Materializer:
         init = self.packed.get(op.outputs[0])
         if lhs is None or rhs is None or init is None:
             raise error_at_op(op, "mixes encoded and plain operands; data tiling needs all three encoded")
-        fill = init.op if isinstance(init.op, type(op.outputs[0].op)) and init.op.name == "linalg.fill" else None
-        if fill is not None and _is_zero(fill.inputs[0]) and isinstance(fill.outputs[0].op, tensor.EmptyOp):
+        info = self.infos[init]
+        fill = getattr(init, "op", None)
+        if (fill is not None and fill.name == "linalg.fill" and _is_zero(fill.inputs[0])
+                and isinstance(getattr(fill.outputs[0], "op", None), tensor.EmptyOp)):
             init = fill.outputs[0]
-        new = self.insert(Mmt4DOp([lhs, rhs], [init], res=[init.type]), op)
-        self.packed[op.results[0]] = new
+        self._record(op.results[0], self.insert(Mmt4DOp([lhs, rhs], [init], result_types=[init.type],
+                                                             hidden_region=Mmt4DOp.get_hidden_region([lhs, rhs], [init])), op), info)
+        if fill is not None and init is not self.packed[op.outputs[0]] and not fill.results[0].uses:
+            fill.parent_block().erase_op(fill)
         self.replaced.append(op)
+
+    def _record(self, old, new, info):
+        self.packed[old] = new
+        self.infos[new] = info
 
 
 def _is_zero(value):
@@ -256,7 +267,8 @@ def _relayout(cls, source, dest, info, pad=None):
     props = {"inner_dims_pos": DenseArrayBase.from_list(i64, list(info.inner_dims_pos)),
              "static_inner_tiles": DenseArrayBase.from_list(i64, list(info.inner_tile_sizes)),
              "outer_dims_perm": DenseArrayBase.from_list(i64, list(info.outer_dims_perm))}
-    operands = [source, dest, []] + ([[pad]] if cls is PackOp else [])
+    values = {"source": source, "dest": dest, "inner_tiles": [], "padding_value": [pad] if pad is not None else []}
+    operands = [values[name] for name, _ in cls.get_irdl_definition().operands]
     return cls.build(operands=operands, result_types=[dest.type], properties=props)
 
 

@@ -90,6 +90,8 @@ class _Grouping:
         self.group_of[op] = group
 
     def fuse_consumers(self, group, root):
+        if not kinds.is_structured(root):
+            return
         current = root
         while len(current.results) == 1:
             uses = list(current.results[0].uses)

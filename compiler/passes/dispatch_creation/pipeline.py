@@ -2,7 +2,8 @@
 
 Runs after the input phase (verify, canonicalize, cse, convert-elementwise-to-linalg,
 linalg-normalize-named-ops) and before the stream phase. ``iree-dispatch-creation-set-encoding``
-(data tiling, issue 5) will slot in before form-dispatch-regions.
+(data tiling; a no-op with ``data_tiling=False``) runs on the ABI-wrapped functions, before
+convert-to-flow, as IREE's global optimization does.
 
 Source followed: IREE ``DispatchCreation/Passes.cpp`` (buildDispatchCreationPassPipeline) and
 ``Flow/Transforms/Passes.cpp``.
@@ -10,6 +11,7 @@ Source followed: IREE ``DispatchCreation/Passes.cpp`` (buildDispatchCreationPass
 
 PASS_NAMES = [
     "iree-abi-wrap-entry-points",
+    "iree-dispatch-creation-set-encoding",
     "iree-flow-convert-to-flow",
     "iree-dispatch-creation-form-dispatch-regions",
     "iree-dispatch-creation-convert-dispatch-regions-to-workgroups",

@@ -38,6 +38,8 @@ def _dims_of_result(op, index):
         return list(op.target_dims)
     if isinstance(op, tensor.EmptyOp):
         return list(op.dynamic_sizes)
+    if op.name.startswith("iree_encoding.") and (op.result_dims or op.name.endswith("unset_encoding")):
+        return list(op.result_dims)
     return None
 
 
@@ -50,6 +52,8 @@ def _tied_source(op, index):
         return op.dest
     if op.name == "util.optimization_barrier":
         return op.operands[index]
+    if op.name == "iree_encoding.set_encoding":
+        return op.source
     return None
 
 

@@ -2,7 +2,7 @@
 
 ``PASS_NAMES`` lists the registered ``iree-stream-*`` passes in the order the driver runs them.
 IREE's order, for reference: verify-input, outline-constants, convert-to-stream,
-encode-host-tensors, encode-device-tensors, materialize-copy-on-write, elide-async-copies,
+specialize-encodings, encode-host-tensors, encode-device-tensors, materialize-builtins, materialize-copy-on-write, elide-async-copies,
 refine-usage, schedule-execution, schedule-concurrency, propagate-timepoints,
 schedule-allocation, pack-constants, layout-slices, elide-timepoints, fuse-dispatch-bindings,
 pack-dispatch-operands, fold-uniform-operands, annotate-dispatch-arguments.
@@ -14,8 +14,10 @@ PASS_NAMES = [
     "iree-stream-verify-input",
     "iree-stream-outline-constants",
     "iree-stream-convert-to-stream",
+    "iree-stream-specialize-encodings",
     "iree-stream-encode-host-tensors",
     "iree-stream-encode-device-tensors",
+    "iree-stream-materialize-builtins",
     "iree-stream-materialize-copy-on-write",
     "iree-stream-elide-async-copies",
     "iree-stream-refine-usage",

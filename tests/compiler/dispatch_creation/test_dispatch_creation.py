@@ -16,9 +16,11 @@ INPUT = ["verify", "canonicalize", "cse", "convert-elementwise-to-linalg", "lina
 
 
 def _compile(text, name="t.mlir"):
+    """Dispatch creation without data tiling (tests/compiler/data_tiling covers the tiled form)."""
     module = parse_module(text, name)
     ctx = make_context()
-    PassPipeline([parse_pass_spec(p) for p in INPUT + PASS_NAMES]).run(module, ctx)
+    names = [p + "{data_tiling=false}" if p == "iree-dispatch-creation-set-encoding" else p for p in PASS_NAMES]
+    PassPipeline([parse_pass_spec(p) for p in INPUT + names]).run(module, ctx)
     return module
 
 

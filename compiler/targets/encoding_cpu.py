@@ -1,0 +1,81 @@
+"""Data-tiling tile tables of the CPU-like targets (llvm-cpu on x86-64, vmvx).
+
+Each table lists ``(M0, N0, K0)`` tiles, the widest first followed by its truncations for
+narrow M; ``choose_matmul_tile`` picks one for an encoding's static iteration sizes:
+
+- x86-64, float inputs with an f32/f16 result: AVX-512F 16x16x1 (VFMADD on zmm), AVX 8x8x1
+  (ymm), baseline SSE 8x4x1 (xmm);
+- x86-64, i8 x i8 or i16 x i16 -> i32: AVX-512 VNNI / AVX-512BW 16x16x2 (VPDPWSSD /
+  VPMADDWD on zmm), AVX2 8x8x2, SSE 8x4x2;
+- vmvx: 8x8x4 for every element type (IREE's non-microkernel VMVX tiles; rt's vmvx
+  microkernels take static tiles).
+
+Narrow matmuls: a static M (or N) smaller than the widest tile is narrow; the tile minimising
+padding beyond the next power of two of that size wins, the largest such tile on ties. A
+narrow N picks as if M were narrow and swaps M0 and N0.
+
+Source: IREE ``CPUEncodingExternalModels.cpp`` (enumerateMatmulTileX86_64,
+enumerateMatmulTilesVMVX, chooseMatmulTile).
+"""
+_TRUNCATED = (16, 8, 4, 2, 1)
+
+
+def _family(m0, n0, k0):
+    return [(m, n0, k0) for m in _TRUNCATED if m <= m0]
+
+
+def _features(config):
+    from rt.compiler.targets.llvm_cpu import target_from_config
+
+    return set(target_from_config(config).features)
+
+
+def x86_64_matmul_tiles(element_types, config):
+    """Tiles for an llvm-cpu x86-64 target ``config`` (dict), best first; [] when the element
+    types ``(lhs, rhs, out)`` (MLIR names) have no data-tiling tiles."""
+    lhs, rhs, out = element_types
+    features = _features(config)
+    if out in ("f32", "f16") and lhs.startswith("f") and rhs.startswith("f"):
+        if "avx512f" in features:
+            return _family(16, 16, 1)
+        if "avx" in features:
+            return _family(8, 8, 1)
+        return _family(8, 4, 1)
+    if out == "i32" and lhs == rhs and lhs in ("i8", "i16"):
+        if "avx512vnni" in features or "avx512bw" in features:
+            return _family(16, 16, 2)
+        if "avx2" in features:
+            return _family(8, 8, 2)
+        return _family(8, 4, 2)
+    return []
+
+
+def vmvx_matmul_tiles(element_types):
+    """Tiles for vmvx (any element types), best first."""
+    return _family(8, 8, 4)
+
+
+def _pow2_ceil(n):
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+def choose_matmul_tile(tiles, sizes):
+    """The tile for a matmul of static iteration sizes ``sizes`` ((M, N, K) with None when
+    dynamic, or None when unknown) among ``tiles`` (enumerated for narrow M)."""
+    m, n = (sizes[0], sizes[1]) if sizes else (None, None)
+    widest = max(t[0] for t in tiles)
+    narrow_m = m is not None and m < widest
+    narrow_n = n is not None and n < widest
+    if narrow_n and (not narrow_m or n < m):
+        m0, n0, k0 = choose_matmul_tile(tiles, (n, None, None))
+        return (n0, m0, k0)
+    best = None
+    for tile in tiles:
+        penalty = max(tile[0] - _pow2_ceil(m), 0) if narrow_m else 0
+        key = (-penalty, tile[0] * tile[1] * tile[2])
+        if best is None or key > best[0]:
+            best = (key, tile)
+    return best[1]
