@@ -4,7 +4,8 @@
 the vmvx microkernels), ``"no-ukernels"`` -> ``{"ukernels": "none"}`` (scalar bytecode for
 every Generic and Mmt4d: slower, used to cross-check the kernels). ``serialize`` returns
 ``("vmvx-bytecode", vmfb bytes, {"abi": "rt-vmvx-0", "sha256": ..., "exports": [...]})``.
-``workgroup_tiles`` prefers large tiles: vmvx runs workgroups one after another on one
+``kernel_ir_features``: every optional Kernel IR feature (shifted sub-view copies, rodata,
+workgroup scratch, push constants read by bodies). ``workgroup_tiles`` prefers large tiles: vmvx runs workgroups one after another on one
 thread, so each workgroup should amortise its call overhead over many elements.
 Source: IREE's VMVXTargetBackend (compiler/plugins/target/VMVX/VMVXTarget.cpp).
 """
@@ -28,6 +29,8 @@ class VmvxBackend(TargetBackend):
 
     name = "vmvx"
     format = FORMAT
+    #: Optional Kernel IR features the vmvx code generator implements (see kernel_ir).
+    kernel_ir_features = frozenset({"op_offsets", "rodata", "scratch", "push_constant_scalars"})
 
     def target_config(self, spec_suffix):
         suffix = spec_suffix or ""

@@ -21,12 +21,16 @@ Exports (cconv in parentheses; IREE's names where IREE has the kernel):
   in_size0, in_size1, out_size0..3, padding bits, flags)
 * ``unpack.x8|x16|x32|x64`` (``0rIIrIIIIIIIIi_v``: in, offset, stride0, out, offset, stride0,
   in_size0..3, out_size0, out_size1, flags)
+* ``buffer.alloc`` (``0I_r``: byte length -> a new zeroed writable buffer): workgroup scratch
+  (kernel_ir.Scratch), at most SCRATCH_LIMIT bytes; like IREE's ``vm.buffer.alloc``.
 
 Kernel errors (out-of-bounds view, read-only output, division by zero...) raise
-``InvalidArgumentError`` naming the kernel, operand and binding; the VM adds its stack.
+``InvalidArgumentError`` naming the kernel, operand and binding; a scratch request beyond
+SCRATCH_LIMIT raises ``ResourceExhaustedError``; the VM adds its stack.
 Source: runtime/src/iree/modules/vmvx/module.c and exports.inl.
 """
 from rt.devices.vmvx import _ukernels as uk
+from rt.runtime.errors import InvalidArgumentError, ResourceExhaustedError
 from rt.runtime.vm import NativeModule, VMBuffer, native_function
 
 __all__ = ["VmvxModule", "VMBuffer"]
@@ -39,6 +43,9 @@ MMT4D_CCONV = "0rIIrIIrIIIIIiiii_v"
 MATMUL_CCONV = "0rIIIrIIIrIIIIIIi_v"
 PACK_CCONV = "0rIIrIIIIIIIIIi_v"
 UNPACK_CCONV = "0rIIrIIIIIIIIi_v"
+ALLOC_CCONV = "0I_r"
+#: Bytes one ``buffer.alloc`` may allocate (workgroup scratch of one kernel buffer).
+SCRATCH_LIMIT = 256 * 1024 * 1024
 
 _U32 = 0xFFFFFFFF
 _U64 = 0xFFFFFFFFFFFFFFFF
@@ -136,3 +143,20 @@ class VmvxModule(_VmvxKernels):
 
     name = "vmvx"
     version = 0
+
+    @native_function("buffer.alloc", ALLOC_CCONV)
+    def buffer_alloc(self, length):
+        """A new zero-filled writable VMBuffer of ``length`` bytes (workgroup scratch).
+
+        Raises InvalidArgumentError for a negative ``length`` and ResourceExhaustedError above
+        SCRATCH_LIMIT (a dynamic shape from push constants asking for more than a workgroup may
+        hold; the compiler clamps its requests to SCRATCH_LIMIT + 1 so sizes cannot wrap).
+        """
+        if length < 0:
+            raise InvalidArgumentError(f"vmvx.buffer.alloc: negative length {length}; expected a byte count")
+        if length > SCRATCH_LIMIT:
+            raise ResourceExhaustedError(
+                f"vmvx.buffer.alloc: workgroup scratch needs more than the {SCRATCH_LIMIT}-byte limit "
+                f"({length} bytes requested after clamping); check the dynamic sizes passed as push "
+                f"constants")
+        return VMBuffer(bytearray(length), "scratch", True)

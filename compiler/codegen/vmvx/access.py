@@ -34,20 +34,6 @@ class Access:
         return kernel_ir.element_size(self.view.element_type)
 
 
-def view_strides(em, view):
-    """Element strides of ``view`` per view dim (ints or i64 registers)."""
-    if view.strides is not None:
-        if len(view.strides) != len(view.shape):
-            raise CompileError(f"vmvx codegen: kernel {em.kernel.name!r}: view of binding {view.binding} has "
-                               f"{len(view.shape)} dims but {len(view.strides)} strides")
-        return [em.size(s) for s in view.strides]
-    strides, running = [], 1
-    for dim in reversed(view.shape):
-        strides.append(running)
-        running = em.mul(running, em.size(dim))
-    return strides[::-1]
-
-
 def linearize(em, view, exprs, num_dims):
     """The Access of ``view`` indexed by ``exprs`` (AffineExpr per view dim) over num_dims loops."""
     try:
@@ -57,8 +43,7 @@ def linearize(em, view, exprs, num_dims):
     if len(exprs) != len(view.shape):
         raise CompileError(f"vmvx codegen: kernel {em.kernel.name!r}: indexing map has {len(exprs)} results "
                            f"for a rank-{len(view.shape)} view of binding {view.binding}")
-    strides = view_strides(em, view)
-    base = em.size(view.offset)
+    base, strides = em.layout(view)
     loop = [0] * num_dims
     depends = [False] * num_dims
     for expr, stride in zip(exprs, strides):

@@ -1,25 +1,24 @@
 """Mmt4d, Pack and Unpack (IREE's data-tiling ops) -> vmvx mmt4d / pack / unpack calls.
 
-Loop dims used by the Distribution (the iteration domains of IREE's TilingInterface for
-these ops): Mmt4d ``d0 = m1, d1 = n1`` (k1 is never split); Pack: the outer dims of the
-destination *as stored* (after outer_dims_perm); Unpack: the dims of the unpacked
-destination. A workgroup's unpack rows and columns start at a multiple of the inner tile, so
-a tile that does not start on a tile boundary rewrites a few elements of its neighbour with
-the same values.
+Loop dims used by the Distribution (kernel_ir: the iteration domains of IREE's
+TilingInterface for these ops): Mmt4d ``d0 = m1, d1 = n1`` (k1 is never split); Pack and
+Unpack: the outer dims of the *packed* operand as stored (after outer_dims_perm), so a
+workgroup owns whole tiles and writes disjoint plain elements.
 
 Layout requirements: the microkernels read the innermost data-tiled dims contiguously
-(mmt4d: the inner three dims of each operand; pack/unpack: the source/destination rows and
-the packed inner dims). An Mmt4d that breaks them, or any Mmt4d when microkernels are off,
-is lowered as the equivalent Generic (fill + contraction) instead; Pack/Unpack with other
-layouts or ranks other than 2-D are rejected with CompileError.
+(mmt4d: the inner three dims of each operand; pack/unpack: 2-D plain views with unit-stride
+rows and contiguous packed tiles). An Mmt4d that breaks them, has other element types, or any
+Mmt4d when microkernels are off, is lowered as the equivalent Generic (fill + contraction,
+inputs converted to the output type as linalg.matmul does); any other Pack/Unpack (batch
+dims, 1-D or 3-D tilings, strided views) runs as bytecode loops (relayout.py).
 Source: iree_uk_mmt4d / iree_uk_pack / iree_uk_unpack as called by IREE's VMVX lowering
 (compiler/src/iree/compiler/Dialect/VMVX/Transforms/LowerLinalgMicrokernels.cpp).
 """
 from rt.compiler.codegen import kernel_ir
 from rt.compiler.codegen.kernel_ir import AffineExpr, Generic, ScalarOp
-from rt.compiler.codegen.vmvx.access import view_strides
 from rt.compiler.codegen.vmvx.generic import emit_generic
 from rt.compiler.codegen.vmvx.loop_nest import extent, tile_ranges
+from rt.compiler.codegen.vmvx.relayout import check_relayout, emit_relayout
 from rt.compiler.codegen.vmvx.ukernels import const_bits
 from rt.devices.vmvx import _ukernels as uk
 from rt.devices.vmvx.module import MMT4D_CCONV, PACK_CCONV, UNPACK_CCONV
@@ -62,37 +61,55 @@ def emit_mmt4d(em, op, op_index, use_ukernels=True):
     m1, k1, m0, k0 = (em.size(s) for s in op.lhs.shape)
     n1, _, n0, _ = (em.size(s) for s in op.rhs.shape)
     (m_lo, m_hi), (n_lo, n_hi), _ = tile_ranges(em, op_index, [m1, n1, k1], "mmt4d")
-    ls, rs, os_ = (view_strides(em, v) for v in (op.lhs, op.rhs, op.out))
+    (lo, ls), (ro, rs), (oo, os_) = (em.layout(v) for v in (op.lhs, op.rhs, op.out))
     fb = em.fb
     imp = fb.module.import_function(f"vmvx.mmt4d.{name}", MMT4D_CCONV)
-    args = [em.binding(op.lhs.binding), em.reg(em.add(em.size(op.lhs.offset), em.mul(m_lo, ls[0]))), em.reg(ls[0]),
-            em.binding(op.rhs.binding), em.reg(em.add(em.size(op.rhs.offset), em.mul(n_lo, rs[0]))), em.reg(rs[0]),
+    args = [em.binding(op.lhs.binding), em.reg(em.add(lo, em.mul(m_lo, ls[0]))), em.reg(ls[0]),
+            em.binding(op.rhs.binding), em.reg(em.add(ro, em.mul(n_lo, rs[0]))), em.reg(rs[0]),
             em.binding(op.out.binding),
-            em.reg(em.add(em.size(op.out.offset), em.add(em.mul(m_lo, os_[0]), em.mul(n_lo, os_[1])))),
+            em.reg(em.add(oo, em.add(em.mul(m_lo, os_[0]), em.mul(n_lo, os_[1])))),
             em.reg(os_[0]), em.reg(extent(em, (m_lo, m_hi))), em.reg(extent(em, (n_lo, n_hi))), em.reg(k1),
             em.i32(m0), em.i32(n0), em.i32(k0), em.i32(uk.FLAG_ACCUMULATE if op.accumulate else 0)]
     fb.call_import(imp, args, [])
 
 
+def _convert(src, dst, value):
+    """ScalarOps converting operand ``value`` of type ``src`` to ``dst`` (linalg's cast rules:
+    signed extension / truncation for ints, sitofp / fptosi across kinds)."""
+    if src == dst:
+        return ()
+    float_src, float_dst = src[0] == "f", dst[0] == "f"
+    wider = kernel_ir.element_size(dst) > kernel_ir.element_size(src)
+    if float_src and float_dst:
+        name = "arith.extf" if wider else "arith.truncf"
+    elif not float_src and not float_dst:
+        name = "arith.extsi" if wider else "arith.trunci"
+    else:
+        name = "arith.sitofp" if float_dst else "arith.fptosi"
+    return (ScalarOp(name, (value,), dst),)
+
+
 def _mmt4d_as_generics(op, types, where):
-    """The Generic(s) computing ``op``: an optional zero fill, then the 6-loop contraction."""
+    """The Generic(s) computing ``op``: an optional zero fill, then the 6-loop contraction with
+    both inputs converted to the output type."""
     d = AffineExpr.dim
     out_t = types[2]
-    if types in (("f32", "f32", "f32"), ("f64", "f64", "f64"), ("i32", "i32", "i32")):
-        float_ = types[0][0] == "f"
-        body = (ScalarOp("arith.mulf" if float_ else "arith.muli", (0, 1), out_t),
-                ScalarOp("arith.addf" if float_ else "arith.addi", (2, 3), out_t))
-    elif types in (("i8", "i8", "i32"), ("i16", "i16", "i32"), ("i8", "i8", "i64")):
-        body = (ScalarOp("arith.extsi", (0,), out_t), ScalarOp("arith.extsi", (1,), out_t),
-                ScalarOp("arith.muli", (3, 4), out_t), ScalarOp("arith.addi", (2, 5), out_t))
-    else:
+    if out_t == "i1" or any(t not in ("f16", "f32", "f64", "i8", "i16", "i32", "i64") for t in types):
         raise CompileError(f"vmvx codegen: {where}: element types {types!r} are not supported; expected "
-                           f"f32xf32->f32 or i8xi8->i32")
+                           f"float or i8-i64 operands")
+    body = list(_convert(types[0], out_t, 0))
+    a = 3 + len(body) - 1 if body else 0
+    rhs_cast = _convert(types[1], out_t, 1)
+    body += rhs_cast
+    b = 3 + len(body) - 1 if rhs_cast else 1
+    float_ = out_t[0] == "f"
+    body.append(ScalarOp("arith.mulf" if float_ else "arith.muli", (a, b), out_t))
+    body.append(ScalarOp("arith.addf" if float_ else "arith.addi", (2, 3 + len(body) - 1), out_t))
     m1, k1, m0, k0 = op.lhs.shape
     n1, n0 = op.rhs.shape[0], op.rhs.shape[2]
     gens = []
     if not op.accumulate:
-        zero = 0.0 if out_t[0] == "f" else 0
+        zero = 0.0 if float_ else 0
         gens.append(Generic((m1, n1, m0, n0), ("parallel",) * 4, (), (op.out,),
                             ((d(0), d(1), d(2), d(3)),), (ScalarOp("arith.constant", (), out_t, (("value", zero),)),),
                             (1,), "fill"))
@@ -100,53 +117,47 @@ def _mmt4d_as_generics(op, types, where):
                                                    "reduction"),
                         (op.lhs, op.rhs), (op.out,),
                         ((d(0), d(2), d(3), d(5)), (d(1), d(2), d(4), d(5)), (d(0), d(1), d(3), d(4))),
-                        body, (len(body) + 2,), "mmt4d"))
+                        tuple(body), (3 + len(body) - 1,), "mmt4d"))
     return gens
 
 
-def _tiles(em, op, where):
-    """(tile per unpacked dim, transpose flags, packed rank) of a 2-D Pack/Unpack."""
-    pos, tiles = tuple(op.inner_dims_pos), tuple(op.inner_tiles)
+def _ukernel_tiles(em, op, packed, plain):
+    """(tile per plain dim, flags, outer dims swapped, stored inner sizes) when ``op`` is a 2-D
+    data tiling the pack/unpack microkernels take (contiguous rows and packed tiles), else None."""
+    pos = tuple(op.inner_dims_pos)
     perm = tuple(op.outer_dims_perm) if op.outer_dims_perm is not None else (0, 1)
-    if pos not in ((0,), (1,), (0, 1), (1, 0)) or len(tiles) != len(pos) or perm not in ((0, 1), (1, 0)):
-        raise CompileError(f"vmvx codegen: {where}: inner_dims_pos {pos!r}, inner_tiles {tiles!r} and "
-                           f"outer_dims_perm {op.outer_dims_perm!r} are not a 2-D data tiling")
+    if len(plain.shape) != 2 or pos not in ((0,), (1,), (0, 1), (1, 0)) or perm not in ((0, 1), (1, 0)):
+        return None
+    if not (_contiguous_inner(em, plain, 1) and _contiguous_inner(em, packed, len(packed.shape) - 1)):
+        return None
     t = [1, 1]
-    for p, tile in zip(pos, tiles):
+    for p, tile in zip(pos, op.inner_tiles):
         t[p] = em.size(tile)
     flags = (uk.FLAG_TRANSPOSE_INNER if pos == (1, 0) else 0) | (uk.FLAG_TRANSPOSE_OUTER if perm == (1, 0) else 0)
     stored_inner = [t[p] for p in pos] if len(pos) == 2 else ([1, t[1]] if pos == (1,) else [t[0], 1])
-    return t, flags, perm == (1, 0), stored_inner, 2 + len(pos)
-
-
-def _packed_checks(em, unpacked, packed, rank, where):
-    _rank(em, unpacked, 2, "the unpacked view", where)
-    _rank(em, packed, rank, "the packed view", where)
-    if unpacked.element_type != packed.element_type:
-        raise CompileError(f"vmvx codegen: {where}: element types {unpacked.element_type} and "
-                           f"{packed.element_type} differ")
-    if not (_contiguous_inner(em, unpacked, 1) and _contiguous_inner(em, packed, rank - 1)):
-        raise CompileError(f"vmvx codegen: {where}: the vmvx pack/unpack kernels need unit-stride rows and a "
-                           f"packed view whose dims after the first are contiguous; got strides "
-                           f"{unpacked.strides!r} and {packed.strides!r}")
+    return t, flags, perm == (1, 0), stored_inner
 
 
 def emit_pack(em, op, op_index):
     where = f"kernel {em.kernel.name!r} op {op_index} (pack)"
-    t, flags, swap, stored_inner, rank = _tiles(em, op, where)
-    _packed_checks(em, op.source, op.dest, rank, where)
+    check_relayout(op, op.dest, op.source, where)
+    tiling = _ukernel_tiles(em, op, op.dest, op.source)
+    if tiling is None:
+        emit_relayout(em, op, op_index)
+        return
+    t, flags, swap, stored_inner = tiling
     src_shape = [em.size(s) for s in op.source.shape]
     ranges = tile_ranges(em, op_index, [em.size(s) for s in op.dest.shape[:2]], "pack")
     by_src = ranges[::-1] if swap else ranges
     starts = [em.mul(by_src[s][0], t[s]) for s in (0, 1)]
     sizes = [em.smax(em.sub(em.smin(em.mul(by_src[s][1], t[s]), src_shape[s]), starts[s]), 0) for s in (0, 1)]
-    ss, ds = view_strides(em, op.source), view_strides(em, op.dest)
+    (so, ss), (do, ds) = em.layout(op.source), em.layout(op.dest)
     esize = kernel_ir.element_size(op.source.element_type)
     padding = const_bits(op.source.element_type, op.padding_value if op.padding_value is not None else 0)
     fb = em.fb
     imp = fb.module.import_function(f"vmvx.pack.x{esize * 8}", PACK_CCONV)
-    in_off = em.add(em.size(op.source.offset), em.add(em.mul(starts[0], ss[0]), starts[1]))
-    out_off = em.add(em.size(op.dest.offset), em.add(em.mul(ranges[0][0], ds[0]), em.mul(ranges[1][0], ds[1])))
+    in_off = em.add(so, em.add(em.mul(starts[0], ss[0]), starts[1]))
+    out_off = em.add(do, em.add(em.mul(ranges[0][0], ds[0]), em.mul(ranges[1][0], ds[1])))
     pad = fb.reg("i64")
     fb.const_i64(pad, padding)
     args = [em.binding(op.source.binding), em.reg(in_off), em.reg(ss[0]),
@@ -158,23 +169,25 @@ def emit_pack(em, op, op_index):
 
 def emit_unpack(em, op, op_index):
     where = f"kernel {em.kernel.name!r} op {op_index} (unpack)"
-    t, flags, swap, stored_inner, rank = _tiles(em, op, where)
-    _packed_checks(em, op.dest, op.source, rank, where)
-    ranges = tile_ranges(em, op_index, [em.size(s) for s in op.dest.shape], "unpack")
-    outer_lo = [em.binary("floordiv", ranges[s][0], t[s]) for s in (0, 1)]
-    starts = [em.mul(outer_lo[s], t[s]) for s in (0, 1)]
-    out_sizes = [em.smax(em.sub(ranges[s][1], starts[s]), 0) for s in (0, 1)]
-    outer_n = [em.smax(em.sub(em.binary("ceildiv", em.smax(ranges[s][1], 0), t[s]), outer_lo[s]), 0)
-               for s in (0, 1)]
-    stored_lo, stored_n = (outer_lo[::-1], outer_n[::-1]) if swap else (outer_lo, outer_n)
-    ss, ds = view_strides(em, op.source), view_strides(em, op.dest)
+    check_relayout(op, op.source, op.dest, where)
+    tiling = _ukernel_tiles(em, op, op.source, op.dest)
+    if tiling is None:
+        emit_relayout(em, op, op_index)
+        return
+    t, flags, swap, stored_inner = tiling
+    plain = [em.size(s) for s in op.dest.shape]
+    ranges = tile_ranges(em, op_index, [em.size(s) for s in op.source.shape[:2]], "unpack")
+    by_plain = ranges[::-1] if swap else ranges
+    starts = [em.mul(by_plain[s][0], t[s]) for s in (0, 1)]
+    out_sizes = [em.smax(em.sub(em.smin(em.mul(by_plain[s][1], t[s]), plain[s]), starts[s]), 0) for s in (0, 1)]
+    (so, ss), (do, ds) = em.layout(op.source), em.layout(op.dest)
     esize = kernel_ir.element_size(op.dest.element_type)
     fb = em.fb
     imp = fb.module.import_function(f"vmvx.unpack.x{esize * 8}", UNPACK_CCONV)
-    in_off = em.add(em.size(op.source.offset), em.add(em.mul(stored_lo[0], ss[0]), em.mul(stored_lo[1], ss[1])))
-    out_off = em.add(em.size(op.dest.offset), em.add(em.mul(starts[0], ds[0]), starts[1]))
+    in_off = em.add(so, em.add(em.mul(ranges[0][0], ss[0]), em.mul(ranges[1][0], ss[1])))
+    out_off = em.add(do, em.add(em.mul(starts[0], ds[0]), starts[1]))
     args = [em.binding(op.source.binding), em.reg(in_off), em.reg(ss[0]),
             em.binding(op.dest.binding), em.reg(out_off), em.reg(ds[0]),
-            em.reg(stored_n[0]), em.reg(stored_n[1]), em.reg(stored_inner[0]), em.reg(stored_inner[1]),
-            em.reg(out_sizes[0]), em.reg(out_sizes[1]), em.i32(flags)]
+            em.reg(extent(em, ranges[0])), em.reg(extent(em, ranges[1])), em.reg(stored_inner[0]),
+            em.reg(stored_inner[1]), em.reg(out_sizes[0]), em.reg(out_sizes[1]), em.i32(flags)]
     fb.call_import(imp, args, [])

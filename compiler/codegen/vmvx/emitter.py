@@ -2,10 +2,11 @@
 
 One ``KernelEmitter`` wraps the FunctionBuilder of one vmvx export (cconv ``0rriiiiii_v``,
 see rt.devices.vmvx.executable): it reads push constants from the constants buffer, fetches
-binding buffers from the bindings list, and evaluates kernel_ir sizes (``int``, ``Constant``,
-``Expr``) into i64 registers. Index values are either Python ints (folded at compile time)
-or i64 registers; ``add``/``mul``/... fold when both operands are ints. Values computed
-outside any loop are cached (they dominate everything emitted after them).
+binding buffers from the bindings list (rodata and scratch: buffers.py), and evaluates
+kernel_ir sizes (``int``, ``Constant``, ``Expr``) into i64 registers. Index values are either
+Python ints (folded at compile time) or i64 registers; ``add``/``mul``/... fold when both
+operands are ints. Values computed outside any loop are cached (they dominate everything
+emitted after them).
 Source: what IREE's VMVX backend emits for hal.interface.* ops
 (compiler/src/iree/compiler/Dialect/VMVX/Transforms/ and the vm conversion of the HAL
 interface in the VMVX target).
@@ -13,20 +14,30 @@ interface in the VMVX target).
 from contextlib import contextmanager
 
 from rt.compiler.codegen import kernel_ir
+from rt.compiler.codegen.vmvx import buffers
 from rt.runtime.errors import CompileError
 
 ENTRY_CCONV = "0rriiiiii_v"
 
 
 class KernelEmitter:
-    """Emission state of one export: ``fb`` (FunctionBuilder), ``kernel`` (kernel_ir.Kernel)."""
+    """Emission state of one export: ``fb`` (FunctionBuilder), ``kernel`` (kernel_ir.Kernel);
+    ``rodata_segments``: content -> RodataRef, shared by the kernels of one executable.
+    ``prologue()`` must run before any op is emitted (it allocates the scratch buffers)."""
 
-    def __init__(self, fb, kernel):
+    def __init__(self, fb, kernel, rodata_segments=None):
         self.fb, self.kernel = fb, kernel
         self.constants_buffer, self.bindings_list = fb.args[0], fb.args[1]
         self.workgroup_id_args = fb.args[2:5]
         self.depth = 0
         self._cache = {}
+        self._rodata_segments = {} if rodata_segments is None else rodata_segments
+        self._scratch = {}
+
+    def prologue(self):
+        """Validate the kernel's scratch and allocate it for this workgroup."""
+        buffers.check_scratch(self.kernel)
+        self._scratch = buffers.allocate_scratch(self)
 
     # -- ABI ------------------------------------------------------------------------------
     def _cached(self, key, make):
@@ -38,10 +49,15 @@ class KernelEmitter:
         return value
 
     def binding(self, ordinal):
-        """The VMBuffer ref register of binding ``ordinal``."""
-        if not 0 <= ordinal < self.kernel.binding_count:
-            raise CompileError(f"vmvx codegen: kernel {self.kernel.name!r} uses binding {ordinal} but has "
-                               f"binding_count {self.kernel.binding_count}")
+        """The VMBuffer ref register of buffer ``ordinal``: a binding, rodata or scratch."""
+        try:
+            kind, index = self.kernel.buffer(ordinal)
+        except ValueError as e:
+            raise CompileError(f"vmvx codegen: {e}") from None
+        if kind == "scratch":
+            return self._scratch[ordinal][0]
+        if kind == "rodata":
+            return self._cached(("rodata", index), lambda: buffers.rodata_ref(self, index, self._rodata_segments))
 
         def make():
             idx, ref = self.fb.reg("i32"), self.fb.reg("ref")
@@ -49,6 +65,23 @@ class KernelEmitter:
             self.fb.list_get_ref(ref, self.bindings_list, idx)
             return ref
         return self._cached(("binding", ordinal), make)
+
+    def layout(self, view):
+        """``(offset, strides)`` of ``view`` in elements of its buffer (ints or i64 registers);
+        a tiled scratch is addressed through its allocated (tile-sized, shifted) layout."""
+        tiled = self._scratch.get(view.binding, (None, None))[1]
+        if tiled is not None:
+            return tiled
+        if view.strides is not None:
+            if len(view.strides) != len(view.shape):
+                raise CompileError(f"vmvx codegen: kernel {self.kernel.name!r}: view of binding {view.binding} "
+                                   f"has {len(view.shape)} dims but {len(view.strides)} strides")
+            return self.size(view.offset), [self.size(s) for s in view.strides]
+        strides, running = [], 1
+        for dim in reversed(view.shape):
+            strides.append(running)
+            running = self.mul(running, self.size(dim))
+        return self.size(view.offset), strides[::-1]
 
     def workgroup_id(self, dim):
         """Workgroup id along ``dim`` (0 = x) as an i64 register."""
@@ -58,16 +91,23 @@ class KernelEmitter:
             return r
         return self._cached(("wg", dim), make)
 
-    def constant(self, ordinal):
-        """Push constant ``ordinal`` (uint32) zero-extended to an i64 register."""
-        if not 0 <= ordinal < self.kernel.constant_count:
-            raise CompileError(f"vmvx codegen: kernel {self.kernel.name!r} reads push constant {ordinal} but "
+    def push_constant(self, ordinal):
+        """Push constant ``ordinal`` as loaded: the raw 32 bits in an i32 register."""
+        if not isinstance(ordinal, int) or not 0 <= ordinal < self.kernel.constant_count:
+            raise CompileError(f"vmvx codegen: kernel {self.kernel.name!r} reads push constant {ordinal!r} but "
                                f"has constant_count {self.kernel.constant_count}")
 
         def make():
-            raw, wide = self.fb.reg("i32"), self.fb.reg("i64")
+            raw = self.fb.reg("i32")
             self.fb.buffer_load_i32(raw, self.constants_buffer, self.reg(4 * ordinal))
-            self.fb.ext_i32_i64_u(wide, raw)
+            return raw
+        return self._cached(("push_constant", ordinal), make)
+
+    def constant(self, ordinal):
+        """Push constant ``ordinal`` (uint32) zero-extended to an i64 register."""
+        def make():
+            wide = self.fb.reg("i64")
+            self.fb.ext_i32_i64_u(wide, self.push_constant(ordinal))
             return wide
         return self._cached(("constant", ordinal), make)
 

@@ -11,6 +11,7 @@ executable variant, serialized as bytecode.
 import re
 
 from rt.compiler.codegen import kernel_ir
+from rt.compiler.codegen.vmvx.buffers import check_uses
 from rt.compiler.codegen.vmvx.data_tiling import emit_mmt4d, emit_pack, emit_unpack
 from rt.compiler.codegen.vmvx.emitter import ENTRY_CCONV, KernelEmitter
 from rt.compiler.codegen.vmvx.generic import emit_generic
@@ -37,8 +38,9 @@ def _reflection(kernel):
     return refl
 
 
-def emit_kernel(mb, kernel, use_ukernels=True):
-    """Add ``kernel``'s export to ModuleBuilder ``mb``."""
+def emit_kernel(mb, kernel, use_ukernels=True, rodata_segments=None):
+    """Add ``kernel``'s export to ModuleBuilder ``mb``; ``rodata_segments`` (content ->
+    RodataRef) lets kernels of one executable share identical constant data."""
     if not isinstance(kernel, kernel_ir.Kernel):
         raise CompileError(f"vmvx codegen: expected a kernel_ir.Kernel, got {type(kernel).__name__}")
     name = _identifier(kernel.name)
@@ -46,7 +48,11 @@ def emit_kernel(mb, kernel, use_ukernels=True):
         fb = mb.function(name, ENTRY_CCONV, export=True, reflection=_reflection(kernel))
     except InvalidArgumentError as e:
         raise CompileError(f"vmvx codegen: kernel {kernel.name!r}: {e}") from None
-    em = KernelEmitter(fb, kernel)
+    em = KernelEmitter(fb, kernel, rodata_segments)
+    for index, op in enumerate(kernel.ops):
+        if isinstance(op, (kernel_ir.Generic, kernel_ir.Mmt4d, kernel_ir.Pack, kernel_ir.Unpack)):
+            check_uses(kernel, index, op)
+    em.prologue()
     for index, op in enumerate(kernel.ops):
         try:
             _emit_op(em, op, index, use_ukernels)
@@ -79,12 +85,12 @@ def build_executable(executable_name, kernels, use_ukernels=True):
     the backend cannot lower, naming the kernel and op.
     """
     mb = ModuleBuilder(_identifier(executable_name))
-    seen = set()
+    seen, segments = set(), {}
     for kernel in kernels:
         if kernel.name in seen:
             raise CompileError(f"vmvx codegen: executable {executable_name!r} has two kernels named {kernel.name!r}")
         seen.add(kernel.name)
-        emit_kernel(mb, kernel, use_ukernels)
+        emit_kernel(mb, kernel, use_ukernels, segments)
     try:
         return mb.build()
     except InvalidArgumentError as e:

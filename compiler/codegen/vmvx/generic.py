@@ -6,14 +6,15 @@ with ``buffer.load.*`` at an incrementally advanced byte offset, the body's Scal
 VM registers (see scalar.py) and each output element is written with ``buffer.store.*``.
 When no output depends on a reduction dim (linalg's usual form), outputs are loaded once
 before the reduction loops into accumulator registers and stored once after them.
-Constants of the body are materialised once, before the loops.
+Loop-invariant body values (constants, push constants and ops on them) are computed once,
+before the loops.
 Source: IREE's VMVX pipeline (compiler/src/iree/compiler/Codegen/VMVX/Passes.cpp): ukernel
 lowering first, then linalg -> loops -> vm for whatever is left.
 """
 from rt.compiler.codegen.vmvx import ukernels
 from rt.compiler.codegen.vmvx.access import linearize
 from rt.compiler.codegen.vmvx.loop_nest import LoopNest, tile_ranges
-from rt.compiler.codegen.vmvx.scalar import ScalarEmitter, Val, reg_type
+from rt.compiler.codegen.vmvx.scalar import ScalarEmitter, Val, emit_invariants, invariant_ids, reg_type
 from rt.runtime.errors import CompileError
 
 _LOAD = {"i1": "buffer_load_i8_u", "i8": "buffer_load_i8_s", "i16": "buffer_load_i16_s", "i32": "buffer_load_i32",
@@ -51,11 +52,7 @@ def emit_generic(em, g, op_index, use_ukernels=True):
     ranges = tile_ranges(em, op_index, domain, g.kind)
     views = tuple(g.inputs) + tuple(g.outputs)
     accesses = [linearize(em, v, m, n) for v, m in zip(views, g.indexing_maps)]
-    for acc in accesses[len(g.inputs):]:
-        if acc.view.binding < len(em.kernel.binding_access) and em.kernel.binding_access[acc.view.binding] == "ro":
-            raise CompileError(f"vmvx codegen: {where}: output view writes binding {acc.view.binding}, which the "
-                               f"kernel declares read-only")
-    if use_ukernels and ukernels.emit_generic_ukernel(em, g, accesses, ranges):
+    if use_ukernels and ukernels.emit_generic_ukernel(em, g, accesses, ranges, where):
         return
     _emit_scalar(em, g, accesses, ranges, where)
 
@@ -64,7 +61,7 @@ def _emit_scalar(em, g, accesses, ranges, where):
     fb = em.fb
     nin, nout = len(g.inputs), len(g.outputs)
     n_args = nin + nout
-    sc = ScalarEmitter(fb, where)
+    sc = ScalarEmitter(fb, where, em.push_constant)
     parallel = [d for d, t in enumerate(g.iterator_types) if t == "parallel"]
     reduction = [d for d, t in enumerate(g.iterator_types) if t == "reduction"]
     hoist = bool(reduction) and not any(a.depends[d] for a in accesses[nin:] for d in reduction)
@@ -73,7 +70,7 @@ def _emit_scalar(em, g, accesses, ranges, where):
     if any(not isinstance(d, int) or not 0 <= d < len(g.domain) for d in index_dims):
         raise CompileError(f"vmvx codegen: {where}: linalg.index dims {sorted(index_dims, key=str)} must be in "
                            f"[0, {len(g.domain)})")
-    constants = {n_args + k: sc.emit(op, ()) for k, op in enumerate(g.body) if op.name == "arith.constant"}
+    constants = emit_invariants(sc, g.body, n_args, invariant_ids(g.body, n_args))
     bufs = [em.binding(a.view.binding) for a in accesses]
     scales = [a.element_size for a in accesses]
     nest = LoopNest(em, ranges, accesses, parallel + reduction, scales)

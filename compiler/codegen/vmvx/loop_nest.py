@@ -16,8 +16,11 @@ from rt.runtime.errors import CompileError
 def tile_ranges(em, op_index, domain, kind):
     """``[(lo, hi), ...]`` per loop dim of op ``op_index`` for the current workgroup.
 
-    domain: evaluated sizes (ints or registers). ``hi`` is clamped to the domain; ``lo`` may
-    exceed ``hi`` for workgroups past the end (the loops then run zero times).
+    domain: evaluated sizes (ints or registers). On a distributed dim the workgroup covers
+    root indices ``[id * tile, id * tile + tile)``; an op with a Distribution offset ``o`` along
+    it plays root index ``i + o`` at its own index ``i``, so its range is shifted by ``-o``.
+    Both ends are clamped to ``[0, domain]``; ``lo`` may exceed ``hi`` for workgroups past the
+    end (the loops then run zero times).
     """
     dist = em.kernel.distribution
     ranges = [(0, size) for size in domain]
@@ -29,6 +32,10 @@ def tile_ranges(em, op_index, domain, kind):
     if len(dist.op_dims) != len(em.kernel.ops):
         raise CompileError(f"vmvx codegen: kernel {em.kernel.name!r}: distribution.op_dims has "
                            f"{len(dist.op_dims)} entries for {len(em.kernel.ops)} ops")
+    if dist.op_offsets and (len(dist.op_offsets) != len(em.kernel.ops)
+                            or len(dist.op_offsets[op_index]) != len(dist.dims)):
+        raise CompileError(f"vmvx codegen: kernel {em.kernel.name!r}: distribution.op_offsets "
+                           f"{dist.op_offsets!r} must give one Size per distributed dim for each op")
     dims = dist.op_dims[op_index]
     if len(dims) != len(dist.dims):
         raise CompileError(f"vmvx codegen: kernel {em.kernel.name!r}: op {op_index} ({kind}) maps "
@@ -43,7 +50,13 @@ def tile_ranges(em, op_index, domain, kind):
             raise CompileError(f"vmvx codegen: kernel {em.kernel.name!r}: workgroup tile {tile!r} must be a "
                                f"positive int")
         lo = em.mul(em.workgroup_id(axis), tile)
-        ranges[d] = (lo, em.smin(em.add(lo, tile), domain[d]))
+        hi = em.add(lo, tile)
+        offset = dist.offset(op_index, axis)
+        if offset != 0:
+            off = em.size(offset)
+            lo = em.smin(em.smax(em.sub(lo, off), 0), domain[d])
+            hi = em.smax(em.sub(hi, off), 0)
+        ranges[d] = (lo, em.smin(hi, domain[d]))
     return ranges
 
 

@@ -9,6 +9,11 @@ Register conventions (what every value id of a body holds):
   1; ``i64`` and ``index`` live in i64 registers. Results are re-normalised after every op
   that can leave the canonical form (wrapping adds, shifts, truncations).
 
+``hal.interface.constant.load`` (attr ``ordinal``, result i32) reads a push constant: the raw
+32 bits, as IREE dispatch bodies receive scalar operands (an f32 argument arrives through
+``arith.bitcast``). Body ops that read no block argument and no loop index are *invariant*
+(``invariant_ids``): they are emitted once per workgroup, before the loops.
+
 Semantics follow MLIR's arith and math dialects; where MLIR leaves a case undefined
 (division by zero, signed INT_MIN / -1 on i32/i64) the VM traps. ``arith.maxnumf`` /
 ``minnumf`` ignore a NaN operand, ``maximumf`` / ``minimumf`` propagate it.
@@ -69,15 +74,42 @@ _CMPI = {"eq": ("eq", ""), "ne": ("ne", ""), "slt": ("lt", ".s"), "sle": ("lte",
          "uge": ("gte", ".u")}
 
 
+#: Ops that may trap (division by zero): never hoisted above loops that might not run.
+_TRAPPING = frozenset({"arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.ceildivsi",
+                       "arith.ceildivui", "arith.floordivsi"})
+
+
+def invariant_ids(body, n_args):
+    """Value ids of the ops of ``body`` (ids numbered from ``n_args``) that depend on no block
+    argument and no ``linalg.index``: constants, push constants and non-trapping ops on them."""
+    inv = set()
+    for k, op in enumerate(body):
+        if op.name != "linalg.index" and op.name not in _TRAPPING and all(v in inv for v in op.operands):
+            inv.add(n_args + k)
+    return inv
+
+
+def emit_invariants(sc, body, n_args, ids):
+    """Emit the ops of ``body`` whose value ids are in ``ids`` (see invariant_ids) with
+    ScalarEmitter ``sc``; returns {value id: Val}."""
+    values = {}
+    for k, op in enumerate(body):
+        if n_args + k in ids:
+            values[n_args + k] = sc.emit(op, [values[v] for v in op.operands])
+    return values
+
+
 def _op(fb, name):
     return getattr(fb, name.replace(".", "_"))
 
 
 class ScalarEmitter:
-    """Emits body ops into ``fb``; ``where`` prefixes error messages (kernel and op)."""
+    """Emits body ops into ``fb``; ``where`` prefixes error messages (kernel and op);
+    ``push_constant(ordinal)`` returns the i32 register holding a push constant (None: the
+    body may not read push constants)."""
 
-    def __init__(self, fb, where):
-        self.fb, self.where = fb, where
+    def __init__(self, fb, where, push_constant=None):
+        self.fb, self.where, self.push_constant = fb, where, push_constant
 
     def _err(self, op, what):
         raise CompileError(f"vmvx codegen: {self.where}: {op.name} {what}")
@@ -153,6 +185,11 @@ class ScalarEmitter:
         fb = self.fb
         if name == "arith.constant":
             return self.constant(t, op.attr("value"))
+        if name == "hal.interface.constant.load":
+            if t != "i32" or args or self.push_constant is None:
+                self._err(op, f"with result type {t} and {len(args)} operands; expected an i32 push "
+                              f"constant read without operands inside a kernel")
+            return Val(self.push_constant(op.attr("ordinal")), "i32")
         if name == "arith.select":
             cond, a, b = args
             out = self.new(t)

@@ -3,8 +3,11 @@
 A Generic is matched structurally (the ``kind`` hint is not trusted):
 
 * elementwise (all loops parallel, one output): ``yield %in`` -> ``copy.2d.x<bits>``
-  (broadcasts are stride-0 views), ``yield %cst`` -> ``fill.2d.x<bits>``, one binary or
-  unary arith/math op on block arguments -> ``<op>.2d.f32|i32``;
+  (broadcasts are stride-0 views), ``yield %v`` of a loop-invariant value (a constant, or one
+  computed from push constants) -> ``fill.2d.x<bits>``, one binary or unary arith/math op on
+  block arguments -> ``<op>.2d.f32|i32``; an invariant operand of a binary op (a captured
+  scalar such as ``%in * bitcast(push constant)``) is stored once per workgroup into a
+  one-element buffer read through a stride-0 view;
 * reduction: one combining op ``out = op(out, in)`` (addf/maximumf/minimumf on f32,
   addi/maxsi/minsi on i32) -> ``reduce.<sum|max|min>.2d`` with FLAG_ACCUMULATE;
 * contraction: ``out += a * b`` (mulf+addf on f32, muli+addi on i32) -> ``matmul``: any
@@ -21,8 +24,10 @@ import numpy as np
 
 from rt.compiler.codegen import kernel_ir
 from rt.compiler.codegen.vmvx.loop_nest import LoopNest, extent
+from rt.compiler.codegen.vmvx.scalar import ScalarEmitter, emit_invariants, invariant_ids
 from rt.devices.vmvx import _ukernels as uk
-from rt.devices.vmvx.module import BINARY_CCONV, FILL_CCONV, MATMUL_CCONV, REDUCE_CCONV, UNARY_CCONV
+from rt.devices.vmvx.module import (ALLOC_CCONV, BINARY_CCONV, FILL_CCONV, MATMUL_CCONV, REDUCE_CCONV,
+                                    UNARY_CCONV)
 
 _BINARY = {
     "f32": {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
@@ -49,7 +54,9 @@ assert all(v in uk.BINARY_I32_OPS for v in _BINARY["i32"].values())
 class _Call:
     """A planned ukernel call: import ``name`` and ``cconv``, the loop ``dims`` it covers
     (None: a virtual size-1 dim) and its operands in order: ("view", access), ("vector",
-    access), ("value", bits, bytes) or ("flags", bits)."""
+    access), ("scalar", value id) (an invariant value read as a stride-0 view), ("value",
+    bits, bytes), ("bits", value id, bytes) (an invariant value's bit pattern) or ("flags",
+    bits)."""
 
     def __init__(self, name, cconv, dims, args):
         self.name, self.cconv, self.dims, self.args = name, cconv, dims, args
@@ -72,7 +79,7 @@ def _last(dims, pred):
     return None
 
 
-def _elementwise(g, accesses):
+def _elementwise(g, accesses, inv):
     nin = len(g.inputs)
     out = accesses[nin]
     t = out.element_type
@@ -80,27 +87,32 @@ def _elementwise(g, accesses):
     dims = (par[-2] if len(par) > 1 else None, par[-1] if par else None)
     (y,) = g.yields
     ops = {nin + 1 + k: op for k, op in enumerate(g.body)}
+    esize = out.element_size
     if y < nin:
         if accesses[y].element_type != t:
             return None
-        esize = out.element_size
         return _Call(f"copy.2d.x{esize * 8}", UNARY_CCONV, dims, [("view", y), ("view", nin)])
     op = ops.get(y)
     if op is None:
         return None
     if op.name == "arith.constant" and len(g.body) == 1:
-        esize = out.element_size
         return _Call(f"fill.2d.x{esize * 8}", FILL_CCONV[esize], dims,
                      [("value", const_bits(t, op.attr("value")), esize), ("view", nin)])
-    if len(g.body) != 1 or t not in _BINARY or any(v > nin for v in op.operands):
+    if y in inv:
+        if t == "f16" or op.result_type != t:
+            return None
+        return _Call(f"fill.2d.x{esize * 8}", FILL_CCONV[esize], dims, [("bits", y, esize), ("view", nin)])
+    if t not in _BINARY or [v for v in ops if v not in inv] != [y]:
         return None
-    if any(accesses[v].element_type != t for v in op.operands):
+    if any(not (v <= nin or v in inv) for v in op.operands) or all(v in inv for v in op.operands):
         return None
+    if any((ops[v].result_type if v in inv else accesses[v].element_type) != t for v in op.operands):
+        return None
+    args = [("scalar", v) if v in inv else ("view", v) for v in op.operands]
     if len(op.operands) == 2 and op.name in _BINARY[t]:
-        a, b = op.operands
-        return _Call(f"{_BINARY[t][op.name]}.2d.{t}", BINARY_CCONV, dims, [("view", a), ("view", b), ("view", nin)])
+        return _Call(f"{_BINARY[t][op.name]}.2d.{t}", BINARY_CCONV, dims, args + [("view", nin)])
     if len(op.operands) == 1 and op.name in _UNARY[t]:
-        return _Call(f"{_UNARY[t][op.name]}.2d.{t}", UNARY_CCONV, dims, [("view", op.operands[0]), ("view", nin)])
+        return _Call(f"{_UNARY[t][op.name]}.2d.{t}", UNARY_CCONV, dims, args + [("view", nin)])
     return None
 
 
@@ -145,56 +157,98 @@ def _contraction(g, accesses, red, par):
     return None
 
 
-def _plan(g, accesses):
+def _plan(g, accesses, inv):
     if len(g.outputs) != 1:
         return None
     nin = len(g.inputs)
     red = [d for d, it in enumerate(g.iterator_types) if it == "reduction"]
     par = [d for d, it in enumerate(g.iterator_types) if it == "parallel"]
     if not red:
-        return _elementwise(g, accesses)
+        return _elementwise(g, accesses, inv)
     if any(accesses[nin].depends[d] for d in red):
         return None
     return _reduction(g, accesses, red, par) or _contraction(g, accesses, red, par)
 
 
-def emit_generic_ukernel(em, g, accesses, ranges):
+def _bits(em, val):
+    """The bit pattern of invariant Val ``val`` in an i32 or i64 register (fill operand)."""
+    fb = em.fb
+    if val.type == "f32":
+        r = fb.reg("i32")
+        fb.bitcast_f32_i32(r, val.reg)
+        return r
+    if val.type == "f64":
+        r = fb.reg("i64")
+        fb.bitcast_f64_i64(r, val.reg)
+        return r
+    return val.reg
+
+
+def _scalar_buffer(em, val):
+    """A new one-element buffer holding f32/i32 Val ``val`` (read through stride-0 views)."""
+    fb = em.fb
+    ref = fb.reg("ref")
+    fb.call_import(fb.module.import_function("vmvx.buffer.alloc", ALLOC_CCONV), [em.reg(4)], [ref])
+    (fb.buffer_store_f32 if val.type == "f32" else fb.buffer_store_i32)(ref, em.reg(0), val.reg)
+    return ref
+
+
+def emit_generic_ukernel(em, g, accesses, ranges, where):
     """Emit ``g`` as a ukernel call nest if it matches one; returns whether it did."""
-    call = _plan(g, accesses)
+    n_args = len(g.inputs) + len(g.outputs)
+    inv = invariant_ids(g.body, n_args)
+    call = _plan(g, accesses, inv)
     if call is None:
         return False
     fb = em.fb
+    values = {}
+    if any(kind in ("scalar", "bits") for kind, *_ in call.args):
+        values = emit_invariants(ScalarEmitter(fb, where, em.push_constant), g.body, n_args, inv)
     imp = fb.module.import_function(f"vmvx.{call.name}", call.cconv)
     covered = [d for d in call.dims if d is not None]
     loops = [d for d in range(len(g.domain)) if d not in covered]
     nest = LoopNest(em, ranges, accesses, loops, [1] * len(accesses))
     sizes = [extent(em, ranges[d]) if d is not None else 1 for d in call.dims]
-    refs = {a: em.binding(accesses[a].view.binding) for kind, a, *_ in call.args if kind in ("view", "vector")}
-    strides = {a: [accesses[a].strides[d] if d is not None and accesses[a].depends[d] else 0 for d in call.dims]
-               for a in refs}
-    regs = {a: [em.reg(s) for s in strides[a]] for a in refs}
-    size_regs = [em.reg(s) for s in sizes]
+    zero = em.reg(0)
+    operands = {}  # call.args position -> (ref, offset(offsets) -> register, stride registers)
+    for pos, (kind, a, *_) in enumerate(call.args):
+        if kind in ("view", "vector"):
+            strides = [accesses[a].strides[d] if d is not None and accesses[a].depends[d] else 0
+                       for d in call.dims]
+            operands[pos] = (em.binding(accesses[a].view.binding), lambda offsets, a=a: em.reg(offsets[a]),
+                             [em.reg(x) for x in strides])
+        elif kind == "scalar":
+            operands[pos] = (_scalar_buffer(em, values[a]), lambda offsets: zero, [zero] * len(call.dims))
+    size_regs = [em.reg(x) for x in sizes]
     extra = {}
-    for kind, value, *rest in call.args:
+    for pos, (kind, value, *rest) in enumerate(call.args):
         if kind == "value":
             r = fb.reg("i64" if rest[0] == 8 else "i32")
             if rest[0] == 8:
                 fb.const_i64(r, value)
             else:
                 fb.const_i32(r, value)
-            extra[kind] = r
+            extra[pos] = r
+        elif kind == "bits":
+            extra[pos] = _bits(em, values[value])
         elif kind == "flags":
-            extra[kind] = em.i32(value)
+            extra[pos] = em.i32(value)
 
     def body(offsets, index):
         args = []
-        for kind, a, *_ in call.args:
-            if kind == "value" or kind == "flags":
-                args.append(extra[kind])
-            elif kind == "view":
-                args += _view_args(call, a, refs, regs, offsets, em)
+        view_pos = [p for p, (kind, *_) in enumerate(call.args) if kind in ("view", "scalar")]
+        for pos, (kind, *_) in enumerate(call.args):
+            if pos in extra:
+                args.append(extra[pos])
+                continue
+            ref, offset, strides = operands[pos]
+            if kind == "vector":
+                args += [ref, offset(offsets), strides[0]]
+            elif call.cconv == MATMUL_CCONV:
+                m, n, k = strides
+                args += [ref, offset(offsets), *((m, k), (k, n), (m, n))[view_pos.index(pos)]]
             else:
-                args += [refs[a], em.reg(offsets[a]), regs[a][0]]
+                args += [ref, offset(offsets), strides[0], strides[1]]
         if call.cconv == MATMUL_CCONV:
             args = args[:12] + size_regs + args[12:]
         elif call.cconv == REDUCE_CCONV:
@@ -205,15 +259,3 @@ def emit_generic_ukernel(em, g, accesses, ranges):
 
     nest.run(body)
     return True
-
-
-def _view_args(call, a, refs, regs, offsets, em):
-    """buffer, offset, then the strides a kernel of this cconv takes for a view operand."""
-    r = regs[a]
-    if call.cconv == MATMUL_CCONV:
-        m, n, k = r
-        pos = [x for kind, x, *_ in call.args if kind == "view"].index(a)
-        pair = ((m, k), (k, n), (m, n))[pos]
-        return [refs[a], em.reg(offsets[a]), *pair]
-    return [refs[a], em.reg(offsets[a]), r[0], r[1]]
-

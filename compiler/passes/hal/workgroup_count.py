@@ -27,8 +27,10 @@ def op_domain(op):
         return tuple(op.domain)
     if isinstance(op, kernel_ir.Mmt4d):
         return (op.out.shape[0], op.out.shape[1], op.lhs.shape[1])
-    if isinstance(op, (kernel_ir.Pack, kernel_ir.Unpack)):
+    if isinstance(op, kernel_ir.Pack):
         return tuple(op.dest.shape)
+    if isinstance(op, kernel_ir.Unpack):
+        return tuple(op.source.shape)
     raise TypeError(f"unknown Kernel op {type(op).__name__}")
 
 
