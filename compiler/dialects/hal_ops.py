@@ -471,6 +471,56 @@ class BufferSubspanOp(ClauseOp):
 
 
 @irdl_op_definition
+class BufferLoadOp(IRDLOperation):
+    """``hal.buffer.load<%b : !hal.buffer>[%offset] : i32``: a host read of one scalar."""
+
+    name = "hal.buffer.load"
+    source_buffer = operand_def(BufferType)
+    source_offset = operand_def(INDEX)
+    result = result_def()
+
+    @classmethod
+    def parse(cls, parser):
+        buf = syn.parse_typed_operand_in_angles(parser)
+        (offset,) = syn.parse_index_list(parser)
+        parser.parse_punctuation(":")
+        return cls.build(operands=[buf, offset], result_types=[parser.parse_type()])
+
+    def print(self, printer):
+        syn.print_typed_operand(printer, self.source_buffer)
+        syn.print_operand_list(printer, [self.source_offset])
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class BufferStoreOp(IRDLOperation):
+    """``hal.buffer.store<%b : !hal.buffer>[%offset] value(%v : i32)``: a host write of one scalar."""
+
+    name = "hal.buffer.store"
+    value = operand_def()
+    target_buffer = operand_def(BufferType)
+    target_offset = operand_def(INDEX)
+
+    @classmethod
+    def parse(cls, parser):
+        buf = syn.parse_typed_operand_in_angles(parser)
+        (offset,) = syn.parse_index_list(parser)
+        parser.parse_keyword("value")
+        parser.parse_punctuation("(")
+        value = syn.parse_typed_operand(parser)
+        parser.parse_punctuation(")")
+        return cls.build(operands=[value, buf, offset])
+
+    def print(self, printer):
+        syn.print_typed_operand(printer, self.target_buffer)
+        syn.print_operand_list(printer, [self.target_offset])
+        printer.print_string(" value(")
+        syn.print_typed_operand(printer, self.value, "", "")
+        printer.print_string(")")
+
+
+@irdl_op_definition
 class ExecutableCreateOp(ClauseOp):
     """``hal.executable.create device(%d : !hal.device) affinity(%q) target(@exe::@variant) : !hal.executable``."""
 
@@ -528,6 +578,8 @@ HAL_RUNTIME_OPS = [
     AllocatorImportOp,
     BufferLengthOp,
     BufferSubspanOp,
+    BufferLoadOp,
+    BufferStoreOp,
     ExecutableCreateOp,
     FenceJoinOp,
     FenceSignalOp,

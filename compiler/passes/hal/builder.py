@@ -5,9 +5,9 @@
 VM traps point at the stream op that produced it.
 """
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import BoolAttr, IndexType, IntegerAttr, IntegerType, SymbolRefAttr, i32, i64
+from xdsl.dialects.builtin import BoolAttr, IndexType, IntegerAttr, IntegerType, StringAttr, SymbolRefAttr, i32, i64
 
-from rt.compiler.dialects.hal_ops import FenceCreateOp, FenceSignalOp
+from rt.compiler.dialects.hal_ops import FenceCreateOp, FenceJoinOp, FenceSignalOp
 from rt.compiler.dialects.hal_types import FenceType
 from rt.compiler.dialects.util import GlobalLoadOp
 
@@ -59,3 +59,17 @@ class Inserter:
         fence = self.fence(device)
         self.add(FenceSignalOp.build(operands=[fence]))
         return fence
+
+    def wait_fence(self, device, timepoints):
+        """The fence a queue operation waits on for ``timepoints`` (already converted to fences).
+
+        None -> an immediate fence; one -> itself; several -> ``hal.fence.join`` of all of
+        them (IREE's StreamToHAL joins an await list the same way).
+        """
+        timepoints = list(timepoints)
+        if not timepoints:
+            return self.immediate_fence(device)
+        if len(timepoints) == 1:
+            return timepoints[0]
+        return self.value(FenceJoinOp.build(operands=[timepoints], result_types=[FenceType()],
+                                            properties={"flags": StringAttr("None")}))

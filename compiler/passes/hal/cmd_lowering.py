@@ -17,6 +17,9 @@
     %t = hal.fence.create device(%dev : !hal.device) flags("None") : !hal.fence
     hal.device.queue.execute<%dev : !hal.device> affinity(%q) wait(%w) signal(%t) commands(%cmd) flags("None")
 
+An await list of several timepoints waits on their ``hal.fence.join``; none waits on an
+immediate (created and signaled) fence.
+
 Commands of the execute region and of ``stream.cmd.serial`` are separated by execution
 barriers; those inside one ``stream.cmd.concurrent`` are not. Flush/invalidate/discard are
 no-ops on rt's local devices (host-coherent memory).
@@ -25,7 +28,7 @@ Source followed: IREE ``Dialect/HAL/Conversion/StreamToHAL/Patterns.cpp`` (CmdEx
 and friends).
 """
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType, StringAttr, i32
+from xdsl.dialects.builtin import Float16Type, Float32Type, IndexType, IntegerType, StringAttr, i32
 
 from rt.compiler.dialects.hal_ops import (CommandBufferCopyBufferOp, CommandBufferCreateOp,
                                           CommandBufferDispatchOp, CommandBufferExecutionBarrierOp,
@@ -52,7 +55,7 @@ def lower_execute(op, ctx):
         arg.replace_all_uses_with(value)
     _record_serial(list(block.ops), b, cmd, ctx, device_name, device)
     b.add(CommandBufferFinalizeOp.build(operands=[cmd]))
-    wait = op.await_timepoint[0] if op.await_timepoint else b.immediate_fence(device)
+    wait = b.wait_fence(device, op.await_timepoint)
     signal = b.fence(device)
     b.named(DeviceQueueExecuteOp, {"device": device, "queue_affinity": affinity, "wait_fence": wait,
                                    "signal_fence": signal, "command_buffer": cmd},
@@ -100,10 +103,11 @@ def _record(op, b, cmd, ctx, device_name, device):
                                               properties={"flags": StringAttr("None")}))
     elif op.name == "stream.cmd.fill":
         pattern = op.value
-        if isinstance(pattern.type, Float32Type):
-            pattern = b.value(arith.BitcastOp(pattern, i32))
+        if isinstance(pattern.type, (Float16Type, Float32Type)):
+            pattern = b.value(arith.BitcastOp(pattern, IntegerType(pattern.type.bitwidth)))
         elif not isinstance(pattern.type, IntegerType) or pattern.type.width.data > 32:
-            raise error_at_op(op, f"stream.cmd.fill with a {pattern.type} pattern; expected i8, i16, i32 or f32")
+            raise error_at_op(op, f"stream.cmd.fill with a {pattern.type} pattern; expected i8, i16, i32, f16 "
+                                  "or f32")
         b.add(CommandBufferFillBufferOp.build(operands=[cmd, op.target, [op.target_offset, op.target_length],
                                                         pattern], properties={"flags": StringAttr("None")}))
     elif op.name in ("stream.cmd.concurrent", "stream.cmd.serial"):
@@ -121,6 +125,8 @@ def _push_constant(b, value, op):
         return b.value(arith.IndexCastOp(value, i32))
     if isinstance(t, Float32Type):
         return b.value(arith.BitcastOp(value, i32))
+    if isinstance(t, Float16Type):
+        value, t = b.value(arith.BitcastOp(value, IntegerType(16))), IntegerType(16)
     if isinstance(t, IntegerType) and t.width.data < 32:
         return b.value(arith.ExtUIOp(value, i32))
     raise error_at_op(op, f"stream.cmd.dispatch operand of type {t} is not a 32-bit push constant; "

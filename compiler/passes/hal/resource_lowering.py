@@ -4,10 +4,13 @@
   ``stream.tensor.export %r : tensor<?x4xf32>{%d} in ..{%s}`` -> ``hal.buffer_view.create``
   with ``hal.element_type``/``hal.encoding_type<dense_row_major>`` and the shape.
 * ``stream.resource.alloc`` -> ``hal.allocator.allocate`` on the device's allocator;
-  ``alloca``/``dealloca`` -> ``hal.device.queue.alloca``/``dealloca`` with wait/signal fences;
+  ``alloca``/``dealloca`` -> ``hal.device.queue.alloca``/``dealloca`` with wait/signal fences
+  (an await list of several timepoints waits on their ``hal.fence.join``);
   ``subview`` -> ``hal.buffer.subspan``; ``size`` -> ``hal.buffer.length``;
   ``map``/``try_map`` of a ``!util.buffer`` and ``constants`` -> ``hal.allocator.import`` of
-  rodata (``util.buffer.constant``; rt's import copies and always succeeds).
+  rodata (``util.buffer.constant``; rt's import copies and always succeeds);
+  ``load``/``store`` (host reads and writes of one element, e.g. ``tensor.extract`` on the
+  host after the resource was awaited) -> ``hal.buffer.load``/``hal.buffer.store``.
 * Timepoints are fences: ``immediate`` -> a created and signaled fence, ``join`` ->
   ``hal.fence.join``, ``await`` -> ``hal.fence.await`` (infinite timeout) then the resources.
 
@@ -17,7 +20,8 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, i1, i32
 
 from rt.compiler.dialects.hal import ElementTypeOp, EncodingTypeOp
 from rt.compiler.dialects.hal_ops import (AllocatorAllocateOp, AllocatorImportOp, BufferLengthOp, BufferViewBufferOp,
-                                          BufferSubspanOp, BufferViewCreateOp, DeviceAllocatorOp,
+                                          BufferLoadOp, BufferStoreOp, BufferSubspanOp, BufferViewCreateOp,
+                                          DeviceAllocatorOp,
                                           DeviceQueueAllocaOp, DeviceQueueDeallocaOp, FenceAwaitOp,
                                           FenceJoinOp)
 from rt.compiler.dialects.hal_types import AllocatorType, BufferType, BufferViewType, FenceType
@@ -88,7 +92,7 @@ def resource_alloc(op, ctx):
 def resource_alloca(op, ctx):
     b = Inserter(op)
     device = ctx.load_device(b, ctx.device_of(op))
-    wait = op.await_timepoint[0] if op.await_timepoint else b.immediate_fence(device)
+    wait = b.wait_fence(device, op.await_timepoint)
     signal = b.fence(device)
     memory, usage = _memory()
     buffer = b.named(DeviceQueueAllocaOp, {
@@ -101,7 +105,7 @@ def resource_alloca(op, ctx):
 def resource_dealloca(op, ctx):
     b = Inserter(op)
     device = ctx.load_device(b, ctx.device_of(op))
-    wait = op.await_timepoint[0] if op.await_timepoint else b.immediate_fence(device)
+    wait = b.wait_fence(device, op.await_timepoint)
     signal = b.fence(device)
     b.named(DeviceQueueDeallocaOp, {"device": device, "queue_affinity": b.const_i64(-1), "wait_fence": wait,
                                     "signal_fence": signal, "buffer": op.operand},
@@ -118,6 +122,17 @@ def resource_subview(op, ctx):
 def resource_size(op, ctx):
     b = Inserter(op)
     _replace(op, b.value(BufferLengthOp.build(operands=[op.operand], result_types=[op.result.type])))
+
+
+def resource_load(op, ctx):
+    b = Inserter(op)
+    _replace(op, b.value(BufferLoadOp.build(operands=[op.source, op.source_offset], result_types=[op.result.type])))
+
+
+def resource_store(op, ctx):
+    b = Inserter(op)
+    b.add(BufferStoreOp.build(operands=[op.value, op.target, op.target_offset]))
+    _replace(op)
 
 
 def resource_map(op, ctx):
@@ -184,6 +199,8 @@ LOWERINGS = {
     "stream.resource.dealloca": resource_dealloca,
     "stream.resource.subview": resource_subview,
     "stream.resource.size": resource_size,
+    "stream.resource.load": resource_load,
+    "stream.resource.store": resource_store,
     "stream.resource.map": resource_map,
     "stream.resource.try_map": resource_map,
     "stream.resource.constants": resource_constants,

@@ -11,8 +11,8 @@ rt.compiler.dialects.hal_blobs) are the ``.vmfb``:
   ``__init`` (cconv ``0v_v``) calls them in order (device globals first, as the hal phase
   emits them);
 * public functions are exported with cconv from their signature (index -> I, i1..i32 -> i,
-  f32 -> f, handles -> r) and reflection ``iree.abi.declaration`` / ``rt.abi`` (from the
-  function's ``iree.reflection`` dictionary or ``rt.abi`` attribute) and ``rt.source``;
+  f16/f32 -> f, f64 -> F, handles -> r) and reflection ``iree.abi.declaration`` / ``rt.abi``
+  (from the function's ``iree.reflection`` dictionary or ``rt.abi`` attribute) and ``rt.source``;
 * module attribute ``rt.devices``: JSON list of the device globals and their targets
   (docs/compiled_module_abi.md); executables are embedded with their backend metadata.
 
@@ -46,11 +46,20 @@ from rt.compiler.passes.vm.registers import cconv_of
 from rt.runtime.errors import RtError
 
 
+def _serialized_format(target):
+    """The format the target's backend serializes executables in (IREE spells some targets'
+    formats differently, e.g. ``vmvx-bytecode-fb``); the IR's format for unknown backends."""
+    from rt.compiler.targets import BACKENDS, get_backend
+
+    name = target.backend.data
+    return get_backend(name).format if name in BACKENDS else target.format.data
+
+
 def _devices_attribute(module):
     devices = []
     for op in module.body.block.ops:
         if op.name == "util.global" and isinstance(op.properties.get("initial_value"), DeviceTargetAttr):
-            targets = [{"backend": t.backend.data, "format": t.format.data, "config": from_attr(t.configuration)}
+            targets = [{"backend": t.backend.data, "format": _serialized_format(t), "config": from_attr(t.configuration)}
                        for t in op.initial_value.executable_targets.data]
             devices.append({"name": op.sym_name.data, "targets": targets})
     return json.dumps(devices, sort_keys=True, default=str)

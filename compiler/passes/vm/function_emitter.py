@@ -5,15 +5,15 @@ their ``scf.yield`` values into the result registers; ``scf.for`` -> a loop head
 induction variable (signed) with the upper bound; ``scf.while`` -> before/after blocks;
 ``cf.br``/``cf.cond_br`` move successor operands into the target block's argument registers
 (through temporaries, so permutations are safe). Calls (``util.call``/``func.call``) become
-``call``; returns ``return``. Every other op is handed to the op tables of
-:mod:`scalar_ops` (arith/math on scalars) and :mod:`import_ops` (hal, check, util globals and
-buffers). Each instruction carries the op's ``file:line:col`` so VM traps name the source.
+``call``; returns ``return``; f16 entry arguments are rounded to f16 (see :mod:`half`). Every
+other op is handed to the op tables of :mod:`scalar_ops` (arith/math on scalars) and
+:mod:`import_ops` (hal, check, util globals and buffers). Each instruction carries the op's ``file:line:col`` so VM traps name the source.
 
 Source followed: IREE ``Dialect/VM/Conversion`` (StandardToVM, UtilToVM) and
 ``Target/Bytecode/BytecodeEncoder``.
 """
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
-from rt.compiler.passes.vm import import_ops, scalar_ops
+from rt.compiler.passes.vm import half, import_ops, scalar_ops
 from rt.compiler.passes.vm.registers import RegisterAllocator, vm_type
 
 _CONTROL = ("scf.if", "scf.for", "scf.while", "cf.br", "cf.cond_br", "util.call", "func.call",
@@ -37,7 +37,7 @@ class FunctionEmitter:
         vt = vm_type(value.type)
         if vt is None:
             raise error_at_op(op or self.owner, f"value of type {value.type} has no VM register type "
-                                                "(expected index, i1-i64, f32, f64 or a HAL/util handle); "
+                                                "(expected index, i1-i64, f16, f32, f64 or a HAL/util handle); "
                                                 "it should have been converted by an earlier phase")
         return vt
 
@@ -93,6 +93,7 @@ class FunctionEmitter:
             self._labels[block] = self.fb.label()
         for arg, reg in zip(blocks[0].args, arg_regs):
             self.regs.bind(arg, reg)
+            half.round_result(self, reg, arg.type)
         for block in blocks[1:]:
             for arg in block.args:
                 self.define(arg, self.owner)

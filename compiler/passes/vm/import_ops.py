@@ -3,15 +3,19 @@
 hal ops become ``call.import``/``call.variadic`` of the ``hal`` module with the names and
 cconvs of rt.runtime.hal.module's table (IREE's hal.imports.mlir); check ops call the
 ``check`` module (docs/compiled_module_abi.md); ``util.global.load/store`` use VM globals;
-``util.buffer.constant`` and assert messages become rodata. Enum clauses (command buffer modes
+``util.buffer.constant`` and assert messages become rodata. ``hal.buffer.load/store`` of
+8-byte values (i64, index, f64) are two 4-byte accesses of the hal module's
+``buffer.load/store`` (which take 1, 2 or 4 bytes); f16 goes through its bits (see
+:mod:`half`). Enum clauses (command buffer modes
 and categories, barrier stage masks) are IREE's bit values.
 
 Source followed: IREE ``Dialect/HAL/Conversion/HALToVM``, ``Modules/Check/Conversion``,
 ``Dialect/Util/Conversion/UtilToVM``.
 """
-from xdsl.dialects.builtin import FloatAttr
+from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, FloatAttr, IndexType, IntegerType
 
 from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.passes.vm import half
 from rt.compiler.passes.vm.element_types import element_type_code
 
 _MODES = {"None": 0, "OneShot": 1, "AllowInlineExecution": 16}
@@ -77,6 +81,85 @@ def _import(e, op):
 def _subspan(e, op):
     offset, length = op.source_range
     _call(e, op, "buffer.subspan", [e.get(op.source_buffer, op), _i64(e, offset, op), _i64(e, length, op)])
+
+
+def _element_bytes(op, type_):
+    if isinstance(type_, IntegerType):
+        width = type_.width.data
+        if width in (1, 8, 16, 32, 64):
+            return max(1, width // 8)
+    elif isinstance(type_, IndexType):
+        return 8
+    elif isinstance(type_, (Float16Type, Float32Type, Float64Type)):
+        return type_.bitwidth // 8
+    raise error_at_op(op, f"'{op.name}' of {type_}: host element access takes i1, i8, i16, i32, i64, "
+                          "index, f16, f32 or f64")
+
+
+def _load_word(e, op, buffer, offset, length, out=None):
+    out = out or e.scratch("i32")
+    e.fb.call_import(e.module.hal_import("buffer.load"), [buffer, offset, e.const("i32", length)], [out])
+    return out
+
+
+def _store_word(e, value, buffer, offset, length):
+    e.fb.call_import(e.module.hal_import("buffer.store"), [value, buffer, offset, e.const("i32", length)], [])
+
+
+def _buffer_load(e, op):
+    """``hal.buffer.load``: the hal module reads 1, 2 or 4 bytes; 8-byte values take two reads."""
+    type_ = op.result.type
+    size = _element_bytes(op, type_)
+    buffer, offset = e.get(op.source_buffer, op), _i64(e, op.source_offset, op)
+    dst = e.define(op.result, op)
+    if size == 8:
+        low, high = e.scratch("i64"), e.scratch("i64")
+        high_offset = e.scratch("i64")
+        e.fb.add_i64(high_offset, offset, e.const("i64", 4))
+        e.fb.ext_i32_i64_u(low, _load_word(e, op, buffer, offset, 4))
+        e.fb.ext_i32_i64_u(high, _load_word(e, op, buffer, high_offset, 4))
+        e.fb.shl_i64(high, high, e.const("i64", 32))
+        bits = dst if dst.type == "i64" else e.scratch("i64")
+        e.fb.or_i64(bits, high, low)
+        if dst.type == "f64":
+            e.fb.bitcast_i64_f64(dst, bits)
+    elif isinstance(type_, Float16Type):
+        half.from_bits(e, dst, _load_word(e, op, buffer, offset, 2))
+    elif dst.type == "f32":
+        e.fb.bitcast_i32_f32(dst, _load_word(e, op, buffer, offset, 4))
+    else:
+        _load_word(e, op, buffer, offset, size, dst)
+
+
+def _buffer_store(e, op):
+    """``hal.buffer.store``: 8-byte values are written as two 4-byte halves (little-endian)."""
+    type_ = op.value.type
+    size = _element_bytes(op, type_)
+    buffer, offset = e.get(op.target_buffer, op), _i64(e, op.target_offset, op)
+    value = e.get(op.value, op)
+    if size == 8:
+        bits = value
+        if value.type == "f64":
+            bits = e.scratch("i64")
+            e.fb.bitcast_f64_i64(bits, value)
+        low, high, high_offset = e.scratch("i32"), e.scratch("i32"), e.scratch("i64")
+        shifted = e.scratch("i64")
+        e.fb.trunc_i64_i32(low, bits)
+        e.fb.shr_i64_u(shifted, bits, e.const("i64", 32))
+        e.fb.trunc_i64_i32(high, shifted)
+        e.fb.add_i64(high_offset, offset, e.const("i64", 4))
+        _store_word(e, low, buffer, offset, 4)
+        _store_word(e, high, buffer, high_offset, 4)
+        return
+    if isinstance(type_, Float16Type):
+        bits = e.scratch("i32")
+        half.to_bits(e, bits, value)
+        value = bits
+    elif value.type == "f32":
+        bits = e.scratch("i32")
+        e.fb.bitcast_f32_i32(bits, value)
+        value = bits
+    _store_word(e, value, buffer, offset, size)
 
 
 def _view_create(e, op):
@@ -232,6 +315,8 @@ LOWERINGS = {
     "hal.allocator.import": _import,
     "hal.buffer.length": _simple("buffer.length"),
     "hal.buffer.subspan": _subspan,
+    "hal.buffer.load": _buffer_load,
+    "hal.buffer.store": _buffer_store,
     "hal.buffer_view.create": _view_create,
     "hal.buffer_view.assert": _view_assert,
     "hal.buffer_view.buffer": _simple("buffer_view.buffer"),

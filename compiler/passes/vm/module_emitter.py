@@ -11,6 +11,7 @@ import numpy as np
 from rt.compiler.dialects import hal_blobs
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.frontend.elements import elements_to_numpy
+from rt.compiler.passes.vm import half
 from rt.compiler.passes.vm.registers import vm_type
 from rt.runtime.errors import RtError
 
@@ -44,6 +45,8 @@ class ModuleEmitter:
             initial = value.value.data
             if type_name in ("i32", "i64"):
                 initial = int(initial)
+            elif half.is_f16(op.type):
+                initial = half.round_constant(initial)
         self._globals[name] = self.mb.global_(name, type_name, initial)
         if op.type.name == "hal.device":
             self.devices.append(name)

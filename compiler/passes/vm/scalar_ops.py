@@ -1,13 +1,16 @@
 """Lowering of scalar arith/math ops to VM instructions (IREE's ArithToVM / MathToVM).
 
-Integers: i1..i32 in i32 registers, i64/index in i64 registers; i1 values are 0 or 1.
-Arithmetic on i8/i16 scalars is not supported on the host (a located error says so).
-Floats: f32 and f64. Comparisons produce i32 0/1; ``arith.cmpf`` ordered predicates are false
-on NaN, unordered ones true.
+Integers: i1..i32 in i32 registers, i64/index in i64 registers; i1 values are 0 or 1, i8/i16
+values zero-extended. Arithmetic on i8/i16 scalars is not supported on the host (a located
+error says so). Floats: f32 and f64, and f16 carried in f32 registers (see :mod:`half`).
+Comparisons produce i32 0/1; ``arith.cmpf`` ordered predicates are false on NaN, unordered ones
+true. ``arith.maximumf``/``minimumf`` propagate NaN, ``maxnumf``/``minnumf`` return the other
+operand; ``arith.floordivsi`` rounds toward negative infinity.
 """
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
 
 from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.passes.vm import half
 
 _INT_BINARY = {
     "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "div_{t}_s",
@@ -19,13 +22,17 @@ _INT_BINARY = {
 }
 _FLOAT_BINARY = {
     "arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
-    "arith.remf": "rem", "arith.maximumf": "max", "arith.maxnumf": "max", "arith.minimumf": "min",
-    "arith.minnumf": "min", "math.powf": "pow",
+    "arith.remf": "rem", "arith.maximumf": "max", "arith.minimumf": "min", "math.powf": "pow",
+    "math.atan2": "atan2",
 }
 _FLOAT_UNARY = {
-    "arith.negf": "neg", "math.absf": "abs", "math.sqrt": "sqrt", "math.floor": "floor",
-    "math.ceil": "ceil", "math.round": "round", "math.exp": "exp", "math.log": "log", "math.tanh": "tanh",
+    "arith.negf": "neg", "math.absf": "abs", "math.sqrt": "sqrt", "math.rsqrt": "rsqrt", "math.floor": "floor",
+    "math.ceil": "ceil", "math.round": "round", "math.roundeven": "roundeven", "math.exp": "exp",
+    "math.exp2": "exp2", "math.expm1": "expm1", "math.log": "log", "math.log2": "log2", "math.log10": "log10",
+    "math.log1p": "log1p", "math.tanh": "tanh", "math.sin": "sin", "math.cos": "cos", "math.erf": "erf",
+    "math.atan": "atan",
 }
+_NUM_MINMAX = {"arith.maxnumf": "max", "arith.minnumf": "min"}
 _CMPI = {"eq": "eq_{t}", "ne": "ne_{t}", "slt": "lt_{t}_s", "sle": "lte_{t}_s", "sgt": "gt_{t}_s",
          "sge": "gte_{t}_s", "ult": "lt_{t}_u", "ule": "lte_{t}_u", "ugt": "gt_{t}_u", "uge": "gte_{t}_u"}
 _CMPI_NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
@@ -44,6 +51,13 @@ def _int_width(op, value):
 
 
 def _constant(e, op):
+    """``arith.constant`` and scalar ``util.unfoldable_constant`` -> ``const.<t>``.
+
+    IREE expands ``util.unfoldable_constant`` into ``arith.constant`` +
+    ``util.optimization_barrier`` (ExpandUnfoldableConstantOp) so no fold sees through it. The
+    VM emission never folds, so a constant register keeps the intent: every op that uses the
+    value computes at run time.
+    """
     value, result = op.value, op.result
     t = e.type_of(result, op)
     dst = e.define(result, op)
@@ -51,12 +65,21 @@ def _constant(e, op):
         v = value.value.data
         if isinstance(value.type, IntegerType) and value.type.width.data == 1:
             v = 1 if v else 0
+        elif isinstance(value.type, IntegerType) and value.type.width.data in (8, 16):
+            v &= (1 << value.type.width.data) - 1
         _emit(e, f"const_{t}", dst, v)
     elif isinstance(value, FloatAttr):
-        _emit(e, f"const_{t}", dst, value.value.data)
+        v = value.value.data
+        _emit(e, f"const_{t}", dst, half.round_constant(v) if half.is_f16(result.type) else v)
     else:
-        raise error_at_op(op, f"arith.constant of {result.type} cannot live in a VM register; tensor "
+        raise error_at_op(op, f"{op.name} of {result.type} cannot live in a VM register; tensor "
                               "constants must be outlined by the stream phase")
+
+
+def _optimization_barrier(e, op):
+    """``util.optimization_barrier`` on host values: each result is a copy of its operand."""
+    for src, dst in zip(op.operands, op.results):
+        e.mov(e.define(dst, op), e.get(src, op))
 
 
 def _int_binary(e, op):
@@ -69,22 +92,59 @@ def _int_binary(e, op):
     _emit(e, name, e.define(op.result, op), a, b)
 
 
+def _floordivsi(e, op):
+    """q = a / b (toward zero), minus one when the remainder is non-zero and signs differ."""
+    _int_width(op, op.result)
+    t = e.type_of(op.result, op)
+    a, b = e.get(op.lhs, op), e.get(op.rhs, op)
+    dst = e.define(op.result, op)
+    rem, signs = e.scratch(t), e.scratch(t)
+    nonzero, negative = e.scratch("i32"), e.scratch("i32")
+    _emit(e, f"rem_{t}_s", rem, a, b)
+    _emit(e, f"cmp_nz_{t}", nonzero, rem)
+    _emit(e, f"xor_{t}", signs, rem, b)
+    _emit(e, f"cmp_lt_{t}_s", negative, signs, e.const(t, 0))
+    e.fb.and_i32(nonzero, nonzero, negative)
+    _emit(e, f"div_{t}_s", dst, a, b)
+    _emit(e, f"sub_{t}", dst, dst, e.as_type(nonzero, t))
+
+
 def _float_binary(e, op):
     t = e.type_of(op.results[0], op)
     a, b = (e.get(v, op) for v in op.operands)
-    _emit(e, f"{_FLOAT_BINARY[op.name]}_{t}", e.define(op.results[0], op), a, b)
+    dst = e.define(op.results[0], op)
+    _emit(e, f"{_FLOAT_BINARY[op.name]}_{t}", dst, a, b)
+    half.round_result(e, dst, op.results[0].type)
+
+
+def _num_minmax(e, op):
+    """maxnumf/minnumf: the non-NaN operand when exactly one is NaN, else max/min."""
+    t = e.type_of(op.result, op)
+    a, b = e.get(op.lhs, op), e.get(op.rhs, op)
+    dst = e.define(op.result, op)
+    picked, a_nan, b_nan = e.scratch(t), e.scratch("i32"), e.scratch("i32")
+    _emit(e, f"{_NUM_MINMAX[op.name]}_{t}", picked, a, b)
+    _emit(e, f"cmp_nan_{t}", a_nan, a)
+    _emit(e, f"cmp_nan_{t}", b_nan, b)
+    _emit(e, f"select_{t}", picked, b_nan, a, picked)
+    _emit(e, f"select_{t}", dst, a_nan, b, picked)
 
 
 def _float_unary(e, op):
     src = op.operands[0]
     t = e.type_of(op.results[0], op)
-    _emit(e, f"{_FLOAT_UNARY[op.name]}_{t}", e.define(op.results[0], op), e.get(src, op))
+    dst = e.define(op.results[0], op)
+    _emit(e, f"{_FLOAT_UNARY[op.name]}_{t}", dst, e.get(src, op))
+    half.round_result(e, dst, op.results[0].type)
 
 
 def _fma(e, op):
+    """``math.fma``; on f16 computed as an f64 fma of the (exact) register values, then rounded to f16."""
     t = e.type_of(op.results[0], op)
     a, b, c = (e.get(v, op) for v in op.operands)
-    _emit(e, f"fma_{t}", e.define(op.results[0], op), a, b, c)
+    dst = e.define(op.results[0], op)
+    _emit(e, "fma_f64" if half.is_f16(op.results[0].type) else f"fma_{t}", dst, a, b, c)
+    half.round_result(e, dst, op.results[0].type)
 
 
 def _predicate(op, names):
@@ -175,7 +235,9 @@ def _to_float(e, op, signed):
     a = e.get(op.input, op)
     t = e.type_of(op.result, op)
     prefix = "si" if signed else "ui"
-    _emit(e, f"cast_{prefix}{a.type[1:]}_{t}", e.define(op.result, op), a)
+    dst = e.define(op.result, op)
+    _emit(e, f"cast_{prefix}{a.type[1:]}_{t}", dst, a)
+    half.round_result(e, dst, op.result.type)
 
 
 def _to_int(e, op, signed):
@@ -186,28 +248,41 @@ def _to_int(e, op, signed):
 
 
 def _float_resize(e, op):
+    """extf/truncf among f16, f32 and f64; truncation to f16 rounds once from the source value."""
     a = e.get(op.input, op)
     t = e.type_of(op.result, op)
-    if a.type == t:
-        e.mov(e.define(op.result, op), a)
+    dst = e.define(op.result, op)
+    if half.is_f16(op.result.type) and not half.is_f16(op.input.type):
+        e.fb.trunc_f32_f16(dst, a)
+    elif a.type == t:
+        e.mov(dst, a)
     else:
-        _emit(e, "ext_f32_f64" if t == "f64" else "trunc_f64_f32", e.define(op.result, op), a)
+        _emit(e, "ext_f32_f64" if t == "f64" else "trunc_f64_f32", dst, a)
 
 
 def _bitcast(e, op):
     a = e.get(op.input, op)
     t = e.type_of(op.result, op)
-    if a.type == t:
-        e.mov(e.define(op.result, op), a)
+    dst = e.define(op.result, op)
+    if half.is_f16(op.input.type):
+        half.to_bits(e, dst, a)
+    elif half.is_f16(op.result.type):
+        half.from_bits(e, dst, a)
+    elif a.type == t:
+        e.mov(dst, a)
     else:
-        _emit(e, f"bitcast_{a.type}_{t}", e.define(op.result, op), a)
+        _emit(e, f"bitcast_{a.type}_{t}", dst, a)
 
 
 LOWERINGS = {
     "arith.constant": _constant,
+    "util.unfoldable_constant": _constant,
+    "util.optimization_barrier": _optimization_barrier,
     **{name: _int_binary for name in _INT_BINARY},
     **{name: _float_binary for name in _FLOAT_BINARY},
     **{name: _float_unary for name in _FLOAT_UNARY},
+    **{name: _num_minmax for name in _NUM_MINMAX},
+    "arith.floordivsi": _floordivsi,
     "math.fma": _fma,
     "arith.cmpi": _cmpi,
     "arith.cmpf": _cmpf,

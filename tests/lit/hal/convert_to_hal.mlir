@@ -104,3 +104,82 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
     util.return %j : !stream.timepoint
   }
 }
+
+// -----
+
+// Tests that an execute, alloca and dealloca awaiting several timepoints wait on the
+// hal.fence.join of all of them, not on the first one only.
+// CHECK-LABEL: util.func public @await_lists
+// CHECK-SAME: (%[[A:.+]]: !hal.fence, %[[B:.+]]: !hal.fence, %[[C:.+]]: !hal.fence)
+// CHECK: %[[J0:.+]] = hal.fence.join at([%[[A]], %[[B]]]) flags(None) : !hal.fence
+// CHECK: hal.device.queue.alloca<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[J0]]) signal(%[[READY:[^)]+]])
+// CHECK: %[[J1:.+]] = hal.fence.join at([%[[READY]], %[[B]], %[[C]]]) flags(None) : !hal.fence
+// CHECK: hal.device.queue.execute<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[J1]]) signal(%[[DONE:[^)]+]])
+// CHECK: %[[J2:.+]] = hal.fence.join at([%[[DONE]], %[[A]]]) flags(None) : !hal.fence
+// CHECK: hal.device.queue.dealloca<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[J2]])
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode">]> : !hal.device
+  util.func public @await_lists(%a: !stream.timepoint, %b: !stream.timepoint, %c: !stream.timepoint) -> !stream.timepoint {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %p = arith.constant 7 : i32
+    %r, %rt = stream.resource.alloca uninitialized await(%a, %b) => !stream.resource<transient>{%c64} => !stream.timepoint
+    %t = stream.cmd.execute await(%rt, %b, %c) => with(%r as %x: !stream.resource<transient>{%c64}) {
+      stream.cmd.fill %p, %x[%c0 for %c64] : i32 -> !stream.resource<transient>{%c64}
+    } => !stream.timepoint
+    %d = stream.resource.dealloca await(%t, %a) => %r : !stream.resource<transient>{%c64} => !stream.timepoint
+    util.return %d : !stream.timepoint
+  }
+}
+
+// -----
+
+// Tests that host element reads and writes of a staging resource become hal.buffer.load
+// and hal.buffer.store at the same offsets with the element type kept.
+// CHECK-LABEL: util.func public @element_access
+// CHECK-SAME: (%[[R:.+]]: !hal.buffer, %[[S:.+]]: index, %[[V:.+]]: f64)
+// CHECK: %[[X:.+]] = hal.buffer.load<%[[R]] : !hal.buffer>[%c8] : i64
+// CHECK-NEXT: hal.buffer.store<%[[R]] : !hal.buffer>[%c16] value(%[[V]] : f64)
+// CHECK-NEXT: util.return %[[X]] : i64
+// CHECK-NOT: stream.resource
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode">]> : !hal.device
+  util.func public @element_access(%r: !stream.resource<staging>, %s: index, %v: f64) -> i64 {
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %x = stream.resource.load %r[%c8] : !stream.resource<staging>{%s} -> i64
+    stream.resource.store %v, %r[%c16] : f64 -> !stream.resource<staging>{%s}
+    util.return %x : i64
+  }
+}
+
+// -----
+
+// Tests that f16 fill patterns and f16 push constants travel as their 16-bit patterns
+// (bitcast to i16; push constants zero-extended to i32).
+// CHECK-LABEL: util.func public @f16_operands
+// CHECK: %[[PB:.+]] = arith.bitcast %h : f16 to i16
+// CHECK: hal.command_buffer.fill_buffer<%{{.+}} : !hal.command_buffer> target(%r : !hal.buffer)[%c0, %c64] pattern(%[[PB]] : i16)
+// CHECK: %[[CB:.+]] = arith.bitcast %h : f16 to i16
+// CHECK-NEXT: %[[CE:.+]] = arith.extui %[[CB]] : i16 to i32
+// CHECK: hal.command_buffer.dispatch<{{.+}} constants([%[[CE]]])
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode">]> : !hal.device
+  hal.executable private @ex {
+    hal.executable.variant public @vmvx_bytecode target(#hal.executable.target<"vmvx", "vmvx-bytecode">) {
+      hal.executable.export public @scale ordinal(0) layout(#hal.pipeline.layout<constants = 1, bindings = [#hal.pipeline.binding<storage_buffer>]>)
+      hal.executable.binary public @vmvx_bytecode format("vmvx-bytecode") blob("sha256:0000") size(968)
+    }
+  }
+  util.func public @f16_operands(%r: !stream.resource<transient>, %h: f16) -> !stream.timepoint {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %t = stream.cmd.execute with(%r as %x: !stream.resource<transient>{%c64}) {
+      stream.cmd.fill %h, %x[%c0 for %c64] : f16 -> !stream.resource<transient>{%c64}
+      stream.cmd.dispatch @ex::@scale(%h : f16) {
+        rw %x[%c0 for %c64] : !stream.resource<transient>{%c64}
+      }
+    } => !stream.timepoint
+    util.return %t : !stream.timepoint
+  }
+}

@@ -49,3 +49,38 @@ util.func public @alloc() -> !hal.allocator {
   %a = hal.device.allocator<%d : !hal.device> : !hal.allocator
   util.return %a : !hal.allocator
 }
+
+// -----
+
+// Tests that scalar util.unfoldable_constant stays a run-time constant register (no folding
+// into its users), that util.optimization_barrier is a move, and that an f16 constant is
+// rounded to the nearest f16 and carried in an f32 register.
+// CHECK-LABEL: //   [0] @unfoldable 0v_if
+// CHECK: const.i32 %i0, 7
+// CHECK-NEXT: // {{.*}}:{{[0-9]+}}:8
+// CHECK-NEXT: mov.i32 %i1, %i0
+// CHECK: const.f32 %f0, 0.0999755859375
+// CHECK: add.i32 %{{i[0-9]+}}, %i1, %i1
+// CHECK: return
+util.func public @unfoldable() -> (i32, f16) {
+  %a = util.unfoldable_constant 7 : i32
+  %b = util.optimization_barrier %a : i32
+  %c = util.unfoldable_constant 0.1 : f16
+  %d = arith.addi %b, %b : i32
+  util.return %d, %c : i32, f16
+}
+
+// -----
+
+// Tests that arith.truncf f64 -> f16 rounds once (trunc.f32.f16 on the f64 register, not
+// through f32) and that f16 arithmetic is rounded back to f16 after the f32 operation.
+// CHECK-LABEL: //   [0] @narrow 0Ff_f
+// CHECK: trunc.f32.f16 %f2, %f0
+// CHECK-NOT: trunc.f64.f32
+// CHECK: add.f32 %[[S:f[0-9]+]], %f2, %f1
+// CHECK-NEXT: trunc.f32.f16 %[[S]], %[[S]]
+util.func public @narrow(%x: f64, %y: f16) -> f16 {
+  %h = arith.truncf %x : f64 to f16
+  %s = arith.addf %h, %y : f16
+  util.return %s : f16
+}
