@@ -21,7 +21,7 @@ Source followed: IREE ``Dialect/Stream/IR/StreamOps.td`` (Stream_Cmd* ops, custo
 from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Block
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -117,6 +117,8 @@ class CmdExecuteOp(IRDLOperation):
                     break
             parser.parse_punctuation(")")
         region = parser.parse_region(args)
+        if not region.blocks:
+            region.add_block(Block())
         syn.parse_fat_arrow(parser)
         tp_type = parser.parse_type()
         attrs = parser.parse_optional_attr_dict_with_keyword()
@@ -154,12 +156,14 @@ class _CmdRegionOp(IRDLOperation):
     @classmethod
     def parse(cls, parser):
         region = parser.parse_region()
+        if not region.blocks:
+            region.add_block(Block())
         attrs = parser.parse_optional_attr_dict_with_keyword()
         return cls.build(regions=[region], attributes=attrs.data if attrs else {})
 
     def print(self, printer):
         printer.print_string(" ")
-        printer.print_region(self.body, print_block_terminators=False)
+        printer.print_region(self.body, print_empty_block=False, print_block_terminators=False)
         if self.attributes:
             printer.print_op_attributes(self.attributes, print_keyword=True)
 

@@ -86,7 +86,8 @@ def finish_signature(callable_op, old_args):
             callable_op.properties[key] = ArrayAttr([DictionaryAttr({})] * count)
 
 
-def _expanded_values(converter, op, values):
+def expanded_values(converter, op, values):
+    """``values`` with each converted tensor replaced by its resource, size and dims (in that order)."""
     out = []
     for value in values:
         if isinstance(value.type, TensorType):
@@ -101,7 +102,7 @@ def convert_return(converter, op):
     """util.return / func.return of tensors -> return of their resource, size and dims."""
     if not any(isinstance(v.type, TensorType) for v in op.operands):
         return
-    values = _expanded_values(converter, op, op.operands)
+    values = expanded_values(converter, op, op.operands)
     Rewriter.replace_op(op, op.create(operands=values, attributes=dict(op.attributes)))
 
 
@@ -110,7 +111,7 @@ def convert_call(converter, op):
     if not any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
         return
     aff = affinity_of(op)
-    operands = _expanded_values(converter, op, op.operands)
+    operands = expanded_values(converter, op, op.operands)
     result_types = expanded_types([r.type for r in op.results])
     new = op.create(operands=operands, result_types=result_types, properties=dict(op.properties),
                     attributes=dict(op.attributes))

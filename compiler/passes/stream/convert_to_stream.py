@@ -26,10 +26,11 @@ Example::
     %2 = stream.tensor.export %e : tensor<10xf32> in !stream.resource<external>{%s1} -> !hal.buffer_view
 
 Tensors crossing private function calls travel as resource, size and dynamic dims
-(:mod:`.call_conversion`); ``tensor.dim`` folds to those dims.
+(:mod:`.call_conversion`), and so do tensors carried by ``scf.if``/``scf.for``/``scf.while`` and
+``cf.br``/``cf.cond_br`` (:mod:`.control_flow_conversion`); ``tensor.dim`` folds to those dims.
 
-Errors: CompileError at the op for public functions still taking tensors, tensors carried by
-branches, or ops rt cannot convert. Source followed: IREE ``Stream/Transforms/ConvertToStream.cpp`` and the
+Errors: CompileError at the op for public functions still taking tensors, other region ops
+carrying tensors, or ops rt cannot convert. Source followed: IREE ``Stream/Transforms/ConvertToStream.cpp`` and the
 ``FlowToStream``/``HALToStream``/``UtilToStream`` patterns.
 """
 import dataclasses
@@ -49,6 +50,17 @@ from rt.compiler.passes.stream.call_conversion import (
     convert_return,
     expand_arguments,
     finish_signature,
+)
+from rt.compiler.passes.stream.control_flow_conversion import (
+    carries_tensors,
+    convert_branch,
+    convert_condition,
+    convert_for,
+    convert_if,
+    convert_while,
+    convert_yield,
+    erase_arguments,
+    expand_block_arguments,
 )
 from rt.compiler.passes.stream.executable_conversion import convert_executable
 from rt.compiler.passes.stream.resources import INDEX, affinity_of, host_callables
@@ -114,21 +126,25 @@ class _Converter:
         self.module = module
         self.map = {}
         self.dead = []
+        self.old_block_args = []
 
     def run(self, callable_op):
         old_args = expand_arguments(self, callable_op)
         for region in callable_op.regions:
-            for block in region.blocks:
-                for arg in block.args:
-                    if isinstance(arg.type, TensorType) and arg not in old_args:
-                        raise error_at_op(callable_op, "tensor block arguments (branches carrying tensors) are not "
-                                          "supported by iree-stream-convert-to-stream; pass tensors through "
-                                          "private function calls or structured ops instead")
-                for op in list(block.ops):
-                    self.convert(op)
+            self.convert_region(region)
         for op in reversed(self.dead):
             Rewriter.erase_op(op)
+        erase_arguments(self.old_block_args, lambda arg, user: error_at_op(
+            user, f"'{user.name}' uses a tensor block argument that iree-stream-convert-to-stream cannot convert"))
         finish_signature(callable_op, old_args)
+
+    def convert_region(self, region):
+        """Convert every op of ``region``; tensor arguments of non-entry blocks are expanded first."""
+        for block in list(region.blocks)[1:]:
+            self.old_block_args += expand_block_arguments(self, block, affinity_of(region.parent_op()))
+        for block in region.blocks:
+            for op in list(block.ops):
+                self.convert(op)
 
     # -- helpers -----------------------------------------------------------------------------
     def _before(self, anchor, *ops):
@@ -172,8 +188,12 @@ class _Converter:
         if handler is not None:
             handler(op)
             return
+        if op.regions and not carries_tensors(op):
+            for region in op.regions:
+                self.convert_region(region)
+            return
         tensors = [v for v in list(op.operands) + list(op.results) if isinstance(v.type, TensorType)]
-        if not tensors:
+        if not tensors and not op.regions:
             return
         if name.startswith("check."):
             self._check(op)
@@ -192,6 +212,27 @@ class _Converter:
 
     def _func_call(self, op):
         convert_call(self, op)
+
+    def _scf_if(self, op):
+        convert_if(self, op)
+
+    def _scf_for(self, op):
+        convert_for(self, op)
+
+    def _scf_while(self, op):
+        convert_while(self, op)
+
+    def _scf_yield(self, op):
+        convert_yield(self, op)
+
+    def _scf_condition(self, op):
+        convert_condition(self, op)
+
+    def _cf_br(self, op):
+        convert_branch(self, op)
+
+    def _cf_cond_br(self, op):
+        convert_branch(self, op)
 
     def _tensor_dim(self, op):
         convert_dim(self, op)

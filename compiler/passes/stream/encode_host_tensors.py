@@ -18,8 +18,13 @@ Example::
     %e = stream.async.alloca : !stream.resource<*>{%s}
     %r = stream.async.dispatch @ex::@fn(%e[%c0 to %s for %s]) : (!stream.resource<*>{%s}) -> !stream.resource<*>{%s}
 
-Errors: UnimplementedError for tensors carrying an ``#iree_encoding`` (resolved per device by
-specialize-encodings, issue 5) or slices/updates that are not one contiguous byte range.
+Encoded tensors (``#iree_encoding.encoding`` with the layout specialize-encodings resolved) are
+sized as their packed form: each tiled dim padded to a multiple of its inner tile, e.g.
+``ceildiv(%d0, 16) * 16 * %d1 * 4`` for an f32 LHS with tiles [16, 1].
+
+Errors: CompileError for an encoding whose layout is not resolved; UnimplementedError for
+element access, slices or updates of encoded tensors and for slices/updates that are not one
+contiguous byte range.
 Source followed: IREE ``Stream/Transforms/EncodeTensors.cpp`` (EncodeHostTensorsPass).
 """
 import dataclasses
@@ -30,7 +35,10 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
     Float16Type,
+    Float32Type,
+    Float64Type,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     IntegerType,
     NoneAttr,
@@ -40,8 +48,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import stream
 from rt.compiler.frontend import error_at_op
 from rt.compiler.passes.base import Pass
+from rt.compiler.dialects.iree_encoding import EncodingAttr
 from rt.compiler.passes.stream.resources import INDEX, element_byte_width, host_callables, index_constant
-from rt.runtime.errors import UnimplementedError
+from rt.compiler.targets.encoding import resolved_info
+from rt.runtime.errors import CompileError, UnimplementedError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +98,12 @@ class _Builder:
             return b if a == 0 else a
         return self.insert(arith.AddiOp(self.value(a), self.value(b)))
 
+    def ceildiv(self, a, b):
+        a = _folded(a)
+        if isinstance(a, int):
+            return -(-a // b)
+        return a if b == 1 else self.insert(arith.CeilDivSIOp(a, self.value(b)))
+
 
 def _const_value(value):
     op = getattr(value, "op", None)
@@ -119,10 +135,25 @@ def _dim_values(b, tensor_type, dims):
     return out
 
 
+def _padded_dims(b, op, encoding, values):
+    """Dims of an encoded tensor padded to whole inner tiles (the packed storage)."""
+    try:
+        info = resolved_info(encoding)
+    except CompileError as exc:
+        raise error_at_op(op, str(exc)) from None
+    values = list(values)
+    for pos, tile in zip(info.inner_dims_pos, info.inner_tile_sizes):
+        values[pos] = b.mul(b.ceildiv(values[pos], tile), tile)
+    return values
+
+
 def _byte_size(b, op, tensor_type, dims):
-    _check_encoding(op, tensor_type)
     size = element_byte_width(tensor_type.element_type, op.name)
     values = _dim_values(b, tensor_type, dims)
+    if isinstance(tensor_type.encoding, EncodingAttr):
+        values = _padded_dims(b, op, tensor_type.encoding, values)
+    else:
+        _check_encoding(op, tensor_type)
     for d in [v for v in values if isinstance(v, int)] + [v for v in values if not isinstance(v, int)]:
         size = b.mul(size, d)
     return size
@@ -130,6 +161,7 @@ def _byte_size(b, op, tensor_type, dims):
 
 def _byte_offset(b, op, tensor_type, dims, indices):
     """Row-major byte offset of element ``indices`` in a tensor of ``tensor_type``."""
+    _check_encoding(op, tensor_type)
     offset = 0
     for extent, index in zip(_dim_values(b, tensor_type, dims), indices):
         offset = b.add(b.mul(offset, extent), index)
@@ -175,39 +207,50 @@ def _constant(op):
 
 
 def fill_pattern(b, op, value):
-    """``value`` as a HAL fill pattern: an i8/i16/i32 integer or f32 (IREE's canonicalizeFillPattern).
+    """``value`` as a fill pattern: an i8/i16/i32/i64 integer or f32 (IREE's canonicalizeFillPattern).
 
     Odd-width integers are zero-extended to their storage width, f16/bf16 bitcast to i16, and a
-    64-bit constant whose two 32-bit halves are equal becomes that i32. Other 64-bit patterns
-    are a CompileError at ``op`` (IREE fills them with a builtin dispatch, rt has none yet).
+    64-bit constant whose two 32-bit halves are equal becomes that i32. Constants are folded
+    (the host never sees an f16 value). Other 64-bit patterns stay i64 (f64 bitcast to i64);
+    iree-stream-materialize-builtins fills them with a dispatch.
     """
     type_ = value.type
-    if isinstance(type_, IntegerType) and type_.width.data % 8:
-        return b.insert(arith.ExtUIOp(value, IntegerType(element_byte_width(type_, op.name) * 8)))
-    if isinstance(type_, (Float16Type, BFloat16Type)):
-        return b.insert(arith.BitcastOp(value, IntegerType(16)))
     width = element_byte_width(type_, op.name) * 8
-    if width <= 32:
+    narrow = isinstance(type_, (Float16Type, BFloat16Type)) or (isinstance(type_, IntegerType)
+                                                                  and type_.width.data % 8)
+    if width <= 32 and not narrow:
         return value
-    bits = _constant_bits(value, width)
-    if bits is not None and bits & 0xFFFFFFFF == bits >> 32:
-        low = bits & 0xFFFFFFFF
-        return b.insert(arith.ConstantOp(IntegerAttr(low - (1 << 32) if low >= 1 << 31 else low, IntegerType(32))))
-    raise error_at_op(op, f"{op.name}: a {type_} fill of a value that is not a constant with equal 32-bit halves "
-                          f"needs a 64-bit fill, which rt's HAL does not have (fills take 1, 2 or 4 byte "
-                          f"patterns); compute the tensor in a dispatch instead")
+    bits = _constant_bits(value)
+    if bits is not None:
+        if width == 64 and bits & 0xFFFFFFFF == bits >> 32:
+            width, bits = 32, bits & 0xFFFFFFFF
+        signed = bits - (1 << width) if bits >= 1 << (width - 1) else bits
+        return b.insert(arith.ConstantOp(IntegerAttr(signed, IntegerType(width))))
+    if isinstance(type_, IntegerType) and type_.width.data < width:
+        return b.insert(arith.ExtUIOp(value, IntegerType(width)))
+    if isinstance(type_, IndexType):
+        return b.insert(arith.IndexCastOp(value, IntegerType(64)))
+    if isinstance(type_, IntegerType):
+        return value
+    return b.insert(arith.BitcastOp(value, IntegerType(width)))
 
 
-def _constant_bits(value, width):
-    """The ``width``-bit pattern of a constant scalar ``value`` (None when it is not a constant)."""
+_FLOAT_FORMATS = {Float16Type: "<e", Float32Type: "<f", Float64Type: "<d"}
+
+
+def _constant_bits(value):
+    """The storage bit pattern of a constant scalar ``value`` (None when it is not a constant)."""
     op = getattr(value, "owner", None)
     if not isinstance(op, arith.ConstantOp):
         return None
-    attr = op.value
+    attr, type_ = op.value, value.type
     if isinstance(attr, IntegerAttr):
+        width = type_.width.data if isinstance(type_, IntegerType) else 64
         return attr.value.data & ((1 << width) - 1)
-    if isinstance(attr, FloatAttr):
-        return int.from_bytes(struct.pack("<d", attr.value.data), "little")
+    if isinstance(attr, FloatAttr) and isinstance(type_, BFloat16Type):
+        return int.from_bytes(struct.pack("<f", attr.value.data), "little") >> 16
+    if isinstance(attr, FloatAttr) and type(type_) in _FLOAT_FORMATS:
+        return int.from_bytes(struct.pack(_FLOAT_FORMATS[type(type_)], attr.value.data), "little")
     return None
 
 
@@ -293,7 +336,12 @@ def _dispatch(op):
 
 
 def _replace(op, new):
+    """Replace ``op`` by ``new``; a scalar constant ``op`` used and ``new`` no longer uses goes too."""
+    constants = [v.owner for v in op.operands if isinstance(getattr(v, "owner", None), arith.ConstantOp)]
     Rewriter.replace_op(op, new)
+    for const in constants:
+        if const.parent is not None and not list(const.result.uses):
+            Rewriter.erase_op(const)
 
 
 _HANDLERS = {

@@ -3,8 +3,8 @@
 Each resource SSA value (op results and block arguments outside executables) gets usage flags
 from the op defining it and the ops using it (IREE's ResourceUsageBitfield: external, mutated,
 constant, transfer/staging/dispatch read/write, global read/write). Values that are one buffer
-share their flags: in-place results and their tied operands, branch/call/return/yield operands
-and the arguments or results they become, ``arith.select`` and ``util.optimization_barrier``
+share their flags: in-place results and their tied operands, branch/call/return/yield/condition
+operands and the arguments or results they become (scf.if/for/while, cf.br/cond_br), ``arith.select`` and ``util.optimization_barrier``
 results and their operands. Values linked by a copy (``stream.async.transfer``/``clone``/
 ``slice``) share flags only when the union stays valid: not both constant and mutated, not both
 staging and dispatch, staging on both sides or neither, at most one explicit (non-``*``)
@@ -55,7 +55,7 @@ _TIED_WRITE = {"stream.async.fill": TRANSFER_WRITE, "stream.async.update": TRANS
                "stream.async.dispatch": DISPATCH_WRITE}
 #: ops that use resources without needing flags (the edges below cover them)
 _LINKING = ("util.return", "func.return", "util.call", "func.call", "cf.br", "cf.cond_br", "scf.yield",
-            "scf.if", "scf.for", "arith.select", "util.optimization_barrier", "stream.async.execute",
+            "scf.condition", "scf.if", "scf.for", "scf.while", "arith.select", "util.optimization_barrier", "stream.async.execute",
             "stream.async.concurrent", "stream.yield", "stream.timepoint.await", "stream.timepoint.barrier")
 #: copies whose source and result may share a group when the union is valid
 _COPIES = (stream.AsyncTransferOp, stream.AsyncCloneOp, stream.AsyncSliceOp)
@@ -229,6 +229,11 @@ class ResourceUsageAnalysis:
             self._link_successor(op.successors[1], op.else_arguments)
         elif name == "scf.yield":
             self._link_yield(op)
+        elif name == "scf.condition":
+            parent = op.parent_op()
+            for value, arg, result in zip(op.args, parent.after_region.blocks[0].args, parent.results):
+                self.union(value, arg)
+                self.union(value, result)
 
     def _link_successor(self, block, values):
         for value, arg in zip(values, block.args):
@@ -236,6 +241,11 @@ class ResourceUsageAnalysis:
 
     def _link_yield(self, op):
         parent = op.parent_op()
+        if parent.name == "scf.while":
+            for init, arg, value in zip(parent.arguments, parent.before_region.blocks[0].args, op.operands):
+                self.union(init, arg)
+                self.union(arg, value)
+            return
         for value, result in zip(op.operands, parent.results):
             self.union(value, result)
         if parent.name == "scf.for":

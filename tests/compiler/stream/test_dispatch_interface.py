@@ -146,13 +146,15 @@ def test_operand_defined_inside_the_execute_region_is_rejected():
 
 
 def test_predict_example_bindings_are_fused_rebased_and_folded_and_it_runs(tmp_path):
-    """Whole pipeline on examples/predict.mlir (needs the stream passes before these too)."""
+    """Whole pipeline on examples/predict.mlir (needs the stream passes before these too); data
+    tiling off so the five plain dispatches are the ones counted."""
     from rt.compiler.driver import compile_source
 
     with open(os.path.join(ROOT, "examples", "predict.mlir"), encoding="utf-8") as f:
         text = f.read()
     vmfb = compile_source(text, "predict.mlir", devices=["__device_0=vmvx"],
-                          options={"dump_after": "iree-stream-annotate-dispatch-arguments", "dump_dir": str(tmp_path)})
+                          options={"dump_after": "iree-stream-annotate-dispatch-arguments", "dump_dir": str(tmp_path),
+                                   "data_tiling": False})
     dump = next(p for p in tmp_path.iterdir() if p.name.endswith("annotate-dispatch-arguments.mlir"))
     ctx = make_context()
     module = parse_module(dump.read_text(), dump.name, ctx)

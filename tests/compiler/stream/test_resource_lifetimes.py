@@ -1,9 +1,11 @@
 """Stream phase up to refine-usage on the bundled examples, plus the usage analysis' rules.
 
-Runs input -> dispatch creation -> the stream passes verify-input .. refine-usage (no device
-targets: nothing here needs codegen) and asserts the IR those passes must leave for scheduling: no ``*`` lifetime in
-host code, external at the ABI edges, transient intermediates, constants used in place.
+Runs input -> target devices -> dispatch creation (data tiling off) -> the stream passes
+verify-input .. refine-usage (nothing here needs codegen) and asserts the IR those passes must
+leave for scheduling: no ``*`` lifetime in host code, external at the ABI edges, transient
+intermediates, constants used in place.
 """
+import dataclasses
 import os
 
 import pytest
@@ -14,15 +16,14 @@ from rt.compiler.frontend import parse_module
 from rt.compiler.ir_printing import module_to_text
 from rt.compiler.passes import PassPipeline, get_pass_class
 from rt.compiler.passes.dispatch_creation.pipeline import PASS_NAMES as FLOW_PASS_NAMES
+from rt.compiler.passes.hal.pipeline import TARGET_PASS_NAMES
+from rt.compiler.passes.stream.pipeline import PASS_NAMES as STREAM_PASS_NAMES
 from rt.compiler.passes.stream.resource_usage import CONSTANT, DISPATCH_READ, EXTERNAL, MUTATED, STAGING_READ
 from rt.compiler.passes.stream.resource_usage import is_valid, lifetime
 from rt.compiler.passes.stream.resources import host_callables
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-STREAM_PREFIX = ["iree-stream-verify-input", "iree-stream-outline-constants", "iree-stream-convert-to-stream",
-                 "iree-stream-encode-host-tensors", "iree-stream-encode-device-tensors",
-                 "iree-stream-materialize-copy-on-write", "iree-stream-elide-async-copies",
-                 "iree-stream-refine-usage"]
+STREAM_PREFIX = STREAM_PASS_NAMES[:STREAM_PASS_NAMES.index("iree-stream-refine-usage") + 1]
 
 
 def _run(name):
@@ -31,9 +32,16 @@ def _run(name):
         text = f.read()
     ctx = make_context()
     module = parse_module(text, path, ctx)
-    names = INPUT_PASS_NAMES + list(FLOW_PASS_NAMES) + STREAM_PREFIX
-    PassPipeline([get_pass_class(n)() for n in names]).run(module, ctx)
+    names = INPUT_PASS_NAMES + list(TARGET_PASS_NAMES) + list(FLOW_PASS_NAMES) + STREAM_PREFIX
+    PassPipeline([_untiled(get_pass_class(n)) for n in names]).run(module, ctx)
     return module
+
+
+def _untiled(cls):
+    """The pass with data tiling off: these tests pin the plain matmul dispatches' resources."""
+    if "data_tiling" in {f.name for f in dataclasses.fields(cls)}:
+        return cls(data_tiling=False)
+    return cls()
 
 
 def _host_ops(module):
@@ -95,3 +103,39 @@ def test_invalid_unions_are_rejected():
     assert not is_valid({STAGING_READ, DISPATCH_READ}, set())
     assert not is_valid(set(), {"constant", "external"})
     assert is_valid({CONSTANT, DISPATCH_READ}, {"constant"})
+
+
+WHILE_LOOP = """
+util.func public @loop(%arg: !hal.buffer_view, %n: i32) -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %z = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %0 = stream.tensor.import %arg : !hal.buffer_view -> tensor<4xf32> in !stream.resource<external>{%c16}
+  %1 = stream.async.transfer %0 : !stream.resource<external>{%c16} -> !stream.resource<*>{%c16}
+  %r:2 = scf.while (%t = %1, %i = %z) : (!stream.resource<*>, i32) -> (!stream.resource<*>, i32) {
+    %lt = arith.cmpi slt, %i, %n : i32
+    scf.condition(%lt) %t, %i : !stream.resource<*>, i32
+  } do {
+  ^bb0(%t2: !stream.resource<*>, %i2: i32):
+    %d = stream.async.dispatch @ex::@fn(%t2[%c0 to %c16 for %c16]) : (!stream.resource<*>{%c16}) -> !stream.resource<*>{%c16}
+    %i3 = arith.addi %i2, %one : i32
+    scf.yield %d, %i3 : !stream.resource<*>, i32
+  }
+  %2 = stream.async.transfer %r#0 : !stream.resource<*>{%c16} -> !stream.resource<external>{%c16}
+  %3 = stream.tensor.export %2 : tensor<4xf32> in !stream.resource<external>{%c16} -> !hal.buffer_view
+  util.return %3 : !hal.buffer_view
+}
+"""
+
+
+def test_scf_while_operands_arguments_and_results_share_one_lifetime():
+    ctx = make_context()
+    module = parse_module(WHILE_LOOP, "while.mlir", ctx)
+    PassPipeline([get_pass_class("iree-stream-refine-usage")()]).run(module, ctx)
+    loop = next(op for op in _host_ops(module) if op.name == "scf.while")
+    values = [loop.arguments[0], loop.results[0], loop.before_region.blocks[0].args[0],
+              loop.after_region.blocks[0].args[0]]
+    values += [op.results[0] for op in _host_ops(module) if isinstance(op, stream.AsyncDispatchOp)]
+    assert _lifetimes(values) == ["external"] * 5
+    assert "stream.async.transfer" not in module_to_text(module)

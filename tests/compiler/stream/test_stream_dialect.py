@@ -2,7 +2,9 @@
 import os
 
 import pytest
+from xdsl.ir import Block, Region
 
+from rt.compiler.dialects import stream
 from rt.compiler.frontend import parse_module
 from rt.compiler.ir_printing import module_to_text
 from rt.compiler.passes.stream.layout_slices import pack_static
@@ -16,7 +18,7 @@ def _cases():
     return [c for c in text.split("// -----") if "util.func" in c or "stream.executable" in c]
 
 
-@pytest.mark.parametrize("index", range(3))
+@pytest.mark.parametrize("index", range(4))
 def test_printed_form_is_a_fixed_point(index):
     first = module_to_text(parse_module(_cases()[index], "ops.mlir"))
     second = module_to_text(parse_module(first, "printed.mlir"))
@@ -47,6 +49,20 @@ def test_bad_stream_ir_is_a_located_error(snippet, message):
         parse_module(snippet, "bad.mlir")
     assert message in str(info.value)
     assert "bad.mlir:" in str(info.value)
+
+
+def test_empty_command_regions_built_by_a_pass_print_without_block_labels():
+    module = parse_module("""util.func public @f() -> !stream.timepoint {
+  %0 = stream.cmd.execute with() {} => !stream.timepoint
+  util.return %0 : !stream.timepoint
+}""", "empty.mlir")
+    execute = next(op for op in module.walk() if isinstance(op, stream.CmdExecuteOp))
+    execute.body.block.add_ops([stream.CmdSerialOp.build(regions=[Region(Block())]),
+                                stream.CmdConcurrentOp.build(regions=[Region(Block())])])
+    text = module_to_text(module)
+    assert "^bb" not in text
+    assert "stream.cmd.serial {\n" in text and "stream.cmd.concurrent {\n" in text
+    assert module_to_text(parse_module(text, "printed.mlir")) == text
 
 
 def test_pack_static_matches_the_seed_layout():

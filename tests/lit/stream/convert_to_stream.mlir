@@ -132,3 +132,84 @@ util.func public @foo(%lhs: !hal.buffer_view, %rhs: !hal.buffer_view) -> !hal.bu
   %3 = hal.tensor.export %2 : tensor<?x?xf32>{%M, %N} -> !hal.buffer_view
   util.return %3 : !hal.buffer_view
 }
+
+// -----
+
+// Tests that scf.if yielding dynamically shaped tensors yields each branch's resource, byte size and dynamic dim.
+// CHECK-LABEL: util.func public @if_dynamic
+// CHECK: %[[R:.+]], %[[RS:.+]], %[[RD:.+]] = scf.if %c -> (!stream.resource<*>, index, index) {
+// CHECK: %[[D:.+]] = stream.tensor.dispatch @ex::@fn[%[[N2:.+]]](%{{.+}}, %[[N2]]) : (tensor<?xf32>{%n} in !stream.resource<*>{%{{.+}}}, index) -> tensor<?xf32>{%[[N2]]} in !stream.resource<*>{%[[S2:.+]]}
+// CHECK: scf.yield %[[D]], %[[S2]], %[[N2]] : !stream.resource<*>, index, index
+// CHECK: } else {
+// CHECK: scf.yield %{{.+}}, %{{.+}}, %n : !stream.resource<*>, index, index
+// CHECK: }
+// CHECK: %[[X:.+]] = stream.async.transfer %[[R]] : !stream.resource<*>{%[[RS]]} -> !stream.resource<external>{%[[RS]]}
+// CHECK: stream.tensor.export %[[X]] : tensor<?xf32>{%[[RD]]} in !stream.resource<external>{%[[RS]]} -> !hal.buffer_view
+util.func public @if_dynamic(%arg: !hal.buffer_view, %c: i1) -> !hal.buffer_view {
+  %n = hal.buffer_view.dim<%arg : !hal.buffer_view>[0] : index
+  %0 = hal.tensor.import %arg : !hal.buffer_view -> tensor<?xf32>{%n}
+  %r = scf.if %c -> (tensor<?xf32>) {
+    %c2 = arith.constant 2 : index
+    %n2 = arith.muli %n, %c2 : index
+    %1 = flow.dispatch @ex::@fn[%n2](%0, %n2) : (tensor<?xf32>{%n}, index) -> tensor<?xf32>{%n2}
+    scf.yield %1 : tensor<?xf32>
+  } else {
+    scf.yield %0 : tensor<?xf32>
+  }
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %r, %c0 : tensor<?xf32>
+  %2 = hal.tensor.export %r : tensor<?xf32>{%d} -> !hal.buffer_view
+  util.return %2 : !hal.buffer_view
+}
+
+// -----
+
+// Tests that scf.for carries a tensor as resource and size through its iter_args, body block arguments and results.
+// CHECK-LABEL: util.func public @for_loop
+// CHECK: %[[S:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@dev>) tensor<4xf32> : index
+// CHECK: %[[R:.+]], %[[RS:.+]], %[[RK:.+]] = scf.for %i = %lb to %ub step %st iter_args(%[[ACC:.+]] = %{{.+}}, %[[ACCS:.+]] = %[[S]], %k = %lb) -> (!stream.resource<*>, index, index) {
+// CHECK: %[[D:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@dev>) @ex::@add(%[[ACC]]) : (tensor<4xf32> in !stream.resource<*>{%[[ACCS]]}) -> tensor<4xf32> in !stream.resource<*>{%[[DS:.+]]}
+// CHECK: scf.yield %[[D]], %[[DS]], %{{.+}} : !stream.resource<*>, index, index
+// CHECK: stream.async.transfer %[[R]] : !stream.resource<*>{%[[RS]]}
+// CHECK: util.return %{{.+}}, %[[RK]] : !hal.buffer_view, index
+util.func public @for_loop(%arg: !hal.buffer_view, %lb: index, %ub: index, %st: index) -> (!hal.buffer_view, index) attributes {stream.affinity = #hal.device.affinity<@dev>} {
+  %0 = hal.tensor.import %arg : !hal.buffer_view -> tensor<4xf32>
+  %r:2 = scf.for %i = %lb to %ub step %st iter_args(%acc = %0, %k = %lb) -> (tensor<4xf32>, index) {
+    %1 = flow.dispatch @ex::@add(%acc) : (tensor<4xf32>) -> tensor<4xf32>
+    %k1 = arith.addi %k, %st : index
+    scf.yield %1, %k1 : tensor<4xf32>, index
+  }
+  %2 = hal.tensor.export %r#0 : tensor<4xf32> -> !hal.buffer_view
+  util.return %2, %r#1 : !hal.buffer_view, index
+}
+
+// -----
+
+// Tests that cf branches pass tensors to block arguments as resource, size and dynamic dim, and that ops nested in scf.if without tensor results are converted.
+// CHECK-LABEL: util.func public @branches
+// CHECK: cf.cond_br %c, ^[[JOIN:.+]](%{{.+}}, %{{.+}}, %n : !stream.resource<*>, index, index), ^[[OTHER:.+]]
+// CHECK: ^[[OTHER]]:
+// CHECK: %[[D:.+]] = stream.tensor.dispatch @ex::@fn[%n](%{{.+}}, %n)
+// CHECK: cf.br ^[[JOIN]](%[[D]], %{{.+}}, %n : !stream.resource<*>, index, index)
+// CHECK: ^[[JOIN]](%[[JR:.+]]: !stream.resource<*>, %[[JS:.+]]: index, %[[JD:.+]]: index):
+// CHECK: scf.if %c {
+// CHECK: stream.tensor.dispatch @ex::@fn[%[[JD]]](%[[JR]], %[[JD]]) : (tensor<?xf32>{%[[JD]]} in !stream.resource<*>{%[[JS]]}, index)
+// CHECK: stream.tensor.export %{{.+}} : tensor<?xf32>{%[[JD]]} in !stream.resource<external>{%[[JS]]} -> !hal.buffer_view
+util.func public @branches(%arg: !hal.buffer_view, %c: i1) -> !hal.buffer_view {
+  %n = hal.buffer_view.dim<%arg : !hal.buffer_view>[0] : index
+  %0 = hal.tensor.import %arg : !hal.buffer_view -> tensor<?xf32>{%n}
+  cf.cond_br %c, ^bb1(%0 : tensor<?xf32>), ^bb2
+^bb2:
+  %1 = flow.dispatch @ex::@fn[%n](%0, %n) : (tensor<?xf32>{%n}, index) -> tensor<?xf32>{%n}
+  cf.br ^bb1(%1 : tensor<?xf32>)
+^bb1(%r: tensor<?xf32>):
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %r, %c0 : tensor<?xf32>
+  scf.if %c {
+    %2 = flow.dispatch @ex::@fn[%d](%r, %d) : (tensor<?xf32>{%d}, index) -> tensor<?xf32>{%d}
+    scf.yield
+  }
+  %3 = hal.tensor.export %r : tensor<?xf32>{%d} -> !hal.buffer_view
+  util.return %3 : !hal.buffer_view
+}
+

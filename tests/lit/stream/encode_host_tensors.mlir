@@ -69,3 +69,37 @@ util.func public @plain() -> index {
   %s = stream.tensor.sizeof tensor<f32> : index
   util.return %s : index
 }
+
+// -----
+
+// Tests that constant fill values fold to integer patterns (f16 bits as i16, i1 as i8, a 64-bit value with equal halves as i32) and that other 64-bit values stay i64 (f64 bitcast) for iree-stream-materialize-builtins.
+// CHECK-LABEL: util.func public @patterns
+// CHECK-NOT: arith.constant {{.*}} : f16
+// CHECK-DAG: %[[H:.+]] = arith.constant -18432 : i16
+// CHECK-DAG: stream.async.splat %[[H]] : i16 -> !stream.resource<*>{%c10}
+// CHECK-DAG: %[[T:.+]] = arith.constant 1 : i8
+// CHECK-DAG: stream.async.splat %[[T]] : i8 -> !stream.resource<*>{%c10}
+// CHECK-DAG: %[[E:.+]] = arith.constant -1 : i32
+// CHECK-DAG: stream.async.splat %[[E]] : i32 -> !stream.resource<*>{%c16}
+// CHECK-DAG: %[[L:.+]] = arith.constant -9000000000 : i64
+// CHECK-DAG: stream.async.splat %[[L]] : i64 -> !stream.resource<*>{%c16}
+// CHECK-DAG: %[[D:.+]] = arith.constant 4609434218613702656 : i64
+// CHECK-DAG: stream.async.splat %[[D]] : i64 -> !stream.resource<*>{%c16}
+// CHECK-DAG: %[[B:.+]] = arith.bitcast %x : f64 to i64
+// CHECK-DAG: stream.async.splat %[[B]] : i64 -> !stream.resource<*>{%c16}
+util.func public @patterns(%x: f64) {
+  %c10 = arith.constant 10 : index
+  %c16 = arith.constant 16 : index
+  %h = arith.constant -0.5 : f16
+  %t = arith.constant true
+  %e = arith.constant -1 : i64
+  %l = arith.constant -9000000000 : i64
+  %d = arith.constant 1.5 : f64
+  %0 = stream.tensor.splat %h : f16 -> tensor<5xf16> in !stream.resource<*>{%c10}
+  %1 = stream.tensor.splat %t : i1 -> tensor<10xi1> in !stream.resource<*>{%c10}
+  %2 = stream.tensor.splat %e : i64 -> tensor<2xi64> in !stream.resource<*>{%c16}
+  %3 = stream.tensor.splat %l : i64 -> tensor<2xi64> in !stream.resource<*>{%c16}
+  %4 = stream.tensor.splat %d : f64 -> tensor<2xf64> in !stream.resource<*>{%c16}
+  %5 = stream.tensor.splat %x : f64 -> tensor<2xf64> in !stream.resource<*>{%c16}
+  util.return
+}

@@ -194,3 +194,26 @@ stream.executable private @ex {
     }
   }
 }
+
+// -----
+
+// Tests that stream.cmd.execute, stream.cmd.serial and stream.cmd.concurrent with empty bodies parse and print without block labels.
+// CHECK-LABEL: util.func public @empty_cmd_regions(
+// CHECK: %0 = stream.cmd.execute await(%t) => with() {
+// CHECK-NEXT: } => !stream.timepoint
+// CHECK: %1 = stream.cmd.execute with(%r as %arg0: !stream.resource<transient>{%s}) {
+// CHECK-NEXT: stream.cmd.serial {
+// CHECK-NEXT: }
+// CHECK-NEXT: stream.cmd.concurrent {
+// CHECK-NEXT: }
+// CHECK-NEXT: } => !stream.timepoint
+// CHECK-NOT: ^bb
+util.func public @empty_cmd_regions(%t: !stream.timepoint, %r: !stream.resource<transient>, %s: index) -> (!stream.timepoint, !stream.timepoint) {
+  %0 = stream.cmd.execute await(%t) => with() {} => !stream.timepoint
+  %1 = stream.cmd.execute with(%r as %arg0: !stream.resource<transient>{%s}) {
+    stream.cmd.serial {}
+    stream.cmd.concurrent {
+    }
+  } => !stream.timepoint
+  util.return %0, %1 : !stream.timepoint, !stream.timepoint
+}
