@@ -117,7 +117,8 @@ class Generic:
     inputs then outputs, like linalg's block arguments); yields: one value id per output.
     kind: a hint the backends may use for a fast path -- "elementwise", "fill", "copy",
     "matmul" (d0=m, d1=n, d2=k, C[m,n] += A[m,k]*B[k,n]), "batch_matmul", "matvec",
-    "reduction", "conv", "pooling", "transpose", "broadcast" or "generic". Backends must be
+    "mmt4d" / "batch_mmt4d" (packed contractions, see Mmt4d), "reduction", "conv", "pooling",
+    "transpose", "broadcast" or "generic". Backends must be
     correct for any Generic regardless of the hint.
     """
 
@@ -135,8 +136,19 @@ class Generic:
 class Mmt4d:
     """``OUT[m1,n1,m0,n0] (+)= sum_{k1,k0} LHS[m1,k1,m0,k0] * RHS[n1,k1,n0,k0]`` (linalg.mmt4d).
 
-    lhs/rhs/out: 4-D views; element types f32xf32->f32 or i8xi8->i32; accumulate: False
-    overwrites OUT (the fill is folded in). Loop dims: d0=m1, d1=n1 (parallel), k1 reduced.
+    lhs/rhs/out: 4-D views; element types f32xf32->f32, i8xi8->i32, f16xf16->f32 or
+    f16xf16->f16 (inputs widened to OUT's type, products accumulated in it; f16 OUT is
+    storage only, as everywhere in Kernel IR); accumulate: False overwrites OUT (the fill is
+    folded in). Loop dims: d0=m1, d1=n1 (parallel), k1 reduced. Narrow contractions keep
+    this form with unit dims: a matvec is ``N1 = N0 = 1`` (RHS ``[1, K1, 1, K0]``, OUT
+    ``[M1, 1, M0, 1]``), a vecmat ``M1 = M0 = 1``.
+
+    Batched data tiling (linalg.batch_mmt4d, from batch_matmul / batch_matvec) reaches the
+    backends as a Generic with kind hint ``"batch_mmt4d"``: domain (B, M1, N1, K1, M0, N0, K0)
+    in linalg's loop order d0..d6, inputs LHS ``[B, M1, K1, M0, K0]`` (d0, d1, d3, d4, d6) and
+    RHS ``[B, N1, K1, N0, K0]`` (d0, d2, d3, d5, d6), output OUT ``[B, M1, N1, M0, N0]``
+    (d0, d1, d2, d4, d5), multiply-add body, preceded by the fill Generic of OUT. A backend may
+    run it as a loop over d0 of this op's kernel on the 4-D slices ``[b]`` of each view.
     """
 
     lhs: View

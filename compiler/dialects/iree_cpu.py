@@ -7,7 +7,7 @@ specialize-encodings they carry the resolved layout,
 
 Source followed: IREE ``compiler/src/iree/compiler/Codegen/Dialect/CPU/IR/IREECPUAttrs.td``.
 """
-from xdsl.dialects.builtin import DictionaryAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, i64
 from xdsl.ir import Dialect, ParametrizedAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 
@@ -33,13 +33,38 @@ class _EncodingLayoutAttr(ParametrizedAttribute):
         printer.print_string("<")
         if self.configuration.data:
             printer.print_string("configuration = ")
-            printer.print_attribute(self.configuration)
+            _print_config(printer, self.configuration)
         printer.print_string(">")
 
     @property
     def encoding_info(self):
         """The resolved ``encoding_info`` dictionary, or None before resolution."""
         return self.configuration.data.get("encoding_info")
+
+
+def _print_config(printer, attr):
+    """Print ``attr`` as MLIR does inside IREE's layouts: i64 integers without their type
+    (``innerTileSizes = [16, 1]``), dictionaries and arrays recursively."""
+    if isinstance(attr, DictionaryAttr):
+        printer.print_string("{")
+        for i, (key, value) in enumerate(attr.data.items()):
+            if i:
+                printer.print_string(", ")
+            printer.print_identifier_or_string_literal(key)
+            printer.print_string(" = ")
+            _print_config(printer, value)
+        printer.print_string("}")
+    elif isinstance(attr, ArrayAttr):
+        printer.print_string("[")
+        for i, value in enumerate(attr.data):
+            if i:
+                printer.print_string(", ")
+            _print_config(printer, value)
+        printer.print_string("]")
+    elif isinstance(attr, IntegerAttr) and attr.type == i64:
+        printer.print_string(str(attr.value.data))
+    else:
+        printer.print_attribute(attr)
 
 
 @irdl_attr_definition

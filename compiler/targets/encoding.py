@@ -10,7 +10,9 @@ MaterializeEncodingInfo for that operand::
     RHS    [K, N]  innerDimsPos = [1, 0], innerTileSizes = [N0, K0], outerDimsPerm = [1, 0]
     RESULT [M, N]  innerDimsPos = [0, 1], innerTileSizes = [M0, N0], outerDimsPerm = [0, 1]
 
-(batch dims stay outermost, untiled). The resolved layout is serialized as
+(batch dims stay outermost, untiled; a matvec has no N dim, so its RHS [K] is tiled by K0
+alone and its RESULT [M] by M0, with N0 = 1 chosen as the narrow tile -- vecmat alike with
+M0 = 1). The resolved layout is serialized as
 ``#iree_cpu.cpu_encoding_layout<configuration = {encoding_info = {innerDimsPos = [..],
 innerTileSizes = [..], outerDimsPerm = [..]}}>`` (``#iree_cpu.vmvx_encoding_layout`` on vmvx)
 inside the encoding's ``layouts`` -- the form specialize-encodings writes and
@@ -180,7 +182,40 @@ def _tile(resolver, backend, config, encoding):
     if not tiles:
         raise UnimplementedError(f"encoding {encoding}: target {backend} has no data-tiling tiles "
                                  f"for element types {list(element_types)}")
-    return encoding_cpu.choose_matmul_tile(tiles, encoding.sizes)
+    return encoding_cpu.choose_matmul_tile(tiles, matmul_sizes(encoding))
+
+
+def matmul_sizes(encoding):
+    """``(M, N, K)`` of ``encoding``'s contraction from its static iteration sizes (None when
+    dynamic or not recorded); an absent M or N dim (vecmat, matvec) counts as 1, so the
+    resolvers pick IREE's narrow tiles (M0 = 1 or N0 = 1) for it."""
+    c = contraction(encoding)
+    sizes = encoding.sizes
+
+    def size(loop):
+        if loop is None:
+            return 1
+        return sizes[loop] if sizes is not None and loop < len(sizes) else None
+
+    return size(c.m), size(c.n), size(c.k)
+
+
+def mmt4d_packed_shape(encoding, info, dims, ceildiv):
+    """The packed shape of operand ``encoding.index`` as ``linalg.mmt4d`` / ``batch_mmt4d``
+    take it: ``[B?, X1, Y1, X0, Y0]`` with (X, Y) = (M, K) for the LHS, (N, K) for the RHS and
+    (M, N) for the RESULT. An absent M or N dim (matvec, vecmat) becomes a unit outer and
+    inner dim, so the storage is the same as ``info.packed_shape`` (IREE inserts the same
+    unit dims with tensor.expand_shape when it lowers a narrow contraction to mmt4d)."""
+    c = contraction(encoding)
+    natural = info.packed_shape(dims, ceildiv)
+    rank = len(dims)
+    outer, inner = natural[:rank], natural[rank:]
+    batch = [outer.pop(0)] if c.batch is not None else []
+    roles = {0: (c.m, c.k), 1: (c.n, c.k), 2: (c.m, c.n)}[encoding.index]
+    outer_it, inner_it = iter(outer), iter(inner)
+    outers = [next(outer_it) if loop is not None else 1 for loop in roles]
+    inners = [next(inner_it) if loop is not None else 1 for loop in roles]
+    return batch + outers + inners
 
 
 def resolve(target, encoding):

@@ -12,9 +12,14 @@ the op's encoding. Rewrites:
 - ``iree_encoding.unset_encoding`` -> ``linalg.unpack`` into an empty of the result dims
   (dropping the padding);
 - ``tensor.empty`` / ``linalg.fill`` on encoded tensors -> on the packed tensor;
-- ``linalg.matmul`` on encoded operands -> ``linalg.mmt4d`` (LHS [M1, K1, M0, K0],
-  RHS [N1, K1, N0, K0], result [M1, N1, M0, N0]); a zero fill of an empty init is folded
-  away (the Mmt4d then overwrites its output: ``accumulate = False``).
+- a contraction on encoded operands (``linalg.matmul``, ``matvec``, ``vecmat``) ->
+  ``linalg.mmt4d`` (LHS [M1, K1, M0, K0], RHS [N1, K1, N0, K0], result [M1, N1, M0, N0]); a
+  zero fill of an empty init is folded away (the Mmt4d then overwrites its output:
+  ``accumulate = False``); ``batch_matmul`` / ``batch_matvec`` -> ``linalg.batch_mmt4d``
+  (leading batch dim, fill kept). In the dispatch holding the contraction every encoded
+  binding and empty takes this mmt4d form -- a matvec's vector and result get unit N1/N0
+  dims, a vecmat's unit M1/M0 (``rt.compiler.targets.encoding.mmt4d_packed_shape``), the
+  same bytes as the packed form the pack / unpack dispatches use.
 
 Example (LHS pack, AVX-512)::
 
@@ -33,18 +38,21 @@ layouts that disagree with the target's resolver, and ops on encoded tensors oth
 above.
 """
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, FloatAttr, IndexType, IntegerAttr, NoneAttr,
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, FloatAttr, IndexType, IntegerAttr,
                                    TensorType, i64)
 
 from rt.compiler.dialects.flow import DispatchTensorLoadOp, DispatchTensorStoreOp
 from rt.compiler.dialects.flow_types import DispatchTensorType
 from rt.compiler.dialects.iree_encoding import EncodingAttr
-from rt.compiler.dialects.linalg import Mmt4DOp, PackOp, UnPackOp
+from rt.compiler.dialects.linalg import BatchMmt4DOp, Mmt4DOp, PackOp, UnPackOp
 from rt.compiler.frontend import error_at_op
-from rt.compiler.targets.encoding import encoding_info_for_matmul, resolved_info, tile_for_config
+from rt.compiler.targets.encoding import (contraction, encoding_info_for_matmul, mmt4d_packed_shape, resolved_info,
+                                          tile_for_config)
 from rt.runtime.errors import CompileError, UnimplementedError
 
 INDEX = IndexType()
+#: contractions whose encoded form materializes as linalg.mmt4d / batch_mmt4d.
+CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matvec")
 
 
 def _encoding(type_):
@@ -68,6 +76,12 @@ class _Materializer:
         self.dims = {}
         self.infos = {}
         self.replaced = []
+        self.operand_encodings = {}
+        for op in func_op.walk():
+            if op.name in CONTRACTIONS and _encoding(op.results[0].type) is not None:
+                encodings = [_encoding(v.type) for v in (*op.inputs, *op.outputs)]
+                self.operand_encodings = {e.index: e for e in encodings if e is not None}
+                break
 
     # -- helpers --------------------------------------------------------------------------
     def info(self, encoding, op, layout_from=None):
@@ -92,14 +106,20 @@ class _Materializer:
     def constant(self, value, before):
         return self.insert(arith.ConstantOp(IntegerAttr(value, INDEX)), before)
 
-    def packed_type(self, element_type, dims, info, before):
-        """(packed TensorType, its dynamic dim values) for a tensor of ``dims``."""
+    def packed_type(self, element_type, dims, info, before, encoding=None):
+        """(packed TensorType, its dynamic dim values) for a tensor of ``dims``; in a dispatch
+        holding the contraction, the mmt4d form of the operand ``encoding`` names (the roles
+        of its dims taken from the contraction's own operand encodings)."""
         def ceildiv(d, t):
             if isinstance(d, int):
                 return -(-d // t)
             return d if t == 1 else self.insert(arith.CeilDivUIOp(d, self.constant(t, before)), before)
 
-        shape = info.packed_shape(dims, ceildiv)
+        user = self.operand_encodings.get(encoding.index) if encoding is not None else None
+        if user is not None:
+            shape = mmt4d_packed_shape(user, info, dims, ceildiv)
+        else:
+            shape = info.packed_shape(dims, ceildiv)
         static = [d if isinstance(d, int) else DYNAMIC_INDEX for d in shape]
         return TensorType(element_type, static), [d for d in shape if not isinstance(d, int)]
 
@@ -152,7 +172,7 @@ class _Materializer:
         info = self.info(bound.encoding, op)
         dyn = iter(op.dynamic_dims)
         dims = [next(dyn) if s == DYNAMIC_INDEX else s for s in bound.get_shape()]
-        packed, packed_dims = self.packed_type(bound.element_type, dims, info, op)
+        packed, packed_dims = self.packed_type(bound.element_type, dims, info, op, bound.encoding)
         new = type(op).build(operands=[list(op.byte_offset), packed_dims],
                              result_types=[DispatchTensorType(op.result.type.access, packed)],
                              properties=dict(op.properties), attributes=dict(op.attributes))
@@ -221,7 +241,7 @@ class _Materializer:
         info = self.info(encoding, op, self._layout_of_use(op.tensor))
         dyn = iter(op.dynamic_sizes)
         dims = [next(dyn) if s == DYNAMIC_INDEX else s for s in op.tensor.type.get_shape()]
-        packed, packed_dims = self.packed_type(op.tensor.type.element_type, dims, info, op)
+        packed, packed_dims = self.packed_type(op.tensor.type.element_type, dims, info, op, encoding)
         self._record(op.tensor, self.insert(tensor.EmptyOp(packed_dims, packed), op), info)
         self.dims[self.packed[op.tensor]] = packed_dims
         self.replaced.append(op)
@@ -234,21 +254,25 @@ class _Materializer:
                      self.infos[init])
         self.replaced.append(op)
 
-    def _linalg_matmul(self, op):
+    def _contraction(self, op):
         lhs, rhs = (self.packed.get(v) for v in op.inputs)
         init = self.packed.get(op.outputs[0])
         if lhs is None or rhs is None or init is None:
             raise error_at_op(op, "mixes encoded and plain operands; data tiling needs all three encoded")
         info = self.infos[init]
+        batched = contraction(op.results[0].type.encoding).batch is not None
+        cls = BatchMmt4DOp if batched else Mmt4DOp
         fill = getattr(init, "op", None)
-        if (fill is not None and fill.name == "linalg.fill" and _is_zero(fill.inputs[0])
+        if (not batched and fill is not None and fill.name == "linalg.fill" and _is_zero(fill.inputs[0])
                 and isinstance(getattr(fill.outputs[0], "op", None), tensor.EmptyOp)):
             init = fill.outputs[0]
-        self._record(op.results[0], self.insert(Mmt4DOp([lhs, rhs], [init], result_types=[init.type],
-                                                             hidden_region=Mmt4DOp.get_hidden_region([lhs, rhs], [init])), op), info)
+        new = cls([lhs, rhs], [init], result_types=[init.type], hidden_region=cls.get_hidden_region([lhs, rhs], [init]))
+        self._record(op.results[0], self.insert(new, op), info)
         if fill is not None and init is not self.packed[op.outputs[0]] and not fill.results[0].uses:
             fill.parent_block().erase_op(fill)
         self.replaced.append(op)
+
+    _linalg_matmul = _linalg_batch_matmul = _linalg_matvec = _linalg_vecmat = _linalg_batch_matvec = _contraction
 
     def _record(self, old, new, info):
         self.packed[old] = new

@@ -1,6 +1,7 @@
 """``iree-flow-convert-to-flow``: host-side tensor ops -> ``flow.tensor.*``.
 
-Input: util.func bodies after ``iree-abi-wrap-entry-points`` (tensor, linalg, arith ops).
+Input: util.func and util.initializer bodies after ``iree-abi-wrap-entry-points`` (tensor,
+linalg, arith ops).
 Output: the tensor ops that only move or reinterpret data become flow ops carrying their
 dynamic dims; compute stays in tensor/linalg for dispatch formation:
 
@@ -97,7 +98,7 @@ class ConvertToFlowPass(Pass):
     name = "iree-flow-convert-to-flow"
 
     def run(self, module, ctx):
-        for fn in [op for op in module.body.block.ops if isinstance(op, util.FuncOp)]:
+        for fn in [op for op in module.body.block.ops if isinstance(op, (util.FuncOp, util.InitializerOp))]:
             fold_tensor_dims(fn)
             for op in list(fn.walk()):
                 if self._in_linalg_body(op):

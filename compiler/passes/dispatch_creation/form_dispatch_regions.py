@@ -1,8 +1,9 @@
 """``iree-dispatch-creation-form-dispatch-regions``: group tensor compute into ``flow.dispatch.region``.
 
-Input: util.func bodies after ``iree-flow-convert-to-flow``. Output: every dispatchable op
-(see op_kinds) sits in exactly one ``flow.dispatch.region`` whose workload is the root op's
-parallel loop sizes and whose ``count`` region is ``flow.dispatch.workgroup_count_from_slice``.
+Input: util.func and util.initializer bodies after ``iree-flow-convert-to-flow``. Output:
+every dispatchable op (see op_kinds) sits in exactly one ``flow.dispatch.region`` whose
+workload is the root op's parallel loop sizes and whose ``count`` region is
+``flow.dispatch.workgroup_count_from_slice``.
 Grouping, per block:
 
 1. roots: contractions, convolutions, pooling, reductions, transposes, pack/unpack, encodings
@@ -13,7 +14,8 @@ Grouping, per block:
 3. every other elementwise op becomes a root, in reverse order, so a single-use chain of
    elementwise ops (and broadcasts) fuses into its last op;
 4. producer fusion: an elementwise producer whose only users are in a region that is not a
-   contraction joins it; ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` are cloned into
+   contraction or a set_encoding (the pack walks packed tiles, so a fused producer would need
+   its whole result in workgroup scratch) joins it; ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` are cloned into
    every region that uses them. A fill still used on the host becomes ``flow.tensor.splat``.
 
 Example::
@@ -90,8 +92,15 @@ class _Grouping:
         self.group_of[op] = group
 
     def fuse_consumers(self, group, root):
-        if not kinds.is_structured(root):
+        unset = root.name == "iree_encoding.unset_encoding"
+        if not (kinds.is_structured(root) or unset):
             return
+        if unset:
+            parallel = list(root.result.type.get_shape())
+        else:
+            parallel = [it for it in kinds.iterator_types(root) if it == "parallel"]
+            if not kinds.output_is_parallel_projection(root):
+                return
         current = root
         while len(current.results) == 1:
             uses = list(current.results[0].uses)
@@ -105,15 +114,15 @@ class _Grouping:
             m = kinds.operand_map(user, current.results[0])
             if m is None or uses[0].index >= len(user.inputs) or not kinds.is_identity(m):
                 return
-            parallel = [it for it in kinds.iterator_types(root) if it == "parallel"]
-            if len(kinds.iterator_types(user)) != len(parallel) or not kinds.output_is_parallel_projection(root):
+            if len(kinds.iterator_types(user)) != len(parallel):
                 return
             self.claim(group, user)
             current = user
 
     def fuse_producers(self, group):
         root = kinds.pick_root(group["members"])
-        allow_elementwise = root is not None and root.name not in kinds.CONTRACTIONS and "conv" not in root.name
+        allow_elementwise = (root is not None and root.name not in kinds.CONTRACTIONS and "conv" not in root.name
+                             and root.name != "iree_encoding.set_encoding")
         work = list(group["members"])
         while work:
             member = work.pop()
@@ -251,7 +260,7 @@ class FormDispatchRegionsPass(Pass):
     name = "iree-dispatch-creation-form-dispatch-regions"
 
     def run(self, module, ctx):
-        for fn in [op for op in module.body.block.ops if isinstance(op, util.FuncOp)]:
+        for fn in [op for op in module.body.block.ops if isinstance(op, (util.FuncOp, util.InitializerOp))]:
             for block in self._host_blocks(fn):
                 self._form(block)
             fold_tensor_dims(fn)

@@ -1,7 +1,8 @@
 """``iree-flow-outline-dispatch-regions``: ``flow.dispatch.workgroups`` -> executables + dispatches.
 
 Input: functions holding ``flow.dispatch.workgroups`` ops. Output: one ``flow.executable
-private @<func>_dispatch_<n>`` per workgroups op (n counts per function, in order), inserted
+private @<func>_dispatch_<n>`` per workgroups op (n counts per function, in order; the k-th
+``util.initializer`` is named ``_initializer_<k>``), inserted
 before the function, holding ``flow.executable.export public @<func>_dispatch_<n>_<summary>``
 with the workgroup-count region and a ``builtin.module`` with ``func.func`` of the same name
 taking the body's ``!flow.dispatch.tensor`` / scalar arguments; the host op becomes
@@ -29,7 +30,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, SymbolRefA
 from xdsl.ir import Block, Region
 from xdsl.rewriter import Rewriter
 
-from rt.compiler.dialects import flow
+from rt.compiler.dialects import flow, util
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.dispatch_creation import op_kinds as kinds
 
@@ -89,11 +90,18 @@ class OutlineDispatchRegionsPass(Pass):
 
     def run(self, module, ctx):
         taken = _symbol_names(module)
+        initializers = 0
         for fn in list(module.body.block.ops):
+            if isinstance(fn, util.InitializerOp):
+                prefix = f"_initializer_{initializers}"
+                initializers += 1
+            else:
+                prefix = getattr(fn, "sym_name", None)
+                prefix = prefix.data if prefix is not None else None
             ops = [op for op in fn.walk() if isinstance(op, flow.DispatchWorkgroupsOp)]
             if not ops:
                 continue
             for n, workgroups in enumerate(ops):
-                exe_name = _unique(f"{fn.sym_name.data}_dispatch_{n}", taken)
+                exe_name = _unique(f"{prefix}_dispatch_{n}", taken)
                 executable, _ = outline(workgroups, exe_name, taken)
                 module.body.block.insert_op_before(executable, fn)

@@ -1,15 +1,18 @@
-"""``iree-dispatch-creation-set-encoding``: data tiling of matmuls with encodings.
+"""``iree-dispatch-creation-set-encoding``: data tiling of contractions with encodings.
 
-Input: host functions after ``iree-abi-wrap-entry-points`` (linalg on tensors). Every
-``linalg.matmul`` (default indexing maps) whose element types the data-tiling targets handle
--- f32 x f32 -> f32 and i8 x i8 -> i32 -- is rewritten onto encoded tensors: its LHS and RHS
+Input: host functions after ``iree-abi-wrap-entry-points`` (linalg on tensors). Every named
+contraction -- ``linalg.matmul`` (any operand maps), ``batch_matmul``, ``matvec``, ``vecmat``,
+``batch_matvec`` -- whose element types the data-tiling targets handle (f32 x f32 -> f32,
+i8 x i8 -> i32, f16 x f16 -> f32 or f16) is rewritten onto encoded tensors: its LHS and RHS
 go through ``iree_encoding.set_encoding``, its init is either re-created as an encoded
 ``tensor.empty`` + ``linalg.fill`` (a fill of an empty, so the fill fuses with the matmul) or
 set_encoding'd, and the result leaves the encoded world with ``iree_encoding.unset_encoding``
 carrying the result dims. The encoding records operand_index, op_type = matmul, element_types,
-user_indexing_maps and the static iteration_sizes ``[M, N, K]`` (``?`` when dynamic); the
-layout stays unresolved until ``iree-stream-specialize-encodings`` picks one per device.
-Dispatch formation then yields four dispatches (pack LHS, pack RHS, fill + matmul, unpack).
+user_indexing_maps (the op's) and the static iteration_sizes in loop order (``[M, N, K]`` for
+a matmul, ``[B, M, N, K]`` for batch_matmul, ``[M, K]`` for matvec; ``?`` when dynamic); the
+layout stays unresolved until ``iree-stream-specialize-encodings`` picks one per device
+(narrow tiles for matvec/vecmat: N0 = 1 / M0 = 1). Dispatch formation then yields four
+dispatches (pack LHS, pack RHS, fill + contraction, unpack).
 
 Example (seed 001)::
 
@@ -23,8 +26,8 @@ Example (seed 001)::
     %4 = linalg.matmul ins(%0, %1 : ...) outs(%3 : tensor<?x?xf32, #encoding2>) -> tensor<?x?xf32, #encoding2>
     %r = iree_encoding.unset_encoding %4 : tensor<?x?xf32, #encoding2> -> tensor<?x?xf32>{%M, %N}
 
-Other contractions (batch_matmul, matvec, vecmat, f16 or mixed element types) are left as
-they are and run un-tiled. ``data_tiling=false`` (``rt compile --no-data-tiling``) makes the
+Other contractions (linalg.generic ones, dot, other element types) are left as they are and
+run un-tiled. ``data_tiling=false`` (``rt compile --no-data-tiling``) makes the
 pass a no-op.
 
 Source followed: IREE ``DispatchCreation/SetEncoding.cpp`` (and seed 001's IR dump).
@@ -34,49 +37,54 @@ import dataclasses
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import (ArrayAttr, AffineMapAttr, DYNAMIC_INDEX, IndexType, IntAttr, IntegerAttr,
                                    NoneAttr, StringAttr, TensorType)
-from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.dialects.iree_encoding import DYNAMIC, EncodingAttr, SetEncodingOp, UnsetEncodingOp
 from rt.compiler.passes.base import Pass
+from rt.compiler.passes.dispatch_creation import op_kinds as kinds
 from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
 from rt.compiler.passes.dispatch_creation.shapes import materialize_dims
+from rt.compiler.targets.encoding import contraction
+from rt.runtime.errors import UnimplementedError
 
-#: (lhs, rhs, out) element types data tiling handles (the Kernel IR Mmt4d types).
-SUPPORTED_TYPES = {("f32", "f32", "f32"), ("i8", "i8", "i32")}
-MATMUL_MAPS = (AffineMap.from_callable(lambda m, n, k: (m, k)),
-               AffineMap.from_callable(lambda m, n, k: (k, n)),
-               AffineMap.from_callable(lambda m, n, k: (m, n)))
+#: The named contractions set-encoding rewrites (IREE: every contraction with at most one
+#: batch, M and N dim and one K dim).
+CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matvec")
+#: (lhs, rhs, out) element types data tiling handles: the Kernel IR Mmt4d types.
+SUPPORTED_TYPES = {("f32", "f32", "f32"), ("i8", "i8", "i32"), ("f16", "f16", "f32"), ("f16", "f16", "f16")}
 
 
 def _element_types(op):
     return tuple(str(v.type.element_type) for v in (op.inputs[0], op.inputs[1], op.outputs[0]))
 
 
-def _maps(op):
-    return tuple(m.data for m in op.get_indexing_maps().data)
-
-
 def is_data_tiling_candidate(op):
-    """Whether ``op`` is a linalg.matmul set-encoding rewrites."""
-    if op.name != "linalg.matmul" or len(op.inputs) != 2 or len(op.outputs) != 1:
+    """Whether ``op`` is a contraction set-encoding rewrites."""
+    if op.name not in CONTRACTIONS or len(op.inputs) != 2 or len(op.outputs) != 1:
         return False
     if not all(isinstance(v.type, TensorType) and isinstance(v.type.encoding, NoneAttr)
                for v in (*op.inputs, *op.outputs)):
         return False
-    return _maps(op) == MATMUL_MAPS and _element_types(op) in SUPPORTED_TYPES
+    if _element_types(op) not in SUPPORTED_TYPES:
+        return False
+    try:
+        contraction(matmul_encoding(op, 0))
+    except UnimplementedError:
+        return False
+    return True
 
 
 def _static(size):
-    return IntAttr(DYNAMIC if size == DYNAMIC_INDEX else size)
+    return IntAttr(DYNAMIC if not isinstance(size, int) or size == DYNAMIC_INDEX else size)
 
 
 def matmul_encoding(op, operand_index):
-    """The ``#iree_encoding.encoding`` of operand ``operand_index`` of linalg.matmul ``op``."""
-    lhs, rhs = op.inputs[0].type.get_shape(), op.inputs[1].type.get_shape()
-    sizes = ArrayAttr([_static(lhs[0]), _static(rhs[1]), _static(lhs[1])])
+    """The ``#iree_encoding.encoding`` of operand ``operand_index`` (0 LHS, 1 RHS, 2 RESULT) of
+    contraction ``op``: its indexing maps and static loop sizes (``?`` when dynamic)."""
+    ranges = kinds.loop_ranges(op, lambda v: [None] * len(v.type.get_shape()))
+    sizes = ArrayAttr([_static(r) for r in ranges])
     types = ArrayAttr([v.type.element_type for v in (op.inputs[0], op.inputs[1], op.outputs[0])])
-    maps = ArrayAttr([AffineMapAttr(m) for m in MATMUL_MAPS])
+    maps = ArrayAttr([AffineMapAttr(m) for m in kinds.indexing_maps(op)])
     return EncodingAttr(IntegerAttr(operand_index, IndexType()), StringAttr("matmul"), types, maps, NoneAttr(),
                         sizes, ArrayAttr([]))
 
@@ -108,7 +116,7 @@ def _encoded_init(op, init, encoding, new_ops):
 
 
 def set_matmul_encoding(op):
-    """Rewrite linalg.matmul ``op`` onto encoded operands (see the module docstring)."""
+    """Rewrite contraction ``op`` onto encoded operands (see the module docstring)."""
     dims = materialize_dims(op.outputs[0], op)
     new_ops = []
     operands = []
@@ -118,7 +126,9 @@ def set_matmul_encoding(op):
         new_ops.append(set_op)
         operands.append(set_op.result)
     init = _encoded_init(op, op.outputs[0], matmul_encoding(op, 2), new_ops)
-    matmul = _located(type(op)(operands, [init], res=[init.type]), op)
+    matmul = _located(type(op).build(operands=[operands, [init]], result_types=[[init.type]],
+                                      properties=dict(op.properties), attributes=dict(op.attributes),
+                                      regions=[op.regions[0].clone()]), op)
     unset = _located(UnsetEncodingOp.build(operands=[matmul.results[0], list(dims)],
                                            result_types=[op.results[0].type]), op)
     new_ops += [matmul, unset]
@@ -129,7 +139,7 @@ def set_matmul_encoding(op):
 
 @dataclasses.dataclass(frozen=True)
 class SetEncodingPass(Pass):
-    """Set data-tiling encodings on matmuls (see the module docstring); ``data_tiling=False``
+    """Set data-tiling encodings on contractions (see the module docstring); ``data_tiling=False``
     leaves the module unchanged."""
 
     name = "iree-dispatch-creation-set-encoding"

@@ -90,3 +90,66 @@ util.func public @reduce(%t: tensor<10xf32>) -> (tensor<f32>, tensor<f32>) {
   } -> tensor<f32>
   util.return %s, %f : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// Tests that the elementwise consumer of an unset_encoding (bias + relu after a data-tiled matmul) fuses into the unset_encoding's region, as IREE fuses it with the unpack.
+// CHECK-LABEL: util.func public @unset_bias_relu
+// CHECK: flow.dispatch.region
+// CHECK: linalg.matmul
+// CHECK: flow.return
+// CHECK: %[[R:.+]] = flow.dispatch.region[%{{.+}}, %{{.+}}] -> (tensor<4x8xf32>) {
+// CHECK-NEXT: %[[E:.+]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[U:.+]] = iree_encoding.unset_encoding
+// CHECK-NEXT: %[[G:.+]] = linalg.generic
+// CHECK-SAME: ins(%[[U]], %bias : tensor<4x8xf32>, tensor<8xf32>) outs(%[[E]] : tensor<4x8xf32>)
+// CHECK: flow.return %[[G]] : tensor<4x8xf32>
+// CHECK-NOT: flow.dispatch.region
+// CHECK: util.return %[[R]]
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#rhs = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#res = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+util.func public @unset_bias_relu(%a: tensor<4x16xf32, #lhs>, %b: tensor<16x8xf32, #rhs>, %bias: tensor<8xf32>) -> tensor<4x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = flow.tensor.empty : tensor<4x8xf32, #res>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %m = linalg.matmul ins(%a, %b : tensor<4x16xf32, #lhs>, tensor<16x8xf32, #rhs>) outs(%f : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %u = iree_encoding.unset_encoding %m : tensor<4x8xf32, #res> -> tensor<4x8xf32>
+  %e2 = flow.tensor.empty : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%u, %bias : tensor<4x8xf32>, tensor<8xf32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %z = arith.maximumf %s, %cst : f32
+    linalg.yield %z : f32
+  } -> tensor<4x8xf32>
+  util.return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests that an elementwise producer of a set_encoding keeps its own region (the pack walks packed tiles; fusing would need the producer's whole result in workgroup scratch).
+// CHECK-LABEL: util.func public @producer_of_set_encoding
+// CHECK: %[[G:.+]] = flow.dispatch.region
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.generic
+// CHECK: flow.return
+// CHECK: flow.dispatch.region
+// CHECK-NEXT: %[[S:.+]] = iree_encoding.set_encoding %[[G]]
+// CHECK-NEXT: flow.return %[[S]]
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+util.func public @producer_of_set_encoding(%a: tensor<4x16xf32>) -> tensor<4x16xf32, #lhs> {
+  %e = flow.tensor.empty : tensor<4x16xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<4x16xf32>
+  %s = iree_encoding.set_encoding %x : tensor<4x16xf32> -> tensor<4x16xf32, #lhs>
+  util.return %s : tensor<4x16xf32, #lhs>
+}

@@ -33,13 +33,37 @@ func.func @matmul_i8(%a: tensor<3x8xi8>, %b: tensor<8x5xi8>, %c: tensor<3x5xi32>
 
 // -----
 
-// Tests that f16 matmuls and batch_matmuls are left as they are (no data-tiling kernels for them).
+// Tests that batch_matmul, matvec and vecmat operands get encodings with their own maps and loop-order iteration sizes, and f16 x f16 -> f32 is data-tiled.
+// CHECK-LABEL: func.func @contractions
+// CHECK: iree_encoding.set_encoding %x : tensor<2x4x8xf32> -> tensor<2x4x8xf32, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iteration_sizes = [2, 4, 4, 8]>>
+// CHECK: linalg.batch_matmul
+// CHECK: iree_encoding.unset_encoding {{.+}} -> tensor<2x4x4xf32>
+// CHECK: iree_encoding.set_encoding %v : tensor<8xf32> -> tensor<8xf32, #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iteration_sizes = [4, 8]>>
+// CHECK: linalg.matvec
+// CHECK: iree_encoding.set_encoding %v : tensor<8xf32> -> tensor<8xf32, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>]
+// CHECK: linalg.vecmat
+// CHECK: iree_encoding.set_encoding %h : tensor<4x8xf16> -> tensor<4x8xf16, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f16, f16, f32]
+// CHECK: linalg.matmul
+// CHECK: iree_encoding.unset_encoding {{.+}} -> tensor<4x4xf32>
+func.func @contractions(%x: tensor<2x4x8xf32>, %y: tensor<2x8x4xf32>, %z: tensor<2x4x4xf32>, %a: tensor<4x8xf32>, %v: tensor<8xf32>, %w: tensor<4xf32>, %b: tensor<8x4xf32>, %h: tensor<4x8xf16>, %g: tensor<8x4xf16>, %c: tensor<4x4xf32>) -> (tensor<2x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>) {
+  %0 = linalg.batch_matmul ins(%x, %y : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%z : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %1 = linalg.matvec ins(%a, %v : tensor<4x8xf32>, tensor<8xf32>) outs(%w : tensor<4xf32>) -> tensor<4xf32>
+  %2 = linalg.vecmat ins(%v, %b : tensor<8xf32>, tensor<8x4xf32>) outs(%w : tensor<4xf32>) -> tensor<4xf32>
+  %3 = linalg.matmul ins(%h, %g : tensor<4x8xf16>, tensor<8x4xf16>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0, %1, %2, %3 : tensor<2x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// Tests that contractions the data-tiling targets have no tiles for (f64, mixed f32 x f16, linalg.dot) are left as they are.
 // CHECK-LABEL: func.func @untouched
 // CHECK-NOT: iree_encoding
 // CHECK: linalg.matmul
-// CHECK: linalg.batch_matmul
-func.func @untouched(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4xf16>, %x: tensor<2x4x8xf32>, %y: tensor<2x8x4xf32>, %z: tensor<2x4x4xf32>) -> (tensor<4x4xf16>, tensor<2x4x4xf32>) {
-  %r = linalg.matmul ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>) outs(%c : tensor<4x4xf16>) -> tensor<4x4xf16>
-  %s = linalg.batch_matmul ins(%x, %y : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%z : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
-  return %r, %s : tensor<4x4xf16>, tensor<2x4x4xf32>
+// CHECK: linalg.matmul
+// CHECK: linalg.dot
+func.func @untouched(%a: tensor<4x8xf64>, %b: tensor<8x4xf64>, %c: tensor<4x4xf64>, %x: tensor<4x8xf32>, %y: tensor<8x4xf16>, %z: tensor<4x4xf32>, %u: tensor<8xf32>, %s: tensor<f32>) -> (tensor<4x4xf64>, tensor<4x4xf32>, tensor<f32>) {
+  %r = linalg.matmul ins(%a, %b : tensor<4x8xf64>, tensor<8x4xf64>) outs(%c : tensor<4x4xf64>) -> tensor<4x4xf64>
+  %t = linalg.matmul ins(%x, %y : tensor<4x8xf32>, tensor<8x4xf16>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %d = linalg.dot ins(%u, %u : tensor<8xf32>, tensor<8xf32>) outs(%s : tensor<f32>) -> tensor<f32>
+  return %r, %t, %d : tensor<4x4xf64>, tensor<4x4xf32>, tensor<f32>
 }

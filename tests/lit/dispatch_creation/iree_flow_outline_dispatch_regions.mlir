@@ -73,3 +73,34 @@ util.func public @g(%t: tensor<4xf32>) -> tensor<4xf32> {
   }
   util.return %b : tensor<4xf32>
 }
+
+// -----
+
+// Tests that dispatches of util.initializer bodies are outlined too, named after the initializer's position (_initializer_<k>).
+// CHECK: flow.executable private @_initializer_0_dispatch_0 {
+// CHECK-NEXT: flow.executable.export public @_initializer_0_dispatch_0_elementwise_4_f32
+// CHECK-LABEL: util.initializer {
+// CHECK: %[[R:.+]] = flow.dispatch @_initializer_0_dispatch_0::@_initializer_0_dispatch_0_elementwise_4_f32[%c4](%cst) : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: util.global.store %[[R]], @g : tensor<4xf32>
+util.global private @g : tensor<4xf32>
+util.initializer {
+  %c4 = arith.constant 4 : index
+  %cst = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %r = flow.dispatch.workgroups[%c4](%cst) : (tensor<4xf32>) -> tensor<4xf32> =
+      (%arg0: !flow.dispatch.tensor<readonly:tensor<4xf32>>, %arg1: !flow.dispatch.tensor<writeonly:tensor<4xf32>>) {
+    %0 = flow.dispatch.tensor.load %arg0, offsets = [0], sizes = [4], strides = [1] : !flow.dispatch.tensor<readonly:tensor<4xf32>> -> tensor<4xf32>
+    %1 = tensor.empty() : tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%0 : tensor<4xf32>) outs(%1 : tensor<4xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %y = arith.addf %x, %x : f32
+      linalg.yield %y : f32
+    } -> tensor<4xf32>
+    flow.dispatch.tensor.store %2, %arg1, offsets = [0], sizes = [4], strides = [1] : tensor<4xf32> -> !flow.dispatch.tensor<writeonly:tensor<4xf32>>
+    flow.return
+  } count(%w0: index) -> (index, index, index) {
+    %x, %y, %z = flow.dispatch.workgroup_count_from_slice %w0
+    flow.return %x, %y, %z : index, index, index
+  }
+  util.global.store %r, @g : tensor<4xf32>
+  util.return
+}
