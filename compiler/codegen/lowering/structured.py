@@ -27,7 +27,7 @@ KINDS = {
     "linalg.conv_2d_nhwc_hwcf": "conv", "linalg.conv_2d_nchw_fchw": "conv",
     "linalg.depthwise_conv_2d_nhwc_hwc": "conv", "linalg.pooling_nhwc_max": "pooling",
     "linalg.pooling_nhwc_sum": "pooling", "linalg.pooling_nchw_sum": "pooling",
-    "linalg.pooling_nchw_max": "pooling",
+    "linalg.pooling_nchw_max": "pooling", "linalg.batch_mmt4d": "batch_mmt4d",
 }
 
 
