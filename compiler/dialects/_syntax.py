@@ -8,14 +8,24 @@ matching printer, so op classes stay short:
 * ``@executable::@export``                               dispatch entry points
 * ``[%w0, %w1]``                                         workloads / index lists
 * ``(%a : t, %b : t)``                                   typed operand lists
+* ``-> T`` / ``-> (T, U)``                               result lists of dispatches and regions
 
+Op formats (:mod:`rt.compiler.dialects._format`) are built from these pieces.
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Util/IR/ClosureOpUtils`` and the
 ``custom<ShapedTypeList>``/``custom<SizeAwareType>`` directives of the Util dialect.
 """
 from xdsl.dialects.builtin import IndexType, StringAttr, SymbolRefAttr
+from xdsl.ir import ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import Parser
 
 INDEX = IndexType()
+
+
+def opaque_type(module, class_name, name, doc):
+    """A parameterless type ``!<name>`` (an opaque handle such as ``!hal.fence``) as an xDSL class."""
+    namespace = {"name": name, "__doc__": doc, "__module__": module, "__qualname__": class_name}
+    return irdl_attr_definition(type(class_name, (ParametrizedAttribute, TypeAttribute), namespace))
 
 
 def parse_optional_affinity(parser):
@@ -33,6 +43,13 @@ def print_affinity(printer, attr):
         printer.print_string(" on(")
         printer.print_attribute(attr)
         printer.print_string(")")
+
+
+def props_with_affinity(affinity, **props):
+    """``props`` plus ``affinity`` when an ``on(...)`` clause gave one."""
+    if affinity is not None:
+        props["affinity"] = affinity
+    return props
 
 
 def parse_optional_dims(parser):
@@ -73,6 +90,22 @@ def print_operand_list(printer, values, open_="[", close="]"):
     printer.print_string(close)
 
 
+def parse_optional_workload(parser):
+    """``[%w0, %w1]`` (a dispatch workload) when present -> resolved index operands, else []."""
+    if parser.parse_optional_punctuation("[") is None:
+        return []
+    if parser.parse_optional_punctuation("]") is not None:
+        return []
+    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation("]")
+    return [parser.resolve_operand(n, INDEX) for n in names]
+
+
+def print_workload(printer, workload):
+    if workload:
+        print_operand_list(printer, workload)
+
+
 def parse_entry_point(parser):
     """``@executable::@export`` (or ``@export``) -> SymbolRefAttr."""
     pos = parser.pos
@@ -102,11 +135,10 @@ def print_visibility(printer, visibility, default=None):
         printer.print_string(f" {default}")
 
 
-def print_attr_dict(printer, attributes, elide=()):
-    shown = {k: v for k, v in attributes.items() if k not in elide}
-    if shown:
+def print_attr_dict(printer, attributes):
+    if attributes:
         printer.print_string(" ")
-        printer.print_attr_dict(shown)
+        printer.print_attr_dict(attributes)
 
 
 def parse_keyword_paren(parser, keyword, inner):
@@ -126,14 +158,6 @@ def parse_typed_operand(parser):
     return parser.resolve_operand(operand, parser.parse_type())
 
 
-def parse_typed_operand_in_angles(parser):
-    """``<%x : type>`` -> resolved operand (HAL ops' receiver syntax)."""
-    parser.parse_punctuation("<")
-    value = parse_typed_operand(parser)
-    parser.parse_punctuation(">")
-    return value
-
-
 def print_typed_operand(printer, value, open_="<", close=">"):
     printer.print_string(open_)
     printer.print_ssa_value(value)
@@ -146,6 +170,28 @@ def resolve_by_types(parser, unresolved, types, pos=None):
     if len(unresolved) != len(types):
         parser.raise_error(f"expected {len(unresolved)} types, got {len(types)}", pos)
     return [parser.resolve_operand(u, t) for u, t in zip(unresolved, types)]
+
+
+def parse_result_list(parser, one):
+    """``-> T`` / ``-> (T, ...)`` / ``-> ()``: the results of a dispatch or region, ``one`` parsing each."""
+    wrapped = parser.parse_optional_punctuation("(") is not None
+    if wrapped and parser.parse_optional_punctuation(")") is not None:
+        return []
+    items = parser.parse_comma_separated_list(Parser.Delimiter.NONE, one)
+    if wrapped:
+        parser.parse_punctuation(")")
+    return items
+
+
+def print_result_list(printer, results, print_one):
+    """Prints ``T`` for one result, ``(T, ...)`` otherwise; ``print_one(i, result)`` prints each."""
+    many = len(results) != 1
+    printer.print_string("(" if many else "")
+    for i, result in enumerate(results):
+        if i:
+            printer.print_string(", ")
+        print_one(i, result)
+    printer.print_string(")" if many else "")
 
 
 def parse_fat_arrow(parser):

@@ -7,12 +7,14 @@ Each reads a tensor (or scalar) and fails the test with a located message when i
 
 Source followed: IREE ``compiler/src/iree/compiler/Modules/Check/IR/CheckOps.td``.
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import FloatAttr, IntegerType, f32
 from xdsl.ir import Attribute, Dialect, TypedAttribute
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import AttrDict, Directive, FormattedOp, Operand, OpFormat, Type
 
 
 class _ExpectBool(IRDLOperation):
@@ -34,88 +36,59 @@ class ExpectFalseOp(_ExpectBool):
     name = "check.expect_false"
 
 
-def _parse_tolerances(parser):
-    props = {}
-    while parser.parse_optional_punctuation(","):
-        key = parser.parse_identifier()
-        if key not in ("atol", "rtol"):
-            parser.raise_error(f"expected 'atol' or 'rtol', got '{key}'")
-        props[key] = FloatAttr(float(parser.parse_number()), f32)
-    return props
+class _Tolerances(Directive):
+    """``, atol 1.0e-04, rtol 0.0e+00``: the optional ``atol``/``rtol`` f32 properties."""
+
+    KEYS = ("atol", "rtol")
+
+    def parse(self, state):
+        parser = state.parser
+        while parser.parse_optional_punctuation(","):
+            key = parser.parse_identifier()
+            if key not in self.KEYS:
+                parser.raise_error(f"expected 'atol' or 'rtol', got '{key}'")
+            state.set_prop(key, FloatAttr(float(parser.parse_number()), f32))
+
+    def print(self, op, printer):
+        for key in self.KEYS:
+            value = op.properties.get(key)
+            if value is not None:
+                printer.print_string(f", {key} {value.value.data:.6e}")
 
 
-def _print_tolerances(printer, op):
-    for key in ("atol", "rtol"):
-        value = op.properties.get(key)
-        if value is not None:
-            printer.print_string(f", {key} {value.value.data:.6e}")
+class _Expected(Directive):
+    """A typed constant (``dense<...> : tensor<4xf32>``) for the ``value`` property."""
+
+    field = "value"
+
+    def parse(self, state):
+        pos = state.parser.pos
+        value = state.parser.parse_attribute()
+        if not isinstance(value, TypedAttribute):
+            state.parser.raise_error(f"{state.shape.name}: expected a typed constant like dense<...> : tensor<4xf32>",
+                                     pos)
+        state.set_prop(self.field, value)
+
+    def print(self, op, printer):
+        printer.print_attribute(op.value)
 
 
-class _ExpectPair(IRDLOperation):
+class _ExpectPair(FormattedOp):
     lhs = operand_def()
     rhs = operand_def()
     atol = opt_prop_def(FloatAttr)
     rtol = opt_prop_def(FloatAttr)
-
-    @classmethod
-    def parse(cls, parser):
-        parser.parse_punctuation("(")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        rhs = parser.parse_unresolved_operand()
-        props = _parse_tolerances(parser)
-        parser.parse_punctuation(")")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
-        return cls.build(operands=[parser.resolve_operand(lhs, type_), parser.resolve_operand(rhs, type_)],
-                         properties=props, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string("(")
-        printer.print_ssa_value(self.lhs)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.rhs)
-        _print_tolerances(printer, self)
-        printer.print_string(")")
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
+    FORMAT: ClassVar = OpFormat("(", Operand("lhs"), ", ", Operand("rhs"), _Tolerances(), ")", AttrDict(), " : ",
+                                Type(("lhs", "rhs")))
 
 
-class _ExpectConst(IRDLOperation):
+class _ExpectConst(FormattedOp):
     lhs = operand_def()
     value = prop_def(Attribute)
     atol = opt_prop_def(FloatAttr)
     rtol = opt_prop_def(FloatAttr)
-
-    @classmethod
-    def parse(cls, parser):
-        parser.parse_punctuation("(")
-        lhs = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        pos = parser.pos
-        value = parser.parse_attribute()
-        if not isinstance(value, TypedAttribute):
-            parser.raise_error(f"{cls.name}: expected a typed constant like dense<...> : tensor<4xf32>", pos)
-        props = _parse_tolerances(parser)
-        props["value"] = value
-        parser.parse_punctuation(")")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
-        return cls.build(operands=[parser.resolve_operand(lhs, type_)], properties=props, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string("(")
-        printer.print_ssa_value(self.lhs)
-        printer.print_string(", ")
-        printer.print_attribute(self.value)
-        _print_tolerances(printer, self)
-        printer.print_string(")")
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
+    FORMAT: ClassVar = OpFormat("(", Operand("lhs"), ", ", _Expected(), _Tolerances(), ")", AttrDict(), " : ",
+                                Type("lhs"))
 
     def verify_(self):
         if self.value.get_type() != self.lhs.type:

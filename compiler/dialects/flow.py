@@ -10,22 +10,23 @@ builtin.module {...} }``, ``flow.return``, ``flow.dispatch.workgroup_count_from_
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Flow/IR/FlowOps.td``, ``FlowBase.td``.
 """
-from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr
+from typing import ClassVar
+
+from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Dialect
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
-    opt_prop_def,
     prop_def,
-    region_def,
     result_def,
     traits_def,
     var_operand_def,
 )
-from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, Pure, SymbolOpInterface, SymbolTable
+from xdsl.traits import IsTerminator, Pure
 
-from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import AttrDict, FormattedOp, Int, Operand, Operands, OpFormat, Opt, Sized, Type
+from rt.compiler.dialects._regions import SymbolContainerOp, WorkgroupsExportOp
 from rt.compiler.dialects.flow_dispatch import (  # noqa: F401  (re-exported)
     DispatchOp,
     DispatchRegionOp,
@@ -48,36 +49,22 @@ from rt.compiler.dialects.flow_tensor import (  # noqa: F401  (re-exported)
     TensorUpdateOp,
 )
 from rt.compiler.dialects.flow_types import ACCESS, DispatchTensorType, check_dims, dynamic_rank, split_dims  # noqa: F401
-from rt.compiler.dialects.hal import ExecutableOp as _HalExecutable
-from rt.compiler.dialects.stream import ExecutableExportOp as _StreamExport
 
 INDEX = IndexType()
 
 
 @irdl_op_definition
-class ExecutableOp(IRDLOperation):
+class ExecutableOp(SymbolContainerOp):
     """``flow.executable private @name { flow.executable.export ...; builtin.module {...} }``."""
 
     name = "flow.executable"
-    sym_name = prop_def(StringAttr)
-    sym_visibility = opt_prop_def(StringAttr)
-    body = region_def("single_block")
-    traits = traits_def(SymbolOpInterface(), SymbolTable(), NoTerminator(), IsolatedFromAbove())
-    parse = classmethod(_HalExecutable.parse.__func__)
-    print = _HalExecutable.print
 
 
 @irdl_op_definition
-class ExecutableExportOp(IRDLOperation):
+class ExecutableExportOp(WorkgroupsExportOp):
     """``flow.executable.export public @name workgroups(%a: index) -> (index, index, index) {...}``."""
 
     name = "flow.executable.export"
-    sym_name = prop_def(StringAttr)
-    sym_visibility = opt_prop_def(StringAttr)
-    workgroup_count = region_def()
-    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
-    parse = classmethod(_StreamExport.parse.__func__)
-    print = _StreamExport.print
 
 
 @irdl_op_definition
@@ -90,25 +77,12 @@ class ReturnOp(IRDLOperation):
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
 
-class _WorkgroupCountOp(IRDLOperation):
+class _WorkgroupCountOp(FormattedOp):
     workload = var_operand_def(INDEX)
     x = result_def(INDEX)
     y = result_def(INDEX)
     z = result_def(INDEX)
-
-    @classmethod
-    def parse(cls, parser):
-        values = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand) or []
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[[parser.resolve_operand(v, INDEX) for v in values]],
-                         result_types=[INDEX, INDEX, INDEX], attributes=attrs)
-
-    def print(self, printer):
-        if self.workload:
-            printer.print_string(" ")
-            printer.print_list(self.workload, printer.print_ssa_value)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(Opt(" ", Operands("workload")), AttrDict())
 
 
 @irdl_op_definition
@@ -126,7 +100,7 @@ class DispatchWorkgroupCountFromDagRootOp(_WorkgroupCountOp):
 
 
 @irdl_op_definition
-class DispatchWorkloadOrdinalOp(IRDLOperation):
+class DispatchWorkloadOrdinalOp(FormattedOp):
     """``flow.dispatch.workload.ordinal %arg, 0 : index``: tags a dispatch argument as workload i."""
 
     name = "flow.dispatch.workload.ordinal"
@@ -134,29 +108,12 @@ class DispatchWorkloadOrdinalOp(IRDLOperation):
     ordinal = prop_def(IntegerAttr)
     result = result_def(INDEX)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ordinal = parser.parse_integer()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
-        return cls.build(operands=[parser.resolve_operand(value, type_)], result_types=[type_],
-                         properties={"ordinal": IntegerAttr(ordinal, INDEX)}, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.operand)
-        printer.print_string(f", {self.ordinal.value.data}")
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(" ", Operand("operand"), ", ", Int("ordinal"), AttrDict(), " : ",
+                                Type(("result", "operand")))
 
 
 @irdl_op_definition
-class DispatchTieShapeOp(IRDLOperation):
+class DispatchTieShapeOp(FormattedOp):
     """``flow.dispatch.tie_shape %t : !flow.dispatch.tensor<...>{dims}``: attaches dynamic dims."""
 
     name = "flow.dispatch.tie_shape"
@@ -164,21 +121,8 @@ class DispatchTieShapeOp(IRDLOperation):
     dynamic_dims = var_operand_def(INDEX)
     result = result_def(DispatchTensorType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        type_, dims = syn.parse_sized_type(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(value, type_), dims], result_types=[type_], attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.operand)
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.result.type, self.dynamic_dims)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" ", Operand("operand"), " : ", Sized(("result", "operand"), "dynamic_dims"),
+                                AttrDict())
 
 
 FLOW_OPS = [

@@ -16,6 +16,8 @@ Tied results (``-> %b``, ``-> %t as type{dims}``) are recorded as IREE does, in 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Flow/IR/FlowOps.td`` and the
 ``custom<ShapedFunctionType>`` directive of ``Dialect/Util/IR/ClosureOpUtils``.
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DenseArrayBase, IndexType, IntegerAttr, SymbolRefAttr, TensorType, i64
 from xdsl.dialects.utils import parse_dynamic_index_list_without_types, print_dynamic_index_list
 from xdsl.irdl import (
@@ -36,6 +38,7 @@ from xdsl.traits import IsolatedFromAbove, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import AttrDict, Directive, FormattedOp, Operand, OpFormat, Sized, Type
 from rt.compiler.dialects._regions import parse_workgroups_region, print_workgroups_region
 from rt.compiler.dialects.flow_types import DispatchTensorType, check_dims, operand_key, split_dims
 
@@ -84,13 +87,7 @@ def _parse_shaped_results(parser, operands, operand_types, operand_dims):
             return type_, dims, index
         return operand_types[index], [parser.resolve_operand(d, INDEX) for d in grouped[index]], index
 
-    if parser.parse_optional_punctuation("(") is not None:
-        items = [] if parser.parse_optional_punctuation(")") is not None else None
-        if items is None:
-            items = parser.parse_comma_separated_list(Parser.Delimiter.NONE, one)
-            parser.parse_punctuation(")")
-    else:
-        items = [one()]
+    items = syn.parse_result_list(parser, one)
     return [t for t, _, _ in items], [d for _, ds, _ in items for d in ds], [i for _, _, i in items]
 
 
@@ -99,26 +96,19 @@ def _print_shaped_function_type(printer, operands, operand_dims, results, result
     in_types = [o.type for o in operands]
     in_groups = split_dims(in_types, operand_dims)
     printer.print_string("(")
-    for i, (t, ds) in enumerate(zip(in_types, in_groups)):
-        if i:
-            printer.print_string(", ")
-        syn.print_sized_type(printer, t, ds)
+    printer.print_list(list(zip(in_types, in_groups)), lambda entry: syn.print_sized_type(printer, *entry))
     printer.print_string(") -> ")
-    out_types = [r.type for r in results]
-    out_groups = split_dims(out_types, result_dims)
-    if len(results) != 1:
-        printer.print_string("(")
-    for i, (t, ds) in enumerate(zip(out_types, out_groups)):
-        if i:
-            printer.print_string(", ")
+    out_groups = split_dims([r.type for r in results], result_dims)
+
+    def result(i, value):
         if tied[i] >= 0:
             printer.print_ssa_value(operands[tied[i]])
-            if t == in_types[tied[i]] and ds == in_groups[tied[i]]:
-                continue
+            if value.type == in_types[tied[i]] and out_groups[i] == in_groups[tied[i]]:
+                return
             printer.print_string(" as ")
-        syn.print_sized_type(printer, t, ds)
-    if len(results) != 1:
-        printer.print_string(")")
+        syn.print_sized_type(printer, value.type, out_groups[i])
+
+    syn.print_result_list(printer, results, result)
 
 
 def _verify_tied(op, operands, operand_dims, results):
@@ -130,17 +120,6 @@ def _verify_tied(op, operands, operand_dims, results):
             raise VerifyException(f"{op.name}: result {r} is tied to operand {t}, but there are {len(operands)} operands")
     check_dims(op.name, "operand types", [o.type for o in operands], operand_dims)
     check_dims(op.name, "result types", [r.type for r in results], op.result_dims)
-
-
-def _parse_workload(parser):
-    """``[%w0, %w1]`` when present -> resolved index operands (empty list otherwise)."""
-    if parser.parse_optional_punctuation("[") is None:
-        return []
-    if parser.parse_optional_punctuation("]") is not None:
-        return []
-    values = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-    parser.parse_punctuation("]")
-    return [parser.resolve_operand(v, INDEX) for v in values]
 
 
 def _parse_call_operands(parser):
@@ -177,7 +156,7 @@ class DispatchOp(IRDLOperation):
     @classmethod
     def parse(cls, parser):
         entry = syn.parse_entry_point(parser)
-        workload = _parse_workload(parser)
+        workload = syn.parse_optional_workload(parser)
         operands, dims, res_types, res_dims, props, attrs = _parse_call_operands(parser)
         return cls.build(operands=[workload, operands, dims, res_dims], result_types=[res_types],
                          properties={"entry_point": entry, **props}, attributes=attrs)
@@ -185,8 +164,7 @@ class DispatchOp(IRDLOperation):
     def print(self, printer):
         printer.print_string(" ")
         printer.print_attribute(self.entry_point)
-        if self.workload:
-            syn.print_operand_list(printer, self.workload)
+        syn.print_workload(printer, self.workload)
         syn.print_operand_list(printer, self.arguments, "(", ")")
         syn.print_attr_dict(printer, self.attributes)
         printer.print_string(" : ")
@@ -220,7 +198,7 @@ class DispatchRegionOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser):
-        workload = _parse_workload(parser)
+        workload = syn.parse_optional_workload(parser)
         parser.parse_punctuation("->")
         entries = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, lambda: syn.parse_sized_type(parser))
         attrs = parser.parse_optional_attr_dict_with_keyword()
@@ -231,8 +209,7 @@ class DispatchRegionOp(IRDLOperation):
                          attributes=attrs.data if attrs else {})
 
     def print(self, printer):
-        if self.workload:
-            syn.print_operand_list(printer, self.workload)
+        syn.print_workload(printer, self.workload)
         printer.print_string(" -> (")
         groups = split_dims([r.type for r in self.results], list(self.result_dims))
         for i, (r, ds) in enumerate(zip(self.results, groups)):
@@ -281,7 +258,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser):
-        workload = _parse_workload(parser)
+        workload = syn.parse_optional_workload(parser)
         operands, dims, res_types, res_dims, props, attrs = _parse_call_operands(parser)
         parser.parse_punctuation("=")
         args = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_argument)
@@ -293,8 +270,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
                          attributes=(attrs or {}) | (extra.data if extra else {}))
 
     def print(self, printer):
-        if self.workload:
-            syn.print_operand_list(printer, self.workload)
+        syn.print_workload(printer, self.workload)
         syn.print_operand_list(printer, self.arguments, "(", ")")
         syn.print_attr_dict(printer, self.attributes)
         printer.print_string(" : ")
@@ -321,29 +297,29 @@ class DispatchWorkgroupsOp(IRDLOperation):
         return _tied_list(self)
 
 
-def _parse_slice_lists(parser):
-    """``, offsets = [..], sizes = [..], strides = [..]`` -> [(unresolved dynamic, static)] x3."""
-    lists = []
-    for key in ("offsets", "sizes", "strides"):
-        parser.parse_punctuation(",")
-        parser.parse_keyword(key)
-        parser.parse_punctuation("=")
-        lists.append(parse_dynamic_index_list_without_types(parser, DYNAMIC_INDEX))
-    return lists
+class SliceLists(Directive):
+    """``, offsets = [..], sizes = [..], strides = [..]``: mixed static/dynamic index lists.
 
+    Dynamic entries are the ``offsets``/``sizes``/``strides`` operands, the full lists the
+    ``static_*`` DenseArray properties (``DYNAMIC_INDEX`` where an operand stands).
+    """
 
-def _slice_parts(parser, lists):
-    operands = [[parser.resolve_operand(v, INDEX) for v in dyn] for dyn, _ in lists]
-    props = {k: DenseArrayBase.from_list(i64, list(static))
-             for k, (_, static) in zip(("static_offsets", "static_sizes", "static_strides"), lists)}
-    return operands, props
+    field = "offsets"
+    KEYS = ("offsets", "sizes", "strides")
 
+    def parse(self, state):
+        for key in self.KEYS:
+            state.parser.parse_punctuation(",")
+            state.parser.parse_keyword(key)
+            state.parser.parse_punctuation("=")
+            dynamic, static = parse_dynamic_index_list_without_types(state.parser, DYNAMIC_INDEX)
+            state.names[key] = list(dynamic)
+            state.set_prop(f"static_{key}", DenseArrayBase.from_list(i64, list(static)))
 
-def _print_slice_lists(printer, op):
-    for key, dyn, static in (("offsets", op.offsets, op.static_offsets), ("sizes", op.sizes, op.static_sizes),
-                             ("strides", op.strides, op.static_strides)):
-        printer.print_string(f", {key} = ")
-        print_dynamic_index_list(printer, DYNAMIC_INDEX, dyn, static.get_values())
+    def print(self, op, printer):
+        for key in self.KEYS:
+            printer.print_string(f", {key} = ")
+            print_dynamic_index_list(printer, DYNAMIC_INDEX, getattr(op, key), getattr(op, f"static_{key}").get_values())
 
 
 def _verify_slice(op, dispatch_type, dims, forbidden_access):
@@ -375,7 +351,7 @@ def _mixed(values):
 
 
 @irdl_op_definition
-class DispatchTensorLoadOp(IRDLOperation):
+class DispatchTensorLoadOp(FormattedOp):
     """``flow.dispatch.tensor.load %arg, offsets = [..], sizes = [..], strides = [..] : !flow.dispatch.tensor<readonly:T>{dims} -> T'``.
 
     Reads a (possibly strided) slice of a dispatch argument into a tensor value.
@@ -393,29 +369,8 @@ class DispatchTensorLoadOp(IRDLOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    @classmethod
-    def parse(cls, parser):
-        src = parser.parse_unresolved_operand()
-        lists = _parse_slice_lists(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        src_type, dims = syn.parse_sized_type(parser)
-        parser.parse_punctuation("->")
-        type_ = parser.parse_type()
-        index_operands, props = _slice_parts(parser, lists)
-        return cls.build(operands=[parser.resolve_operand(src, src_type), dims, *index_operands],
-                         result_types=[type_], properties=props, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        _print_slice_lists(printer, self)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.source.type, self.source_dims)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), SliceLists(), AttrDict(), " : ", Sized("source", "source_dims"),
+                                " -> ", Type("result"))
 
     def verify_(self):
         _verify_slice(self, self.source.type, self.source_dims, "writeonly")
@@ -431,7 +386,7 @@ class DispatchTensorLoadOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DispatchTensorStoreOp(IRDLOperation):
+class DispatchTensorStoreOp(FormattedOp):
     """``flow.dispatch.tensor.store %v, %arg, offsets = [..], sizes = [..], strides = [..] : T -> !flow.dispatch.tensor<writeonly:T>{dims}``."""
 
     name = "flow.dispatch.tensor.store"
@@ -445,33 +400,8 @@ class DispatchTensorStoreOp(IRDLOperation):
     static_sizes = prop_def(DenseArrayBase)
     static_strides = prop_def(DenseArrayBase)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        target = parser.parse_unresolved_operand()
-        lists = _parse_slice_lists(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        value_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        target_type, dims = syn.parse_sized_type(parser)
-        index_operands, props = _slice_parts(parser, lists)
-        return cls.build(operands=[parser.resolve_operand(value, value_type), parser.resolve_operand(target, target_type),
-                                   dims, *index_operands], properties=props, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        _print_slice_lists(printer, self)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        syn.print_sized_type(printer, self.target.type, self.target_dims)
+    FORMAT: ClassVar = OpFormat(" ", Operand("value"), ", ", Operand("target"), SliceLists(), AttrDict(), " : ",
+                                Type("value"), " -> ", Sized("target", "target_dims"))
 
     def verify_(self):
         _verify_slice(self, self.target.type, self.target_dims, "readonly")

@@ -11,6 +11,8 @@ Printed forms (IREE's; ``{%d}`` lists the dynamic dims of the type before it):
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Flow/IR/FlowOps.td`` (Flow_Tensor*Op).
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import IndexType, TensorType, TypedAttribute
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -28,12 +30,14 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects.flow_types import check_dims, operand_key
+from rt.compiler.dialects._format import Attr, AttrDict, FormattedOp, Operand, Operands, OpFormat, Sized, Tied
+from rt.compiler.dialects.flow_types import check_dims
 
 INDEX = IndexType()
 
+
 @irdl_op_definition
-class TensorTransferOp(IRDLOperation):
+class TensorTransferOp(FormattedOp):
     """``flow.tensor.transfer %t : tensor<..>{dims} to #hal.device.affinity<@dev>``: move to a device."""
 
     name = "flow.tensor.transfer"
@@ -41,33 +45,15 @@ class TensorTransferOp(IRDLOperation):
     operand_dims = var_operand_def(INDEX)
     target = prop_def(Attribute)
     result = result_def(TensorType)
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        type_, dims = syn.parse_sized_type(parser)
-        parser.parse_keyword("to")
-        target = parser.parse_attribute()
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(value, type_), dims], result_types=[type_],
-                         properties={"target": target}, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.operand)
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.operand.type, self.operand_dims)
-        printer.print_string(" to ")
-        printer.print_attribute(self.target)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" ", Operand("operand"), " : ", Sized(("operand", "result"), "operand_dims"), " to ",
+                                Attr("target"), AttrDict())
 
     def verify_(self):
         check_dims(self.name, "operand type", self.operand.type, self.operand_dims)
 
 
 @irdl_op_definition
-class TensorReshapeOp(IRDLOperation):
+class TensorReshapeOp(FormattedOp):
     """``flow.tensor.reshape %t : tensor<1x10xf32>{dims} -> tensor<10xf32>{dims}``: metadata-only reshape."""
 
     name = "flow.tensor.reshape"
@@ -77,26 +63,8 @@ class TensorReshapeOp(IRDLOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        src_type, src_dims = syn.parse_sized_type(parser)
-        parser.parse_punctuation("->")
-        type_, dims = syn.parse_sized_type(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(value, src_type), src_dims, dims], result_types=[type_],
-                         attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.source.type, self.source_dims)
-        printer.print_string(" -> ")
-        syn.print_sized_type(printer, self.result.type, self.result_dims)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), " : ", Sized("source", "source_dims"), " -> ",
+                                Sized("result", "result_dims"), AttrDict())
 
     def verify_(self):
         check_dims(self.name, "source type", self.source.type, self.source_dims)
@@ -105,23 +73,12 @@ class TensorReshapeOp(IRDLOperation):
             raise VerifyException(f"{self.name}: element types differ ({self.source.type} -> {self.result.type})")
 
 
-class _SizedResultOp(IRDLOperation):
+class _SizedResultOp(FormattedOp):
     """``<op> attr-dict : tensor<...>{dims}``: a new tensor of the given type (empty, alloca)."""
 
     result_dims = var_operand_def(INDEX)
     result = result_def(TensorType)
-
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_, dims = syn.parse_sized_type(parser)
-        return cls.build(operands=[dims], result_types=[type_], attributes=attrs)
-
-    def print(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.result.type, self.result_dims)
+    FORMAT: ClassVar = OpFormat(AttrDict(), " : ", Sized("result", "result_dims"))
 
     def verify_(self):
         check_dims(self.name, "result type", self.result.type, self.result_dims)
@@ -223,7 +180,7 @@ class TensorConstantOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TensorSliceOp(IRDLOperation):
+class TensorSliceOp(FormattedOp):
     """``flow.tensor.slice %t[%o0, %o1 for %l0, %l1] : tensor<8x8xf32> -> tensor<2x8xf32>``.
 
     Offsets and lengths are index values, one per dim of the source; the result is a copy.
@@ -238,36 +195,8 @@ class TensorSliceOp(IRDLOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        starts = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        parser.parse_keyword("for")
-        lengths = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        parser.parse_punctuation("]")
-        parser.parse_punctuation(":")
-        src_type, src_dims = syn.parse_sized_type(parser)
-        parser.parse_punctuation("->")
-        type_, dims = syn.parse_sized_type(parser)
-        attrs = parser.parse_optional_attr_dict()
-        index = [[parser.resolve_operand(v, INDEX) for v in vs] for vs in (starts, lengths)]
-        return cls.build(operands=[parser.resolve_operand(value, src_type), src_dims, *index, dims],
-                         result_types=[type_], attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_string("[")
-        printer.print_list(self.start_indices, printer.print_ssa_value)
-        printer.print_string(" for ")
-        printer.print_list(self.lengths, printer.print_ssa_value)
-        printer.print_string("] : ")
-        syn.print_sized_type(printer, self.source.type, self.source_dims)
-        printer.print_string(" -> ")
-        syn.print_sized_type(printer, self.result.type, self.result_dims)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), "[", Operands("start_indices"), " for ", Operands("lengths"),
+                                "] : ", Sized("source", "source_dims"), " -> ", Sized("result", "result_dims"), AttrDict())
 
     def verify_(self):
         check_dims(self.name, "source type", self.source.type, self.source_dims)
@@ -279,7 +208,7 @@ class TensorSliceOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TensorUpdateOp(IRDLOperation):
+class TensorUpdateOp(FormattedOp):
     """``flow.tensor.update %u, %t[%o0, %o1] : tensor<2x8xf32> -> %t as tensor<8x8xf32>``.
 
     Writes ``%u`` into ``%t`` at the offsets (one index per dim); the result is tied to ``%t``.
@@ -293,41 +222,8 @@ class TensorUpdateOp(IRDLOperation):
     update_dims = var_operand_def(INDEX)
     result = result_def(TensorType)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    @classmethod
-    def parse(cls, parser):
-        update = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        target = parser.parse_unresolved_operand()
-        starts = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
-        parser.parse_punctuation(":")
-        upd_type, upd_dims = syn.parse_sized_type(parser)
-        parser.parse_punctuation("->")
-        pos = parser.pos
-        tied = parser.parse_unresolved_operand()
-        if operand_key(tied) != operand_key(target):
-            parser.raise_error(f"flow.tensor.update: the result must be tied to the target {target.span.text}", pos)
-        parser.parse_keyword("as")
-        type_, dims = syn.parse_sized_type(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(target, type_), dims,
-                                   [parser.resolve_operand(s, INDEX) for s in starts],
-                                   parser.resolve_operand(update, upd_type), upd_dims],
-                         result_types=[type_], attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.update)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        syn.print_operand_list(printer, self.start_indices)
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.update.type, self.update_dims)
-        printer.print_string(" -> ")
-        printer.print_ssa_value(self.target)
-        printer.print_string(" as ")
-        syn.print_sized_type(printer, self.result.type, self.target_dims)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" ", Operand("update"), ", ", Operand("target"), Operands("start_indices", "[]"), " : ",
+                                Sized("update", "update_dims"), " -> ", Tied("target", "target_dims"), AttrDict())
 
     def verify_(self):
         check_dims(self.name, "target type", self.target.type, self.target_dims)

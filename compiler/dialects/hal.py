@@ -13,6 +13,8 @@ fence and queue ops are in :mod:`rt.compiler.dialects.hal_ops`.
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/HAL/IR/HALAttrs.td``, ``HALOps.td``.
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -21,8 +23,9 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
     i32,
+    i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -38,11 +41,26 @@ from xdsl.irdl import (
     var_operand_def,
 )
 from xdsl.parser import Parser
-from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
+from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects._regions import parse_workgroups_region, print_workgroups_region
+from rt.compiler.dialects._format import (
+    AFFINITY,
+    Attr,
+    AttrDict,
+    Enum,
+    FormattedOp,
+    Int,
+    Operand,
+    Operands,
+    OpFormat,
+    Opt,
+    Sized,
+    Str,
+    Type,
+)
+from rt.compiler.dialects._regions import SYMBOL, Body, SymbolContainerOp, Workgroups
 from rt.compiler.dialects.hal_types import (
     AllocatorType,
     BufferType,
@@ -229,8 +247,13 @@ class PipelineLayoutAttr(ParametrizedAttribute):
         printer.print_string(">")
 
 
+def receiver(field):
+    """``<%x : type>``: the operand a HAL op acts on (``hal.buffer_view.dim<%bv : !hal.buffer_view>``)."""
+    return "<", Operand(field), " : ", Type(field), ">"
+
+
 @irdl_op_definition
-class TensorImportOp(IRDLOperation):
+class TensorImportOp(FormattedOp):
     """``hal.tensor.import on(#aff)? %bv "name"? : !hal.buffer_view -> tensor<?xf32>{%d}``."""
 
     name = "hal.tensor.import"
@@ -239,42 +262,12 @@ class TensorImportOp(IRDLOperation):
     result = result_def()
     name_hint = opt_prop_def(StringAttr, prop_name="name")
     affinity = opt_prop_def(Attribute)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        name = parser.parse_optional_str_literal()
-        parser.parse_punctuation(":")
-        src_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        type_, dims = syn.parse_sized_type(parser)
-        attrs = parser.parse_optional_attr_dict()
-        props = {"affinity": affinity, "name": StringAttr(name) if name is not None else None}
-        op = cls.build(
-            operands=[parser.resolve_operand(src, src_type), dims],
-            result_types=[type_],
-            properties={k: v for k, v in props.items() if v is not None},
-            attributes=attrs,
-        )
-        return op
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        if self.name_hint is not None:
-            printer.print_string(" ")
-            printer.print_string_literal(self.name_hint.data)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        syn.print_sized_type(printer, self.result.type, self.target_dims)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), Opt(" ", Str("name_hint")), " : ", Type("source"),
+                                " -> ", Sized("result", "target_dims"), AttrDict())
 
 
 @irdl_op_definition
-class TensorExportOp(IRDLOperation):
+class TensorExportOp(FormattedOp):
     """``hal.tensor.export on(#aff)? %t "name"? : tensor<?xf32>{%d} -> !hal.buffer_view``."""
 
     name = "hal.tensor.export"
@@ -283,66 +276,23 @@ class TensorExportOp(IRDLOperation):
     result = result_def()
     name_hint = opt_prop_def(StringAttr, prop_name="name")
     affinity = opt_prop_def(Attribute)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        name = parser.parse_optional_str_literal()
-        parser.parse_punctuation(":")
-        src_type, dims = syn.parse_sized_type(parser)
-        parser.parse_punctuation("->")
-        type_ = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict()
-        props = {"affinity": affinity, "name": StringAttr(name) if name is not None else None}
-        return cls.build(
-            operands=[parser.resolve_operand(src, src_type), dims],
-            result_types=[type_],
-            properties={k: v for k, v in props.items() if v is not None},
-            attributes=attrs,
-        )
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        if self.name_hint is not None:
-            printer.print_string(" ")
-            printer.print_string_literal(self.name_hint.data)
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.source.type, self.source_dims)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), Opt(" ", Str("name_hint")), " : ",
+                                Sized("source", "source_dims"), " -> ", Type("result"), AttrDict())
 
 
 @irdl_op_definition
-class BufferViewDimOp(IRDLOperation):
+class BufferViewDimOp(FormattedOp):
     """``hal.buffer_view.dim<%bv : !hal.buffer_view>[0] : index``."""
 
     name = "hal.buffer_view.dim"
     buffer_view = operand_def(BufferViewType)
     index = prop_def(IntegerAttr)
     result = result_def(IndexType())
-
-    @classmethod
-    def parse(cls, parser):
-        bv = syn.parse_typed_operand_in_angles(parser)
-        parser.parse_punctuation("[")
-        idx = parser.parse_integer()
-        parser.parse_punctuation("]")
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
-        return cls.build(operands=[bv], result_types=[type_], properties={"index": IntegerAttr(idx, IndexType())})
-
-    def print(self, printer):
-        syn.print_typed_operand(printer, self.buffer_view)
-        printer.print_string(f"[{self.index.value.data}] : ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(*receiver("buffer_view"), "[", Int("index"), "] : ", Type("result"))
 
 
 @irdl_op_definition
-class BufferViewAssertOp(IRDLOperation):
+class BufferViewAssertOp(FormattedOp):
     """``hal.buffer_view.assert<%bv : !hal.buffer_view> message("m") shape([..]) type(%t) encoding(%e)``."""
 
     name = "hal.buffer_view.assert"
@@ -351,33 +301,9 @@ class BufferViewAssertOp(IRDLOperation):
     element_type = operand_def(i32)
     encoding_type = operand_def(i32)
     message = prop_def(StringAttr)
-
-    @classmethod
-    def parse(cls, parser):
-        bv = syn.parse_typed_operand_in_angles(parser)
-        message = syn.parse_keyword_paren(parser, "message", parser.parse_str_literal)
-        parser.parse_keyword("shape")
-        parser.parse_punctuation("(")
-        shape = syn.parse_index_list(parser)
-        parser.parse_punctuation(")")
-        elem = syn.parse_keyword_paren(parser, "type", parser.parse_unresolved_operand)
-        enc = syn.parse_keyword_paren(parser, "encoding", parser.parse_unresolved_operand)
-        return cls.build(
-            operands=[bv, shape, parser.resolve_operand(elem, i32), parser.resolve_operand(enc, i32)],
-            properties={"message": StringAttr(message)},
-        )
-
-    def print(self, printer):
-        syn.print_typed_operand(printer, self.buffer_view)
-        printer.print_string(" message(")
-        printer.print_string_literal(self.message.data)
-        printer.print_string(") shape(")
-        syn.print_operand_list(printer, self.shape)
-        printer.print_string(") type(")
-        printer.print_ssa_value(self.element_type)
-        printer.print_string(") encoding(")
-        printer.print_ssa_value(self.encoding_type)
-        printer.print_string(")")
+    FORMAT: ClassVar = OpFormat(*receiver("buffer_view"), " message(", Str("message"), ") shape(",
+                                Operands("shape", "[]"), ") type(", Operand("element_type"), ") encoding(",
+                                Operand("encoding_type"), ")")
 
 
 @irdl_op_definition
@@ -391,28 +317,17 @@ class ElementTypeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class EncodingTypeOp(IRDLOperation):
+class EncodingTypeOp(FormattedOp):
     """``hal.encoding_type<dense_row_major> : i32``."""
 
     name = "hal.encoding_type"
     encoding = prop_def(StringAttr)
     result = result_def(i32)
-
-    @classmethod
-    def parse(cls, parser):
-        parser.parse_punctuation("<")
-        enc = parser.parse_identifier()
-        parser.parse_punctuation(">")
-        parser.parse_punctuation(":")
-        return cls.build(result_types=[parser.parse_type()], properties={"encoding": StringAttr(enc)})
-
-    def print(self, printer):
-        printer.print_string(f"<{self.encoding.data}> : ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat("<", Enum("encoding"), "> : ", Type("result"))
 
 
 @irdl_op_definition
-class InterfaceBindingSubspanOp(IRDLOperation):
+class InterfaceBindingSubspanOp(FormattedOp):
     """``hal.interface.binding.subspan layout(#l) binding(0) alignment(64)? offset(%o)? flags(..)? : type{dims}``."""
 
     name = "hal.interface.binding.subspan"
@@ -424,61 +339,15 @@ class InterfaceBindingSubspanOp(IRDLOperation):
     alignment = opt_prop_def(IntegerAttr)
     flags = opt_prop_def(StringAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    @classmethod
-    def parse(cls, parser):
-        layout = syn.parse_keyword_paren(parser, "layout", parser.parse_attribute)
-        binding = syn.parse_keyword_paren(parser, "binding", parser.parse_integer)
-        alignment = syn.parse_keyword_paren(parser, "alignment", parser.parse_integer)
-        offset = syn.parse_keyword_paren(parser, "offset", parser.parse_unresolved_operand)
-        flags = syn.parse_keyword_paren(
-            parser, "flags", lambda: parser.parse_optional_str_literal() or parser.parse_identifier()
-        )
-        parser.parse_punctuation(":")
-        type_, dims = syn.parse_sized_type(parser)
-        attrs = parser.parse_optional_attr_dict()
-        props = {"layout": layout, "binding": IntegerAttr(binding, IndexType())}
-        if alignment is not None:
-            props["alignment"] = IntegerAttr(alignment, IndexType())
-        if flags is not None:
-            props["flags"] = StringAttr(flags)
-        offsets = [] if offset is None else [parser.resolve_operand(offset, IndexType())]
-        return cls.build(operands=[offsets, dims], result_types=[type_], properties=props, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" layout(")
-        printer.print_attribute(self.layout)
-        printer.print_string(f") binding({self.binding.value.data})")
-        if self.alignment is not None:
-            printer.print_string(f" alignment({self.alignment.value.data})")
-        if self.byte_offset:
-            printer.print_string(" offset(")
-            printer.print_ssa_value(self.byte_offset[0])
-            printer.print_string(")")
-        if self.flags is not None:
-            printer.print_string(" flags(")
-            printer.print_string_literal(self.flags.data)
-            printer.print_string(")")
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.result.type, self.dynamic_dims)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" layout(", Attr("layout"), ") binding(", Int("binding"), ")",
+                                Opt(" alignment(", Int("alignment"), ")"), Opt(" offset(", Operand("byte_offset"), ")"),
+                                Opt(" flags(", Str("flags"), ")"), " : ", Sized("result", "dynamic_dims"), AttrDict())
 
 
-class _InterfaceWorkgroupOp(IRDLOperation):
+class _InterfaceWorkgroupOp(FormattedOp):
     dimension = prop_def(IntegerAttr)
     result = result_def(IndexType())
-
-    @classmethod
-    def parse(cls, parser):
-        parser.parse_punctuation("[")
-        dim = parser.parse_integer()
-        parser.parse_punctuation("]")
-        parser.parse_punctuation(":")
-        return cls.build(result_types=[parser.parse_type()], properties={"dimension": IntegerAttr(dim, IndexType())})
-
-    def print(self, printer):
-        printer.print_string(f"[{self.dimension.value.data}] : ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat("[", Int("dimension"), "] : ", Type("result"))
 
 
 @irdl_op_definition
@@ -503,107 +372,35 @@ class InterfaceWorkgroupSizeOp(_InterfaceWorkgroupOp):
 
 
 @irdl_op_definition
-class InterfaceConstantLoadOp(IRDLOperation):
+class InterfaceConstantLoadOp(FormattedOp):
     """``hal.interface.constant.load layout(#l) ordinal(0) : i32``: a push constant."""
 
     name = "hal.interface.constant.load"
     layout = prop_def(Attribute)
     ordinal = prop_def(IntegerAttr)
     result = result_def()
-
-    @classmethod
-    def parse(cls, parser):
-        layout = syn.parse_keyword_paren(parser, "layout", parser.parse_attribute)
-        ordinal = syn.parse_keyword_paren(parser, "ordinal", parser.parse_integer)
-        parser.parse_punctuation(":")
-        return cls.build(
-            result_types=[parser.parse_type()],
-            properties={"layout": layout, "ordinal": IntegerAttr(ordinal, IndexType())},
-        )
-
-    def print(self, printer):
-        printer.print_string(" layout(")
-        printer.print_attribute(self.layout)
-        printer.print_string(f") ordinal({self.ordinal.value.data}) : ")
-        printer.print_attribute(self.result.type)
-
-
-class _SymbolContainerOp(IRDLOperation):
-    """``<op> <visibility>? @name attr-dict { body }`` with a single-block, terminator-free body."""
-
-    sym_name = prop_def(StringAttr)
-    sym_visibility = opt_prop_def(StringAttr)
-    body = region_def("single_block")
-    traits = traits_def(SymbolOpInterface(), SymbolTable(), NoTerminator(), IsolatedFromAbove())
-
-    @classmethod
-    def parse(cls, parser):
-        visibility = syn.parse_optional_visibility(parser)
-        name = parser.parse_symbol_name()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        region = parser.parse_region()
-        if not region.blocks:
-            region.add_block(Block())
-        props = {"sym_name": name}
-        if visibility is not None:
-            props["sym_visibility"] = visibility
-        return cls.build(properties=props, attributes=attrs.data if attrs else {}, regions=[region])
-
-    def print(self, printer):
-        syn.print_visibility(printer, self.sym_visibility)
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+    FORMAT: ClassVar = OpFormat(" layout(", Attr("layout"), ") ordinal(", Int("ordinal"), ") : ", Type("result"))
 
 
 @irdl_op_definition
-class ExecutableOp(_SymbolContainerOp):
+class ExecutableOp(SymbolContainerOp):
     """``hal.executable private @name { hal.executable.variant ... }``."""
 
     name = "hal.executable"
 
 
 @irdl_op_definition
-class ExecutableVariantOp(IRDLOperation):
+class ExecutableVariantOp(SymbolContainerOp):
     """``hal.executable.variant public @name target(#hal.executable.target<...>) { ... }``."""
 
     name = "hal.executable.variant"
-    sym_name = prop_def(StringAttr)
-    sym_visibility = opt_prop_def(StringAttr)
     target = prop_def(ExecutableTargetAttr)
-    body = region_def("single_block")
-    traits = traits_def(SymbolOpInterface(), SymbolTable(), NoTerminator(), IsolatedFromAbove())
-
-    @classmethod
-    def parse(cls, parser):
-        visibility = syn.parse_optional_visibility(parser)
-        name = parser.parse_symbol_name()
-        target = syn.parse_keyword_paren(parser, "target", parser.parse_attribute)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        region = parser.parse_region()
-        props = {"sym_name": name, "target": target}
-        if visibility is not None:
-            props["sym_visibility"] = visibility
-        return cls.build(properties=props, attributes=attrs.data if attrs else {}, regions=[region])
-
-    def print(self, printer):
-        syn.print_visibility(printer, self.sym_visibility)
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" target(")
-        printer.print_attribute(self.target)
-        printer.print_string(")")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+    FORMAT: ClassVar = OpFormat(*SYMBOL, " target(", Attr("target"), ")", AttrDict(keyword=True), " ",
+                                Body(ensure_block=False, print_empty_block=False))
 
 
 @irdl_op_definition
-class ExecutableExportOp(IRDLOperation):
+class ExecutableExportOp(FormattedOp):
     """``hal.executable.export public @name ordinal(0) layout(#l) attr-dict (count(...) {...})?``."""
 
     name = "hal.executable.export"
@@ -613,41 +410,12 @@ class ExecutableExportOp(IRDLOperation):
     layout = opt_prop_def(Attribute)
     workgroup_count = region_def()
     traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
-
-    @classmethod
-    def parse(cls, parser):
-        visibility = syn.parse_optional_visibility(parser)
-        name = parser.parse_symbol_name()
-        ordinal = syn.parse_keyword_paren(parser, "ordinal", parser.parse_integer)
-        layout = syn.parse_keyword_paren(parser, "layout", parser.parse_attribute)
-        region = parse_workgroups_region(parser, "count")
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        props = {"sym_name": name}
-        if visibility is not None:
-            props["sym_visibility"] = visibility
-        if ordinal is not None:
-            props["ordinal"] = IntegerAttr(ordinal, IndexType())
-        if layout is not None:
-            props["layout"] = layout
-        return cls.build(properties=props, attributes=attrs.data if attrs else {}, regions=[region])
-
-    def print(self, printer):
-        syn.print_visibility(printer, self.sym_visibility)
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        if self.ordinal is not None:
-            printer.print_string(f" ordinal({self.ordinal.value.data})")
-        if self.layout is not None:
-            printer.print_string(" layout(")
-            printer.print_attribute(self.layout)
-            printer.print_string(")")
-        print_workgroups_region(printer, "count", self.workgroup_count)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(*SYMBOL, Opt(" ordinal(", Int("ordinal"), ")"), Opt(" layout(", Attr("layout"), ")"),
+                                Workgroups("workgroup_count", "count"), AttrDict(keyword=True))
 
 
 @irdl_op_definition
-class ExecutableBinaryOp(IRDLOperation):
+class ExecutableBinaryOp(FormattedOp):
     """``hal.executable.binary public @name format("fmt") blob("sha256:..") size(N)``.
 
     A serialized executable for one variant. The bytes and the backend's metadata stay out of
@@ -662,34 +430,8 @@ class ExecutableBinaryOp(IRDLOperation):
     blob = prop_def(StringAttr)
     size = prop_def(IntegerAttr)
     traits = traits_def(SymbolOpInterface())
-
-    @classmethod
-    def parse(cls, parser):
-        visibility = syn.parse_optional_visibility(parser)
-        name = parser.parse_symbol_name()
-        fmt = syn.parse_keyword_paren(parser, "format", parser.parse_str_literal)
-        blob = syn.parse_keyword_paren(parser, "blob", parser.parse_str_literal)
-        size = syn.parse_keyword_paren(parser, "size", parser.parse_integer)
-        if fmt is None or blob is None or size is None:
-            parser.raise_error("hal.executable.binary needs format(\"..\") blob(\"..\") size(N)")
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        props = {"sym_name": name, "format": StringAttr(fmt), "blob": StringAttr(blob),
-                 "size": IntegerAttr(size, 64)}
-        if visibility is not None:
-            props["sym_visibility"] = visibility
-        return cls.build(properties=props, attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        syn.print_visibility(printer, self.sym_visibility)
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" format(")
-        printer.print_string_literal(self.format.data)
-        printer.print_string(") blob(")
-        printer.print_string_literal(self.blob.data)
-        printer.print_string(f") size({self.size.value.data})")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(*SYMBOL, " format(", Str("format"), ") blob(", Str("blob"), ") size(", Int("size", i64),
+                                ")", AttrDict(keyword=True))
 
 
 @irdl_op_definition

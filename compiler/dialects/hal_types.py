@@ -3,54 +3,16 @@
 Each is an opaque reference type with no parameters; at run time it is a ref register holding
 the matching ``rt.runtime.hal`` object.
 """
-from xdsl.ir import ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition
+from rt.compiler.dialects._syntax import opaque_type
 
-
-@irdl_attr_definition
-class BufferType(ParametrizedAttribute, TypeAttribute):
-    """``!hal.buffer``: a device allocation."""
-
-    name = "hal.buffer"
-
-
-@irdl_attr_definition
-class BufferViewType(ParametrizedAttribute, TypeAttribute):
-    """``!hal.buffer_view``: a buffer plus shape, element type and encoding (the ABI tensor)."""
-
-    name = "hal.buffer_view"
-
-
-@irdl_attr_definition
-class DeviceType(ParametrizedAttribute, TypeAttribute):
-    """``!hal.device``: a logical device bound to a device global at initialization."""
-
-    name = "hal.device"
-
-
-@irdl_attr_definition
-class CommandBufferType(ParametrizedAttribute, TypeAttribute):
-    """``!hal.command_buffer``: recorded dispatches, copies, fills and barriers."""
-
-    name = "hal.command_buffer"
-
-
-@irdl_attr_definition
-class FenceType(ParametrizedAttribute, TypeAttribute):
-    """``!hal.fence``: a set of (semaphore, value) timepoints."""
-
-    name = "hal.fence"
-
-
-@irdl_attr_definition
-class ExecutableType(ParametrizedAttribute, TypeAttribute):
-    """``!hal.executable``: a loaded executable variant."""
-
-    name = "hal.executable"
-
-
-@irdl_attr_definition
-class AllocatorType(ParametrizedAttribute, TypeAttribute):
-    """``!hal.allocator``: a device's buffer allocator."""
-
-    name = "hal.allocator"
+BufferType = opaque_type(__name__, "BufferType", "hal.buffer", "``!hal.buffer``: a device allocation.")
+BufferViewType = opaque_type(__name__, "BufferViewType", "hal.buffer_view",
+                             "``!hal.buffer_view``: a buffer plus shape, element type and encoding (the ABI tensor).")
+DeviceType = opaque_type(__name__, "DeviceType", "hal.device",
+                         "``!hal.device``: a logical device bound to a device global at initialization.")
+CommandBufferType = opaque_type(__name__, "CommandBufferType", "hal.command_buffer",
+                                "``!hal.command_buffer``: recorded dispatches, copies, fills and barriers.")
+FenceType = opaque_type(__name__, "FenceType", "hal.fence", "``!hal.fence``: a set of (semaphore, value) timepoints.")
+ExecutableType = opaque_type(__name__, "ExecutableType", "hal.executable",
+                             "``!hal.executable``: a loaded executable variant.")
+AllocatorType = opaque_type(__name__, "AllocatorType", "hal.allocator", "``!hal.allocator``: a device's buffer allocator.")

@@ -23,8 +23,10 @@ into the op's operands, -1 when the result is a new resource.
 
 Source followed: IREE ``Dialect/Stream/IR/StreamOps.td`` (Stream_Async* ops, custom<ResourceRegion>).
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import ArrayAttr
-from xdsl.ir import Attribute, Block, Region
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -42,134 +44,92 @@ from xdsl.parser import Parser
 from xdsl.traits import IsTerminator, Pure
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import (
+    AFFINITY,
+    Attr,
+    AttrDict,
+    FormattedOp,
+    Operand,
+    Operands,
+    OpFormat,
+    Opt,
+    Sized,
+    Tied,
+    Type,
+)
+from rt.compiler.dialects._regions import Body
 from rt.compiler.dialects.stream_types import (
+    AWAIT,
     INDEX,
+    Captures,
     ResourceType,
+    ShapedResults,
+    SizedTypes,
     TimepointType,
     entry_point_parts,
-    find_tied,
-    index_array,
     int_list,
     parse_entry_points,
-    parse_optional_await,
-    parse_optional_workload,
-    parse_resource_sized,
-    parse_tied_result,
-    print_await,
+    parse_shaped_results,
     print_entry_points,
-    print_resource_sized,
-    print_tied_result,
-    print_workload,
+    print_shaped_results,
+    print_sized_types,
+    tied_props,
 )
 
 SEGMENTS = (AttrSizedOperandSegments(as_property=True),)
 
 
-def _props(affinity, **extra):
-    props = dict(extra)
-    if affinity is not None:
-        props["affinity"] = affinity
-    return props
+def _range(prefix, length=False):
+    """``[%<prefix>_offset to %<prefix>_end (for %<prefix>_length)?]`` directives."""
+    tail = (" for ", Operand(f"{prefix}_length"), "]") if length else ("]",)
+    return ("[", Operand(f"{prefix}_offset"), " to ", Operand(f"{prefix}_end"), *tail)
 
 
-def _print_head(printer, op):
-    syn.print_affinity(printer, op.affinity)
+def _sized(field):
+    """``T{%<field>_size}`` for operand/result ``field``."""
+    return Sized(field, f"{field}_size")
 
 
-def _parse_range(parser, with_length):
-    """``[%o to %e]`` or ``[%o to %e for %l]`` -> resolved index operands."""
+def _parse_range(parser):
+    """``[%o to %e for %l]`` -> resolved index operands."""
     parser.parse_punctuation("[")
     values = [parser.resolve_operand(parser.parse_unresolved_operand(), INDEX)]
-    parser.parse_keyword("to")
-    values.append(parser.resolve_operand(parser.parse_unresolved_operand(), INDEX))
-    if with_length:
-        parser.parse_keyword("for")
+    for keyword in ("to", "for"):
+        parser.parse_keyword(keyword)
         values.append(parser.resolve_operand(parser.parse_unresolved_operand(), INDEX))
     parser.parse_punctuation("]")
     return values
 
 
-def _print_range(printer, offset, end, length=None):
+def _print_range(printer, offset, end, length):
     printer.print_string("[")
     printer.print_ssa_value(offset)
     printer.print_string(" to ")
     printer.print_ssa_value(end)
-    if length is not None:
-        printer.print_string(" for ")
-        printer.print_ssa_value(length)
+    printer.print_string(" for ")
+    printer.print_ssa_value(length)
     printer.print_string("]")
 
 
-def parse_shaped_results(parser, names, types):
-    """IREE's ``custom<ShapedResultList>``: ``T{%s}, %x, %y as T{%s}`` -> (types, sizes, tied)."""
-    rtypes, rsizes, tied = [], [], []
-    while True:
-        name = parser.parse_optional_unresolved_operand()
-        if name is not None:
-            index = find_tied(parser, name, names)
-            if parser.parse_optional_keyword("as") is not None:
-                type_, dims = syn.parse_sized_type(parser)
-            else:
-                type_ = types[index]
-                dims = [parser.resolve_operand(d, INDEX) for d in syn.parse_optional_dims(parser)]
-            tied.append(index)
-        else:
-            type_, dims = syn.parse_sized_type(parser)
-            tied.append(-1)
-        rtypes.append(type_)
-        rsizes.extend(dims)
-        if parser.parse_optional_punctuation(",") is None:
-            return rtypes, rsizes, tied
-
-
-def print_shaped_results(printer, operands, results, sizes, tied):
-    """Prints a result list in ``custom<ShapedResultList>`` form (ties as ``%operand``)."""
-    sizes = list(sizes)
-    for i, result in enumerate(results):
-        if i:
-            printer.print_string(", ")
-        size = sizes.pop(0) if isinstance(result.type, ResourceType) else None
-        tie = tied[i] if i < len(tied) else -1
-        if tie >= 0:
-            printer.print_ssa_value(operands[tie])
-            if operands[tie].type != result.type:
-                printer.print_string(" as ")
-                printer.print_attribute(result.type)
-        else:
-            printer.print_attribute(result.type)
-        if size is not None:
-            printer.print_string("{")
-            printer.print_ssa_value(size)
-            printer.print_string("}")
+#: IREE's ``custom<ResourceRegion>``: `` with(%r as %a: T{%s}) -> T{%s} { ... }``.
+RESOURCE_REGION = (Captures("resource_operands", "resource_operand_sizes"),
+                   Opt(" -> ", ShapedResults("results_", "result_sizes", "resource_operands")), " ", Body())
 
 
 @irdl_op_definition
-class AsyncAllocaOp(IRDLOperation):
+class AsyncAllocaOp(FormattedOp):
     """``stream.async.alloca on(#aff)? : !stream.resource<x>{%size}``: an uninitialized resource."""
 
     name = "stream.async.alloca"
     storage_size = operand_def(INDEX)
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_, size = parse_resource_sized(parser)
-        return cls.build(operands=[size], result_types=[type_], properties=_props(affinity), attributes=attrs)
-
-    def print(self, printer):
-        _print_head(printer, self)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.result.type, self.storage_size)
+    FORMAT: ClassVar = OpFormat(AFFINITY, AttrDict(), " : ", Sized("result", "storage_size"))
 
 
 @irdl_op_definition
-class AsyncConstantOp(IRDLOperation):
-    """``stream.async.constant on(#aff)? : !stream.resource<constant>{%s} = dense<..>``."""
+class AsyncConstantOp(FormattedOp):
+    """``stream.async.constant on(#aff)? await(%t)? : !stream.resource<constant>{%s} = dense<..>``."""
 
     name = "stream.async.constant"
     await_timepoint = var_operand_def(TimepointType)
@@ -178,31 +138,12 @@ class AsyncConstantOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        awaits = parse_optional_await(parser, arrow=False)
-        parser.parse_punctuation(":")
-        type_, size = parse_resource_sized(parser)
-        parser.parse_punctuation("=")
-        value = parser.parse_attribute()
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[awaits, size], result_types=[type_], properties=_props(affinity, value=value),
-                         attributes=attrs)
-
-    def print(self, printer):
-        _print_head(printer, self)
-        print_await(printer, self.await_timepoint, arrow=False)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.result.type, self.result_size)
-        printer.print_string(" = ")
-        printer.print_attribute(self.value)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, Opt(" await(", Operands("await_timepoint"), ")"), " : ",
+                                _sized("result"), " = ", Attr("value"), AttrDict())
 
 
 @irdl_op_definition
-class AsyncSplatOp(IRDLOperation):
+class AsyncSplatOp(FormattedOp):
     """``stream.async.splat on(#aff)? %v : f32 -> !stream.resource<*>{%s}``: a resource filled with %v."""
 
     name = "stream.async.splat"
@@ -210,27 +151,12 @@ class AsyncSplatOp(IRDLOperation):
     result_size = operand_def(INDEX)
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        value = syn.parse_typed_operand(parser)
-        parser.parse_punctuation("->")
-        type_, size = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[value, size], result_types=[type_], properties=_props(affinity), attributes=attrs)
-
-    def print(self, printer):
-        _print_head(printer, self)
-        printer.print_string(" ")
-        syn.print_typed_operand(printer, self.value, "", "")
-        printer.print_string(" -> ")
-        print_resource_sized(printer, self.result.type, self.result_size)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("value"), " : ", Type("value"), " -> ", _sized("result"),
+                                AttrDict())
 
 
 @irdl_op_definition
-class AsyncCloneOp(IRDLOperation):
+class AsyncCloneOp(FormattedOp):
     """``stream.async.clone on(#aff)? %r : !stream.resource<a>{%s} -> !stream.resource<b>{%s}``: a copy."""
 
     name = "stream.async.clone"
@@ -239,32 +165,12 @@ class AsyncCloneOp(IRDLOperation):
     result_size = operand_def(INDEX)
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        stype, ssize = parse_resource_sized(parser)
-        parser.parse_punctuation("->")
-        type_, size = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, stype), ssize, size], result_types=[type_],
-                         properties=_props(affinity), attributes=attrs)
-
-    def print(self, printer):
-        _print_head(printer, self)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        print_resource_sized(printer, self.result.type, self.result_size)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), " : ", _sized("source"), " -> ", _sized("result"),
+                                AttrDict())
 
 
 @irdl_op_definition
-class AsyncSliceOp(IRDLOperation):
+class AsyncSliceOp(FormattedOp):
     """``stream.async.slice on(#aff)? %r[%o to %e] : !stream.resource<*>{%s} -> !stream.resource<*>{%n}``."""
 
     name = "stream.async.slice"
@@ -275,34 +181,12 @@ class AsyncSliceOp(IRDLOperation):
     result_size = operand_def(INDEX)
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        offset, end = _parse_range(parser, False)
-        parser.parse_punctuation(":")
-        stype, ssize = parse_resource_sized(parser)
-        parser.parse_punctuation("->")
-        type_, size = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, stype), ssize, offset, end, size], result_types=[type_],
-                         properties=_props(affinity), attributes=attrs)
-
-    def print(self, printer):
-        _print_head(printer, self)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        _print_range(printer, self.source_offset, self.source_end)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        print_resource_sized(printer, self.result.type, self.result_size)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), *_range("source"), " : ", _sized("source"), " -> ",
+                                _sized("result"), AttrDict())
 
 
 @irdl_op_definition
-class AsyncFillOp(IRDLOperation):
+class AsyncFillOp(FormattedOp):
     """``stream.async.fill on(#aff)? %v, %t[%o to %e for %n] : f32 -> %t as !stream.resource<*>{%s}`` (in place)."""
 
     name = "stream.async.fill"
@@ -314,39 +198,12 @@ class AsyncFillOp(IRDLOperation):
     target_length = operand_def(INDEX)
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        offset, end, length = _parse_range(parser, True)
-        parser.parse_punctuation(":")
-        vtype = parser.parse_type()
-        parser.parse_punctuation("->")
-        type_, (size,), _ = parse_tied_result(parser, [tgt])
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(value, vtype), parser.resolve_operand(tgt, type_), size,
-                                   offset, end, length], result_types=[type_], properties=_props(affinity),
-                         attributes=attrs)
-
-    def print(self, printer):
-        _print_head(printer, self)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        _print_range(printer, self.target_offset, self.target_end, self.target_length)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        print_tied_result(printer, self, self.result.type, self.target_size, self.target)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("value"), ", ", Operand("target"), *_range("target", True),
+                                " : ", Type("value"), " -> ", Tied("target", "target_size"), AttrDict())
 
 
 @irdl_op_definition
-class AsyncUpdateOp(IRDLOperation):
+class AsyncUpdateOp(FormattedOp):
     """``stream.async.update on(#aff)? %u, %t[%o to %e] : !stream.resource<*>{%n} -> %t as !stream.resource<*>{%s}``."""
 
     name = "stream.async.update"
@@ -358,38 +215,12 @@ class AsyncUpdateOp(IRDLOperation):
     target_end = operand_def(INDEX)
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        upd = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        offset, end = _parse_range(parser, False)
-        parser.parse_punctuation(":")
-        utype, usize = parse_resource_sized(parser)
-        parser.parse_punctuation("->")
-        type_, (size,), _ = parse_tied_result(parser, [tgt])
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(upd, utype), usize, parser.resolve_operand(tgt, type_), size,
-                                   offset, end], result_types=[type_], properties=_props(affinity), attributes=attrs)
-
-    def print(self, printer):
-        _print_head(printer, self)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.update)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        _print_range(printer, self.target_offset, self.target_end)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.update.type, self.update_size)
-        printer.print_string(" -> ")
-        print_tied_result(printer, self, self.result.type, self.target_size, self.target)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("update"), ", ", Operand("target"), *_range("target"), " : ",
+                                _sized("update"), " -> ", Tied("target", "target_size"), AttrDict())
 
 
 @irdl_op_definition
-class AsyncCopyOp(IRDLOperation):
+class AsyncCopyOp(FormattedOp):
     """``stream.async.copy on(#aff)? %s[%o to %e], %t[%o2 to %e2], %n : T{%ss} -> %t as T{%ts}`` (in place)."""
 
     name = "stream.async.copy"
@@ -404,45 +235,13 @@ class AsyncCopyOp(IRDLOperation):
     length = operand_def(INDEX)
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        soff, send = _parse_range(parser, False)
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        toff, tend = _parse_range(parser, False)
-        parser.parse_punctuation(",")
-        length = parser.resolve_operand(parser.parse_unresolved_operand(), INDEX)
-        parser.parse_punctuation(":")
-        stype, ssize = parse_resource_sized(parser)
-        parser.parse_punctuation("->")
-        type_, (size,), _ = parse_tied_result(parser, [tgt])
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, stype), ssize, soff, send,
-                                   parser.resolve_operand(tgt, type_), size, toff, tend, length],
-                         result_types=[type_], properties=_props(affinity), attributes=attrs)
-
-    def print(self, printer):
-        _print_head(printer, self)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        _print_range(printer, self.source_offset, self.source_end)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        _print_range(printer, self.target_offset, self.target_end)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.length)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        print_tied_result(printer, self, self.result.type, self.target_size, self.target)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), *_range("source"), ", ", Operand("target"),
+                                *_range("target"), ", ", Operand("length"), " : ", _sized("source"), " -> ",
+                                Tied("target", "target_size"), AttrDict())
 
 
 @irdl_op_definition
-class AsyncTransferOp(IRDLOperation):
+class AsyncTransferOp(FormattedOp):
     """``stream.async.transfer on(#x)? %r : T{%s} from(#a)? -> to(#b)? T2{%s}``: move/copy between affinities."""
 
     name = "stream.async.transfer"
@@ -453,45 +252,13 @@ class AsyncTransferOp(IRDLOperation):
     source_affinity = opt_prop_def(Attribute)
     result_affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        src_type, src_size = parse_resource_sized(parser)
-        props = _props(affinity)
-        if (aff := syn.parse_keyword_paren(parser, "from", parser.parse_attribute)) is not None:
-            props["source_affinity"] = aff
-        parser.parse_punctuation("->")
-        if (aff := syn.parse_keyword_paren(parser, "to", parser.parse_attribute)) is not None:
-            props["result_affinity"] = aff
-        type_, size = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, src_type), src_size, size], result_types=[type_],
-                         properties=props, attributes=attrs)
-
-    def print(self, printer):
-        _print_head(printer, self)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.source.type, self.source_size)
-        if self.source_affinity is not None:
-            printer.print_string(" from(")
-            printer.print_attribute(self.source_affinity)
-            printer.print_string(")")
-        printer.print_string(" -> ")
-        if self.result_affinity is not None:
-            printer.print_string("to(")
-            printer.print_attribute(self.result_affinity)
-            printer.print_string(") ")
-        print_resource_sized(printer, self.result.type, self.result_size)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), " : ", _sized("source"),
+                                Opt(" from(", Attr("source_affinity"), ")"), " -> ",
+                                Opt("to(", Attr("result_affinity"), ") "), _sized("result"), AttrDict())
 
 
 @irdl_op_definition
-class AsyncLoadOp(IRDLOperation):
+class AsyncLoadOp(FormattedOp):
     """``stream.async.load %r[%o] : !stream.resource<staging>{%s} -> f32``."""
 
     name = "stream.async.load"
@@ -499,32 +266,12 @@ class AsyncLoadOp(IRDLOperation):
     source_size = operand_def(INDEX)
     source_offset = operand_def(INDEX)
     result = result_def()
-
-    @classmethod
-    def parse(cls, parser):
-        src = parser.parse_unresolved_operand()
-        (offset,) = syn.parse_index_list(parser)
-        parser.parse_punctuation(":")
-        stype, ssize = parse_resource_sized(parser)
-        parser.parse_punctuation("->")
-        type_ = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, stype), ssize, offset], result_types=[type_],
-                         attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        syn.print_operand_list(printer, [self.source_offset])
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), "[", Operand("source_offset"), "] : ", _sized("source"),
+                                " -> ", Type("result"), AttrDict())
 
 
 @irdl_op_definition
-class AsyncStoreOp(IRDLOperation):
+class AsyncStoreOp(FormattedOp):
     """``stream.async.store %v, %r[%o] : f32 -> %r as !stream.resource<staging>{%s}`` (in place)."""
 
     name = "stream.async.store"
@@ -533,32 +280,8 @@ class AsyncStoreOp(IRDLOperation):
     target_size = operand_def(INDEX)
     target_offset = operand_def(INDEX)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        (offset,) = syn.parse_index_list(parser)
-        parser.parse_punctuation(":")
-        vtype = parser.parse_type()
-        parser.parse_punctuation("->")
-        type_, (size,), _ = parse_tied_result(parser, [tgt])
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(value, vtype), parser.resolve_operand(tgt, type_), size,
-                                   offset], result_types=[type_], attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        syn.print_operand_list(printer, [self.target_offset])
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        print_tied_result(printer, self, self.result.type, self.target_size, self.target)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" ", Operand("value"), ", ", Operand("target"), "[", Operand("target_offset"), "] : ",
+                                Type("value"), " -> ", Tied("target", "target_size"), AttrDict())
 
 
 @irdl_op_definition
@@ -587,132 +310,55 @@ class AsyncDispatchOp(IRDLOperation):
     def parse(cls, parser):
         affinity = syn.parse_optional_affinity(parser)
         entry_points = parse_entry_points(parser)
-        workload = parse_optional_workload(parser)
-        names, offsets, ends, lengths = [], [], [], []
-        parser.parse_punctuation("(")
-        if parser.parse_optional_punctuation(")") is None:
-            while True:
-                names.append(parser.parse_unresolved_operand())
-                if parser._current_token.text == "[":
-                    offset, end, length = _parse_range(parser, True)
-                    offsets.append(offset)
-                    ends.append(end)
-                    lengths.append(length)
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            parser.parse_punctuation(")")
+        workload = syn.parse_optional_workload(parser)
+        names, ranges = [], []
+
+        def operand():
+            names.append(parser.parse_unresolved_operand())
+            if parser._current_token.text == "[":
+                ranges.append(_parse_range(parser))
+
+        parser.parse_comma_separated_list(Parser.Delimiter.PAREN, operand)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        types, sizes = [], []
-        parser.parse_punctuation("(")
-        if parser.parse_optional_punctuation(")") is None:
-            while True:
-                type_, dims = syn.parse_sized_type(parser)
-                types.append(type_)
-                sizes.extend(dims)
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            parser.parse_punctuation(")")
+        entries = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, lambda: syn.parse_sized_type(parser))
+        types, sizes = [t for t, _ in entries], [d for _, ds in entries for d in ds]
         parser.parse_punctuation("->")
-        wrapped = parser.parse_optional_punctuation("(") is not None
-        rtypes, rsizes, tied = [], [], []
-        if not (wrapped and parser.parse_optional_punctuation(")") is not None):
-            rtypes, rsizes, tied = parse_shaped_results(parser, names, types)
-            if wrapped:
-                parser.parse_punctuation(")")
-        props = _props(affinity, entry_points=entry_points)
-        if any(t >= 0 for t in tied):
-            props["tied_operands"] = index_array(tied)
-        operands = syn.resolve_by_types(parser, names, types)
-        return cls.build(operands=[workload, operands, sizes, offsets, ends, lengths, rsizes], result_types=[rtypes],
-                         properties=props, attributes=attrs)
+        rtypes, rsizes, tied = parse_shaped_results(parser, names, types)
+        offsets, ends, lengths = ([r[k] for r in ranges] for k in range(3))
+        return cls.build(operands=[workload, syn.resolve_by_types(parser, names, types), sizes, offsets, ends, lengths,
+                                   rsizes], result_types=[rtypes], attributes=attrs,
+                         properties=tied_props(syn.props_with_affinity(affinity, entry_points=entry_points), tied))
 
     def print(self, printer):
-        _print_head(printer, self)
+        syn.print_affinity(printer, self.affinity)
         printer.print_string(" ")
         print_entry_points(printer, self.entry_points)
-        print_workload(printer, self.workload)
-        printer.print_string("(")
+        syn.print_workload(printer, self.workload)
         ranges = iter(zip(self.resource_operand_offsets, self.resource_operand_ends, self.resource_operand_lengths))
-        for i, value in enumerate(self.resource_operands):
-            if i:
-                printer.print_string(", ")
+
+        def operand(value):
             printer.print_ssa_value(value)
             if isinstance(value.type, ResourceType):
                 _print_range(printer, *next(ranges))
+
+        printer.print_string("(")
+        printer.print_list(self.resource_operands, operand)
         printer.print_string(")")
         syn.print_attr_dict(printer, self.attributes)
         printer.print_string(" : (")
-        sizes = iter(self.resource_operand_sizes)
-        printer.print_list(self.resource_operands, lambda v: syn.print_sized_type(
-            printer, v.type, [next(sizes)] if isinstance(v.type, ResourceType) else []))
+        print_sized_types(printer, self.resource_operands, self.resource_operand_sizes)
         printer.print_string(") -> ")
-        many = len(self.results_) != 1
-        printer.print_string("(" if many else "")
         print_shaped_results(printer, self.resource_operands, self.results_, self.result_sizes,
                              int_list(self.tied_operands))
-        printer.print_string(")" if many else "")
 
     def entry_point(self):
         """(executable name, export name) of the first entry point."""
         return entry_point_parts(self.entry_points.data[0])
 
 
-def _parse_resource_region(parser):
-    """``with(%x as %a: T{%s}, ...) (-> results)? { region }`` -> pieces for execute/concurrent."""
-    parser.parse_keyword("with")
-    names, args, types, sizes = [], [], [], []
-    parser.parse_punctuation("(")
-    if parser.parse_optional_punctuation(")") is None:
-        while True:
-            names.append(parser.parse_unresolved_operand())
-            parser.parse_keyword("as")
-            arg = parser.parse_argument(expect_type=False)
-            parser.parse_punctuation(":")
-            type_, dims = syn.parse_sized_type(parser)
-            args.append(arg.resolve(type_))
-            types.append(type_)
-            sizes.extend(dims)
-            if parser.parse_optional_punctuation(",") is None:
-                break
-        parser.parse_punctuation(")")
-    rtypes, rsizes, tied = [], [], []
-    if parser.parse_optional_punctuation("->") is not None:
-        wrapped = parser.parse_optional_punctuation("(") is not None
-        if not (wrapped and parser.parse_optional_punctuation(")") is not None):
-            rtypes, rsizes, tied = parse_shaped_results(parser, names, types)
-            if wrapped:
-                parser.parse_punctuation(")")
-    region = parser.parse_region(args)
-    operands = syn.resolve_by_types(parser, names, types)
-    return operands, sizes, rtypes, rsizes, tied, region
-
-
-def _print_resource_region(printer, op, results):
-    printer.print_string(" with(")
-    sizes = iter(op.resource_operand_sizes)
-    block = op.body.blocks[0]
-    for i, (value, arg) in enumerate(zip(op.resource_operands, block.args)):
-        if i:
-            printer.print_string(", ")
-        printer.print_ssa_value(value)
-        printer.print_string(" as ")
-        printer.print_block_argument(arg, print_type=False)
-        printer.print_string(": ")
-        print_resource_sized(printer, arg.type, next(sizes))
-    printer.print_string(")")
-    if results:
-        printer.print_string(" -> ")
-        many = len(results) != 1
-        printer.print_string("(" if many else "")
-        print_shaped_results(printer, op.resource_operands, results, op.result_sizes, int_list(op.tied_operands))
-        printer.print_string(")" if many else "")
-    printer.print_string(" ")
-    printer.print_region(op.body, print_entry_block_args=False)
-
-
 @irdl_op_definition
-class AsyncExecuteOp(IRDLOperation):
+class AsyncExecuteOp(FormattedOp):
     """``%r, %tp = stream.async.execute on(#aff)? await(%t)? => with(...) -> T{%s} {...} => !stream.timepoint``."""
 
     name = "stream.async.execute"
@@ -726,33 +372,12 @@ class AsyncExecuteOp(IRDLOperation):
     result_timepoint = result_def(TimepointType)
     body = region_def("single_block")
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        awaits = parse_optional_await(parser)
-        operands, sizes, rtypes, rsizes, tied, region = _parse_resource_region(parser)
-        syn.parse_fat_arrow(parser)
-        tp_type = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        props = _props(affinity)
-        if any(t >= 0 for t in tied):
-            props["tied_operands"] = index_array(tied)
-        return cls.build(operands=[operands, sizes, rsizes, awaits], result_types=[rtypes, tp_type], properties=props,
-                         regions=[region], attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        _print_head(printer, self)
-        print_await(printer, self.await_timepoint)
-        _print_resource_region(printer, self, self.results_)
-        printer.print_string(" => ")
-        printer.print_attribute(self.result_timepoint.type)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(AFFINITY, AWAIT, *RESOURCE_REGION, " => ", Type("result_timepoint"),
+                                AttrDict(keyword=True))
 
 
 @irdl_op_definition
-class AsyncConcurrentOp(IRDLOperation):
+class AsyncConcurrentOp(FormattedOp):
     """``%r = stream.async.concurrent on(#aff)? with(...) -> T{%s} { ... stream.yield ... }``: independent work."""
 
     name = "stream.async.concurrent"
@@ -764,27 +389,11 @@ class AsyncConcurrentOp(IRDLOperation):
     results_ = var_result_def(ResourceType)
     body = region_def("single_block")
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        operands, sizes, rtypes, rsizes, tied, region = _parse_resource_region(parser)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        props = _props(affinity)
-        if any(t >= 0 for t in tied):
-            props["tied_operands"] = index_array(tied)
-        return cls.build(operands=[operands, sizes, rsizes], result_types=[rtypes], properties=props,
-                         regions=[region], attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        _print_head(printer, self)
-        _print_resource_region(printer, self, self.results_)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(AFFINITY, *RESOURCE_REGION, AttrDict(keyword=True))
 
 
 @irdl_op_definition
-class YieldOp(IRDLOperation):
+class YieldOp(FormattedOp):
     """``stream.yield %a, %b : !stream.resource<x>{%s}, !stream.resource<y>{%t}``: region results."""
 
     name = "stream.yield"
@@ -792,37 +401,8 @@ class YieldOp(IRDLOperation):
     resource_operand_sizes = var_operand_def(INDEX)
     traits = traits_def(IsTerminator(), Pure())
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict()
-        names = parser.parse_optional_undelimited_comma_separated_list(
-            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand) or []
-        types, sizes = [], []
-        if names:
-            parser.parse_punctuation(":")
-            for i in range(len(names)):
-                if i:
-                    parser.parse_punctuation(",")
-                type_, dims = syn.parse_sized_type(parser)
-                types.append(type_)
-                sizes.extend(dims)
-        return cls.build(operands=[syn.resolve_by_types(parser, names, types), sizes], attributes=attrs)
-
-    def print(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
-        if self.resource_operands:
-            printer.print_string(" ")
-            printer.print_list(self.resource_operands, printer.print_ssa_value)
-            printer.print_string(" : ")
-            sizes = iter(self.resource_operand_sizes)
-            printer.print_list(self.resource_operands, lambda v: syn.print_sized_type(
-                printer, v.type, [next(sizes)] if isinstance(v.type, ResourceType) else []))
-
-
-def new_region(arg_types):
-    """A single-block Region whose block takes ``arg_types``."""
-    return Region(Block(arg_types=arg_types))
+    FORMAT: ClassVar = OpFormat(AttrDict(), Opt(" ", Operands("resource_operands"), " : ",
+                                                    SizedTypes("resource_operands", "resource_operand_sizes")))
 
 
 ASYNC_OPS = [AsyncAllocaOp, AsyncConstantOp, AsyncSplatOp, AsyncCloneOp, AsyncSliceOp, AsyncFillOp, AsyncUpdateOp,

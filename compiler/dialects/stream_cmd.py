@@ -21,7 +21,7 @@ Source followed: IREE ``Dialect/Stream/IR/StreamOps.td`` (Stream_Cmd* ops, custo
 from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr
-from xdsl.ir import Attribute, Block
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -39,20 +39,31 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import (
+    AFFINITY,
+    Attr,
+    AttrDict,
+    Flag,
+    FormattedOp,
+    Operand,
+    OpFormat,
+    Opt,
+    Sized,
+    Type,
+)
+from rt.compiler.dialects._regions import Body
 from rt.compiler.dialects.stream_types import (
     ACCESS_KEYWORDS,
+    AWAIT,
     INDEX,
+    Captures,
     ResourceType,
     TimepointType,
     entry_point_parts,
     parse_entry_points,
-    parse_optional_await,
-    parse_optional_workload,
     parse_resource_sized,
-    print_await,
     print_entry_points,
     print_resource_sized,
-    print_workload,
 )
 
 SEGMENTS = (AttrSizedOperandSegments(as_property=True),)
@@ -68,16 +79,14 @@ def _parse_range(parser):
     return offset, length
 
 
-def _print_range(printer, offset, length):
-    printer.print_string("[")
-    printer.print_ssa_value(offset)
-    printer.print_string(" for ")
-    printer.print_ssa_value(length)
-    printer.print_string("]")
+#: `` %target[%target_offset for %target_length] : T{%target_size}`` (fill/flush/invalidate/discard).
+TARGET_RANGE = (" ", Operand("target"), "[", Operand("target_offset"), " for ", Operand("target_length"), "] : ")
+#: ``{ commands }``: an execute/serial/concurrent body (no block arguments or terminator shown).
+COMMANDS = Body(print_empty_block=False, print_block_terminators=False)
 
 
 @irdl_op_definition
-class CmdExecuteOp(IRDLOperation):
+class CmdExecuteOp(FormattedOp):
     """``stream.cmd.execute once? on(#aff)? await(%t)? => with(%r as %a: T{%s}, ...) {...} => !stream.timepoint``."""
 
     name = "stream.cmd.execute"
@@ -90,82 +99,15 @@ class CmdExecuteOp(IRDLOperation):
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        props = {}
-        if parser.parse_optional_keyword("once") is not None:
-            props["once"] = UnitAttr()
-        affinity = syn.parse_optional_affinity(parser)
-        if affinity is not None:
-            props["affinity"] = affinity
-        awaits = parse_optional_await(parser)
-        parser.parse_keyword("with")
-        names, args, types, sizes = [], [], [], []
-        parser.parse_punctuation("(")
-        if parser.parse_optional_punctuation(")") is None:
-            while True:
-                names.append(parser.parse_unresolved_operand())
-                parser.parse_keyword("as")
-                arg = parser.parse_argument(expect_type=False)
-                parser.parse_punctuation(":")
-                type_, size = parse_resource_sized(parser)
-                args.append(arg.resolve(type_))
-                types.append(type_)
-                sizes.append(size)
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            parser.parse_punctuation(")")
-        region = parser.parse_region(args)
-        if not region.blocks:
-            region.add_block(Block())
-        syn.parse_fat_arrow(parser)
-        tp_type = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[syn.resolve_by_types(parser, names, types), sizes, awaits], result_types=[tp_type],
-                         properties=props, regions=[region], attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        if self.once is not None:
-            printer.print_string(" once")
-        syn.print_affinity(printer, self.affinity)
-        print_await(printer, self.await_timepoint)
-        printer.print_string(" with(")
-        for i, (value, arg, size) in enumerate(zip(self.resource_operands, self.body.blocks[0].args,
-                                                   self.resource_operand_sizes)):
-            if i:
-                printer.print_string(", ")
-            printer.print_ssa_value(value)
-            printer.print_string(" as ")
-            printer.print_block_argument(arg, print_type=False)
-            printer.print_string(": ")
-            print_resource_sized(printer, arg.type, size)
-        printer.print_string(") ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False,
-                             print_block_terminators=False)
-        printer.print_string(" => ")
-        printer.print_attribute(self.result_timepoint.type)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(Flag(" once", "once"), AFFINITY, AWAIT,
+                                Captures("resource_operands", "resource_operand_sizes"), " ", COMMANDS, " => ",
+                                Type("result_timepoint"), AttrDict(keyword=True))
 
 
-class _CmdRegionOp(IRDLOperation):
+class _CmdRegionOp(FormattedOp):
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
-
-    @classmethod
-    def parse(cls, parser):
-        region = parser.parse_region()
-        if not region.blocks:
-            region.add_block(Block())
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(regions=[region], attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_region(self.body, print_empty_block=False, print_block_terminators=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(" ", COMMANDS, AttrDict(keyword=True))
 
 
 @irdl_op_definition
@@ -203,7 +145,7 @@ class CmdDispatchOp(IRDLOperation):
     @classmethod
     def parse(cls, parser):
         entry_points = parse_entry_points(parser)
-        workload = parse_optional_workload(parser)
+        workload = syn.parse_optional_workload(parser)
         operands = []
         if parser.parse_optional_punctuation("(") is not None:
             names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
@@ -211,35 +153,30 @@ class CmdDispatchOp(IRDLOperation):
             types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
             parser.parse_punctuation(")")
             operands = syn.resolve_by_types(parser, names, types)
-        parser.parse_punctuation("{")
-        resources, sizes, offsets, lengths, accesses = [], [], [], [], []
-        if parser.parse_optional_punctuation("}") is None:
-            while True:
-                pos = parser.pos
-                access = parser.parse_identifier()
-                if access not in ACCESS_KEYWORDS:
-                    parser.raise_error(f"expected a binding access ro/wo/rw, got '{access}'", pos)
-                name = parser.parse_unresolved_operand()
-                offset, length = _parse_range(parser)
-                parser.parse_punctuation(":")
-                type_, size = parse_resource_sized(parser)
-                resources.append(parser.resolve_operand(name, type_))
-                sizes.append(size)
-                offsets.append(offset)
-                lengths.append(length)
-                accesses.append(StringAttr(access))
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            parser.parse_punctuation("}")
+        bindings = []
+
+        def binding():
+            pos = parser.pos
+            access = parser.parse_identifier()
+            if access not in ACCESS_KEYWORDS:
+                parser.raise_error(f"expected a binding access ro/wo/rw, got '{access}'", pos)
+            name = parser.parse_unresolved_operand()
+            offset, length = _parse_range(parser)
+            parser.parse_punctuation(":")
+            type_, size = parse_resource_sized(parser)
+            bindings.append((parser.resolve_operand(name, type_), size, offset, length, StringAttr(access)))
+
+        parser.parse_comma_separated_list(Parser.Delimiter.BRACES, binding)
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[workload, operands, resources, sizes, offsets, lengths],
-                         properties={"entry_points": entry_points, "resource_accesses": ArrayAttr(accesses)},
+        columns = [list(column) for column in zip(*bindings)] or [[]] * 5
+        return cls.build(operands=[workload, operands, *columns[:4]],
+                         properties={"entry_points": entry_points, "resource_accesses": ArrayAttr(columns[4])},
                          attributes=attrs.data if attrs else {})
 
     def print(self, printer):
         printer.print_string(" ")
         print_entry_points(printer, self.entry_points)
-        print_workload(printer, self.workload)
+        syn.print_workload(printer, self.workload)
         if self.uniform_operands:
             printer.print_string("(")
             printer.print_list(self.uniform_operands, printer.print_ssa_value)
@@ -253,7 +190,11 @@ class CmdDispatchOp(IRDLOperation):
             for i, (access, value, offset, length, size) in enumerate(bindings):
                 printer.print_string(f"\n{access.data} ")
                 printer.print_ssa_value(value)
-                _print_range(printer, offset, length)
+                printer.print_string("[")
+                printer.print_ssa_value(offset)
+                printer.print_string(" for ")
+                printer.print_ssa_value(length)
+                printer.print_string("]")
                 printer.print_string(" : ")
                 print_resource_sized(printer, value.type, size)
                 if i < len(bindings) - 1:
@@ -277,7 +218,7 @@ class CmdDispatchOp(IRDLOperation):
 
 
 @irdl_op_definition
-class CmdCopyOp(IRDLOperation):
+class CmdCopyOp(FormattedOp):
     """``stream.cmd.copy %s[%so], %t[%to], %len : T{%ss} -> T{%ts}``: byte copy."""
 
     name = "stream.cmd.copy"
@@ -288,43 +229,13 @@ class CmdCopyOp(IRDLOperation):
     target_size = operand_def(INDEX)
     target_offset = operand_def(INDEX)
     length = operand_def(INDEX)
-
-    @classmethod
-    def parse(cls, parser):
-        src = parser.parse_unresolved_operand()
-        (soff,) = syn.parse_index_list(parser)
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        (toff,) = syn.parse_index_list(parser)
-        parser.parse_punctuation(",")
-        length = parser.resolve_operand(parser.parse_unresolved_operand(), INDEX)
-        parser.parse_punctuation(":")
-        stype, ssize = parse_resource_sized(parser)
-        parser.parse_punctuation("->")
-        ttype, tsize = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[parser.resolve_operand(src, stype), ssize, soff, parser.resolve_operand(tgt, ttype),
-                                   tsize, toff, length], attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        syn.print_operand_list(printer, [self.source_offset])
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        syn.print_operand_list(printer, [self.target_offset])
-        printer.print_string(", ")
-        printer.print_ssa_value(self.length)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        print_resource_sized(printer, self.target.type, self.target_size)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), "[", Operand("source_offset"), "], ", Operand("target"), "[",
+                                Operand("target_offset"), "], ", Operand("length"), " : ", Sized("source", "source_size"),
+                                " -> ", Sized("target", "target_size"), AttrDict(keyword=True))
 
 
 @irdl_op_definition
-class CmdFillOp(IRDLOperation):
+class CmdFillOp(FormattedOp):
     """``stream.cmd.fill %v, %t[%o for %l] : i32 -> T{%s}``: repeat a 1/2/4/8-byte pattern."""
 
     name = "stream.cmd.fill"
@@ -333,70 +244,22 @@ class CmdFillOp(IRDLOperation):
     target_size = operand_def(INDEX)
     target_offset = operand_def(INDEX)
     target_length = operand_def(INDEX)
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        offset, length = _parse_range(parser)
-        parser.parse_punctuation(":")
-        vtype = parser.parse_type()
-        parser.parse_punctuation("->")
-        ttype, tsize = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[parser.resolve_operand(value, vtype), parser.resolve_operand(tgt, ttype), tsize,
-                                   offset, length], attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        _print_range(printer, self.target_offset, self.target_length)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        print_resource_sized(printer, self.target.type, self.target_size)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(" ", Operand("value"), ",", *TARGET_RANGE, Type("value"), " -> ",
+                                Sized("target", "target_size"), AttrDict(keyword=True))
 
 
-class _CmdRangeOp(IRDLOperation):
+def _range_format(keyword=None):
+    """``keyword(#aff)? %t[%o for %l] : T{%s}`` (the affinity is the ``source_affinity`` property)."""
+    head = (Opt(f" {keyword}(", Attr("source_affinity"), ")"),) if keyword else ()
+    return OpFormat(*head, *TARGET_RANGE, Sized("target", "target_size"), AttrDict(keyword=True))
+
+
+class _CmdRangeOp(FormattedOp):
     target = operand_def(ResourceType)
     target_size = operand_def(INDEX)
     target_offset = operand_def(INDEX)
     target_length = operand_def(INDEX)
-    KEYWORD: ClassVar[str | None] = None
-
-    @classmethod
-    def parse(cls, parser):
-        props = {}
-        if cls.KEYWORD is not None:
-            aff = syn.parse_keyword_paren(parser, cls.KEYWORD, parser.parse_attribute)
-            if aff is not None:
-                props["source_affinity"] = aff
-        tgt = parser.parse_unresolved_operand()
-        offset, length = _parse_range(parser)
-        parser.parse_punctuation(":")
-        ttype, tsize = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[parser.resolve_operand(tgt, ttype), tsize, offset, length], properties=props,
-                         attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        aff = self.properties.get("source_affinity")
-        if aff is not None:
-            printer.print_string(f" {self.KEYWORD}(")
-            printer.print_attribute(aff)
-            printer.print_string(")")
-        printer.print_string(" ")
-        printer.print_ssa_value(self.target)
-        _print_range(printer, self.target_offset, self.target_length)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.target.type, self.target_size)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = _range_format()
 
 
 @irdl_op_definition
@@ -405,7 +268,7 @@ class CmdFlushOp(_CmdRangeOp):
 
     name = "stream.cmd.flush"
     source_affinity = opt_prop_def(Attribute)
-    KEYWORD: ClassVar[str] = "to"
+    FORMAT: ClassVar = _range_format("to")
 
 
 @irdl_op_definition
@@ -414,7 +277,7 @@ class CmdInvalidateOp(_CmdRangeOp):
 
     name = "stream.cmd.invalidate"
     source_affinity = opt_prop_def(Attribute)
-    KEYWORD: ClassVar[str] = "from"
+    FORMAT: ClassVar = _range_format("from")
 
 
 @irdl_op_definition

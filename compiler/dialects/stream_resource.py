@@ -25,6 +25,8 @@
 
 Source followed: IREE ``Dialect/Stream/IR/StreamOps.td`` (Stream_Resource* / Stream_Timepoint*).
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, UnitAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -39,34 +41,40 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import (
+    AFFINITY,
+    AttrDict,
+    Either,
+    Flag,
+    FormattedOp,
+    Operand,
+    Operands,
+    OpFormat,
+    Sized,
+    Type,
+)
 from rt.compiler.dialects.stream_types import (
+    AWAIT,
     INDEX,
     ResourceType,
+    SizedTypes,
     TimepointType,
     int_list,
-    parse_optional_await,
     parse_resource_sized,
-    print_await,
     print_resource_sized,
 )
 
 SEGMENTS = (AttrSizedOperandSegments(as_property=True),)
-
-
-def _props(affinity, **extra):
-    props = dict(extra)
-    if affinity is not None:
-        props["affinity"] = affinity
-    return props
+#: ``%x[%<prefix>_offset]``
+OFFSET = "[", Operand("source_offset"), "]"
 
 
 @irdl_op_definition
-class ResourceAllocOp(IRDLOperation):
+class ResourceAllocOp(FormattedOp):
     """``stream.resource.alloc uninitialized? on(#aff)? : !stream.resource<x>{%size}``."""
 
     name = "stream.resource.alloc"
@@ -74,29 +82,12 @@ class ResourceAllocOp(IRDLOperation):
     uninitialized = opt_prop_def(UnitAttr)
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        props = {}
-        if parser.parse_optional_keyword("uninitialized") is not None:
-            props["uninitialized"] = UnitAttr()
-        affinity = syn.parse_optional_affinity(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_, size = parse_resource_sized(parser)
-        return cls.build(operands=[size], result_types=[type_], properties=_props(affinity, **props), attributes=attrs)
-
-    def print(self, printer):
-        if self.uninitialized is not None:
-            printer.print_string(" uninitialized")
-        syn.print_affinity(printer, self.affinity)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.result.type, self.storage_size)
+    FORMAT: ClassVar = OpFormat(Flag(" uninitialized", "uninitialized"), AFFINITY, AttrDict(), " : ",
+                                Sized("result", "storage_size"))
 
 
 @irdl_op_definition
-class ResourceAllocaOp(IRDLOperation):
+class ResourceAllocaOp(FormattedOp):
     """``stream.resource.alloca uninitialized on(#aff)? (await(%t) =>|:) T{%s} => !stream.timepoint``."""
 
     name = "stream.resource.alloca"
@@ -106,42 +97,13 @@ class ResourceAllocaOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     result_timepoint = result_def(TimepointType)
-
-    @classmethod
-    def parse(cls, parser):
-        parser.parse_keyword("uninitialized")
-        props = {}
-        if parser.parse_optional_keyword("indeterminate") is not None:
-            props["indeterminate_lifetime"] = UnitAttr()
-        affinity = syn.parse_optional_affinity(parser)
-        awaits = parse_optional_await(parser)
-        if not awaits:
-            parser.parse_punctuation(":")
-        attrs = parser.parse_optional_attr_dict()
-        type_, size = parse_resource_sized(parser)
-        syn.parse_fat_arrow(parser)
-        tp_type = parser.parse_type()
-        return cls.build(operands=[size, awaits], result_types=[type_, tp_type], properties=_props(affinity, **props),
-                         attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" uninitialized")
-        if self.indeterminate_lifetime is not None:
-            printer.print_string(" indeterminate")
-        syn.print_affinity(printer, self.affinity)
-        if self.await_timepoint:
-            print_await(printer, self.await_timepoint)
-        else:
-            printer.print_string(" :")
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" ")
-        print_resource_sized(printer, self.result.type, self.storage_size)
-        printer.print_string(" => ")
-        printer.print_attribute(self.result_timepoint.type)
+    FORMAT: ClassVar = OpFormat(" uninitialized", Flag(" indeterminate", "indeterminate_lifetime"), AFFINITY,
+                                Either(AWAIT, " :"), AttrDict(), " ", Sized("result", "storage_size"), " => ",
+                                Type("result_timepoint"))
 
 
 @irdl_op_definition
-class ResourceDeallocaOp(IRDLOperation):
+class ResourceDeallocaOp(FormattedOp):
     """``stream.resource.dealloca origin? on(#aff)? await(%t)? => %r : T{%s} => !stream.timepoint``."""
 
     name = "stream.resource.dealloca"
@@ -151,35 +113,8 @@ class ResourceDeallocaOp(IRDLOperation):
     prefer_origin = opt_prop_def(UnitAttr)
     affinity = opt_prop_def(Attribute)
     result_timepoint = result_def(TimepointType)
-
-    @classmethod
-    def parse(cls, parser):
-        props = {}
-        if parser.parse_optional_keyword("origin") is not None:
-            props["prefer_origin"] = UnitAttr()
-        affinity = syn.parse_optional_affinity(parser)
-        awaits = parse_optional_await(parser)
-        name = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        type_, size = parse_resource_sized(parser)
-        syn.parse_fat_arrow(parser)
-        tp_type = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(name, type_), size, awaits], result_types=[tp_type],
-                         properties=_props(affinity, **props), attributes=attrs)
-
-    def print(self, printer):
-        if self.prefer_origin is not None:
-            printer.print_string(" origin")
-        syn.print_affinity(printer, self.affinity)
-        print_await(printer, self.await_timepoint)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.operand)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.operand.type, self.operand_size)
-        printer.print_string(" => ")
-        printer.print_attribute(self.result_timepoint.type)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(Flag(" origin", "prefer_origin"), AFFINITY, AWAIT, " ", Operand("operand"), " : ",
+                                Sized("operand", "operand_size"), " => ", Type("result_timepoint"), AttrDict())
 
 
 @irdl_op_definition
@@ -203,11 +138,7 @@ class ResourcePackOp(IRDLOperation):
     @classmethod
     def parse(cls, parser):
         affinity = syn.parse_optional_affinity(parser)
-        offset = []
-        if parser.parse_optional_keyword("offset") is not None:
-            parser.parse_punctuation("(")
-            offset = [parser.resolve_operand(parser.parse_unresolved_operand(), INDEX)]
-            parser.parse_punctuation(")")
+        offset = syn.parse_keyword_paren(parser, "offset", parser.parse_unresolved_operand)
         parser.parse_keyword("slices")
         parser.parse_punctuation("(")
         parser.parse_punctuation("{")
@@ -227,16 +158,15 @@ class ResourcePackOp(IRDLOperation):
         parser.parse_punctuation(":")
         parser.parse_type()
         attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[offset, sizes], result_types=[INDEX, [INDEX] * len(sizes)],
-                         properties=_props(affinity, lifetime_intervals=ArrayAttr(intervals)),
+        offsets = [] if offset is None else [parser.resolve_operand(offset, INDEX)]
+        return cls.build(operands=[offsets, sizes], result_types=[INDEX, [INDEX] * len(sizes)],
+                         properties=syn.props_with_affinity(affinity, lifetime_intervals=ArrayAttr(intervals)),
                          attributes=attrs.data if attrs else {})
 
     def print(self, printer):
         syn.print_affinity(printer, self.affinity)
         if self.offset:
-            printer.print_string(" offset(")
-            printer.print_ssa_value(self.offset[0])
-            printer.print_string(")")
+            syn.print_operand_list(printer, self.offset, " offset(", ")")
         printer.print_string(" slices({")
         bounds = self.intervals()
         with printer.indented():
@@ -289,7 +219,7 @@ class ResourceConstantsOp(IRDLOperation):
         syn.parse_fat_arrow(parser)
         tp_type = parser.parse_type()
         return cls.build(operands=[sizes], result_types=[types, tp_type],
-                         properties=_props(affinity, values=ArrayAttr(values)), attributes=attrs)
+                         properties=syn.props_with_affinity(affinity, values=ArrayAttr(values)), attributes=attrs)
 
     def print(self, printer):
         syn.print_affinity(printer, self.affinity)
@@ -308,7 +238,7 @@ class ResourceConstantsOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ResourceSubviewOp(IRDLOperation):
+class ResourceSubviewOp(FormattedOp):
     """``stream.resource.subview %r[%o] : T{%s} -> T{%l}``: a byte range of a resource."""
 
     name = "stream.resource.subview"
@@ -318,29 +248,8 @@ class ResourceSubviewOp(IRDLOperation):
     result_size = operand_def(INDEX)
     result = result_def(ResourceType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser):
-        src = parser.parse_unresolved_operand()
-        (offset,) = syn.parse_index_list(parser)
-        parser.parse_punctuation(":")
-        stype, ssize = parse_resource_sized(parser)
-        parser.parse_punctuation("->")
-        type_, size = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[parser.resolve_operand(src, stype), ssize, offset, size], result_types=[type_],
-                         attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        syn.print_operand_list(printer, [self.source_offset])
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        print_resource_sized(printer, self.result.type, self.result_size)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), *OFFSET, " : ", Sized("source", "source_size"), " -> ",
+                                Sized("result", "result_size"), AttrDict(keyword=True))
 
 
 @irdl_op_definition
@@ -355,7 +264,7 @@ class ResourceSizeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ResourceMapOp(IRDLOperation):
+class ResourceMapOp(FormattedOp):
     """``stream.resource.map %buf[%o] : !util.buffer -> !stream.resource<staging>{%s}``: wrap host memory."""
 
     name = "stream.resource.map"
@@ -363,33 +272,12 @@ class ResourceMapOp(IRDLOperation):
     source_offset = operand_def(INDEX)
     result_size = operand_def(INDEX)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        src = parser.parse_unresolved_operand()
-        (offset,) = syn.parse_index_list(parser)
-        parser.parse_punctuation(":")
-        stype = parser.parse_type()
-        parser.parse_punctuation("->")
-        type_, size = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[parser.resolve_operand(src, stype), offset, size], result_types=[type_],
-                         attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        syn.print_operand_list(printer, [self.source_offset])
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        print_resource_sized(printer, self.result.type, self.result_size)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), *OFFSET, " : ", Type("source"), " -> ",
+                                Sized("result", "result_size"), AttrDict(keyword=True))
 
 
 @irdl_op_definition
-class ResourceTryMapOp(IRDLOperation):
+class ResourceTryMapOp(FormattedOp):
     """``%ok, %r = stream.resource.try_map on(#aff)? %buf[%o] : !util.buffer -> i1, T{%s}``."""
 
     name = "stream.resource.try_map"
@@ -399,39 +287,12 @@ class ResourceTryMapOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     did_map = result_def()
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        (offset,) = syn.parse_index_list(parser)
-        parser.parse_punctuation(":")
-        stype = parser.parse_type()
-        parser.parse_punctuation("->")
-        flag = parser.parse_type()
-        parser.parse_punctuation(",")
-        type_, size = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[parser.resolve_operand(src, stype), offset, size], result_types=[flag, type_],
-                         properties=_props(affinity), attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        syn.print_operand_list(printer, [self.source_offset])
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.did_map.type)
-        printer.print_string(", ")
-        print_resource_sized(printer, self.result.type, self.result_size)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), *OFFSET, " : ", Type("source"), " -> ",
+                                Type("did_map"), ", ", Sized("result", "result_size"), AttrDict(keyword=True))
 
 
 @irdl_op_definition
-class ResourceLoadOp(IRDLOperation):
+class ResourceLoadOp(FormattedOp):
     """``stream.resource.load %r[%o] : !stream.resource<staging>{%s} -> f32``."""
 
     name = "stream.resource.load"
@@ -439,33 +300,12 @@ class ResourceLoadOp(IRDLOperation):
     source_size = operand_def(INDEX)
     source_offset = operand_def(INDEX)
     result = result_def()
-
-    @classmethod
-    def parse(cls, parser):
-        src = parser.parse_unresolved_operand()
-        (offset,) = syn.parse_index_list(parser)
-        parser.parse_punctuation(":")
-        stype, ssize = parse_resource_sized(parser)
-        parser.parse_punctuation("->")
-        type_ = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[parser.resolve_operand(src, stype), ssize, offset], result_types=[type_],
-                         attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        syn.print_operand_list(printer, [self.source_offset])
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), *OFFSET, " : ", Sized("source", "source_size"), " -> ",
+                                Type("result"), AttrDict(keyword=True))
 
 
 @irdl_op_definition
-class ResourceStoreOp(IRDLOperation):
+class ResourceStoreOp(FormattedOp):
     """``stream.resource.store %v, %r[%o] : f32 -> !stream.resource<staging>{%s}``."""
 
     name = "stream.resource.store"
@@ -473,84 +313,33 @@ class ResourceStoreOp(IRDLOperation):
     target = operand_def(ResourceType)
     target_size = operand_def(INDEX)
     target_offset = operand_def(INDEX)
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        (offset,) = syn.parse_index_list(parser)
-        parser.parse_punctuation(":")
-        vtype = parser.parse_type()
-        parser.parse_punctuation("->")
-        type_, size = parse_resource_sized(parser)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[parser.resolve_operand(value, vtype), parser.resolve_operand(tgt, type_), size,
-                                   offset], attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        syn.print_operand_list(printer, [self.target_offset])
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        print_resource_sized(printer, self.target.type, self.target_size)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(" ", Operand("value"), ", ", Operand("target"), "[", Operand("target_offset"), "] : ",
+                                Type("value"), " -> ", Sized("target", "target_size"), AttrDict(keyword=True))
 
 
 @irdl_op_definition
-class TimepointImmediateOp(IRDLOperation):
+class TimepointImmediateOp(FormattedOp):
     """``stream.timepoint.immediate => !stream.timepoint``."""
 
     name = "stream.timepoint.immediate"
     result = result_def(TimepointType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict()
-        syn.parse_fat_arrow(parser)
-        return cls.build(result_types=[parser.parse_type()], attributes=attrs)
-
-    def print(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" => ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(AttrDict(), " => ", Type("result"))
 
 
 @irdl_op_definition
-class TimepointJoinOp(IRDLOperation):
+class TimepointJoinOp(FormattedOp):
     """``stream.timepoint.join max(%a, %b) => !stream.timepoint``."""
 
     name = "stream.timepoint.join"
     await_timepoints = var_operand_def(TimepointType)
     result = result_def(TimepointType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser):
-        parser.parse_keyword("max")
-        names = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_unresolved_operand)
-        attrs = parser.parse_optional_attr_dict()
-        syn.parse_fat_arrow(parser)
-        type_ = parser.parse_type()
-        return cls.build(operands=[[parser.resolve_operand(n, type_) for n in names]], result_types=[type_],
-                         attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" max")
-        syn.print_operand_list(printer, self.await_timepoints, "(", ")")
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" => ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(" max", Operands("await_timepoints", "()"), AttrDict(), " => ", Type("result"))
 
 
 @irdl_op_definition
-class TimepointAwaitOp(IRDLOperation):
+class TimepointAwaitOp(FormattedOp):
     """``stream.timepoint.await sync? %t => %a, %b : T{%s}, T{%t}``: wait, then use the resources."""
 
     name = "stream.timepoint.await"
@@ -560,41 +349,13 @@ class TimepointAwaitOp(IRDLOperation):
     sync = opt_prop_def(UnitAttr)
     results_ = var_result_def()
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        props = {"sync": UnitAttr()} if parser.parse_optional_keyword("sync") is not None else {}
-        tp = parser.resolve_operand(parser.parse_unresolved_operand(), TimepointType())
-        syn.parse_fat_arrow(parser)
-        names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        parser.parse_punctuation(":")
-        types, sizes = [], []
-        for _ in names:
-            if types:
-                parser.parse_punctuation(",")
-            type_, dims = syn.parse_sized_type(parser)
-            types.append(type_)
-            sizes.extend(dims)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[tp, syn.resolve_by_types(parser, names, types), sizes], result_types=[types],
-                         properties=props, attributes=attrs)
-
-    def print(self, printer):
-        if self.sync is not None:
-            printer.print_string(" sync")
-        printer.print_string(" ")
-        printer.print_ssa_value(self.await_timepoint)
-        printer.print_string(" => ")
-        printer.print_list(self.resource_operands, printer.print_ssa_value)
-        printer.print_string(" : ")
-        sizes = iter(self.resource_operand_sizes)
-        printer.print_list(self.resource_operands, lambda v: syn.print_sized_type(
-            printer, v.type, [next(sizes)] if isinstance(v.type, ResourceType) else []))
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(Flag(" sync", "sync"), " ", Operand("await_timepoint"), " => ",
+                                Operands("resource_operands"), " : ",
+                                SizedTypes(("resource_operands", "results_"), "resource_operand_sizes"), AttrDict())
 
 
 @irdl_op_definition
-class TimepointBarrierOp(IRDLOperation):
+class TimepointBarrierOp(FormattedOp):
     """``%r, %tp = stream.timepoint.barrier on(#aff)? %r : T{%s} => !stream.timepoint``."""
 
     name = "stream.timepoint.barrier"
@@ -603,29 +364,8 @@ class TimepointBarrierOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     result_timepoint = result_def(TimepointType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        name = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        type_, size = parse_resource_sized(parser)
-        syn.parse_fat_arrow(parser)
-        tp_type = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[parser.resolve_operand(name, type_), size], result_types=[type_, tp_type],
-                         properties=_props(affinity), attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.resource)
-        printer.print_string(" : ")
-        print_resource_sized(printer, self.resource.type, self.resource_size)
-        printer.print_string(" => ")
-        printer.print_attribute(self.result_timepoint.type)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("resource"), " : ", Sized(("resource", "result"), "resource_size"),
+                                " => ", Type("result_timepoint"), AttrDict(keyword=True))
 
 
 RESOURCE_OPS = [ResourceAllocOp, ResourceAllocaOp, ResourceDeallocaOp, ResourcePackOp, ResourceConstantsOp,

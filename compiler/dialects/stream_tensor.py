@@ -20,6 +20,8 @@ resource (``in !stream.resource<*>{%size}``)::
 
 Source followed: IREE ``Dialect/Stream/IR/StreamOps.td`` (Stream_Tensor* ops).
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import ArrayAttr, DYNAMIC_INDEX
 from xdsl.ir import Attribute
 from xdsl.irdl import (
@@ -39,19 +41,30 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import (
+    AFFINITY,
+    Attr,
+    AttrDict,
+    FormattedOp,
+    Operand,
+    Operands,
+    OpFormat,
+    Opt,
+    Sized,
+    Tied,
+    Type,
+)
 from rt.compiler.dialects.stream_types import (
     INDEX,
     ResourceType,
     entry_point_parts,
-    index_array,
     int_list,
     parse_entry_points,
-    parse_optional_workload,
     parse_resource_sized,
     parse_tied_result,
     print_entry_points,
     print_resource_sized,
-    print_workload,
+    tied_props,
 )
 
 SEGMENTS = (AttrSizedOperandSegments(as_property=True),)
@@ -62,51 +75,40 @@ def dynamic_count(encoding):
     return sum(1 for d in encoding.get_shape() if d == DYNAMIC_INDEX)
 
 
-def _check_dims(encoding, dims, what):
-    if dynamic_count(encoding) != len(dims):
-        raise VerifyException(f"{what} {encoding} has {dynamic_count(encoding)} dynamic dims but {len(dims)} sizes were given")
+def _encoding(prefix):
+    """``tensor<..>{%<prefix>_encoding_dims}``: the ``<prefix>_encoding`` property with its dims."""
+    return Sized(f"{prefix}_encoding", f"{prefix}_encoding_dims")
 
 
-def _parse_encoded(parser):
-    """``tensor<..>{dims} in !stream.resource<x>{%size}`` -> (encoding, dims, type, size)."""
-    enc, dims = syn.parse_sized_type(parser)
-    parser.parse_keyword("in")
-    type_, size = parse_resource_sized(parser)
-    return enc, dims, type_, size
+def _encoded(prefix, value):
+    """``ENC{dims} in T{%<prefix>_size}``: encoding ``prefix`` stored in operand/result ``value``."""
+    return _encoding(prefix), " in ", Sized(value, f"{prefix}_size")
 
 
-def _print_encoded(printer, enc, dims, type_, size, tied=None, elide_same=False):
-    syn.print_sized_type(printer, enc, dims)
-    printer.print_string(" in ")
-    if tied is not None:
-        printer.print_ssa_value(tied)
-        if elide_same and tied.type == type_:
-            printer.print_string("{")
-            printer.print_ssa_value(size)
-            printer.print_string("}")
-            return
-        printer.print_string(" as ")
-    print_resource_sized(printer, type_, size)
+def _tied(prefix):
+    """``ENC{dims} in %target as T{%<prefix>_size}``: an in-place result of operand ``target``."""
+    return _encoding(prefix), " in ", Tied("target", f"{prefix}_size")
 
 
-def _parse_optional_indices(parser):
-    """``[%i, %j]`` when present -> index operands, else []."""
-    if parser.parse_optional_punctuation("[") is None:
-        return []
-    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-    parser.parse_punctuation("]")
-    return [parser.resolve_operand(n, INDEX) for n in names]
+#: ``[%i, ... for %n, ...]`` start indices and lengths.
+SPAN = ("[", Operands("start_indices"), " for ", Operands("lengths"), "]")
 
 
-def _props(affinity, **extra):
-    props = dict(extra)
-    if affinity is not None:
-        props["affinity"] = affinity
-    return props
+class _EncodedOp(FormattedOp):
+    """Checks that each ``<prefix>encoding`` has one ``<prefix>encoding_dims`` value per ``?`` dim."""
+
+    ENCODINGS: ClassVar = ("result_",)
+
+    def verify_(self):
+        for prefix in self.ENCODINGS:
+            encoding, dims = getattr(self, f"{prefix}encoding"), getattr(self, f"{prefix}encoding_dims")
+            if dynamic_count(encoding) != len(dims):
+                raise VerifyException(f"{prefix.replace('_', ' ')}encoding {encoding} has {dynamic_count(encoding)} "
+                                      f"dynamic dims but {len(dims)} sizes were given")
 
 
 @irdl_op_definition
-class TensorSizeOfOp(IRDLOperation):
+class TensorSizeOfOp(_EncodedOp):
     """``stream.tensor.sizeof on(#aff)? tensor<?x?xf32, #enc>{%d0, %d1} : index``: storage bytes."""
 
     name = "stream.tensor.sizeof"
@@ -115,30 +117,13 @@ class TensorSizeOfOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     storage_size = result_def(INDEX)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        type_, dims = syn.parse_sized_type(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        return cls.build(operands=[dims], result_types=[parser.parse_type()],
-                         properties=_props(affinity, encoding=type_), attributes=attrs)
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        syn.print_sized_type(printer, self.encoding, self.encoding_dims)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.storage_size.type)
-
-    def verify_(self):
-        _check_dims(self.encoding, self.encoding_dims, "encoding")
+    ENCODINGS: ClassVar = ("",)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Sized("encoding", "encoding_dims"), AttrDict(), " : ",
+                                Type("storage_size"))
 
 
 @irdl_op_definition
-class TensorImportOp(IRDLOperation):
+class TensorImportOp(_EncodedOp):
     """``stream.tensor.import on(#aff)? %bv : !hal.buffer_view -> tensor<..>{dims} in !stream.resource<external>{%size}``."""
 
     name = "stream.tensor.import"
@@ -148,31 +133,12 @@ class TensorImportOp(IRDLOperation):
     result_encoding = prop_def(Attribute)
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = syn.parse_typed_operand(parser)
-        parser.parse_punctuation("->")
-        enc, dims, type_, size = _parse_encoded(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[src, dims, size], result_types=[type_],
-                         properties=_props(affinity, result_encoding=enc), attributes=attrs)
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        syn.print_typed_operand(printer, self.source, "", "")
-        printer.print_string(" -> ")
-        _print_encoded(printer, self.result_encoding, self.result_encoding_dims, self.result.type, self.result_size)
-        syn.print_attr_dict(printer, self.attributes)
-
-    def verify_(self):
-        _check_dims(self.result_encoding, self.result_encoding_dims, "result encoding")
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), " : ", Type("source"), " -> ",
+                                *_encoded("result", "result"), AttrDict())
 
 
 @irdl_op_definition
-class TensorExportOp(IRDLOperation):
+class TensorExportOp(_EncodedOp):
     """``stream.tensor.export on(#aff)? %r : tensor<..>{dims} in !stream.resource<external>{%size} -> !hal.buffer_view``."""
 
     name = "stream.tensor.export"
@@ -182,35 +148,13 @@ class TensorExportOp(IRDLOperation):
     source_encoding = prop_def(Attribute)
     affinity = opt_prop_def(Attribute)
     result = result_def()
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        enc, dims, type_, size = _parse_encoded(parser)
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, type_), dims, size], result_types=[result_type],
-                         properties=_props(affinity, source_encoding=enc), attributes=attrs)
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_string(" : ")
-        _print_encoded(printer, self.source_encoding, self.source_encoding_dims, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-        syn.print_attr_dict(printer, self.attributes)
-
-    def verify_(self):
-        _check_dims(self.source_encoding, self.source_encoding_dims, "source encoding")
+    ENCODINGS: ClassVar = ("source_",)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), " : ", *_encoded("source", "source"), " -> ",
+                                Type("result"), AttrDict())
 
 
 @irdl_op_definition
-class TensorEmptyOp(IRDLOperation):
+class TensorEmptyOp(_EncodedOp):
     """``stream.tensor.empty on(#aff)? : tensor<?xf32>{%d} in !stream.resource<*>{%size}``."""
 
     name = "stream.tensor.empty"
@@ -220,28 +164,11 @@ class TensorEmptyOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     traits = traits_def(Pure())
+    FORMAT: ClassVar = OpFormat(AFFINITY, " : ", *_encoded("result", "result"), AttrDict())
 
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        parser.parse_punctuation(":")
-        enc, dims, type_, size = _parse_encoded(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[dims, size], result_types=[type_],
-                         properties=_props(affinity, result_encoding=enc), attributes=attrs)
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" : ")
-        _print_encoded(printer, self.result_encoding, self.result_encoding_dims, self.result.type, self.result_size)
-        syn.print_attr_dict(printer, self.attributes)
-
-
-    def verify_(self):
-        _check_dims(self.result_encoding, self.result_encoding_dims, "result encoding")
 
 @irdl_op_definition
-class TensorConstantOp(IRDLOperation):
+class TensorConstantOp(_EncodedOp):
     """``stream.tensor.constant on(#aff)? : tensor<4xf32> in !stream.resource<constant> = dense<..>``."""
 
     name = "stream.tensor.constant"
@@ -251,36 +178,12 @@ class TensorConstantOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     traits = traits_def(Pure())
+    FORMAT: ClassVar = OpFormat(AFFINITY, " : ", _encoding("result"), " in ", Type("result"), " = ", Attr("value"),
+                                AttrDict())
 
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        parser.parse_punctuation(":")
-        enc, dims = syn.parse_sized_type(parser)
-        parser.parse_keyword("in")
-        type_ = parser.parse_type()
-        parser.parse_punctuation("=")
-        value = parser.parse_attribute()
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[dims], result_types=[type_],
-                         properties=_props(affinity, result_encoding=enc, value=value), attributes=attrs)
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.result_encoding, self.result_encoding_dims)
-        printer.print_string(" in ")
-        printer.print_attribute(self.result.type)
-        printer.print_string(" = ")
-        printer.print_attribute(self.value)
-        syn.print_attr_dict(printer, self.attributes)
-
-
-    def verify_(self):
-        _check_dims(self.result_encoding, self.result_encoding_dims, "result encoding")
 
 @irdl_op_definition
-class TensorSplatOp(IRDLOperation):
+class TensorSplatOp(_EncodedOp):
     """``stream.tensor.splat on(#aff)? %v : f32 -> tensor<4xf32> in !stream.resource<*>{%size}``."""
 
     name = "stream.tensor.splat"
@@ -291,31 +194,12 @@ class TensorSplatOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     traits = traits_def(Pure())
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("value"), " : ", Type("value"), " -> ",
+                                *_encoded("result", "result"), AttrDict())
 
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        value = syn.parse_typed_operand(parser)
-        parser.parse_punctuation("->")
-        enc, dims, type_, size = _parse_encoded(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[value, dims, size], result_types=[type_],
-                         properties=_props(affinity, result_encoding=enc), attributes=attrs)
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        syn.print_typed_operand(printer, self.value, "", "")
-        printer.print_string(" -> ")
-        _print_encoded(printer, self.result_encoding, self.result_encoding_dims, self.result.type, self.result_size)
-        syn.print_attr_dict(printer, self.attributes)
-
-
-    def verify_(self):
-        _check_dims(self.result_encoding, self.result_encoding_dims, "result encoding")
 
 @irdl_op_definition
-class TensorCloneOp(IRDLOperation):
+class TensorCloneOp(FormattedOp):
     """``stream.tensor.clone on(#aff)? %r : ENC{..} in T{%s} -> ENC2{..} in T2{%s2}`` (also reshapes)."""
 
     name = "stream.tensor.clone"
@@ -329,32 +213,12 @@ class TensorCloneOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        senc, sdims, stype, ssize = _parse_encoded(parser)
-        parser.parse_punctuation("->")
-        renc, rdims, rtype, rsize = _parse_encoded(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, stype), sdims, ssize, rdims, rsize], result_types=[rtype],
-                         properties=_props(affinity, source_encoding=senc, result_encoding=renc), attributes=attrs)
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_string(" : ")
-        _print_encoded(printer, self.source_encoding, self.source_encoding_dims, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        _print_encoded(printer, self.result_encoding, self.result_encoding_dims, self.result.type, self.result_size)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), " : ", *_encoded("source", "source"), " -> ",
+                                *_encoded("result", "result"), AttrDict())
 
 
 @irdl_op_definition
-class TensorSliceOp(IRDLOperation):
+class TensorSliceOp(FormattedOp):
     """``stream.tensor.slice on(#aff)? %r[%i, %j for %m, %n] : ENC in T{%s} -> ENC2 in T{%s2}``."""
 
     name = "stream.tensor.slice"
@@ -370,44 +234,12 @@ class TensorSliceOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        starts = [parser.resolve_operand(o, INDEX) for o in
-                  parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)]
-        parser.parse_keyword("for")
-        lengths = [parser.resolve_operand(o, INDEX) for o in
-                   parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)]
-        parser.parse_punctuation("]")
-        parser.parse_punctuation(":")
-        senc, sdims, stype, ssize = _parse_encoded(parser)
-        parser.parse_punctuation("->")
-        renc, rdims, rtype, rsize = _parse_encoded(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, stype), sdims, ssize, starts, lengths, rdims, rsize],
-                         result_types=[rtype], attributes=attrs,
-                         properties=_props(affinity, source_encoding=senc, result_encoding=renc))
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_string("[")
-        printer.print_list(self.start_indices, printer.print_ssa_value)
-        printer.print_string(" for ")
-        printer.print_list(self.lengths, printer.print_ssa_value)
-        printer.print_string("] : ")
-        _print_encoded(printer, self.source_encoding, self.source_encoding_dims, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        _print_encoded(printer, self.result_encoding, self.result_encoding_dims, self.result.type, self.result_size)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), *SPAN, " : ", *_encoded("source", "source"), " -> ",
+                                *_encoded("result", "result"), AttrDict())
 
 
 @irdl_op_definition
-class TensorUpdateOp(IRDLOperation):
+class TensorUpdateOp(FormattedOp):
     """``stream.tensor.update on(#aff)? %u, %t[%i] : ENC in T{%us} -> ENC2 in %t as T{%ts}`` (in place)."""
 
     name = "stream.tensor.update"
@@ -423,42 +255,13 @@ class TensorUpdateOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        upd = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        starts = syn.parse_index_list(parser)
-        parser.parse_punctuation(":")
-        uenc, udims, utype, usize = _parse_encoded(parser)
-        parser.parse_punctuation("->")
-        tenc, tdims = syn.parse_sized_type(parser)
-        parser.parse_keyword("in")
-        ttype, (tsize,), _ = parse_tied_result(parser, [tgt])
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(upd, utype), udims, usize, parser.resolve_operand(tgt, ttype),
-                                   tdims, tsize, starts], result_types=[ttype], attributes=attrs,
-                         properties=_props(affinity, update_encoding=uenc, target_encoding=tenc))
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.update)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        syn.print_operand_list(printer, self.start_indices)
-        printer.print_string(" : ")
-        _print_encoded(printer, self.update_encoding, self.update_encoding_dims, self.update.type, self.update_size)
-        printer.print_string(" -> ")
-        _print_encoded(printer, self.target_encoding, self.target_encoding_dims, self.result.type, self.target_size,
-                       tied=self.target)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("update"), ", ", Operand("target"),
+                                Operands("start_indices", "[]"), " : ", *_encoded("update", "update"), " -> ",
+                                *_tied("target"), AttrDict())
 
 
 @irdl_op_definition
-class TensorFillOp(IRDLOperation):
+class TensorFillOp(FormattedOp):
     """``stream.tensor.fill on(#aff)? %v, %t[%i for %n] : f32 -> ENC in %t as T{%s}`` (in place)."""
 
     name = "stream.tensor.fill"
@@ -472,54 +275,12 @@ class TensorFillOp(IRDLOperation):
     affinity = opt_prop_def(Attribute)
     result = result_def(ResourceType)
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        starts, lengths = [], []
-        if parser.parse_optional_punctuation("[") is not None:
-            starts = [parser.resolve_operand(o, INDEX) for o in
-                      parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)]
-            parser.parse_keyword("for")
-            lengths = [parser.resolve_operand(o, INDEX) for o in
-                       parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)]
-            parser.parse_punctuation("]")
-        parser.parse_punctuation(":")
-        vtype = parser.parse_type()
-        parser.parse_punctuation("->")
-        tenc, tdims = syn.parse_sized_type(parser)
-        parser.parse_keyword("in")
-        ttype, (tsize,), _ = parse_tied_result(parser, [tgt])
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(value, vtype), parser.resolve_operand(tgt, ttype), tdims,
-                                   tsize, starts, lengths], result_types=[ttype], attributes=attrs,
-                         properties=_props(affinity, target_encoding=tenc))
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        if self.start_indices:
-            printer.print_string("[")
-            printer.print_list(self.start_indices, printer.print_ssa_value)
-            printer.print_string(" for ")
-            printer.print_list(self.lengths, printer.print_ssa_value)
-            printer.print_string("]")
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        _print_encoded(printer, self.target_encoding, self.target_encoding_dims, self.result.type, self.target_size,
-                       tied=self.target)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("value"), ", ", Operand("target"), Opt(*SPAN), " : ",
+                                Type("value"), " -> ", *_tied("target"), AttrDict())
 
 
 @irdl_op_definition
-class TensorLoadOp(IRDLOperation):
+class TensorLoadOp(FormattedOp):
     """``stream.tensor.load %r[%i] : tensor<8xf32> in !stream.resource<staging>{%s} -> f32``."""
 
     name = "stream.tensor.load"
@@ -530,33 +291,12 @@ class TensorLoadOp(IRDLOperation):
     source_encoding = prop_def(Attribute)
     result = result_def()
     irdl_options = SEGMENTS
-
-    @classmethod
-    def parse(cls, parser):
-        src = parser.parse_unresolved_operand()
-        indices = _parse_optional_indices(parser)
-        parser.parse_punctuation(":")
-        enc, dims, type_, size = _parse_encoded(parser)
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, type_), dims, size, indices], result_types=[result_type],
-                         properties={"source_encoding": enc}, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        if self.indices:
-            syn.print_operand_list(printer, self.indices)
-        printer.print_string(" : ")
-        _print_encoded(printer, self.source_encoding, self.source_encoding_dims, self.source.type, self.source_size)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), Opt("[", Operands("indices"), "]"), " : ",
+                                *_encoded("source", "source"), " -> ", Type("result"), AttrDict())
 
 
 @irdl_op_definition
-class TensorStoreOp(IRDLOperation):
+class TensorStoreOp(FormattedOp):
     """``stream.tensor.store %v, %r[%i] : f32 -> tensor<8xf32> in %r as !stream.resource<staging>{%s}``."""
 
     name = "stream.tensor.store"
@@ -568,36 +308,30 @@ class TensorStoreOp(IRDLOperation):
     target_encoding = prop_def(Attribute)
     result = result_def(ResourceType)
     irdl_options = SEGMENTS
+    FORMAT: ClassVar = OpFormat(" ", Operand("value"), ", ", Operand("target"), Opt("[", Operands("indices"), "]"),
+                                " : ", Type("value"), " -> ", *_tied("target"), AttrDict())
 
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        tgt = parser.parse_unresolved_operand()
-        indices = _parse_optional_indices(parser)
-        parser.parse_punctuation(":")
-        vtype = parser.parse_type()
-        parser.parse_punctuation("->")
-        enc, dims = syn.parse_sized_type(parser)
-        parser.parse_keyword("in")
-        ttype, (tsize,), _ = parse_tied_result(parser, [tgt])
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(value, vtype), parser.resolve_operand(tgt, ttype), dims, tsize,
-                                   indices], result_types=[ttype], properties={"target_encoding": enc}, attributes=attrs)
 
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.target)
-        if self.indices:
-            syn.print_operand_list(printer, self.indices)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        _print_encoded(printer, self.target_encoding, self.target_encoding_dims, self.result.type, self.target_size,
-                       tied=self.target)
-        syn.print_attr_dict(printer, self.attributes)
+def _parse_encoded_operand(parser):
+    """``ENC{dims} in T{%s}`` (a resource) or a plain type -> (type, encoding, dims, sizes)."""
+    enc, dims = syn.parse_sized_type(parser)
+    if parser.parse_optional_keyword("in") is None:
+        return enc, enc, [], []
+    type_, size = parse_resource_sized(parser)
+    return type_, enc, dims, [size]
+
+
+def _print_encoded(printer, enc, dims, type_, size, tied=None):
+    """``ENC{dims} in T{%s}``; a tied one as ``in %t{%s}`` (same type) or ``in %t as T{%s}``."""
+    syn.print_sized_type(printer, enc, dims)
+    printer.print_string(" in ")
+    if tied is not None:
+        printer.print_ssa_value(tied)
+        if tied.type == type_:
+            syn.print_operand_list(printer, [size], "{", "}")
+            return
+        printer.print_string(" as ")
+    print_resource_sized(printer, type_, size)
 
 
 @irdl_op_definition
@@ -628,83 +362,65 @@ class TensorDispatchOp(IRDLOperation):
     def parse(cls, parser):
         affinity = syn.parse_optional_affinity(parser)
         entry_points = parse_entry_points(parser)
-        workload = parse_optional_workload(parser)
+        workload = syn.parse_optional_workload(parser)
         names = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
-        parser.parse_punctuation("(")
-        types, sizes, encs, enc_dims = [], [], [], []
-        if parser.parse_optional_punctuation(")") is None:
-            while True:
-                enc, dims = syn.parse_sized_type(parser)
-                if parser.parse_optional_keyword("in") is not None:
-                    type_, size = parse_resource_sized(parser)
-                    types.append(type_)
-                    sizes.append(size)
-                    encs.append(enc)
-                    enc_dims.extend(dims)
-                else:
-                    types.append(enc)
-                    encs.append(enc)
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            parser.parse_punctuation(")")
+        operands = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, lambda: _parse_encoded_operand(parser))
+        types = [t for t, _, _, _ in operands]
         parser.parse_punctuation("->")
-        wrapped = parser.parse_optional_punctuation("(") is not None
-        rtypes, rsizes, rencs, rdims, tied = [], [], [], [], []
-        if not (wrapped and parser.parse_optional_punctuation(")") is not None):
-            while True:
-                enc, dims = syn.parse_sized_type(parser)
-                parser.parse_keyword("in")
-                rtype, rsize, tie = parse_tied_result(parser, names, types)
-                rtypes.append(rtype)
-                rsizes.extend(rsize)
-                rencs.append(enc)
-                rdims.extend(dims)
-                tied.append(tie)
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            if wrapped:
-                parser.parse_punctuation(")")
-        operands = syn.resolve_by_types(parser, names, types)
-        props = _props(affinity, entry_points=entry_points, operand_encodings=ArrayAttr(encs),
-                       result_encodings=ArrayAttr(rencs))
-        if any(t >= 0 for t in tied):
-            props["tied_operands"] = index_array(tied)
-        return cls.build(operands=[workload, operands, sizes, enc_dims, rsizes, rdims], result_types=[rtypes],
-                         properties=props, attributes=attrs)
+
+        def result():
+            enc, dims = syn.parse_sized_type(parser)
+            parser.parse_keyword("in")
+            type_, sizes, tie = parse_tied_result(parser, names, types)
+            return type_, enc, dims, sizes, tie
+
+        results = syn.parse_result_list(parser, result)
+        props = syn.props_with_affinity(affinity, entry_points=entry_points,
+                                        operand_encodings=ArrayAttr([e for _, e, _, _ in operands]),
+                                        result_encodings=ArrayAttr([e for _, e, _, _, _ in results]))
+        return cls.build(operands=[workload, syn.resolve_by_types(parser, names, types),
+                                   [s for *_, ss in operands for s in ss], [d for _, _, ds, _ in operands for d in ds],
+                                   [s for _, _, _, ss, _ in results for s in ss],
+                                   [d for _, _, ds, _, _ in results for d in ds]],
+                         result_types=[[t for t, *_ in results]], attributes=attrs,
+                         properties=tied_props(props, [t for *_, t in results]))
 
     def print(self, printer):
         syn.print_affinity(printer, self.affinity)
         printer.print_string(" ")
         print_entry_points(printer, self.entry_points)
-        print_workload(printer, self.workload)
+        syn.print_workload(printer, self.workload)
         syn.print_operand_list(printer, self.mixed_operands, "(", ")")
         syn.print_attr_dict(printer, self.attributes)
         printer.print_string(" : (")
         sizes, dims = iter(self.operand_sizes), list(self.operand_encoding_dims)
-        for i, (value, enc) in enumerate(zip(self.mixed_operands, self.operand_encodings.data)):
-            if i:
-                printer.print_string(", ")
-            if isinstance(value.type, ResourceType):
-                count = dynamic_count(enc)
-                _print_encoded(printer, enc, dims[:count], value.type, next(sizes))
-                dims = dims[count:]
-            else:
+
+        def operand(pair):
+            nonlocal dims
+            value, enc = pair
+            if not isinstance(value.type, ResourceType):
                 printer.print_attribute(value.type)
+                return
+            count = dynamic_count(enc)
+            _print_encoded(printer, enc, dims[:count], value.type, next(sizes))
+            dims = dims[count:]
+
+        printer.print_list(list(zip(self.mixed_operands, self.operand_encodings.data)), operand)
         printer.print_string(") -> ")
-        many = len(self.results_) != 1
-        printer.print_string("(" if many else "")
         tied = int_list(self.tied_operands) or [-1] * len(self.results_)
         rdims = list(self.result_encoding_dims)
-        for i, (result, enc) in enumerate(zip(self.results_, self.result_encodings.data)):
-            if i:
-                printer.print_string(", ")
+
+        def result(i, value):
+            nonlocal rdims
+            enc = self.result_encodings.data[i]
             count = dynamic_count(enc)
-            _print_encoded(printer, enc, rdims[:count], result.type, self.result_sizes[i],
-                           tied=self.mixed_operands[tied[i]] if tied[i] >= 0 else None, elide_same=True)
+            _print_encoded(printer, enc, rdims[:count], value.type, self.result_sizes[i],
+                           tied=self.mixed_operands[tied[i]] if tied[i] >= 0 else None)
             rdims = rdims[count:]
-        printer.print_string(")" if many else "")
+
+        syn.print_result_list(printer, self.results_, result)
 
     def entry_point(self):
         """(executable name, export name) of the first entry point."""

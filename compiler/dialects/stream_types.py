@@ -2,12 +2,12 @@
 
 Types: ``!stream.resource<*|external|transient|constant|variable|staging>``,
 ``!stream.timepoint``, ``!stream.binding``, ``!stream.channel``. Attribute:
-``#stream.timepoint<immediate>``. The helpers parse/print the fragments IREE's stream ops
-share: ``type{%size}`` (size-aware types), ``await(%t) =>``, ``%target as type{%size}`` (tied
-results), ``@exe::@entry`` lists and the ``(%r[%o to %e for %l], %x)`` dispatch operand list.
+``#stream.timepoint<immediate>``. The helpers and format directives parse/print the fragments
+IREE's stream ops share: ``await(%t) =>``, ``type{%size}`` lists, ``with(%r as %a: T{%s})``
+captures, ``%x as T{%s}`` result lists, ``@exe::@entry`` lists and ``[%w]`` workloads.
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Stream/IR/StreamTypes.td`` and the
-``custom<ShapedTiedResult>`` / ``custom<ShapedResultList>`` / ``custom<DispatchOperands>``
+``custom<ShapedTiedResult>`` / ``custom<ShapedResultList>`` / ``custom<ResourceRegion>``
 directives (``Util/IR/UtilOps.cpp``, ``Stream/IR/StreamOps.cpp``).
 """
 from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, SymbolRefAttr
@@ -16,6 +16,7 @@ from xdsl.irdl import irdl_attr_definition, param_def
 from xdsl.parser import Parser
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import Directive, Operands, Opt, slot_fields
 
 INDEX = IndexType()
 LIFETIMES = ("*", "external", "transient", "constant", "variable", "staging")
@@ -49,25 +50,12 @@ class ResourceType(ParametrizedAttribute, TypeAttribute):
         printer.print_string(f"<{self.lifetime.data}>")
 
 
-@irdl_attr_definition
-class TimepointType(ParametrizedAttribute, TypeAttribute):
-    """``!stream.timepoint``: a point on a device timeline."""
-
-    name = "stream.timepoint"
-
-
-@irdl_attr_definition
-class BindingType(ParametrizedAttribute, TypeAttribute):
-    """``!stream.binding``: an opaque dispatch argument bound to a resource range."""
-
-    name = "stream.binding"
-
-
-@irdl_attr_definition
-class ChannelType(ParametrizedAttribute, TypeAttribute):
-    """``!stream.channel``: a collective communication channel."""
-
-    name = "stream.channel"
+TimepointType = syn.opaque_type(__name__, "TimepointType", "stream.timepoint",
+                                "``!stream.timepoint``: a point on a device timeline.")
+BindingType = syn.opaque_type(__name__, "BindingType", "stream.binding",
+                              "``!stream.binding``: an opaque dispatch argument bound to a resource range.")
+ChannelType = syn.opaque_type(__name__, "ChannelType", "stream.channel",
+                              "``!stream.channel``: a collective communication channel.")
 
 
 @irdl_attr_definition
@@ -90,11 +78,6 @@ class TimepointAttr(ParametrizedAttribute):
         printer.print_string(f"<{self.value.data}>")
 
 
-def resource(lifetime="*"):
-    """``!stream.resource<lifetime>``."""
-    return ResourceType(lifetime)
-
-
 def index_array(values):
     """ArrayAttr of index IntegerAttrs (IREE's tied_operands / lifetime_intervals encoding)."""
     return ArrayAttr([IntegerAttr(int(v), INDEX) for v in values])
@@ -103,6 +86,17 @@ def index_array(values):
 def int_list(attr):
     """ArrayAttr of IntegerAttrs -> list of Python ints (empty list for None)."""
     return [a.value.data for a in attr.data] if attr is not None else []
+
+
+def tied_props(props, tied):
+    """``props`` plus ``tied_operands`` when any result (``tied``: operand index or -1) is tied."""
+    if any(t >= 0 for t in tied):
+        props["tied_operands"] = index_array(tied)
+    return props
+
+
+#: `` await(%t, ...) =>``: the timepoints an op waits on (``stream.*`` ops with ``await_timepoint``).
+AWAIT = Opt(" await(", Operands("await_timepoint"), ") =>")
 
 
 def parse_resource_sized(parser):
@@ -118,42 +112,34 @@ def print_resource_sized(printer, type_, size):
     syn.print_sized_type(printer, type_, [size], always_braces=True)
 
 
-def parse_optional_await(parser, arrow=True):
-    """``await(%t) =>`` (or ``await(%t)`` when ``arrow`` is False) -> operand list (0 or 1)."""
-    if parser.parse_optional_keyword("await") is None:
-        return []
-    parser.parse_punctuation("(")
-    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-    parser.parse_punctuation(")")
-    if arrow:
-        syn.parse_fat_arrow(parser)
-    return [parser.resolve_operand(n, TimepointType()) for n in names]
+def print_sized_types(printer, values, sizes):
+    """``T{%s}, index, ...``: each value's type, with the next of ``sizes`` after each resource."""
+    sizes = iter(sizes)
+    printer.print_list(values, lambda v: syn.print_sized_type(
+        printer, v.type, [next(sizes)] if isinstance(v.type, ResourceType) else []))
 
 
-def print_await(printer, timepoints, arrow=True):
-    if timepoints:
-        printer.print_string(" await(")
-        printer.print_list(timepoints, printer.print_ssa_value)
-        printer.print_string(") =>" if arrow else ")")
+class SizedTypes(Directive):
+    """``T{%s}, index``: one type per operand of ``slot`` (sizes, in order, into the ``sizes`` group).
 
-
-def parse_tied_result(parser, operand_names, operand_types=None):
-    """``%x as type{%s}`` / ``%x{%s}`` / ``type{%s}`` -> (type, [size], tied index or -1).
-
-    ``operand_names`` are the op's UnresolvedOperands in operand order; ``operand_types`` (same
-    order) supply the type of a tied result printed without ``as``.
+    ``slot`` is an operand group or a tuple (operands, results) whose types are the same.
     """
-    tied = -1
-    name = parser.parse_optional_unresolved_operand()
-    if name is not None:
-        tied = find_tied(parser, name, operand_names)
-        if parser.parse_optional_keyword("as") is None:
-            if operand_types is None:
-                parser.raise_error("expected 'as' and the result type after the tied operand")
-            dims = [parser.resolve_operand(d, INDEX) for d in syn.parse_optional_dims(parser)]
-            return operand_types[tied], dims, tied
-    type_, dims = syn.parse_sized_type(parser)
-    return type_, dims, tied
+
+    def __init__(self, slot, sizes):
+        self.slot, self.sizes = slot_fields(slot), sizes
+
+    def parse(self, state):
+        types, sizes = [], []
+        for i in range(len(state.names[self.slot[0]])):
+            if i:
+                state.parser.parse_punctuation(",")
+            types.append(state.parser.parse_type())
+            sizes.extend(syn.parse_optional_dims(state.parser))
+        state.set_type(self.slot, types)
+        state.names[self.sizes] = sizes
+
+    def print(self, op, printer):
+        print_sized_types(printer, getattr(op, self.slot[0]), getattr(op, self.sizes))
 
 
 def find_tied(parser, name, operand_names):
@@ -165,12 +151,110 @@ def find_tied(parser, name, operand_names):
     parser.raise_error(f"tied result names %{name.operand_name}, which is not an operand of this op", name.span)
 
 
-def print_tied_result(printer, op, type_, size, tied_operand):
-    """Prints ``%x as type{%s}`` when tied, else ``type{%s}``."""
-    if tied_operand is not None:
-        printer.print_ssa_value(tied_operand)
-        printer.print_string(" as ")
-    syn.print_sized_type(printer, type_, [size] if size is not None else [], always_braces=size is not None)
+def parse_tied_result(parser, names, types):
+    """``T{%s}``, ``%x{%s}`` or ``%x as T{%s}`` -> (type, resolved sizes, tied operand index or -1).
+
+    ``names`` are the op's operands as parsed (UnresolvedOperands), ``types`` their types: a
+    result printed as a bare ``%x`` has the type of operand ``%x``.
+    """
+    name = parser.parse_optional_unresolved_operand()
+    if name is None:
+        type_, dims = syn.parse_sized_type(parser)
+        return type_, dims, -1
+    index = find_tied(parser, name, names)
+    if parser.parse_optional_keyword("as") is not None:
+        type_, dims = syn.parse_sized_type(parser)
+        return type_, dims, index
+    return types[index], [parser.resolve_operand(d, INDEX) for d in syn.parse_optional_dims(parser)], index
+
+
+def parse_shaped_results(parser, names, types):
+    """IREE's ``custom<ShapedResultList>``: ``T{%s}, %x, %y as T{%s}`` -> (types, sizes, tied)."""
+    items = syn.parse_result_list(parser, lambda: parse_tied_result(parser, names, types))
+    return [t for t, _, _ in items], [d for _, ds, _ in items for d in ds], [i for _, _, i in items]
+
+
+def print_shaped_results(printer, operands, results, sizes, tied):
+    """Prints a result list in ``custom<ShapedResultList>`` form (ties as ``%operand``)."""
+    sizes = list(sizes)
+
+    def one(i, result):
+        size = sizes.pop(0) if isinstance(result.type, ResourceType) else None
+        tie = tied[i] if i < len(tied) else -1
+        if tie >= 0:
+            printer.print_ssa_value(operands[tie])
+            if operands[tie].type != result.type:
+                printer.print_string(" as ")
+                printer.print_attribute(result.type)
+        else:
+            printer.print_attribute(result.type)
+        if size is not None:
+            printer.print_string("{")
+            printer.print_ssa_value(size)
+            printer.print_string("}")
+
+    syn.print_result_list(printer, results, one)
+
+
+class ShapedResults(Directive):
+    """IREE's ``custom<ShapedResultList>`` for results ``field`` with sizes ``sizes``, tied to ``operands``.
+
+    Ties are stored as the ``tied_operands`` property (omitted when no result is tied).
+    """
+
+    def __init__(self, field, sizes, operands):
+        self.field, self.sizes, self.operands = field, sizes, operands
+
+    def parse(self, state):
+        types, sizes, tied = parse_shaped_results(state.parser, state.names[self.operands], state.types[self.operands])
+        state.types[self.field], state.values[self.sizes] = types, sizes
+        if any(t >= 0 for t in tied):
+            state.set_prop("tied_operands", index_array(tied))
+
+    def print(self, op, printer):
+        print_shaped_results(printer, getattr(op, self.operands), getattr(op, self.field), getattr(op, self.sizes),
+                             int_list(op.tied_operands))
+
+
+class Captures(Directive):
+    """`` with(%x as %a: T{%s}, ...)``: resources ``field`` (sizes ``sizes``) become region ``body``'s arguments."""
+
+    def __init__(self, field, sizes, body="body"):
+        self.field, self.sizes, self.body = field, sizes, body
+
+    def parse(self, state):
+        parser, names, args, types = state.parser, [], [], []
+
+        def capture():
+            names.append(parser.parse_unresolved_operand())
+            parser.parse_keyword("as")
+            arg = parser.parse_argument(expect_type=False)
+            parser.parse_punctuation(":")
+            type_, size = parse_resource_sized(parser)
+            args.append(arg.resolve(type_))
+            types.append(type_)
+            sizes.append(size)
+
+        sizes = []
+        parser.parse_keyword("with")
+        parser.parse_comma_separated_list(Parser.Delimiter.PAREN, capture)
+        state.names[self.field], state.types[self.field], state.values[self.sizes] = names, types, sizes
+        state.block_args[self.body] = args
+
+    def print(self, op, printer):
+        sizes = iter(getattr(op, self.sizes))
+
+        def capture(pair):
+            value, arg = pair
+            printer.print_ssa_value(value)
+            printer.print_string(" as ")
+            printer.print_block_argument(arg, print_type=False)
+            printer.print_string(": ")
+            print_resource_sized(printer, arg.type, next(sizes))
+
+        printer.print_string(" with(")
+        printer.print_list(list(zip(getattr(op, self.field), getattr(op, self.body).blocks[0].args)), capture)
+        printer.print_string(")")
 
 
 def parse_entry_points(parser):
@@ -190,22 +274,6 @@ def print_entry_points(printer, entry_points):
     printer.print_string("{")
     printer.print_list(refs, printer.print_attribute)
     printer.print_string("}")
-
-
-def parse_optional_workload(parser):
-    """``[%w0, %w1]`` after an entry point -> resolved index operands (empty when absent)."""
-    if parser.parse_optional_punctuation("[") is None:
-        return []
-    if parser.parse_optional_punctuation("]") is not None:
-        return []
-    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-    parser.parse_punctuation("]")
-    return [parser.resolve_operand(n, INDEX) for n in names]
-
-
-def print_workload(printer, workload):
-    if workload:
-        syn.print_operand_list(printer, workload)
 
 
 def entry_point_parts(ref):

@@ -11,6 +11,8 @@ with ``util.initializer.return``), ``util.unfoldable_constant dense<...> : tenso
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Util/IR/UtilOps.td``.
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -22,7 +24,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOpCallableInterface
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute, TypedAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypedAttribute
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
@@ -47,15 +49,27 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._regions import Body
+from rt.compiler.dialects._format import (
+    Attr,
+    AttrDict,
+    Flag,
+    FormattedOp,
+    Operand,
+    Operands,
+    OpFormat,
+    Opt,
+    Str,
+    SymbolRef,
+    Type,
+    Types,
+)
 from rt.compiler.dialects.hal import DeviceTargetAttr
 from rt.compiler.dialects.hal_types import DeviceType
 
 
-@irdl_attr_definition
-class BufferType(ParametrizedAttribute, TypeAttribute):
-    """``!util.buffer``: a host byte buffer (constant pools, rodata)."""
-
-    name = "util.buffer"
+BufferType = syn.opaque_type(__name__, "BufferType", "util.buffer",
+                             "``!util.buffer``: a host byte buffer (constant pools, rodata).")
 
 
 @irdl_attr_definition
@@ -151,61 +165,25 @@ class GlobalOp(IRDLOperation):
 
 
 @irdl_op_definition
-class GlobalLoadOp(IRDLOperation):
+class GlobalLoadOp(FormattedOp):
     """``util.global.load immutable? @name : type``."""
 
     name = "util.global.load"
     global_name = prop_def(SymbolRefAttr, prop_name="global")
     is_immutable = opt_prop_def(UnitAttr)
     result = result_def()
-
-    @classmethod
-    def parse(cls, parser):
-        immutable = parser.parse_optional_keyword("immutable") is not None
-        sym = syn.parse_symbol_ref(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        props = {"global": sym}
-        if immutable:
-            props["is_immutable"] = UnitAttr()
-        return cls.build(result_types=[parser.parse_type()], properties=props, attributes=attrs)
-
-    def print(self, printer):
-        if self.is_immutable is not None:
-            printer.print_string(" immutable")
-        printer.print_string(" ")
-        printer.print_attribute(self.global_name)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(Flag(" immutable", "is_immutable"), " ", SymbolRef("global_name"), AttrDict(), " : ",
+                                Type("result"))
 
 
 @irdl_op_definition
-class GlobalStoreOp(IRDLOperation):
+class GlobalStoreOp(FormattedOp):
     """``util.global.store %value, @name : type``."""
 
     name = "util.global.store"
     value = operand_def()
     global_name = prop_def(SymbolRefAttr, prop_name="global")
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        sym = syn.parse_symbol_ref(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        return cls.build(operands=[parser.resolve_operand(value, parser.parse_type())],
-                         properties={"global": sym}, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        printer.print_attribute(self.global_name)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
+    FORMAT: ClassVar = OpFormat(" ", Operand("value"), ", ", SymbolRef("global_name"), AttrDict(), " : ", Type("value"))
 
 
 @irdl_op_definition
@@ -281,23 +259,13 @@ class InitializerReturnOp(_ReturnLike):
 
 
 @irdl_op_definition
-class InitializerOp(IRDLOperation):
+class InitializerOp(FormattedOp):
     """``util.initializer attr-dict { ... }``: runs once when the module is loaded."""
 
     name = "util.initializer"
     body = region_def()
     traits = traits_def(IsolatedFromAbove())
-
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(regions=[parser.parse_region()], attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
-        printer.print_string(" ")
-        printer.print_region(self.body)
+    FORMAT: ClassVar = OpFormat(AttrDict(keyword=True), " ", Body(ensure_block=False, print_entry_block_args=True))
 
 
 @irdl_op_definition
@@ -345,59 +313,24 @@ class UnfoldableConstantOp(IRDLOperation):
 
 
 @irdl_op_definition
-class OptimizationBarrierOp(IRDLOperation):
+class OptimizationBarrierOp(FormattedOp):
     """``util.optimization_barrier %a, %b : t, t``: returns its operands, blocks folding across it."""
 
     name = "util.optimization_barrier"
     operands_ = var_operand_def()
     results_ = var_result_def()
-
-    @classmethod
-    def parse(cls, parser):
-        values = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-        return cls.build(operands=[syn.resolve_by_types(parser, values, types)], result_types=[types], attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_list(self.operands_, printer.print_ssa_value)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_list([v.type for v in self.operands_], printer.print_attribute)
+    FORMAT: ClassVar = OpFormat(" ", Operands("operands_"), AttrDict(), " : ", Types(("operands_", "results_")))
 
 
 @irdl_op_definition
-class BufferConstantOp(IRDLOperation):
+class BufferConstantOp(FormattedOp):
     """``util.buffer.constant "name"? {alignment = 64 : index} : !util.buffer = <value>``."""
 
     name = "util.buffer.constant"
     value = prop_def(Attribute)
     name_hint = opt_prop_def(StringAttr, prop_name="name")
     result = result_def(BufferType)
-
-    @classmethod
-    def parse(cls, parser):
-        name = parser.parse_optional_str_literal()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
-        parser.parse_punctuation("=")
-        props = {"value": parser.parse_attribute()}
-        if name is not None:
-            props["name"] = StringAttr(name)
-        return cls.build(result_types=[type_], properties=props, attributes=attrs)
-
-    def print(self, printer):
-        if self.name_hint is not None:
-            printer.print_string(" ")
-            printer.print_string_literal(self.name_hint.data)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-        printer.print_string(" = ")
-        printer.print_attribute(self.value)
+    FORMAT: ClassVar = OpFormat(Opt(" ", Str("name_hint")), AttrDict(), " : ", Type("result"), " = ", Attr("value"))
 
 
 UTIL_OPS = [
