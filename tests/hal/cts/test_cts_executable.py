@@ -4,6 +4,7 @@ import pytest
 from rt.runtime.errors import ModuleFormatError, NotFoundError
 
 from fake_executables import FAKE_DATA, FAKE_FORMAT
+from conftest import PARAMS, open_device
 
 
 def test_prefers_the_variant_using_most_host_features(device):
@@ -43,9 +44,10 @@ def test_device_query(device):
     assert device.query_i64("nope", "nope") == (0, 0)
 
 
-def test_missing_cpu_features_on_llvm_cpu(device):
-    if device.device_name != "llvm-cpu":
-        pytest.skip("CPU features only constrain llvm-cpu variants")
+@pytest.mark.parametrize("uri", [u for u in PARAMS if u.endswith("llvm-cpu")])
+def test_missing_cpu_features_on_llvm_cpu(uri):
+    """CPU features only constrain llvm-cpu variants, so this runs on llvm-cpu devices."""
+    device = open_device(uri)
     from rt.devices.llvm_cpu.cpu_features import host_cpu_features, known_cpu_features
     absent = sorted(known_cpu_features() - host_cpu_features())
     if not absent:
@@ -53,6 +55,7 @@ def test_missing_cpu_features_on_llvm_cpu(device):
     variant = ("llvm-cpu-object-x86_64", b"\x7fELF", {"cpu_features": f"+{absent[0]}"})
     with pytest.raises(NotFoundError, match=rf"requires CPU features \+{absent[0]} which this host lacks"):
         device.prepare_executable([variant])
+    device.release()
 
 
 def test_wrong_format_for_the_device(device):
