@@ -308,8 +308,9 @@ class LoadedModule:
         self._owned = []
 
     def _restore_sinks(self):
-        """Give the devices back the trace sinks they had before this module."""
-        for device, previous in zip(self.devices, self._sinks):
+        """Give the devices back the trace sinks they had before this module (in reverse
+        order: a device bound twice saw the tracer installed over its own first sink)."""
+        for device, previous in reversed(list(zip(self.devices, self._sinks))):
             device.set_trace_sink(previous)
         self._sinks = []
 

@@ -123,7 +123,9 @@ class Buffer(abc.ABC):
     encoding: None (untagged) or the identifier of the tensor encoding (layout) of the data
     this buffer object holds, e.g. ``"#iree_encoding.layout<mmt4d 16x16x1>"``; set by
     ``set_encoding`` or ``BufferView(..., encoding=...)``, inherited by subspans made later,
-    checked against an export's declared binding encodings when dispatched.
+    carried by a copy of the whole buffer into a whole buffer (``carry_encoding``: a transfer
+    to another device keeps the layout it moves), checked against an export's declared
+    binding encodings when dispatched.
     """
 
     __slots__ = ()
@@ -165,6 +167,13 @@ class Buffer(abc.ABC):
             raise InvalidArgumentError(f"set_encoding of {self.describe()}: the encoding must "
                                        f"be a non-empty str or None, got {encoding!r}")
         self.encoding = encoding
+
+    def carry_encoding(self, source, source_offset, target_offset, length):
+        """After a copy of ``length`` bytes from ``source`` into this buffer: take the
+        source's encoding tag (or its lack of one) when the copy covers both buffers whole
+        (offsets 0, lengths equal), since this buffer then holds exactly the source's tensor."""
+        if source_offset == 0 and target_offset == 0 and length == source.byte_length == self.byte_length:
+            self.encoding = source.encoding
 
     @property
     def ptr(self):

@@ -238,6 +238,7 @@ class CommandBuffer(abc.ABC):
                     f"{where}: source [{a}, {a + length}) and target [{b}, {b + length}) "
                     "overlap in the same allocation; copy through a temporary buffer"
                 )
+        target.carry_encoding(source, s_off, t_off, length)
         self.commands.append((COPY, self._index(source), s_off, self._index(target), t_off, length))
 
     def update_buffer(self, source, source_offset, target, target_offset, length):

@@ -11,6 +11,7 @@ import (``hal.`` + name)           cconv                     arguments -> result
 allocator.allocate                 0rIiiI_r                  allocator, affinity, memory_types, usage, size -> buffer
 allocator.import                   0riIiirII_r               allocator, try, affinity, memory_types, usage, source, offset, length -> buffer (a copy)
 buffer.assert                      0rrrIii_v                 buffer, message, allocator, minimum_length, memory_types, usage
+buffer.set_encoding                0rr_v                     buffer, layout identifier (text; empty clears) [rt]
 buffer.subspan                     0rII_r                    buffer, offset, length -> buffer
 buffer.length                      0r_I                      buffer -> byte length
 buffer.load                        0rIi_i                    buffer, offset, length (1/2/4) -> value
@@ -53,6 +54,10 @@ fence.signal                       0r_v                      fence
 fence.fail                         0ri_v                     fence, status code
 fence.await                        0iICrD_i                  timeout_ms (-1 = forever), flags, fences... -> 0 or 4 (DEADLINE_EXCEEDED)
 =================================  ========================  ==========================================
+
+``[rt]`` marks rt's additions to IREE's table: ``buffer.set_encoding`` tags a buffer with the
+layout of the packed tensor it holds (``Buffer.set_encoding``), which dispatches check against
+the executable's ``binding_encodings`` (compiler: an exported encoded tensor).
 
 Errors keep their rt type (InvalidArgumentError for bad arguments, DeviceError when awaiting
 a failed fence, naming device, queue, command/export and cause); the VM adds its stack.
@@ -148,6 +153,11 @@ class HalModule(NativeModule):
         if usage & ~int(buffer.allowed_usage):
             raise InvalidArgumentError(f"{text}: {buffer.describe()} lacks usage bits "
                                        f"0x{usage & ~int(buffer.allowed_usage):x}")
+
+    @native_function("buffer.set_encoding", "0rr_v")
+    def buffer_set_encoding(self, buffer, encoding):
+        text = _text(encoding, "buffer.set_encoding encoding")
+        _ref(buffer, Buffer, "buffer.set_encoding").set_encoding(text or None)
 
     @native_function("buffer.subspan", "0rII_r")
     def buffer_subspan(self, buffer, offset, length):

@@ -4,6 +4,8 @@ Input: the module after the stream phase (stream.cmd.execute regions, stream.res
 stream.timepoint.*, stream.tensor.import/export) with ``hal.executable`` ops whose variants
 carry serialized binaries and count regions (iree-hal-translate-executables). Output:
 
+* with several devices, each export's ``rt.abi`` reflection records the device ordinal of
+  every tensor argument and result (:mod:`abi_devices`);
 * device globals keep their ``#hal.device.target`` (the vm phase records it in ``rt.devices``)
   and are bound in a first ``util.initializer``: ``hal.devices.get %i`` in declaration order;
 * one ``util.global private @__executable_<exe>_<device> : !hal.executable`` per executable
@@ -36,6 +38,7 @@ from rt.compiler.dialects.util import GlobalOp, GlobalStoreOp, InitializerOp, Re
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.hal import cmd_lowering, resource_lowering
+from rt.compiler.passes.hal.abi_devices import record_abi_devices
 from rt.compiler.passes.hal.affinity import device_globals, op_device
 from rt.compiler.passes.hal.builder import Inserter
 
@@ -130,6 +133,7 @@ class ConvertToHALPass(Pass):
 
     def run(self, module, ctx):
         conv = _Conversion(module)
+        record_abi_devices(module, conv)
         for op in list(module.body.block.ops):
             if op.name in ("util.func", "func.func", "util.initializer", "util.global"):
                 _convert_types(op)

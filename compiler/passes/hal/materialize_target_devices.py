@@ -4,7 +4,10 @@ Input: a module with ``hal.device.targets = {name = #hal.device.target<...>}`` (
 iree-hal-assign-target-devices) or with device globals already. Output: one
 ``util.global private @name = #hal.device.target<...>`` per device at the top of the module,
 ``hal.device.targets`` removed, and ``stream.affinity.default = #hal.device.affinity<@first>``
-set when the module has none.
+set when the module has none. Every ``#hal.device.affinity<@d>`` of the input (``stream.affinity``
+on functions and ops, ``flow.tensor.transfer`` targets, the default) must name a device
+global: an unknown name is a CompileError at the op that uses it, listing the devices (the
+usual cause: ``rt compile --device=NAME=TARGET`` flags with other names than the input's).
 
 Example::
 
@@ -57,3 +60,19 @@ class MaterializeTargetDevicesPass(Pass):
         if devices and "stream.affinity.default" not in module.attributes:
             module.attributes["stream.affinity.default"] = DeviceAffinityAttr(
                 SymbolRefAttr(devices[0][0]), ArrayAttr([]))
+        if devices:
+            _check_affinities(module, [name for name, _ in devices])
+
+
+def _check_affinities(module, names):
+    """CompileError at the first op whose ``#hal.device.affinity<@d>`` names no device global."""
+    for op in module.walk():
+        for key, value in [*op.attributes.items(), *op.properties.items()]:
+            if not isinstance(value, DeviceAffinityAttr):
+                continue
+            name = value.device.root_reference.data
+            if name not in names:
+                known = ", ".join("@" + n for n in names)
+                raise error_at_op(op, f"{key} = #hal.device.affinity<@{name}> names no device; the module's "
+                                      f"devices are {known} (declare util.global @{name} = "
+                                      f"#hal.device.target<...> or compile with --device={name}=TARGET)")

@@ -2,7 +2,9 @@
 
 * ``stream.tensor.import %bv`` -> ``hal.buffer_view.buffer<%bv>``;
   ``stream.tensor.export %r : tensor<?x4xf32>{%d} in ..{%s}`` -> ``hal.buffer_view.create``
-  with ``hal.element_type``/``hal.encoding_type<dense_row_major>`` and the shape.
+  with ``hal.element_type``/``hal.encoding_type<dense_row_major>`` and the shape; an encoded
+  (packed) tensor's view also carries ``{rt.layout = "packed<...>"}``, its layout identifier
+  (:mod:`layouts`), which the vm phase turns into a tag on the buffer.
 * ``stream.resource.alloc`` -> ``hal.allocator.allocate`` on the device's allocator;
   ``alloca``/``dealloca`` -> ``hal.device.queue.alloca``/``dealloca`` with wait/signal fences
   (an await list of several timepoints waits on their ``hal.fence.join``);
@@ -28,6 +30,7 @@ from rt.compiler.dialects.hal_types import AllocatorType, BufferType, BufferView
 from rt.compiler.dialects.util import BufferConstantOp, BufferType as UtilBufferType, CompositeAttr
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.hal.builder import Inserter
+from rt.compiler.passes.hal.layouts import LAYOUT_ATTR, layout_identifier
 
 
 def _memory():
@@ -79,8 +82,10 @@ def tensor_export(op, ctx):
     shape = [next(dims) if d < 0 else b.const_index(d) for d in tensor.get_shape()]
     etype = b.value(ElementTypeOp.build(result_types=[i32], properties={"type": tensor.element_type}))
     encoding = b.value(EncodingTypeOp.build(result_types=[i32], properties={"encoding": StringAttr("dense_row_major")}))
+    layout = layout_identifier(tensor)
     view = b.value(BufferViewCreateOp.build(operands=[op.source, [b.const_index(0), op.source_size], shape, etype,
-                                                      encoding], result_types=[BufferViewType()]))
+                                                      encoding], result_types=[BufferViewType()],
+                                            attributes={} if layout is None else {LAYOUT_ATTR: StringAttr(layout)}))
     _replace(op, view)
 
 

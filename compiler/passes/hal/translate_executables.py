@@ -7,7 +7,10 @@ Each export's function is lowered to Kernel IR
 variant's kernels are serialized by the target backend (``TargetBackend.serialize``). Output:
 the module is replaced by ``hal.executable.binary`` (bytes + metadata kept out of the IR, see
 rt.compiler.dialects.hal_blobs) and each export's ``count`` region computes its workgroup
-grid from the dispatch's push constants (Kernel Distribution: ceildiv(domain, tile)).
+grid from the dispatch's push constants (Kernel Distribution: ceildiv(domain, tile)). When an
+export binds encoded (packed) tensors, the metadata's ``binding_encodings`` lists per export
+the layout identifier each binding expects (:mod:`layouts`; None for plain bindings), which
+the runtime checks against the buffers it is given (runtime/hal/executable.py).
 
 Example::
 
@@ -39,9 +42,11 @@ from rt.compiler.dialects import hal_blobs
 from rt.compiler.dialects.hal import ExecutableBinaryOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
+from rt.compiler.passes.hal.layouts import layout_identifier
 from rt.compiler.passes.hal.target_devices import from_attr
 from rt.compiler.passes.hal.workgroup_count import build_count_region
 from rt.runtime.errors import CompileError, RtError
+from rt.runtime.hal.executable import BINDING_ENCODINGS
 
 
 def _backend(variant):
@@ -53,6 +58,17 @@ def _backend(variant):
     except (RtError, ModuleNotFoundError) as exc:
         raise error_at_op(variant, f"hal.executable.variant @{variant.sym_name.data}: no code "
                                    f"generator for target backend {name!r} ({exc})") from None
+
+
+def _binding_layouts(func):
+    """``{binding ordinal: layout identifier}`` of dispatch function ``func``'s encoded
+    bindings, from the types of its ``hal.interface.binding.subspan`` ops (a binding whose
+    subspans disagree is left out: it accepts any buffer)."""
+    seen = {}
+    for op in func.walk():
+        if op.name == "hal.interface.binding.subspan":
+            seen.setdefault(op.binding.value.data, set()).add(layout_identifier(op.result.type))
+    return {i: next(iter(ids)) for i, ids in seen.items() if len(ids) == 1 and None not in ids}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,14 +90,18 @@ class TranslateExecutablesPass(Pass):
                 funcs = {op.sym_name.data: op for op in inner[0].body.block.ops if op.name == "func.func"}
                 exports = sorted((op for op in variant.body.block.ops if op.name == "hal.executable.export"),
                                  key=lambda e: e.ordinal.value.data if e.ordinal is not None else 0)
-                kernels = []
+                kernels, encodings = [], {}
                 for export in exports:
                     func = funcs.get(export.sym_name.data)
                     if func is None:
                         raise error_at_op(export, f"hal.executable.export @{export.sym_name.data} has no "
                                                   "func.func of that name in its variant")
+                    layouts = _binding_layouts(func)
                     kernel = lower_dispatch_function(func, backend, config)
                     kernels.append(kernel)
+                    entries = [layouts.get(i) for i in range(kernel.binding_count)]
+                    if any(entries):
+                        encodings[kernel.name] = entries
                     self._set_count_region(export, kernel)
                 try:
                     fmt, data, metadata = backend.serialize(exe.sym_name.data, kernels, config)
@@ -90,6 +110,8 @@ class TranslateExecutablesPass(Pass):
                 except RtError as exc:
                     raise error_at_op(variant, f"serializing @{exe.sym_name.data} for "
                                                f"{backend.name}: {exc}") from None
+                if encodings:
+                    metadata = {**metadata, BINDING_ENCODINGS: encodings}
                 key = hal_blobs.store(data, metadata)
                 binary = ExecutableBinaryOp.build(properties={
                     "sym_name": StringAttr(variant.sym_name.data), "sym_visibility": StringAttr("public"),

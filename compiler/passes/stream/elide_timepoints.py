@@ -12,7 +12,11 @@ Input: host functions with timeline ops (``stream.cmd.execute await(...)``,
    ``await(...)`` lists, a join of one timepoint is that timepoint, a join of none is
    immediate, an ``await(...)`` list of several becomes one ``stream.timepoint.join`` (the HAL
    conversion waits on one fence), ``stream.timepoint.await`` of an immediate timepoint
-   forwards its resources, and unused immediates/joins/timepoint loads are erased.
+   forwards its resources, and unused immediates/joins/timepoint loads are erased;
+4. each ``stream.timepoint.await`` moves down to just before the first op of its block that
+   uses one of its results (IREE's ``SinkAwaitToFirstConsumer``), so the host submits all
+   the work that does not need the awaited results -- e.g. another device's -- before it
+   blocks.
 
 The steps repeat until nothing changes (IREE runs the pass inside a fixed-point iteration with
 the canonicalizer). Affinities of the timeline ops are untouched.
@@ -65,6 +69,8 @@ class ElideTimepointsPass(Pass):
                 changed |= _fold(callable_op)
             if not changed:
                 break
+        for callable_op in callables:
+            _sink_awaits(callable_op)
 
 
 def _is_immediate_op(value):
@@ -182,3 +188,30 @@ def _fold_awaits(op):
         return False
     set_operand_groups(op, await_timepoint=kept)
     return True
+
+
+def _first_consumer(op):
+    """The first op after ``op`` in its block that uses (or nests a use of) one of its results."""
+    block = op.parent_block()
+    users = set()
+    for result in op.results:
+        for use in result.uses:
+            user = use.operation
+            while user is not None and user.parent_block() is not block:
+                user = user.parent_op()
+            if user is not None:
+                users.add(user)
+    current = op.next_op
+    while current is not None and current not in users:
+        current = current.next_op
+    return current
+
+
+def _sink_awaits(callable_op):
+    for op in list(callable_op.walk()):
+        if op.name != "stream.timepoint.await":
+            continue
+        consumer = _first_consumer(op)
+        if consumer is not None and consumer is not op.next_op:
+            op.detach()
+            consumer.parent_block().insert_op_before(op, consumer)

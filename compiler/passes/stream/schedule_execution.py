@@ -11,7 +11,11 @@ Partitioning (a forward variant of IREE's reference partitioner): ops are visite
 order and appended to the open partition of their affinity. A partition is closed (its region
 emitted after its last op) when a host op uses one of its values, when a partition of another
 affinity consumes one of its values, or at a host op that may have side effects on resources
-(calls, check ops, ops with regions — whose blocks are partitioned on their own).
+(calls, check ops, ops with regions — whose blocks are partitioned on their own). An op that
+consumes a value of another affinity's partition which the open partition of its own affinity
+does not already wait on starts a new partition: the work before it stays in a region that
+waits on nothing from that device, so two devices' independent work runs concurrently (a
+result transferred back from device b does not hold up device a's own dispatches).
 
 Example (seed 000, ``@test``)::
 
@@ -47,6 +51,7 @@ class _Partition:
         self.affinity = affinity
         self.ops = []
         self.values = set()
+        self.waits_on = set()
 
     def add(self, op):
         self.ops.append(op)
@@ -104,13 +109,18 @@ def schedule_block(block):
                         schedule_block(inner)
             continue
         affinity = execution_affinity(op)
-        for value in op.operands:
-            part = owner.get(value)
-            if part is not None and part.affinity != affinity and open_parts.get(part.affinity) is part:
-                close(part)
+        foreign = {owner[v] for v in op.operands if v in owner and owner[v].affinity != affinity}
+        for producer in foreign:
+            if open_parts.get(producer.affinity) is producer:
+                close(producer)
         part = open_parts.get(affinity)
+        if part is not None and not foreign <= part.waits_on:
+            close(part)
+            part = None
         if part is None:
             part = open_parts[affinity] = _Partition(affinity)
+        for producer in foreign:
+            part.waits_on |= {producer} | producer.waits_on
         part.add(op)
         for result in op.results:
             owner[result] = part

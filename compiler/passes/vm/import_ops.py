@@ -7,7 +7,9 @@ cconvs of rt.runtime.hal.module's table (IREE's hal.imports.mlir); check ops cal
 8-byte values (i64, index, f64) are two 4-byte accesses of the hal module's
 ``buffer.load/store`` (which take 1, 2 or 4 bytes); f16 goes through its bits (see
 :mod:`half`). Enum clauses (command buffer modes
-and categories, barrier stage masks) are IREE's bit values.
+and categories, barrier stage masks) are IREE's bit values. A ``hal.buffer_view.create``
+carrying ``{rt.layout = "..."}`` (an exported packed tensor) also tags its buffer with that
+layout through rt's ``hal.buffer.set_encoding``.
 
 Source followed: IREE ``Dialect/HAL/Conversion/HALToVM``, ``Modules/Check/Conversion``,
 ``Dialect/Util/Conversion/UtilToVM``.
@@ -165,7 +167,13 @@ def _buffer_store(e, op):
 def _view_create(e, op):
     offset, length = op.source_range
     shape = [_i64(e, d, op) for d in op.shape]
-    _call(e, op, "buffer_view.create", [e.get(op.source_buffer, op), _i64(e, offset, op), _i64(e, length, op),
+    buffer = e.get(op.source_buffer, op)
+    layout = op.attributes.get("rt.layout")
+    if layout is not None:
+        text = e.scratch("ref")
+        e.fb.const_ref_rodata(text, e.module.string_rodata(layout.data))
+        _call(e, op, "buffer.set_encoding", [buffer, text], results=[])
+    _call(e, op, "buffer_view.create", [buffer, _i64(e, offset, op), _i64(e, length, op),
                                         _i32(e, op.element_type, op), _i32(e, op.encoding_type, op)] + shape,
           spans=[len(shape)])
 

@@ -182,6 +182,7 @@ class LocalDevice(Device):
             )
         s_off, length = check_range(source, source_offset, length, where, "source")
         t_off, _ = check_range(target, target_offset, length, where, "target")
+        target.carry_encoding(source, s_off, t_off, length)
         return self._submit(where, wait_fence, signal_fence,
                             lambda sink: _replay.copy(source.ptr + s_off, target.ptr + t_off,
                                                       length),

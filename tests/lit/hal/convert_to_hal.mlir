@@ -183,3 +183,25 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
     util.return %t : !stream.timepoint
   }
 }
+
+// -----
+
+// Tests that in a module with two devices the rt.abi reflection records the device of each
+// tensor argument (its import's affinity) and result (its export's), and that an exported
+// packed tensor's buffer view carries its layout identifier (rt.layout) for the runtime.
+// CHECK-LABEL: util.func public @handoff
+// CHECK-SAME: rt.abi = "{\22args\22:[{\22name\22:\22x\22,\22kind\22:\22tensor\22,\22device\22:1}],\22results\22:[{\22name\22:\22y\22,\22kind\22:\22tensor\22,\22device\22:0}]}"
+// CHECK: hal.buffer_view.create buffer(%r : !hal.buffer)
+// CHECK-SAME: {rt.layout = "packed<f32, innerDimsPos = [0, 1], innerTileSizes = [8, 4], outerDimsPerm = [0, 1]>"}
+#vmvx = #hal.executable.target<"vmvx", "vmvx-bytecode">
+#enc = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], layouts = [#iree_cpu.vmvx_encoding_layout<configuration = {encoding_info = {innerDimsPos = [0, 1], innerTileSizes = [8, 4], outerDimsPerm = [0, 1]}}>]>
+module {
+  util.global private @a = #hal.device.target<"local", [#vmvx]> : !hal.device
+  util.global private @b = #hal.device.target<"local", [#vmvx]> : !hal.device
+  util.func public @handoff(%x: !hal.buffer_view, %r: !stream.resource<external>) -> !hal.buffer_view attributes {iree.reflection = {rt.abi = "{\22args\22:[{\22name\22:\22x\22,\22kind\22:\22tensor\22}],\22results\22:[{\22name\22:\22y\22,\22kind\22:\22tensor\22}]}"}} {
+    %c1024 = arith.constant 1024 : index
+    %i = stream.tensor.import on(#hal.device.affinity<@b>) %x : !hal.buffer_view -> tensor<16x16xf32> in !stream.resource<external>{%c1024}
+    %v = stream.tensor.export on(#hal.device.affinity<@a>) %r : tensor<16x16xf32, #enc> in !stream.resource<external>{%c1024} -> !hal.buffer_view
+    util.return %v : !hal.buffer_view
+  }
+}

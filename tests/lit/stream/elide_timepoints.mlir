@@ -151,3 +151,31 @@ util.func public @await_lists(%a: !stream.timepoint, %b: !stream.timepoint) -> !
   } => !stream.timepoint
   util.return %t2 : !stream.timepoint
 }
+
+// -----
+
+// Tests that an await moves down to its first consumer: the host submits @b's work before it
+// blocks on @a's timepoint, instead of awaiting right after @a's region.
+// CHECK-LABEL: util.func public @sink_await
+// CHECK: %[[TA:.+]] = stream.cmd.execute on(#hal.device.affinity<@a>)
+// CHECK-NOT: stream.timepoint.await
+// CHECK: %[[TB:.+]] = stream.cmd.execute on(#hal.device.affinity<@b>)
+// CHECK-NEXT: stream.cmd.fill
+// CHECK-NEXT: } => !stream.timepoint
+// CHECK-NEXT: %[[RA:.+]] = stream.timepoint.await %[[TA]] => %arg0 : !stream.resource<external>{%c4}
+// CHECK-NEXT: %[[RB:.+]] = stream.timepoint.await %[[TB]] => %arg1 : !stream.resource<external>{%c4}
+// CHECK-NEXT: util.return %[[RA]], %[[RB]]
+util.func public @sink_await(%arg0: !stream.resource<external>, %arg1: !stream.resource<external>) -> (!stream.resource<external>, !stream.resource<external>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c0_i32 = arith.constant 0 : i32
+  %ta = stream.cmd.execute on(#hal.device.affinity<@a>) with(%arg0 as %a: !stream.resource<external>{%c4}) {
+    stream.cmd.fill %c0_i32, %a[%c0 for %c4] : i32 -> !stream.resource<external>{%c4}
+  } => !stream.timepoint
+  %ra = stream.timepoint.await %ta => %arg0 : !stream.resource<external>{%c4}
+  %tb = stream.cmd.execute on(#hal.device.affinity<@b>) with(%arg1 as %b: !stream.resource<external>{%c4}) {
+    stream.cmd.fill %c0_i32, %b[%c0 for %c4] : i32 -> !stream.resource<external>{%c4}
+  } => !stream.timepoint
+  %rb = stream.timepoint.await %tb => %arg1 : !stream.resource<external>{%c4}
+  util.return %ra, %rb : !stream.resource<external>, !stream.resource<external>
+}

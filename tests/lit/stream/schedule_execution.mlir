@@ -66,3 +66,30 @@ util.func public @split(%arg0: !stream.resource<external>, %v: i32) -> !stream.r
   %3 = stream.async.splat %2 : i32 -> !stream.resource<external>{%c16}
   util.return %3 : !stream.resource<external>
 }
+
+// -----
+
+// Tests that independent work of two devices is not chained: @a's own dispatch stays in a
+// region that waits on nothing from @b, and the transfer of @b's result back to @a starts a
+// second @a region (the only one that receives @b's awaited result).
+// CHECK-LABEL: util.func public @independent
+// CHECK: %[[RA:.+]], %[[TA:.+]] = stream.async.execute on(#hal.device.affinity<@a>) with() -> !stream.resource<external>{%c16} {
+// CHECK-NEXT: stream.async.splat on(#hal.device.affinity<@a>)
+// CHECK-NEXT: stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@fa
+// CHECK: %[[RB:.+]], %[[TB:.+]] = stream.async.execute on(#hal.device.affinity<@b>) with() -> !stream.resource<transient>{%c16} {
+// CHECK-NEXT: stream.async.splat on(#hal.device.affinity<@b>)
+// CHECK-NEXT: stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@fb
+// CHECK: %[[AB:.+]] = stream.timepoint.await %[[TB]] => %[[RB]]
+// CHECK-NEXT: stream.async.execute on(#hal.device.affinity<@a>) with(%[[AB]] as %{{.+}}: !stream.resource<transient>{%c16}) -> !stream.resource<external>{%c16} {
+// CHECK-NEXT: stream.async.transfer
+// CHECK-NEXT: stream.yield
+util.func public @independent(%v: f32) -> (!stream.resource<external>, !stream.resource<external>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %0 = stream.async.splat on(#hal.device.affinity<@a>) %v : f32 -> !stream.resource<transient>{%c16}
+  %1 = stream.async.dispatch on(#hal.device.affinity<@a>) @ex::@fa(%0[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<external>{%c16}
+  %2 = stream.async.splat on(#hal.device.affinity<@b>) %v : f32 -> !stream.resource<transient>{%c16}
+  %3 = stream.async.dispatch on(#hal.device.affinity<@b>) @ex::@fb(%2[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> !stream.resource<transient>{%c16}
+  %4 = stream.async.transfer %3 : !stream.resource<transient>{%c16} from(#hal.device.affinity<@b>) -> to(#hal.device.affinity<@a>) !stream.resource<external>{%c16}
+  util.return %1, %4 : !stream.resource<external>, !stream.resource<external>
+}

@@ -84,3 +84,24 @@ util.func public @narrow(%x: f64, %y: f16) -> f16 {
   %s = arith.addf %h, %y : f16
   util.return %s : f16
 }
+
+// -----
+
+// Tests that a buffer view carrying a layout identifier (an exported packed tensor) tags its
+// buffer with rt's hal.buffer.set_encoding, from a rodata string, before the view is created.
+// CHECK: //   [0] hal.buffer.set_encoding 0rr_v
+// CHECK: //   [1] hal.buffer_view.create 0rIIiiCID_r
+// CHECK: [0] _str_0 align 1 size 83
+// CHECK: @export_packed 0r_r
+// CHECK: const.ref.rodata %[[S:r[0-9]+]], @_str_0
+// CHECK-NEXT: call.import @hal.buffer.set_encoding, (%r0, %[[S]]), -> ()
+// CHECK-NEXT: {{.*}}call.variadic @hal.buffer_view.create
+util.func public @export_packed(%b: !hal.buffer) -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c1024 = arith.constant 1024 : index
+  %t = hal.element_type<f32> : i32
+  %e = hal.encoding_type<dense_row_major> : i32
+  %v = hal.buffer_view.create buffer(%b : !hal.buffer)[%c0, %c1024] shape([%c16, %c16]) type(%t) encoding(%e) : !hal.buffer_view {rt.layout = "packed<f32, innerDimsPos = [0, 1], innerTileSizes = [8, 4], outerDimsPerm = [0, 1]>"}
+  util.return %v : !hal.buffer_view
+}
