@@ -6,6 +6,9 @@ Rows:
 - mmt4d: an M=N=K=size f32 mmt4d with the host's default tile (16x16x1 on AVX-512) on 1 and
   2 threads, best of ``repeats`` dispatches; numpy ``A @ B`` (its BLAS, default threads) on
   the same sizes in the same run.
+- mmt4d f16 -> f32 (16x16x1) and i8 -> i32 (16x16x2, pmaddwd / vpdpwssd): the same sizes
+  through Kernel IR (``kernel_ir.Mmt4d`` compiled by ``kernel_codegen.emit_kernel``, 4 x 4
+  tiles per workgroup as the compiler distributes them), GFLOP/s or GOP/s.
 - empty dispatch: Python ``library.dispatch`` of an export that returns at once
   (1 workgroup on 1 thread; 2 workgroups on 2 threads), mean over many calls.
 - exp: ``out = exp(a)`` over 4M f32 (polynomial exp in IR) on 1 and 2 threads vs numpy.
@@ -17,7 +20,9 @@ import time
 
 import numpy as np
 
+from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu.elementwise import emit_elementwise
+from rt.compiler.codegen.llvm_cpu.kernel_codegen import emit_kernel
 from rt.compiler.codegen.llvm_cpu.library import LibraryBuilder
 from rt.compiler.codegen.llvm_cpu.mmt4d import default_tile, emit_mmt4d
 from rt.compiler.codegen.llvm_cpu.target import cpu_target
@@ -43,6 +48,11 @@ def _mean(fn, calls):
     return (time.perf_counter() - t0) / calls
 
 
+#: (input, output, K0) of the Kernel IR mmt4d rows (exports 3, 4, ...).
+TYPED = (("f16", "f32", 1), ("i8", "i32", 2))
+NUMPY = {"f16": np.float16, "i8": np.int8, "f32": np.float32, "i32": np.int32}
+
+
 def build_library():
     target = cpu_target("host")
     lb = LibraryBuilder("bench", target)
@@ -50,6 +60,12 @@ def build_library():
     emit_mmt4d(lb, "mmt4d", *tile)
     emit_empty(lb)
     emit_elementwise(lb, "exp", "exp")
+    for in_type, out_type, k0 in TYPED:
+        views = (kir.View(0, in_type, (kir.Constant(0), kir.Constant(2), tile[0], k0)),
+                 kir.View(1, in_type, (kir.Constant(1), kir.Constant(2), tile[1], k0)),
+                 kir.View(2, out_type, (kir.Constant(0), kir.Constant(1), tile[0], tile[1])))
+        emit_kernel(lb, kir.Kernel(f"mmt4d_{in_type}", 3, 3, (kir.Mmt4d(*views),),
+                                   kir.Distribution((1, 0), (4, 4), ((1, 0),))))
     obj = lb.build()
     return target, tile, LOADER.load(obj.format, obj.data, obj.metadata)
 
@@ -70,6 +86,19 @@ def run(size, repeats):
         t = _best(lambda: lib.dispatch(0, grid, [m1, n1, k1, 0], ptrs, lens, threads), repeats)
         rows.append((f"mmt4d {size}^3 f32 {m0}x{n0}x{k0}", f"{threads} thread(s)",
                      flops / t / 1e9, "GFLOP/s"))
+    for ordinal, (in_type, out_type, kk) in enumerate(TYPED, start=3):
+        m1, n1, k1 = size // m0, size // n0, size // kk
+        ops = [rng.integers(-100, 100, shape).astype(NUMPY[in_type])
+               for shape in ((m1, k1, m0, kk), (n1, k1, n0, kk))]
+        ops.append(np.zeros((m1, n1, m0, n0), NUMPY[out_type]))
+        ptrs, lens = [x.ctypes.data for x in ops], [x.nbytes for x in ops]
+        grid = (-(-n1 // 4), -(-m1 // 4), 1)
+        for threads in (1, 2):
+            t = _best(lambda: lib.dispatch(ordinal, grid, [m1, n1, k1], ptrs, lens, threads),
+                      repeats)
+            unit = "GFLOP/s" if out_type.startswith("f") else "GOP/s"
+            rows.append((f"mmt4d {size}^3 {in_type}->{out_type} {m0}x{n0}x{kk}",
+                         f"{threads} thread(s)", flops / t / 1e9, unit))
     a = rng.standard_normal((size, size), dtype=np.float32)
     b = rng.standard_normal((size, size), dtype=np.float32)
     t = _best(lambda: a @ b, repeats)

@@ -21,12 +21,14 @@ from rt.devices.llvm_cpu.cpu_features import known_cpu_features, parse_feature_l
 from rt.runtime.errors import CompileError, InvalidArgumentError
 
 #: Workgroup tiles per root-op kind, innermost distributed dim first (x, y, z). A matmul's
-#: x is n and y is m; an elementwise op's x is its innermost parallel dim.
+#: x is n and y is m; an elementwise op's x is its innermost parallel dim. Pack, unpack and
+#: mmt4d count outer (tile) dims: mmt4d 4 x 4 tiles of 16 x 16 on AVX-512 (a 64 x 64 output
+#: block: LHS and RHS panels of 4 x K1 x 64 bytes stay in L2, and a 1024^3 matmul still has
+#: 256 workgroups); pack and unpack see ``relayout_tiles``.
 WORKGROUP_TILES = {
     "matmul": (128, 32),
     "batch_matmul": (128, 32, 1),
     "mmt4d": (4, 4),
-    "pack": (8, 8),
     "unpack": (8, 8),
     "conv": (64, 8, 1),
     "pooling": (64, 8, 1),
@@ -34,6 +36,13 @@ WORKGROUP_TILES = {
     "matvec": (256,),
 }
 DEFAULT_TILES = (8192, 16, 4)
+
+
+def relayout_tiles(vector_bytes):
+    """Pack tiles for a target with ``vector_bytes`` registers: x spans 8 f32 vectors of
+    columns (whole transposed blocks for an LHS pack), y 8 outer tiles (an RHS pack then writes
+    at most 8 packed panels at a time: more, 64 KiB apart, thrash the L1 sets)."""
+    return (2 * vector_bytes, 8)
 
 
 class LlvmCpuBackend(TargetBackend):
@@ -60,7 +69,10 @@ class LlvmCpuBackend(TargetBackend):
         }
 
     def workgroup_tiles(self, kernel_kind, config):
-        """Tiles (x, y, z order) for a root op of ``kernel_kind``; see WORKGROUP_TILES."""
+        """Tiles (x, y, z order) for a root op of ``kernel_kind``; see WORKGROUP_TILES and
+        ``relayout_tiles``."""
+        if kernel_kind == "pack":
+            return relayout_tiles(_vector_bytes(config))
         tiles = WORKGROUP_TILES.get(kernel_kind, DEFAULT_TILES)
         if kernel_kind == "mmt4d" and _vector_bytes(config) < 64:
             return (8, 8)

@@ -1,4 +1,4 @@
-"""The f32 mmt4d kernel: OUT += LHS * RHS^T on data-tiled (packed) operands.
+"""The float mmt4d kernel: OUT += LHS * RHS^T on data-tiled (packed) operands.
 
 Layouts as in ``linalg.mmt4d`` and IREE's mmt4d ukernel (runtime/src/iree/builtins/ukernel/
 mmt4d.h), with all tiles contiguous:
@@ -17,20 +17,29 @@ Export ABI:
 
 The inner tile keeps M0 accumulators of <N0 x f32> in registers (16 zmm for 16x16x1 on
 AVX-512); per k1 step it loads one RHS row (N0 x K0) and broadcasts each LHS element, which
-LLVM folds into ``vfmadd231ps zmm, zmm, dword ptr [..]{1to16}``.
+LLVM folds into ``vfmadd231ps zmm, zmm, dword ptr [..]{1to16}``. f16 operands (Kernel IR
+``f16xf16->f32`` / ``f16xf16->f16``) take the same loops: each RHS row and LHS row is widened
+once per k1 step (``vcvtph2ps`` with F16C), LHS lanes are broadcast from the widened row, the
+sums stay f32 and an f16 OUT is rounded once per tile (ties to even), as IREE's f16 mmt4d
+ukernels do. Integer operands: mmt4d_int.py.
 """
 from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
-from rt.compiler.codegen.llvm_cpu import intrinsics
+from rt.compiler.codegen.llvm_cpu import intrinsics, mmt4d_int
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
+from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.interface import F32, I32, I64, KernelInterface
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
+from rt.compiler.codegen.llvm_cpu.views import storage_type
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import CompileError, InvalidArgumentError
 
 FLAG_ACCUMULATE = 1
+I16 = ir.IntType(16)
 
+#: (LHS, RHS, OUT) element types of the register-tiled float kernel.
+FLOAT_TYPES = (("f32", "f32", "f32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"))
 #: Tile sizes that fill the register file of each ISA level (M0, N0, K0).
 DEFAULT_TILES = {64: (16, 16, 1), 32: (8, 8, 1), 16: (8, 4, 1)}
 
@@ -91,50 +100,87 @@ def emit_mmt4d(library, name, m0, n0, k0):
     return library.add_export(fn, binding_count=3, constant_count=4)
 
 
-def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, accumulate):
+def _f16_to_f32(b, bits, f16c):
+    """<N x i16> f16 bit patterns -> <N x float>: ``vcvtph2ps`` with F16C, else integer IR."""
+    if not f16c:
+        return f16_bits_to_f32(b, bits)
+    n = bits.type.count
+    return b.fpext(b.bitcast(bits, ir.VectorType(ir.HalfType(), n)), ir.VectorType(F32, n))
+
+
+def _f32_to_f16(b, value, f16c):
+    """<N x float> -> <N x i16> f16 bits, ties to even: ``vcvtps2ph`` with F16C, else integer IR."""
+    if not f16c:
+        return f32_to_f16_bits(b, value)
+    n = value.type.count
+    return b.bitcast(b.fptrunc(value, ir.VectorType(ir.HalfType(), n)), ir.VectorType(I16, n))
+
+
+def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, accumulate,
+               types=("f32", "f32"), f16c=False):
     """Emit the loops computing OUT tiles (m1, n1) for m1, n1 in the given [begin, end) ranges.
 
-    pointers: (lhs, rhs, out) element-0 pointers of contiguous f32 operands; outer_strides:
+    pointers: (lhs, rhs, out) element-0 pointers of contiguous operands; outer_strides:
     (K1 of LHS, K1 of RHS, N1 of OUT) as i64, the tile counts between consecutive m1 / n1 /
     m1 rows; k1_total: i64 reduction length; tile: static (M0, N0, K0); accumulate: i1
-    (False overwrites OUT).
+    (False overwrites OUT); types: (input, output) element types, ``f32`` or ``f16`` each
+    (f16 is widened on load and OUT rounded on store; the sums are f32); f16c: the target has
+    F16C (hardware conversions).
     """
     lhs, rhs, out = pointers
     lhs_k1, rhs_k1, out_n1 = outer_strides
     m0, n0, k0 = tile
+    half_in, half_out = types[0] == "f16", types[1] == "f16"
+    in_ty, out_ty = (I16 if half_in else F32), (I16 if half_out else F32)
     acc_ty = ir.VectorType(F32, n0)
-    rhs_ty = ir.VectorType(F32, n0 * k0)
     zero = ir.Constant(acc_ty, [ir.Constant(F32, 0.0)] * n0)
 
-    def gep(base, offset):
-        return b.gep(base, [offset], inbounds=True, source_etype=F32)
+    def gep(base, offset, ty=F32):
+        return b.gep(base, [offset], inbounds=True, source_etype=ty)
+
+    def load(ptr, ty, count, half):
+        value = b.load(ptr, typ=ir.VectorType(ty, count), align=2 if half else 4)
+        return _f16_to_f32(b, value, f16c) if half else value
 
     with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
-        lhs_panel = gep(lhs, b.mul(lm.index, b.mul(lhs_k1, I64(m0 * k0))))
+        lhs_panel = gep(lhs, b.mul(lm.index, b.mul(lhs_k1, I64(m0 * k0))), in_ty)
         with counted_loop(b, n_range[0], n_range[1], I64(1), "n1") as ln:
-            rhs_panel = gep(rhs, b.mul(ln.index, b.mul(rhs_k1, I64(n0 * k0))))
-            tile_ptr = gep(out, b.mul(b.add(b.mul(lm.index, out_n1), ln.index), I64(m0 * n0)))
+            rhs_panel = gep(rhs, b.mul(ln.index, b.mul(rhs_k1, I64(n0 * k0))), in_ty)
+            tile_ptr = gep(out, b.mul(b.add(b.mul(lm.index, out_n1), ln.index), I64(m0 * n0)),
+                           out_ty)
             init = []
             for r in range(m0):
-                row = b.load(gep(tile_ptr, I64(r * n0)), typ=acc_ty, align=4)
+                row = load(gep(tile_ptr, I64(r * n0), out_ty), out_ty, n0, half_out)
                 init.append(b.select(accumulate, row, zero))
             with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
-                rhs_v = b.load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0))), typ=rhs_ty,
-                               align=4)
-                lhs_row = gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)))
+                rhs_v = load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), in_ty), in_ty,
+                             n0 * k0, half_in)
+                lhs_row = gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), in_ty)
+                lhs_v = load(lhs_row, in_ty, m0 * k0, True) if half_in else None
                 acc = list(lk.carried)
                 for kk in range(k0):
                     if k0 == 1:
                         col = rhs_v
                     else:
-                        lanes = ir.Constant(ir.VectorType(I32, n0), [n * k0 + kk for n in range(n0)])
-                        col = b.shuffle_vector(rhs_v, ir.Constant(rhs_ty, ir.Undefined), lanes)
+                        lanes = ir.Constant(ir.VectorType(I32, n0),
+                                            [n * k0 + kk for n in range(n0)])
+                        col = b.shuffle_vector(rhs_v, ir.Constant(rhs_v.type, ir.Undefined),
+                                               lanes)
                     for r in range(m0):
-                        a = b.load(gep(lhs_row, I64(r * k0 + kk)), typ=F32, align=4)
-                        acc[r] = intrinsics.call(b, "fmuladd", _splat(b, a, n0), col, acc[r])
+                        if half_in:
+                            a = b.shuffle_vector(lhs_v, ir.Constant(lhs_v.type, ir.Undefined),
+                                                 ir.Constant(ir.VectorType(I32, n0),
+                                                             [r * k0 + kk] * n0))
+                        else:
+                            a = _splat(b, b.load(gep(lhs_row, I64(r * k0 + kk)), typ=F32,
+                                                 align=4), n0)
+                        acc[r] = intrinsics.call(b, "fmuladd", a, col, acc[r])
                 lk.next_carried = acc
             for r in range(m0):
-                b.store(lk.carried[r], gep(tile_ptr, I64(r * n0)), align=4)
+                value = lk.carried[r]
+                if half_out:
+                    value = _f32_to_f16(b, value, f16c)
+                b.store(value, gep(tile_ptr, I64(r * n0), out_ty), align=2 if half_out else 4)
 
 
 def _d(*dims):
@@ -171,8 +217,10 @@ def as_generics(op):
 
 
 class Mmt4dPlan:
-    """Emitter for one kernel_ir.Mmt4d: the register-tiled ``emit_tiles`` for contiguous f32
-    operands with static inner tiles, else its ``as_generics`` form."""
+    """Emitter for one kernel_ir.Mmt4d: the register-tiled ``emit_tiles`` for contiguous
+    f32 / f16 operands (``FLOAT_TYPES``) with static inner tiles,
+    ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2, else its
+    ``as_generics`` form."""
 
     def __init__(self, ctx, op, where):
         for name, view in (("lhs", op.lhs), ("rhs", op.rhs), ("out", op.out)):
@@ -184,11 +232,17 @@ class Mmt4dPlan:
         self.domain = self.generics[-1].domain
         lhs, rhs, out = op.lhs, op.rhs, op.out
         tile = (lhs.shape[2], rhs.shape[2], lhs.shape[3])
-        self.fast = (
-            all(v.element_type == "f32" and v.strides is None
-                and ctx.buffers.kind(v.binding)[0] != "scratch" for v in (lhs, rhs, out))
-            and all(isinstance(t, int) and t >= 1 for t in tile)
-            and out.shape[2:] == tile[:2] and rhs.shape[3] == tile[2] and tile[0] * tile[1] <= 1024)
+        shaped = (all(v.strides is None and ctx.buffers.kind(v.binding)[0] != "scratch"
+                      for v in (lhs, rhs, out))
+                  and all(isinstance(t, int) and t >= 1 for t in tile)
+                  and out.shape[2:] == tile[:2] and rhs.shape[3] == tile[2]
+                  and tile[0] * tile[1] <= 1024)
+        types = (lhs.element_type, rhs.element_type, out.element_type)
+        self.fast = shaped and types in FLOAT_TYPES
+        self.int_lanes = None
+        if (shaped and types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES
+                and types[2] == "i32" and tile[2] == 2):
+            self.int_lanes = mmt4d_int.chunk_lanes(ctx.target.features, tile[1])
         self.tile = tile
 
     def checks(self):
@@ -197,7 +251,7 @@ class Mmt4dPlan:
 
     def emit(self, ranges):
         """Compute this workgroup's OUT tiles; ``ranges`` over (M1, N1, K1, M0, N0, K0)."""
-        if not self.fast:
+        if not self.fast and self.int_lanes is None:
             fill_ranges = [ranges[0], ranges[1], ranges[3], ranges[4]]
             if len(self.generics) == 2:
                 self.generics[0].emit(fill_ranges)
@@ -205,12 +259,19 @@ class Mmt4dPlan:
             return
         b, sizes, op = self.ctx.b, self.ctx.sizes, self.op
         pointers = [b.gep(self.ctx.binding(v.binding), [sizes.get(v.offset)], inbounds=True,
-                          source_etype=F32) for v in (op.lhs, op.rhs, op.out)]
+                          source_etype=storage_type(v.element_type))
+                    for v in (op.lhs, op.rhs, op.out)]
         strides = (sizes.get(op.lhs.shape[1]), sizes.get(op.rhs.shape[1]),
                    sizes.get(op.out.shape[1]))
         accumulate = ir.Constant(ir.IntType(1), int(op.accumulate))
-        emit_tiles(b, pointers, ranges[0], ranges[1], strides, sizes.get(op.lhs.shape[1]),
-                   self.tile, accumulate)
+        if self.fast:
+            emit_tiles(b, pointers, ranges[0], ranges[1], strides, sizes.get(op.lhs.shape[1]),
+                       self.tile, accumulate, (op.lhs.element_type, op.out.element_type),
+                       "f16c" in self.ctx.target.features)
+        else:
+            mmt4d_int.emit_int_tiles(b, pointers, ranges[0], ranges[1], strides,
+                                     sizes.get(op.lhs.shape[1]), self.tile, accumulate,
+                                     op.lhs.element_type, self.int_lanes)
 
 
 def plan(ctx, op, where):

@@ -4,7 +4,9 @@ Both walk the packed operand's dims: ``r`` outer dims (permuted by ``outer_dims_
 one inner dim per entry of ``inner_dims_pos``. Plain dim ``s`` of packed index (o..., i...) is
 ``o_s * tile_s + i_s`` when ``s`` is tiled, else ``o_s``. Pack reads the plain source element
 when it exists and writes ``padding_value`` (or 0) otherwise; Unpack writes only the plain
-elements that exist. Elements are copied as stored (no widening).
+elements that exist. Elements are copied as stored (no widening). Packs with contiguous
+inner-tile rows or square transposable tiles move vectors (relayout_vector.py); the rest one
+element per iteration.
 
 Checks (dispatch fails with STATUS_OUT_OF_RANGE): views inside their bindings; tiles >= 1;
 inner extents of the packed view equal to the tiles; outer extents equal to
@@ -16,6 +18,7 @@ import numpy as np
 from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.codegen.llvm_cpu import relayout_vector
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.interface import I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
@@ -66,6 +69,8 @@ class RelayoutPlan:
                     sizes.get(x)
         self.pad = _storage_constant(plain.element_type,
                                      op.padding_value if self.is_pack else None)
+        self.vector = relayout_vector.vector_plan(self) if all(
+            isinstance(t, int) for t in op.inner_tiles) else None
 
     def checks(self):
         """i1: the op would leave a view or its views disagree with the tiling."""
@@ -97,17 +102,21 @@ class RelayoutPlan:
         return b.or_(tiles_zero, b.and_(nonempty, bad))
 
     def emit(self, ranges):
-        """Walk the packed dims over ``ranges`` and move each element."""
+        """Walk the packed dims over ``ranges``: whole rows or tile transposes where a pack's
+        layout allows (relayout_vector), else one element per iteration."""
+        if self.vector is not None and self.vector.emit(ranges):
+            return
         self._loops(0, [], ranges)
 
     def _loops(self, d, idx, ranges):
         if d == len(self.domain):
-            self._element(idx)
+            self.element(idx)
             return
         with counted_loop(self.ctx.b, ranges[d][0], ranges[d][1], I64(1), f"p{d}") as loop:
             self._loops(d + 1, idx + [loop.index], ranges)
 
-    def _linear(self, view, indices):
+    def linear(self, view, indices):
+        """Element pointer of ``view`` at ``indices`` (i64 per view dim)."""
         b, sizes = self.ctx.b, self.ctx.sizes
         linear = sizes.get(view.offset)
         for index, stride in zip(indices, sz.view_strides(view)):
@@ -116,27 +125,50 @@ class RelayoutPlan:
                      inbounds=self.ctx.buffers.inbounds(view.binding),
                      source_etype=storage_type(view.element_type))
 
-    def _element(self, idx):
+    def plain_indices(self, idx):
+        """(plain index, i1 inside the plain extent) per plain dim for packed index ``idx``.
+
+        An untiled dim is always inside (``checks`` made its outer extent the plain one)."""
         b, sizes, r = self.ctx.b, self.ctx.sizes, self.r
-        plain_idx = [None] * r
-        inside = ir.Constant(I1, 1)
+        plain_idx, inside = [None] * r, [ir.Constant(I1, 1)] * r
         for j, s in enumerate(self.perm):
             index = idx[j]
             if s in self.inner_of:
                 q = self.inner_of[s]
                 index = b.add(b.mul(index, sizes.get(self.op.inner_tiles[q])), idx[r + q])
+                inside[s] = b.icmp_unsigned("<", index, sizes.get(self.plain.shape[s]))
             plain_idx[s] = index
-            inside = b.and_(inside, b.icmp_unsigned("<", index, sizes.get(self.plain.shape[s])))
+        return plain_idx, inside
+
+    def tile_inside(self, idx):
+        """i1: the whole packed tile at outer index ``idx`` (first r entries) lies inside the
+        plain view (no padding, nothing to drop)."""
+        b, sizes, r = self.ctx.b, self.ctx.sizes, self.r
+        inside = ir.Constant(I1, 1)
+        for j, s in enumerate(self.perm):
+            if s in self.inner_of:
+                tile = sizes.get(self.op.inner_tiles[self.inner_of[s]])
+                end = b.mul(b.add(idx[j], I64(1)), tile)
+                inside = b.and_(inside, b.icmp_unsigned("<=", end, sizes.get(self.plain.shape[s])))
+        return inside
+
+    def element(self, idx):
+        """Move the one element at packed index ``idx`` (i64 per packed dim)."""
+        b = self.ctx.b
+        plain_idx, inside_dims = self.plain_indices(idx)
+        inside = ir.Constant(I1, 1)
+        for flag in inside_dims:
+            inside = b.and_(inside, flag)
         ty = storage_type(self.plain.element_type)
         align = kir.element_size(self.plain.element_type)
         if self.is_pack:
             clamped = [b.select(inside, i, I64(0)) for i in plain_idx]
-            value = b.load(self._linear(self.plain, clamped), typ=ty, align=align)
-            b.store(b.select(inside, value, self.pad), self._linear(self.packed, idx), align=align)
+            value = b.load(self.linear(self.plain, clamped), typ=ty, align=align)
+            b.store(b.select(inside, value, self.pad), self.linear(self.packed, idx), align=align)
             return
         with b.if_then(inside):
-            value = b.load(self._linear(self.packed, idx), typ=ty, align=align)
-            b.store(value, self._linear(self.plain, plain_idx), align=align)
+            value = b.load(self.linear(self.packed, idx), typ=ty, align=align)
+            b.store(value, self.linear(self.plain, plain_idx), align=align)
 
 
 def plan(ctx, op, where):

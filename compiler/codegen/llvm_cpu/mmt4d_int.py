@@ -1,0 +1,107 @@
+"""The integer mmt4d kernel: i8 x i8 -> i32 and i16 x i16 -> i32 with K0 = 2 (pmaddwd).
+
+Same layouts and loop nest as the f32 kernel of mmt4d.py (LHS [M1, K1, M0, 2], RHS
+[N1, K1, N0, 2], OUT [M1, N1, M0, N0] i32, all contiguous), for the integer tiles data tiling
+picks on x86-64 (16x16x2 with AVX-512BW, 8x8x2 with AVX2, 8x4x2 on SSE2). Per k1 step the RHS
+tile row (N0 pairs) is sign-extended to i16 once; each LHS row's pair, sign-extended and
+seen as one i32, is broadcast to all lanes; ``pmaddwd`` multiplies the i16 pairs and adds
+each pair into one i32 lane (``a0*b0 + a1*b1``), which is added to the row's accumulator
+(LLVM turns the add into ``vpdpwssd`` where AVX-512 VNNI exists). The result is exact: the
+only pair sum that leaves i32 (both i16 products equal to 2**30) wraps exactly like the
+i32 arithmetic of linalg.mmt4d. N0 is split into chunks of the widest pmaddwd the target has
+(16 lanes with AVX-512BW, 8 with AVX2, 4 with SSE2).
+
+Source: IREE's mmt4d ukernel tiles for x86_64 (runtime/src/iree/builtins/ukernel/arch/
+x86_64/mmt4d_x86_64_avx512_vnni.c: s8s8s32 / s16s16s32 with K0 = 2 via vpmaddwd/vpdpwssd).
+"""
+from llvmlite import ir
+
+from rt.compiler.codegen.llvm_cpu.interface import I32, I64
+from rt.compiler.codegen.llvm_cpu.loop import counted_loop
+
+I16 = ir.IntType(16)
+#: (lanes of i32, feature, intrinsic) of pmaddwd, widest first.
+_PMADDWD = ((16, "avx512bw", "llvm.x86.avx512.pmaddw.d.512"),
+            (8, "avx2", "llvm.x86.avx2.pmadd.wd"),
+            (4, "sse2", "llvm.x86.sse2.pmadd.wd"))
+INPUT_TYPES = ("i8", "i16")
+
+
+def chunk_lanes(features, n0):
+    """i32 lanes per pmaddwd for an N0-wide tile on a target with ``features``, or None when
+    N0 is not a multiple of any available width."""
+    for lanes, feature, _ in _PMADDWD:
+        if feature in features and n0 % lanes == 0:
+            return lanes
+    return None
+
+
+def _pmaddwd(b, lanes, x, y):
+    name = next(n for w, _, n in _PMADDWD if w == lanes)
+    fn = b.module.globals.get(name)
+    if fn is None:
+        vty = ir.VectorType(I16, 2 * lanes)
+        fn = ir.Function(b.module, ir.FunctionType(ir.VectorType(I32, lanes), [vty, vty]), name)
+    return b.call(fn, [x, y])
+
+
+def _lanes(b, vector, start, count):
+    return b.shuffle_vector(vector, ir.Constant(vector.type, ir.Undefined),
+                            ir.Constant(ir.VectorType(I32, count),
+                                        list(range(start, start + count))))
+
+
+def emit_int_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, accumulate,
+                   input_type, lanes):
+    """Emit the loops computing OUT tiles (m1, n1) over the [begin, end) ranges.
+
+    pointers: (lhs, rhs, out) element-0 pointers (``input_type`` i8/i16 and i32 elements);
+    outer_strides: (K1 of LHS, K1 of RHS, N1 of OUT) as i64; k1_total: i64; tile: static
+    (M0, N0, 2); accumulate: i1; lanes: the pmaddwd width (``chunk_lanes``).
+    """
+    lhs, rhs, out = pointers
+    lhs_k1, rhs_k1, out_n1 = outer_strides
+    m0, n0, k0 = tile
+    ety = ir.IntType(8 if input_type == "i8" else 16)
+    chunks = n0 // lanes
+    acc_ty = ir.VectorType(I32, lanes)
+    zero = ir.Constant(acc_ty, None)
+
+    def gep(base, offset, ty):
+        return b.gep(base, [offset], inbounds=True, source_etype=ty)
+
+    def widen(value, count):
+        return value if ety == I16 else b.sext(value, ir.VectorType(I16, count))
+
+    with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
+        lhs_panel = gep(lhs, b.mul(lm.index, b.mul(lhs_k1, I64(m0 * k0))), ety)
+        with counted_loop(b, n_range[0], n_range[1], I64(1), "n1") as ln:
+            rhs_panel = gep(rhs, b.mul(ln.index, b.mul(rhs_k1, I64(n0 * k0))), ety)
+            tile_ptr = gep(out, b.mul(b.add(b.mul(lm.index, out_n1), ln.index), I64(m0 * n0)),
+                           I32)
+            init = []
+            for r in range(m0):
+                for c in range(chunks):
+                    row = b.load(gep(tile_ptr, I64(r * n0 + c * lanes), I32), typ=acc_ty, align=4)
+                    init.append(b.select(accumulate, row, zero))
+            with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
+                rhs_v = b.load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), ety),
+                               typ=ir.VectorType(ety, n0 * k0), align=ety.width // 8)
+                rhs16 = widen(rhs_v, n0 * k0)
+                cols = [_lanes(b, rhs16, c * 2 * lanes, 2 * lanes) for c in range(chunks)]
+                lhs_v = b.load(gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), ety),
+                               typ=ir.VectorType(ety, m0 * k0), align=ety.width // 8)
+                pairs = b.bitcast(widen(lhs_v, m0 * k0), ir.VectorType(I32, m0))
+                acc = list(lk.carried)
+                for r in range(m0):
+                    splat = b.shuffle_vector(pairs, ir.Constant(pairs.type, ir.Undefined),
+                                             ir.Constant(ir.VectorType(I32, lanes), [r] * lanes))
+                    a = b.bitcast(splat, ir.VectorType(I16, 2 * lanes))
+                    for c in range(chunks):
+                        i = r * chunks + c
+                        acc[i] = b.add(acc[i], _pmaddwd(b, lanes, cols[c], a))
+                lk.next_carried = acc
+            for r in range(m0):
+                for c in range(chunks):
+                    b.store(lk.carried[r * chunks + c],
+                            gep(tile_ptr, I64(r * n0 + c * lanes), I32), align=4)
