@@ -1,9 +1,10 @@
 """DeviceArray: a tensor kept on a device, and the upload of host arrays into buffer views.
 
 ``upload(device, array, element_type)`` turns a numpy array into a ``hal.BufferView`` on
-``device``: zero-copy when the array is C-contiguous, native-endian, writeable and 64-byte
-aligned (the alignment rt's dispatches assume for binding base pointers) and the device keeps
-its memory on the host heap; otherwise a copy into a new device buffer. A zero-copy view keeps
+``device``: zero-copy when the array is C-contiguous, native-endian, writeable and aligned to
+its element size (all rt's dispatches assume of a binding's base pointer: the llvm-cpu kernels
+use unaligned vector accesses, vmvx checks element alignment) and the device keeps its memory
+on the host heap; otherwise a copy into a new device buffer. A zero-copy view keeps
 the array alive for as long as the buffer lives. Modelled on IREE's python bindings
 (``iree.runtime.DeviceArray``, ``asdevicearray``) and on ``iree_hal_allocator_import_buffer``
 with ``IREE_HAL_EXTERNAL_BUFFER_TYPE_HOST_ALLOCATION``.
@@ -15,14 +16,10 @@ from rt.runtime.hal.buffer_view import BufferView, shape_text
 from rt.runtime.hal.drivers.heap_allocator import HeapAllocation, HeapAllocator, HeapBuffer
 from rt.runtime.hal.element_type import element_type_to_dtype
 
-#: Host arrays aligned to this many bytes are imported without a copy.
-IMPORT_ALIGNMENT = 64
-
-
 def _importable(device, array):
     return (isinstance(device.allocator, HeapAllocator) and array.nbytes > 0
             and array.flags.c_contiguous and array.flags.writeable and array.flags.aligned
-            and array.dtype.isnative and array.ctypes.data % IMPORT_ALIGNMENT == 0)
+            and array.dtype.isnative)
 
 
 def upload(device, array, element_type):

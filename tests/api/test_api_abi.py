@@ -90,8 +90,14 @@ def test_aligned_writeable_arrays_upload_without_a_copy(device):
     assert view.to_numpy()[0, 0] == 99.0
 
 
+def test_element_aligned_arrays_upload_without_a_copy(device):
+    a = _aligned(16, np.float32, offset=4)  # 4-byte aligned, not 64: kernels need element alignment
+    view = upload(device, a, hal.ElementType.FLOAT_32)
+    assert view.buffer.ptr == a.ctypes.data
+
+
 @pytest.mark.parametrize("make", [
-    lambda: _aligned(16, np.float32, offset=4),
+    lambda: _aligned(80, np.uint8, offset=2)[:64].view(np.float32),  # not element-aligned
     lambda: _aligned(32, np.float32)[::2],
     lambda: np.frombuffer(bytes(64), np.float32),
 ])

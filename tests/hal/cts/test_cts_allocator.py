@@ -101,3 +101,13 @@ def test_use_after_release(device):
 def test_bad_allocation_sizes(device, size):
     with pytest.raises(InvalidArgumentError, match=r"allocation size"):
         device.allocator.allocate_buffer(size)
+
+
+def test_memory_is_reused_once_the_last_numpy_view_is_gone(device):
+    buf = device.allocator.allocate_buffer(8192)
+    address = buf.ptr
+    view = buf.to_numpy(np.uint8)
+    del buf
+    assert device.allocator.allocate_buffer(8192).ptr != address  # the view still sees it
+    del view
+    assert device.allocator.allocate_buffer(8192).ptr == address
