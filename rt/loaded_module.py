@@ -249,7 +249,7 @@ class LoadedModule:
         function = self._functions.get(name)
         if function is None:
             if name not in self.module.exports or name.startswith("__"):
-                raise NotFoundError(f"module {self.module.name} has no exported function {name!r}; "
+                raise NotFoundError(f"module '{self.module.name}' has no exported function {name!r}; "
                                     f"exports: {', '.join(self.functions) or '(none)'}")
             function = self._functions[name] = LoadedFunction(self, name)
         return function

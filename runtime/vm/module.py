@@ -93,7 +93,7 @@ class Module:
         ordinal = self.exports.get(name)
         if ordinal is None:
             raise NotFoundError(
-                f"module {self.name} has no exported function {name!r}; exports: {', '.join(sorted(self.exports)) or '(none)'}"
+                f"module '{self.name}' has no exported function {name!r}; exports: {', '.join(sorted(self.exports)) or '(none)'}"
             )
         return self.functions[ordinal]
 

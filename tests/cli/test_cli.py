@@ -56,7 +56,7 @@ def test_npy_inputs_and_outputs(modules, tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["run", "MISSING.vmfb", "--function=f"], "rt run: module file 'MISSING.vmfb' does not exist"),
-    (["run", "BASIC", "--function=nope"], "rt run: module basic has no exported function 'nope'; exports: "
+    (["run", "BASIC", "--function=nope"], "rt run: module 'basic' has no exported function 'nope'; exports: "
                                           "add_i32, device_count, identity, is_positive, reshape, scale"),
     (["run", "BASIC"], "rt run: --function=NAME is required; module basic exports: add_i32, device_count"),
     (["run", "BASIC", "--function=identity", "--input=4x7xf32"],
