@@ -16,10 +16,15 @@ from rt.runtime.hal.buffer_view import BufferView, shape_text
 from rt.runtime.hal.drivers.heap_allocator import HeapAllocation, HeapAllocator, HeapBuffer
 from rt.runtime.hal.element_type import element_type_to_dtype
 
+_IMPORTED_MEMORY = MemoryType.DEVICE_LOCAL | MemoryType.HOST_VISIBLE
+_IMPORTED_USAGE = BufferUsage.DEFAULT
+
+
 def _importable(device, array):
-    return (isinstance(device.allocator, HeapAllocator) and array.nbytes > 0
-            and array.flags.c_contiguous and array.flags.writeable and array.flags.aligned
-            and array.dtype.isnative)
+    if not isinstance(device.allocator, HeapAllocator) or array.nbytes == 0:
+        return False
+    flags = array.flags
+    return flags.c_contiguous and flags.writeable and flags.aligned and array.dtype.isnative
 
 
 def upload(device, array, element_type):
@@ -33,8 +38,7 @@ def upload(device, array, element_type):
         allocation.array = array.reshape(-1).view(np.uint8)
         allocation.address = array.ctypes.data
         allocation.state = AllocationState.LIVE
-        buffer = HeapBuffer(allocation, 0, array.nbytes,
-                            MemoryType.DEVICE_LOCAL | MemoryType.HOST_VISIBLE, BufferUsage.DEFAULT)
+        buffer = HeapBuffer(allocation, 0, array.nbytes, _IMPORTED_MEMORY, _IMPORTED_USAGE)
     else:
         flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
         buffer = device.allocator.allocate_from(flat)

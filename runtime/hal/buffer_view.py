@@ -4,11 +4,14 @@ Follows ``iree_hal_buffer_view_t`` (runtime/src/iree/hal/buffer_view.h) and the 
 module's ``buffer_view.create(buffer, offset, length, element_type, encoding_type, shape...)``,
 which views the subspan ``[offset, offset + length)``. Shapes are tuples of int dims >= 0.
 """
+import math
+
 import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError
 from rt.runtime.hal.buffer import Buffer, BufferUsage, MemoryType
 from rt.runtime.hal.element_type import (
+    ElementType,
     EncodingType,
     as_element_type,
     dtype_to_element_type,
@@ -16,6 +19,22 @@ from rt.runtime.hal.element_type import (
     element_type_name,
     element_type_to_dtype,
 )
+
+
+# Concrete Buffer classes already seen to pass ``isinstance(buffer, Buffer)`` (an ABC check).
+_BUFFER_TYPES = set()
+_DENSE = int(EncodingType.DENSE_ROW_MAJOR)
+
+
+def _dims(shape):
+    """The int dims of ``shape``; ``InvalidArgumentError`` naming a non-integer or negative one."""
+    for i, d in enumerate(shape):
+        if isinstance(d, (bool, float)) or not isinstance(d, (int, np.integer)) or int(d) < 0:
+            raise InvalidArgumentError(
+                f"buffer_view.create: dimension {i} of shape {tuple(shape)} must be an "
+                f"integer >= 0, got {d!r}"
+            )
+        yield int(d)
 
 
 def shape_text(shape, element_type):
@@ -37,23 +56,23 @@ class BufferView:
 
     def __init__(self, buffer, shape, element_type, encoding_type=EncodingType.DENSE_ROW_MAJOR,
                  encoding=None):
-        if not isinstance(buffer, Buffer):
-            raise InvalidArgumentError(f"buffer_view.create: expected a Buffer, got {buffer!r}")
-        dims = []
-        for i, d in enumerate(shape):
-            if isinstance(d, (bool, float)) or not isinstance(d, (int, np.integer)) or int(d) < 0:
-                raise InvalidArgumentError(
-                    f"buffer_view.create: dimension {i} of shape {tuple(shape)} must be an "
-                    f"integer >= 0, got {d!r}"
-                )
-            dims.append(int(d))
+        if type(buffer) not in _BUFFER_TYPES:
+            if not isinstance(buffer, Buffer):
+                raise InvalidArgumentError(f"buffer_view.create: expected a Buffer, got {buffer!r}")
+            _BUFFER_TYPES.add(type(buffer))
+        if type(shape) is tuple and all(type(d) is int and d >= 0 for d in shape):
+            dims = shape
+        else:
+            dims = tuple(_dims(shape))
         if encoding is not None:
             buffer.set_encoding(encoding)
         self.buffer = buffer
-        self.shape = tuple(dims)
-        self.element_type = as_element_type(element_type)
-        self.encoding_type = int(encoding_type)
-        if self.encoding_type == EncodingType.DENSE_ROW_MAJOR and buffer.byte_length < self.byte_length:
+        self.shape = dims
+        self.element_type = (element_type if type(element_type) is ElementType
+                             else as_element_type(element_type))
+        self.encoding_type = (encoding_type if type(encoding_type) is int
+                              else int(encoding_type))
+        if self.encoding_type == _DENSE and buffer.byte_length < self.byte_length:
             raise InvalidArgumentError(
                 f"buffer_view.create: tensor<{shape_text(self.shape, self.element_type)}> needs "
                 f"{self.byte_length} bytes but {buffer.describe()} has {buffer.byte_length}"
@@ -85,7 +104,7 @@ class BufferView:
 
     @property
     def element_count(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def byte_length(self):

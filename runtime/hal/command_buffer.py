@@ -33,6 +33,13 @@ from rt.runtime.hal.executable import Executable
 FILL, COPY, UPDATE, DISPATCH, BARRIER = range(5)
 KIND_NAMES = ("fill_buffer", "copy_buffer", "update_buffer", "dispatch", "execution_barrier")
 _MAX_U32 = (1 << 32) - 1
+_MIN_I32 = -(1 << 31)
+# Plain-int forms of the bits the dispatch fast path tests (no IntFlag arithmetic per call).
+_int_and = int.__and__
+_DISPATCH_STORAGE = int(BufferUsage.DISPATCH_STORAGE)
+_SEQUENCES = (tuple, list)
+# Concrete Buffer classes seen to pass ``isinstance(buffer, Buffer)`` (an ABC check, slow).
+_BUFFER_TYPES = set()
 
 
 class CommandBufferMode(enum.IntFlag):
@@ -54,6 +61,9 @@ class CommandCategory(enum.IntFlag):
     TRANSFER = 1 << 0
     DISPATCH = 1 << 1
     ANY = TRANSFER | DISPATCH
+
+
+_DISPATCH_CATEGORY = int(CommandCategory.DISPATCH)
 
 
 class CommandBufferState(enum.Enum):
@@ -272,7 +282,73 @@ class CommandBuffer(abc.ABC):
         be this device's, offsets multiples of ``device.limits.min_buffer_offset_alignment``,
         and a buffer tagged with an encoding must carry the one the export declares for that
         binding (``executable.binding_encodings``). Raises ``InvalidArgumentError``.
+
+        The common case (plain ints, ``(buffer, offset, length)`` tuples of live buffers of a
+        known Buffer type) is checked by ``_dispatch_refs`` without building error context;
+        anything it does not accept is re-checked by ``_checked_dispatch``, which raises the
+        error naming the command.
         """
+        refs = self._dispatch_refs(executable, ordinal, workgroup_count, constants, bindings)
+        if refs is None:
+            command = self._checked_dispatch(executable, ordinal, workgroup_count, constants,
+                                             bindings)
+        else:
+            counts, constants, refs = refs
+            command = (DISPATCH, executable, ordinal, counts,
+                       constants, tuple((self._index(b), o, n) for b, o, n in refs))
+        self.commands.append(command)
+
+    def _dispatch_refs(self, executable, ordinal, workgroup_count, constants, bindings):
+        """``(counts, constants, [(buffer, offset, length)])`` when every check passes on the
+        common argument types, else None (nothing recorded; the caller re-checks slowly)."""
+        if (self.state is not CommandBufferState.RECORDING
+                or not _int_and(self.categories, _DISPATCH_CATEGORY)
+                or type(executable) is not Executable
+                or executable.device is not self.device or type(ordinal) is not int):
+            return None
+        exports = executable.exports
+        if (not 0 <= ordinal < len(exports) or type(workgroup_count) not in _SEQUENCES
+                or type(constants) not in _SEQUENCES or type(bindings) not in _SEQUENCES
+                or len(workgroup_count) != 3):
+            return None
+        export = exports[ordinal]
+        x, y, z = workgroup_count
+        if (type(x) is not int or type(y) is not int or type(z) is not int
+                or not (0 <= x <= _MAX_U32 and 0 <= y <= _MAX_U32 and 0 <= z <= _MAX_U32)
+                or len(constants) != export.constant_count
+                or len(bindings) != export.binding_count):
+            return None
+        words = []
+        for c in constants:
+            if type(c) is not int or not _MIN_I32 <= c <= _MAX_U32:
+                return None
+            words.append(c & _MAX_U32)
+        device = self.device
+        alignment = device.limits.min_buffer_offset_alignment
+        expected = executable.binding_encodings(ordinal)
+        refs = []
+        for i, binding in enumerate(bindings):
+            if type(binding) is not tuple or len(binding) != 3:
+                return None
+            buffer, offset, length = binding
+            if (type(buffer) not in _BUFFER_TYPES or type(offset) is not int
+                    or type(length) is not int or offset < 0 or length < 0
+                    or offset + length > buffer.byte_length
+                    or (buffer.byte_offset + offset) % alignment
+                    or buffer.state is AllocationState.RELEASED
+                    or buffer.device is not device
+                    or not _int_and(buffer.allowed_usage, _DISPATCH_STORAGE)):
+                return None
+            if expected is not None:
+                want = expected[i]
+                if want is not None and buffer.encoding is not None and buffer.encoding != want:
+                    return None
+            refs.append(binding)
+        return (x, y, z), tuple(words), refs
+
+    def _checked_dispatch(self, executable, ordinal, workgroup_count, constants, bindings):
+        """The dispatch command tuple after checking every argument of any accepted type;
+        raises ``InvalidArgumentError`` naming the command and what would be right."""
         where = self._where("dispatch")
         self._category(CommandCategory.DISPATCH, where)
         if not isinstance(executable, Executable):
@@ -337,12 +413,14 @@ class CommandBuffer(abc.ABC):
                     "(specialize-encodings per device) or re-encode it first"
                 )
             refs.append((buffer, offset, length))
+        _BUFFER_TYPES.update(type(buffer) for buffer, _, _ in refs)
         refs = tuple((self._index(buffer), offset, length) for buffer, offset, length in refs)
-        self.commands.append((DISPATCH, executable, ordinal, counts, constants, refs))
+        return (DISPATCH, executable, ordinal, counts, constants, refs)
 
     def execution_barrier(self, source_stage_mask=0, target_stage_mask=0, flags=0):
         """Order every earlier command before every later one (local queues run in order)."""
-        self._where("execution_barrier")
+        if self.state is not CommandBufferState.RECORDING:
+            self._where("execution_barrier")
         self.commands.append((BARRIER,))
 
     def begin_debug_group(self, label):

@@ -96,10 +96,17 @@ def _text(value, what):
     return bytes(_host_bytes(value, what)).decode("utf-8", "replace")
 
 
+# (concrete type, expected class) pairs already seen to pass ``isinstance`` (ABC checks are slow).
+_REF_TYPES = set()
+
+
 def _ref(value, cls, what):
+    if (type(value), cls) in _REF_TYPES:
+        return value
     if not isinstance(value, cls):
         raise InvalidArgumentError(f"hal.{what}: expected a {cls.__name__}, got "
                                    f"{'null' if value is None else type(value).__name__}")
+    _REF_TYPES.add((type(value), cls))
     return value
 
 

@@ -125,7 +125,9 @@ class HeapBuffer(Buffer):
         return a.address + self.byte_offset
 
     def subspan(self, offset, length):
-        offset, length = check_range(self, offset, length, f"subspan of {self.describe()}")
+        if not (type(offset) is int and type(length) is int and 0 <= offset and 0 <= length
+                and offset + length <= self.byte_length):
+            offset, length = check_range(self, offset, length, f"subspan of {self.describe()}")
         span = HeapBuffer(self._allocation, self.byte_offset + offset, length,
                           self.memory_type, self.allowed_usage)
         span.encoding = self.encoding
