@@ -12,6 +12,7 @@ Transforms/WrapEntryPoints.cpp) and the argument checks of iree-run-module.
 Element types are MLIR names (``f32``, ``i8``, ``si32``, ``i1``, ``index``); signless
 integers accept numpy arrays of either signedness of the same width; ``index`` is i64.
 """
+import functools
 import json
 import re
 
@@ -56,8 +57,10 @@ def numpy_dtype(element):
     return element_type_to_dtype(ELEMENT_TYPES[element])
 
 
+@functools.lru_cache(maxsize=256)
 def dtype_accepted(element, dtype):
-    """True if a numpy array of ``dtype`` may be passed for elements of type ``element``."""
+    """True if a numpy array of ``dtype`` may be passed for elements of type ``element``
+    (cached: it is asked for every tensor argument of every call)."""
     dtype = np.dtype(dtype)
     if element == "i1":
         return dtype == np.bool_ or dtype in (np.int8, np.uint8)
