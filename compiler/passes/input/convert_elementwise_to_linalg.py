@@ -55,43 +55,47 @@ class ConvertElementwiseToLinalgPass(Pass):
 
     def run(self, module, ctx):
         for op in [o for o in module.walk() if _is_elementwise_on_tensors(o)]:
-            self._convert(op)
+            convert_elementwise_op(op)
 
-    @staticmethod
-    def _convert(op):
-        result_types = [r.type for r in op.results]
-        shape = result_types[0].get_shape()
-        for value in (*op.operands, *op.results[1:]):
-            if value.type.get_shape() != shape:
-                raise error_at_op(
-                    op, f"'{op.name}' op mixes tensor shapes {value.type} and {result_types[0]}; "
-                    "elementwise ops need operands of the result's shape (broadcast explicitly with linalg.broadcast)"
-                )
-        new_ops, dims = [], []
-        for i, size in enumerate(shape):
-            if size == DYNAMIC_INDEX:
-                index = arith.ConstantOp(IntegerAttr(i, IndexType()))
-                dim = tensor.DimOp(op.operands[0], index)
-                new_ops += [index, dim]
-                dims.append(dim.result)
-        empties = [tensor.EmptyOp(dims, t) for t in result_types]
-        new_ops += empties
-        elements = [t.get_element_type() for t in result_types]
-        block = Block(arg_types=[v.type.get_element_type() for v in op.operands] + elements)
-        scalar = op.create(
-            operands=list(block.args[: len(op.operands)]),
-            result_types=elements,
-            properties=dict(op.properties),
-            attributes=dict(op.attributes),
-        )
-        block.add_ops([scalar, YieldOp(*scalar.results)])
-        rank = len(shape)
-        identity = AffineMapAttr(AffineMap.identity(rank))
-        generic = GenericOp(
-            list(op.operands), [e.tensor for e in empties], Region(block),
-            [identity] * (len(op.operands) + len(empties)), [IteratorTypeAttr.parallel()] * rank, result_types,
-        )
-        new_ops.append(generic)
-        for new in new_ops:
-            new.location = op.location
-        Rewriter.replace_op(op, new_ops, list(generic.results))
+
+def convert_elementwise_op(op):
+    """Replace elementwise tensor ``op`` (see the module docstring) by ``tensor.empty`` + ``linalg.generic``.
+
+    Raises CompileError (at ``op``) when an operand or result shape differs from the first result's.
+    """
+    result_types = [r.type for r in op.results]
+    shape = result_types[0].get_shape()
+    for value in (*op.operands, *op.results[1:]):
+        if value.type.get_shape() != shape:
+            raise error_at_op(
+                op, f"'{op.name}' op mixes tensor shapes {value.type} and {result_types[0]}; "
+                "elementwise ops need operands of the result's shape (broadcast explicitly with linalg.broadcast)"
+            )
+    new_ops, dims = [], []
+    for i, size in enumerate(shape):
+        if size == DYNAMIC_INDEX:
+            index = arith.ConstantOp(IntegerAttr(i, IndexType()))
+            dim = tensor.DimOp(op.operands[0], index)
+            new_ops += [index, dim]
+            dims.append(dim.result)
+    empties = [tensor.EmptyOp(dims, t) for t in result_types]
+    new_ops += empties
+    elements = [t.get_element_type() for t in result_types]
+    block = Block(arg_types=[v.type.get_element_type() for v in op.operands] + elements)
+    scalar = op.create(
+        operands=list(block.args[: len(op.operands)]),
+        result_types=elements,
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    block.add_ops([scalar, YieldOp(*scalar.results)])
+    rank = len(shape)
+    identity = AffineMapAttr(AffineMap.identity(rank))
+    generic = GenericOp(
+        list(op.operands), [e.tensor for e in empties], Region(block),
+        [identity] * (len(op.operands) + len(empties)), [IteratorTypeAttr.parallel()] * rank, result_types,
+    )
+    new_ops.append(generic)
+    for new in new_ops:
+        new.location = op.location
+    Rewriter.replace_op(op, new_ops, list(generic.results))

@@ -18,7 +18,7 @@ computeResourceLifetimes).
 """
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.passes.stream.async_ops import tied_operand
+from rt.compiler.passes.stream.async_ops import ancestor_in, tied_operand
 
 
 class Plan:
@@ -59,10 +59,6 @@ class Plan:
             value = self.alias[value]
         return value
 
-    def _top(self, op):
-        while op.parent_block() is not self.body:
-            op = op.parent_op()
-        return op
 
     def _number(self):
         for i, op in enumerate(self.body.ops):
@@ -102,10 +98,10 @@ class Plan:
         members = [v for v in self._values() if self.root(v) is root]
         points = []
         for value in members:
-            points.append(self.index[self._top(value.op)] if hasattr(value, "op") else 0)
+            points.append(self.index[ancestor_in(self.body, value.op)] if hasattr(value, "op") else 0)
             for use in value.uses:
                 if self.execute.is_ancestor(use.operation) and use.operation is not self.body.last_op:
-                    points.append(self.index[self._top(use.operation)])
+                    points.append(self.index[ancestor_in(self.body, use.operation)])
         return min(points), max(points)
 
     def _values(self):

@@ -1,4 +1,4 @@
-"""Facts about ``stream.async.*`` ops shared by the scheduling passes.
+"""Facts about ``stream.async.*`` ops shared by the stream passes: placement, ties, sizes, last uses.
 
 * :data:`STREAMABLE` — ops that may be placed in a ``stream.async.execute`` region (IREE's
   ``StreamableOpInterface``): alloca, constant, splat, clone, slice, fill, update, copy,
@@ -6,14 +6,26 @@
 * :func:`execution_affinity` — where an async op runs; a transfer runs on its result affinity
   unless its result is ``staging`` (then on the source side), as in IREE's
   ``AsyncTransferOp::getAffinityAttr``.
-* :func:`tied_operand` — the operand an in-place result aliases (fill/update/copy targets,
-  ``tied_operands`` of dispatch/execute/concurrent), or None for a new resource;
-  :func:`tied_input` follows such ties through the ops of a region being formed.
-* :func:`known_size` / :func:`size_of` — the index byte size of a resource value, from the
-  size-aware op that defines it (IREE's ``SizeAwareOpInterface``) or a new
-  ``stream.resource.size``.
+* Ties: an op *ties* a result to an operand when the result is the operand's storage updated in
+  place: ``stream.async.fill/update/copy/store`` tie their result to the target,
+  ``stream.timepoint.barrier`` its resource, ``stream.async.dispatch`` / ``execute`` /
+  ``concurrent`` the results their ``tied_operands`` property names (indices into the resource
+  operand list, -1 for a new resource). :func:`tied_operand_indices` gives, per result, the
+  index into ``op.operands`` (or -1); :func:`tied_operand` the operand value (or None);
+  :func:`is_tied_use` / :func:`has_tied_use` ask whether a use mutates in place;
+  :func:`tied_input` follows ties through the ops of a region being formed.
+* Sizes (IREE's ``SizeAwareOpInterface``): :func:`known_size` — the index byte size of a resource
+  value from the op or region that defines it; :func:`operand_size` — the size an op states for
+  one of its resource operands; :func:`size_from_uses` — the first such size among a value's
+  users; :func:`size_of` — any of those, else a new ``stream.resource.size``.
+* :func:`ancestor_in` / :func:`is_last_user` — the op directly in a block that holds a (nested)
+  op; whether ``user`` is a last use of ``value``: ``user`` sits in the block defining ``value``
+  (not in a nested region, which may run repeatedly), and no use follows it there or lives in
+  another block.
 
-Source followed: IREE ``Dialect/Stream/IR/StreamInterfaces.td`` and ``StreamOps.cpp``.
+Source followed: IREE ``Dialect/Stream/IR/StreamInterfaces.td``, ``StreamOps.cpp``,
+``Util/IR/UtilInterfaces`` (TiedOpInterface) and MLIR ``Liveness::isDeadAfter`` (restricted here
+to values whose lifetime is one block).
 """
 from xdsl.ir import BlockArgument, OpResult
 
@@ -27,6 +39,12 @@ STREAMABLE = frozenset({
     "stream.async.transfer", "stream.async.dispatch",
 })
 
+#: ops whose first result updates one operand in place -> index of that operand in op.operands
+_TARGET_INDEX = {"stream.async.fill": 1, "stream.async.update": 2, "stream.async.copy": 4,
+                 "stream.async.store": 1, "stream.timepoint.barrier": 0}
+#: ops tying results to entries of ``resource_operands`` through their ``tied_operands`` property
+_LIST_TIED = ("stream.async.dispatch", "stream.async.execute", "stream.async.concurrent")
+
 _SINGLE_SIZE = {
     "stream.async.alloca": "storage_size", "stream.async.constant": "result_size",
     "stream.async.splat": "result_size", "stream.async.clone": "result_size",
@@ -38,8 +56,8 @@ _SINGLE_SIZE = {
     "stream.resource.map": "result_size", "stream.resource.try_map": "result_size",
     "stream.timepoint.barrier": "resource_size",
 }
-_IN_PLACE = {"stream.async.fill": "target", "stream.async.update": "target", "stream.async.copy": "target",
-             "stream.async.store": "target", "stream.timepoint.barrier": "resource"}
+_OPERAND_SIZES = (("source", "source_size"), ("target", "target_size"), ("update", "update_size"),
+                  ("operand", "operand_size"), ("resource", "resource_size"))
 
 
 def execution_affinity(op):
@@ -52,15 +70,33 @@ def execution_affinity(op):
     return affinity_of(op)
 
 
+def tied_operand_indices(op):
+    """Per result of ``op``: the index into ``op.operands`` it is tied to, or -1."""
+    target = _TARGET_INDEX.get(op.name)
+    if target is not None:
+        return [target] + [-1] * (len(op.results) - 1)
+    if op.name in _LIST_TIED:
+        base = len(op.workload) if op.name == "stream.async.dispatch" else 0
+        ties = int_list(op.tied_operands)
+        ties += [-1] * (len(op.results_) - len(ties))
+        return [base + t if t >= 0 else -1 for t in ties] + [-1] * (len(op.results) - len(op.results_))
+    return [-1] * len(op.results)
+
+
 def tied_operand(op, index):
     """The operand value result ``index`` of ``op`` is tied to (updates in place), else None."""
-    field = _IN_PLACE.get(op.name)
-    if field is not None:
-        return getattr(op, field) if index == 0 else None
-    tied = int_list(op.properties.get("tied_operands"))
-    if index < len(tied) and tied[index] >= 0:
-        return op.resource_operands[tied[index]]
-    return None
+    position = tied_operand_indices(op)[index]
+    return op.operands[position] if position >= 0 else None
+
+
+def is_tied_use(op, index):
+    """True when operand ``index`` of ``op`` is updated in place by one of its results."""
+    return index in tied_operand_indices(op)
+
+
+def has_tied_use(value):
+    """True when some op updates ``value`` in place."""
+    return any(is_tied_use(use.operation, use.index) for use in value.uses)
 
 
 def tied_input(value, members, ins):
@@ -97,25 +133,28 @@ def known_size(value):
     if op.name == "stream.timepoint.await":
         resources = [v for v in op.results if isinstance(v.type, ResourceType)]
         return op.resource_operand_sizes[resources.index(value)]
+    return getattr(op, "result_size", None)
+
+
+def operand_size(op, index):
+    """The byte-size SSA value ``op`` states for its resource operand ``index`` (None when unknown)."""
+    value = op.operands[index]
+    for field, size_field in _OPERAND_SIZES:
+        if getattr(op, field, None) is value and hasattr(op, size_field):
+            return getattr(op, size_field)
+    if hasattr(op, "resource_operand_sizes") and value in op.resource_operands:
+        resources = [v for v in op.resource_operands if isinstance(v.type, ResourceType)]
+        return op.resource_operand_sizes[resources.index(value)]
     return None
 
 
-_OPERAND_SIZES = (("source", "source_size"), ("target", "target_size"), ("update", "update_size"),
-                  ("operand", "operand_size"), ("resource", "resource_size"))
-
-
 def size_from_uses(value):
-    """The size operand that a size-aware user states for ``value``, or None."""
+    """The size operand that a size-aware ``stream.*`` user states for ``value``, or None."""
     for use in value.uses:
-        op = use.operation
-        if not op.name.startswith("stream."):
-            continue
-        for field, size_field in _OPERAND_SIZES:
-            if getattr(op, field, None) is value and hasattr(op, size_field):
-                return getattr(op, size_field)
-        if hasattr(op, "resource_operand_sizes") and value in op.resource_operands:
-            resources = [v for v in op.resource_operands if isinstance(v.type, ResourceType)]
-            return op.resource_operand_sizes[resources.index(value)]
+        if use.operation.name.startswith("stream."):
+            size = operand_size(use.operation, use.index)
+            if size is not None:
+                return size
     return None
 
 
@@ -131,3 +170,22 @@ def size_of(value, anchor):
     anchor.parent_block().insert_op_before(op, anchor)
     return op.result
 
+
+def ancestor_in(block, op):
+    """The ancestor of ``op`` (or ``op``) directly in ``block``; None when ``op`` is not inside it."""
+    while op is not None and op.parent_block() is not block:
+        op = op.parent_op()
+    return op
+
+
+def is_last_user(value, user):
+    """True when ``user`` is a last use of ``value`` (see the module docstring)."""
+    block = value.owner if isinstance(value, BlockArgument) else value.owner.parent_block()
+    if user.parent_block() is not block:
+        return False
+    order = {op: i for i, op in enumerate(block.ops)}
+    for use in value.uses:
+        other = ancestor_in(block, use.operation)
+        if other is None or order[other] > order[user]:
+            return False
+    return True

@@ -56,8 +56,15 @@ def expand_arguments(converter, callable_op):
     if is_public(callable_op):
         raise error_at_op(callable_op, f"public function @{callable_op.sym_name.data} takes or returns tensors; run "
                                        f"iree-abi-wrap-entry-points first so public functions use !hal.buffer_view")
-    block = callable_op.regions[0].blocks[0]
-    aff = affinity_of(callable_op)
+    return expand_block_arguments(converter, callable_op.regions[0].blocks[0], affinity_of(callable_op))
+
+
+def expand_block_arguments(converter, block, aff):
+    """Add resource/size/dims arguments after each tensor argument of ``block``; returns the old ones.
+
+    The old tensor arguments are bound in ``converter`` and must be erased (:func:`erase_arguments`)
+    once every use has been converted.
+    """
     old = [arg for arg in block.args if isinstance(arg.type, TensorType)]
     for arg in old:
         position = arg.index

@@ -33,32 +33,19 @@ from xdsl.dialects import cf, scf
 from xdsl.dialects.builtin import TensorType
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from rt.compiler.dialects import stream
 from rt.compiler.dialects.flow_types import dynamic_rank
-from rt.compiler.passes.stream.call_conversion import expanded_types, expanded_values
-from rt.compiler.passes.stream.resources import INDEX, affinity_of
+from rt.compiler.passes.stream.call_conversion import (
+    expand_block_arguments,
+    expanded_types,
+    expanded_values,
+)
+from rt.compiler.passes.stream.resources import affinity_of
 
 
 def carries_tensors(op):
     """True when ``op`` has tensor operands or results, or blocks with tensor arguments."""
     values = [*op.operands, *op.results] + [a for r in op.regions for b in r.blocks for a in b.args]
     return any(isinstance(v.type, TensorType) for v in values)
-
-
-def expand_block_arguments(converter, block, aff):
-    """Add resource/size/dims arguments after each tensor argument of ``block``; returns the old ones.
-
-    The old tensor arguments are bound in ``converter`` and must be erased (:func:`erase_arguments`)
-    once every use has been converted.
-    """
-    old = [arg for arg in block.args if isinstance(arg.type, TensorType)]
-    for arg in old:
-        position = arg.index
-        resource = block.insert_arg(stream.ResourceType(), position + 1)
-        size = block.insert_arg(INDEX, position + 2)
-        dims = [block.insert_arg(INDEX, position + 3 + k) for k in range(dynamic_rank(arg.type))]
-        converter.bind(arg, resource, size, dims, aff)
-    return old
 
 
 def erase_arguments(args, error):

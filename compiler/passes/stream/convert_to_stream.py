@@ -49,6 +49,7 @@ from rt.compiler.passes.stream.call_conversion import (
     convert_dim,
     convert_return,
     expand_arguments,
+    expand_block_arguments,
     finish_signature,
 )
 from rt.compiler.passes.stream.control_flow_conversion import (
@@ -60,7 +61,6 @@ from rt.compiler.passes.stream.control_flow_conversion import (
     convert_while,
     convert_yield,
     erase_arguments,
-    expand_block_arguments,
 )
 from rt.compiler.passes.stream.executable_conversion import convert_executable
 from rt.compiler.passes.stream.resources import INDEX, affinity_of, host_callables

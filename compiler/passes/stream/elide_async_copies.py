@@ -34,7 +34,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import stream
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.resources import host_callables
-from rt.compiler.passes.stream.tied_ops import is_last_user, is_tied_use, tied_operand_indices
+from rt.compiler.passes.stream.async_ops import is_last_user, is_tied_use, tied_operand_indices
 
 MAX_ITERATIONS = 30
 _CALL_OPS = ("util.call", "func.call")

@@ -42,6 +42,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_types import TimepointType
 from rt.compiler.passes.base import Pass
+from rt.compiler.passes.stream.async_ops import ancestor_in
 from rt.compiler.passes.stream.operand_segments import set_operand_groups
 from rt.compiler.passes.stream.resources import host_callables
 from rt.compiler.passes.stream.timepoint_coverage import TimepointCoverage, await_operands, is_timepoint
@@ -196,9 +197,7 @@ def _first_consumer(op):
     users = set()
     for result in op.results:
         for use in result.uses:
-            user = use.operation
-            while user is not None and user.parent_block() is not block:
-                user = user.parent_op()
+            user = ancestor_in(block, use.operation)
             if user is not None:
                 users.add(user)
     current = op.next_op

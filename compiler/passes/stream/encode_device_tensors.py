@@ -36,7 +36,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import flow, stream
 from rt.compiler.dialects.flow_types import DispatchTensorType
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.input.convert_elementwise_to_linalg import ConvertElementwiseToLinalgPass
+from rt.compiler.passes.input.convert_elementwise_to_linalg import convert_elementwise_op
 from rt.compiler.passes.stream.resources import element_byte_width
 
 
@@ -89,11 +89,11 @@ def _encode_load(load, aligned):
     Rewriter.insert_op(trunc, InsertPoint.after(load))
     for use in uses:
         use.operation.operands[use.index] = trunc.result
-    ConvertElementwiseToLinalgPass._convert(trunc)
+    convert_elementwise_op(trunc)
 
 
 def _encode_store(store, aligned):
     wide = arith.ExtUIOp(store.value, _with_element(store.value.type, aligned))
     Rewriter.insert_op(wide, InsertPoint.before(store))
     store.operands[0] = wide.result
-    ConvertElementwiseToLinalgPass._convert(wide)
+    convert_elementwise_op(wide)

@@ -30,7 +30,7 @@ from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.resources import host_callables
-from rt.compiler.passes.stream.tied_ops import operand_size, tied_operand_indices
+from rt.compiler.passes.stream.async_ops import operand_size, tied_operand_indices
 
 
 @dataclasses.dataclass(frozen=True)

@@ -36,9 +36,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.passes.base import Pass
+from rt.compiler.passes.stream.async_ops import known_size
 from rt.compiler.passes.stream.resource_usage import ResourceUsageAnalysis, transfer_alias_safe
 from rt.compiler.passes.stream.resources import host_callables
-from rt.compiler.passes.stream.tied_ops import result_size
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +73,7 @@ def _insert_transition(value, refined):
             and uses[0].operation.result.type.lifetime.data != "*":
         return
     owner = value.owner
-    size = result_size(owner, value.index)
+    size = known_size(value)
     affinity = owner.properties.get("affinity")
     props = {} if affinity is None else {"source_affinity": affinity, "result_affinity": affinity}
     transfer = stream.AsyncTransferOp.build(operands=[value, size, size], result_types=[refined], properties=props)

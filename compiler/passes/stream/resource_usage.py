@@ -23,7 +23,7 @@ from xdsl.ir import BlockArgument
 from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.passes.stream.resources import host_callables
-from rt.compiler.passes.stream.tied_ops import has_tied_use, tied_operand_indices
+from rt.compiler.passes.stream.async_ops import has_tied_use, tied_operand_indices
 
 EXTERNAL, MUTATED, CONSTANT = "external", "mutated", "constant"
 TRANSFER_READ, TRANSFER_WRITE = "transfer_read", "transfer_write"
