@@ -150,7 +150,8 @@ class HeapAllocator(Allocator):
         self._lock = threading.RLock()
         self._allocated = self._freed = self._live = self._peak = 0
         self._allocations = self._frees = 0
-        self._cache = collections.OrderedDict()  # id(raw) -> raw, oldest first
+        self._cache = {}  # block bytes -> {id(raw): raw}: lookups scan one size only
+        self._order = collections.OrderedDict()  # id(raw) -> block bytes, oldest first (eviction)
         self._cached_bytes = 0
 
     def _new(self, byte_length, memory_type, usage, where):
@@ -234,25 +235,36 @@ class HeapAllocator(Allocator):
             if raw.nbytes > CACHE_BYTES:
                 return
             while self._cached_bytes + raw.nbytes > CACHE_BYTES:
-                self._cached_bytes -= self._cache.popitem(last=False)[1].nbytes
-            self._cache[id(raw)] = raw
+                key, size = self._order.popitem(last=False)
+                self._uncache(key, size)
+            self._cache.setdefault(raw.nbytes, {})[id(raw)] = raw
+            self._order[id(raw)] = raw.nbytes
             self._cached_bytes += raw.nbytes
+
+    def _uncache(self, key, size):
+        bucket = self._cache[size]
+        raw = bucket.pop(key)
+        if not bucket:
+            del self._cache[size]
+        self._cached_bytes -= size
+        return raw
 
     def _take_cached(self, n):
         """A cached block of ``n`` (+ alignment) bytes that no numpy view references, or None."""
-        for key in self._cache:
-            raw = self._cache[key]
-            # References: the cache's, `raw` here and getrefcount's argument; more is a live view.
-            if raw.nbytes == n + ALIGNMENT and sys.getrefcount(raw) == 3:
-                del self._cache[key]
-                self._cached_bytes -= raw.nbytes
-                return raw
+        size = n + ALIGNMENT
+        for key in self._cache.get(size, ()):
+            # References: the bucket's, the getitem result and getrefcount's argument; more is a
+            # live numpy view of the block.
+            if sys.getrefcount(self._cache[size][key]) == 2:
+                del self._order[key]
+                return self._uncache(key, size)
         return None
 
     def trim(self):
         """Drop the cached free memory (returns the bytes dropped)."""
         with self._lock:
-            dropped, self._cache, self._cached_bytes = self._cached_bytes, {}, 0
+            dropped = self._cached_bytes
+            self._cache, self._order, self._cached_bytes = {}, collections.OrderedDict(), 0
         return dropped
 
     def query_statistics(self):

@@ -111,3 +111,18 @@ def test_memory_is_reused_once_the_last_numpy_view_is_gone(device):
     assert device.allocator.allocate_buffer(8192).ptr != address  # the view still sees it
     del view
     assert device.allocator.allocate_buffer(8192).ptr == address
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")  # errors in __del__
+def test_cache_evicts_oldest_blocks_and_survives_trim(device, monkeypatch):
+    from rt.runtime.hal.drivers import heap_allocator
+
+    monkeypatch.setattr(heap_allocator, "CACHE_BYTES", 3 * (4096 + heap_allocator.ALIGNMENT))
+    device.allocator.trim()
+    buffers = [device.allocator.allocate_buffer(4096) for _ in range(4)]
+    addresses = [b.ptr for b in buffers]
+    del buffers  # four blocks freed into a three-block cache: the oldest is evicted
+    held = [device.allocator.allocate_buffer(4096) for _ in range(3)]
+    reused = {b.ptr for b in held}
+    assert reused <= set(addresses) and len(reused) == 3
+    assert device.allocator.trim() == 0  # everything cached was handed out again
