@@ -1,0 +1,112 @@
+"""The peer for side-by-side benchmarks: IREE 3.13 (``iree.compiler`` + ``iree.runtime``) in
+the same process as rt, plus the interleaved-rounds timing every comparison uses.
+
+IREE is never a dependency of rt. ``load_iree()`` installs the pinned wheels once into a
+throwaway directory outside the project's environment (``$RT_IREE_DIR``, default
+``~/.cache/rt-iree-3.13.0``; ``pip install --target``, no dependencies but ``ml_dtypes``) and
+appends it to ``sys.path`` *after* the current environment, so rt, numpy and everything else
+come from the environment the script runs in.
+
+Timing follows ``../shared/tools/compare_iree.py``: each side runs the same inputs; every round
+takes the median of N calls of rt, then of IREE (then of any extra peers), and the ratio is taken
+per round and its median reported, so machine noise hits both sides alike.
+
+Usage from a benchmark script::
+
+    from iree_peer import load_iree, Side, compare
+    ic, ireert = load_iree()
+    rows = compare({"rt": rt_fn, "iree": iree_fn}, rounds=5)   # {"rt": s, "iree": s, "rt/iree": x}
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+IREE_VERSION = "3.13.0"
+_WHEELS = [f"iree-base-compiler=={IREE_VERSION}", f"iree-base-runtime=={IREE_VERSION}", "ml_dtypes==0.6.0"]
+
+
+def iree_dir():
+    """The directory holding the IREE wheels (created on first use)."""
+    return os.environ.get("RT_IREE_DIR", os.path.expanduser(f"~/.cache/rt-iree-{IREE_VERSION}"))
+
+
+def load_iree():
+    """Import IREE 3.13, installing it into ``iree_dir()`` first if needed.
+
+    Returns ``(iree.compiler, iree.runtime)``. Raises ``RuntimeError`` naming the pip command
+    if the wheels cannot be installed (no registry access).
+    """
+    path = iree_dir()
+    if not os.path.isdir(os.path.join(path, "iree", "runtime")):
+        cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", path, *_WHEELS]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"installing the IREE peer failed: {' '.join(cmd)}\n{proc.stderr[-2000:]}")
+    if path not in sys.path:
+        sys.path.append(path)
+    import iree.compiler as ic
+    import iree.runtime as ireert
+
+    return ic, ireert
+
+
+def iree_module(ireert, vmfb, driver="local-task"):
+    """Load an IREE ``.vmfb`` (bytes) on ``driver``; returns its ``module`` namespace, whose
+    functions take and return numpy arrays. Keep the returned object alive while calling."""
+    ctx = ireert.SystemContext(config=ireert.Config(driver))
+    ctx.add_vm_module(ireert.VmModule.copy_buffer(ctx.instance, vmfb))
+    return ctx.modules.module, ctx
+
+
+def median_time(fn, n):
+    """Median wall time in seconds of ``n`` calls of ``fn`` (after one warm-up call)."""
+    fn()
+    ts = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts)
+
+
+def calls_per_round(fn, budget_s=0.3, lo=5, hi=20000):
+    """How many calls of ``fn`` fit in ``budget_s`` seconds, clamped to [lo, hi]."""
+    one = median_time(fn, 3)
+    return int(min(hi, max(lo, budget_s / max(one, 1e-7))))
+
+
+def compare(sides, rounds=5, n=None, budget_s=0.3):
+    """Time several implementations of one case in interleaved rounds.
+
+    ``sides`` maps a name to a zero-argument callable; the first is the subject (rt). Returns
+    ``{name: median seconds per call}`` plus ``{"<first>/<other>": median per-round ratio}``
+    for every other side.
+    """
+    names = list(sides)
+    if n is None:
+        n = calls_per_round(sides[names[0]], budget_s)
+    per = {k: [] for k in names}
+    for _ in range(rounds):
+        for k in names:
+            per[k].append(median_time(sides[k], n))
+    out = {k: statistics.median(v) for k, v in per.items()}
+    first = names[0]
+    for k in names[1:]:
+        out[f"{first}/{k}"] = statistics.median(a / b for a, b in zip(per[first], per[k]))
+    return out
+
+
+def machine():
+    """A one-line description of this machine for BENCHMARKS.md rows."""
+    model = "unknown cpu"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cpus, {model}, {time.strftime('%Y-%m-%d')}"
