@@ -11,11 +11,18 @@ Transforms/WrapEntryPoints.cpp) and the argument checks of iree-run-module.
 
 Element types are MLIR names (``f32``, ``i8``, ``si32``, ``i1``, ``index``); signless
 integers accept numpy arrays of either signedness of the same width; ``index`` is i64.
+Types numpy lacks take ``ml_dtypes`` arrays (IREE's Python bindings do the same):
+``bf16`` -> ``ml_dtypes.bfloat16``, ``f8E4M3FN`` -> ``float8_e4m3fn`` (and ``f8E5M2``,
+``f8E4M3FNUZ``, ``f8E5M2FNUZ``, ``f8E8M0FNU``), ``i4``/``si4`` -> ``int4``, ``ui4`` -> ``uint4``
+(``i2``/``ui2`` likewise); a signless ``i4``/``i2`` also takes the unsigned dtype. Plain numpy
+integer arrays are accepted for sub-byte types when every value is in range (checked: an
+InvalidArgumentError names the argument and the range). Results come back in these dtypes.
 """
 import functools
 import json
 import re
 
+import ml_dtypes
 import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, UnimplementedError
@@ -29,13 +36,33 @@ ELEMENT_TYPES["index"] = ElementType.INT_64
 _LETTER_TYPES = {"i": "i32", "I": "i64", "f": "f32", "F": "f64"}
 _INT_TYPES = {"index", "i64", "i32", "i16", "i8", "i1", "si64", "si32", "si16", "si8", "ui64", "ui32",
               "ui16", "ui8"}
-_FLOAT_TYPES = {"f64", "f32", "f16", "bf16"}
+_FLOAT_TYPES = {"f64", "f32", "f16", "bf16", "f8E5M2", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E8M0FNU"}
 
 
 _DTYPE_NAMES = {np.dtype(np.bool_): "i1", np.dtype(np.int8): "i8", np.dtype(np.uint8): "ui8",
                 np.dtype(np.int16): "i16", np.dtype(np.uint16): "ui16", np.dtype(np.int32): "i32",
                 np.dtype(np.uint32): "ui32", np.dtype(np.int64): "i64", np.dtype(np.uint64): "ui64",
-                np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+                np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+                np.dtype(ml_dtypes.bfloat16): "bf16", np.dtype(ml_dtypes.float8_e5m2): "f8E5M2",
+                np.dtype(ml_dtypes.float8_e4m3fn): "f8E4M3FN",
+                np.dtype(ml_dtypes.float8_e5m2fnuz): "f8E5M2FNUZ",
+                np.dtype(ml_dtypes.float8_e4m3fnuz): "f8E4M3FNUZ",
+                np.dtype(ml_dtypes.float8_e8m0fnu): "f8E8M0FNU",
+                np.dtype(ml_dtypes.int4): "i4", np.dtype(ml_dtypes.uint4): "ui4",
+                np.dtype(ml_dtypes.int2): "i2", np.dtype(ml_dtypes.uint2): "ui2"}
+#: signless sub-byte element -> the ml_dtypes dtypes it accepts (either signedness).
+_SUB_BYTE_SIGNLESS = {"i4": (ml_dtypes.int4, ml_dtypes.uint4), "i2": (ml_dtypes.int2, ml_dtypes.uint2)}
+
+
+def dtype_is_float(dtype):
+    """True for numpy floating dtypes and ml_dtypes' floating ones (bfloat16, float8_*)."""
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or (dtype.kind == "V" and dtype.name.startswith(("bfloat", "float")))
+
+
+def is_sub_byte_element(element):
+    """True for the MLIR element names stored several to a byte (i2/si2/ui2, i4/si4/ui4)."""
+    return element in ("i2", "si2", "ui2", "i4", "si4", "ui4")
 
 
 def dtype_name(dtype):
@@ -68,6 +95,8 @@ def dtype_accepted(element, dtype):
         return dtype in (np.int64, np.uint64)
     if re.fullmatch(r"i(8|16|32|64)", element):
         return dtype.kind in "iu" and dtype.itemsize * 8 == int(element[1:])
+    if element in _SUB_BYTE_SIGNLESS:
+        return dtype in [np.dtype(d) for d in _SUB_BYTE_SIGNLESS[element]]
     try:
         return numpy_dtype(element) == dtype
     except UnimplementedError:

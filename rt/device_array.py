@@ -14,7 +14,7 @@ import numpy as np
 from rt.runtime.hal.buffer import AllocationState, BufferUsage, MemoryType
 from rt.runtime.hal.buffer_view import BufferView, shape_text
 from rt.runtime.hal.drivers.heap_allocator import HeapAllocation, HeapAllocator, HeapBuffer
-from rt.runtime.hal.element_type import element_type_to_dtype
+from rt.runtime.hal.element_type import element_type_to_dtype, is_sub_byte, pack_sub_byte
 
 _IMPORTED_MEMORY = MemoryType.DEVICE_LOCAL | MemoryType.HOST_VISIBLE
 _IMPORTED_USAGE = BufferUsage.DEFAULT
@@ -32,8 +32,11 @@ def upload(device, array, element_type):
 
     Zero-copy when possible (see the module docstring), else a copy. ``element_type`` is the
     HAL ElementType the consumer declared (a uint32 array may feed an ``i32`` tensor).
+    Sub-byte types (one element per byte on the host) are packed into a new buffer.
     """
-    if _importable(device, array):
+    if is_sub_byte(element_type):
+        buffer = device.allocator.allocate_from(pack_sub_byte(array, element_type))
+    elif _importable(device, array):
         allocation = HeapAllocation(device.allocator, array.nbytes)
         allocation.array = array.reshape(-1).view(np.uint8)
         allocation.address = array.ctypes.data

@@ -15,9 +15,10 @@ import concurrent.futures
 import os
 import threading
 
+import ml_dtypes
 import numpy as np
 
-from rt.abi import FunctionABI, dtype_name, numpy_dtype, type_text
+from rt.abi import FunctionABI, dtype_is_float, dtype_name, is_sub_byte_element, numpy_dtype, type_text
 from rt.device_array import DeviceArray, upload
 from rt.runtime.errors import CheckError, InvalidArgumentError, ModuleFormatError, NotFoundError
 from rt.device_binding import bind_devices, compile_targets
@@ -100,7 +101,8 @@ class LoadedFunction:
         if arg.encoding is not None:
             raise InvalidArgumentError(f"input {index} of @{self.name} expects an encoded {arg.type}; "
                                        "pass a DeviceArray produced by this module")
-        array = value if isinstance(value, np.ndarray) else _host_array(self.abi, index, arg, value)
+        array = value if isinstance(value, np.ndarray) and not _needs_cast(arg, value) else \
+            _host_array(self.abi, index, arg, value)
         self.abi.check_tensor(index, array.shape, array.dtype)
         element_type = arg.element_type if arg.element is not None else dtype_to_element_type(array.dtype)
         return upload(device, array, element_type)
@@ -178,6 +180,11 @@ def _transfer(view, device):
     return BufferView(target, view.shape, view.element_type, view.encoding_type)
 
 
+def _needs_cast(arg, array):
+    """True for a plain numpy integer array given for a sub-byte tensor (range-checked cast)."""
+    return arg.element is not None and is_sub_byte_element(arg.element) and array.dtype.kind in "iu"
+
+
 def _host_array(abi, index, arg, value):
     """A numpy array for a non-array Python value (nested lists, numbers) given to a tensor."""
     try:
@@ -189,11 +196,14 @@ def _host_array(abi, index, arg, value):
     if arg.element is None:
         return array
     target = numpy_dtype(arg.element)
-    if array.dtype.kind == "f" and target.kind != "f":
+    floating = dtype_is_float(target)
+    if dtype_is_float(array.dtype) and not floating:
         raise abi.mismatch(index, type_text(array.shape, dtype_name(array.dtype)))
     cast = array.astype(target)
-    if target.kind != "f" and not np.array_equal(cast, array):
-        raise abi.mismatch(index, f"values out of range of {arg.element}")
+    if not floating and not np.array_equal(cast, array):
+        info = ml_dtypes.iinfo(target) if target.kind in "iuV" else None
+        limits = f" ({info.min}..{info.max})" if info is not None else ""
+        raise abi.mismatch(index, f"values out of range of {arg.element}{limits}")
     return cast
 
 

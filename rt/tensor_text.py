@@ -17,9 +17,11 @@ Errors: InvalidArgumentError naming the spec, what is wrong and the expected for
 import os
 import re
 
+import ml_dtypes
 import numpy as np
 
-from rt.abi import ELEMENT_TYPES, dtype_name, numpy_dtype
+from rt.abi import ELEMENT_TYPES, dtype_is_float, dtype_name, numpy_dtype
+from rt.runtime.hal.element_type import is_sub_byte, packed_byte_count, unpack_sub_byte
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
 #: iree-run-module's default ``--print_max_element_count``.
@@ -34,13 +36,13 @@ def _split_type(head, spec):
     m = _TYPE.fullmatch(head)
     if m is None or m.group(2) not in ELEMENT_TYPES:
         raise InvalidArgumentError(f"--input={spec}: {head!r} is not SHAPExTYPE or TYPE; expected {FORM} "
-                                   "with TYPE e.g. f16, f32, f64, i1, i8, i16, i32, i64, index, si32, ui8")
+                                   "with TYPE e.g. f16, bf16, f32, f64, f8E4M3FN, i1, i4, i8, i16, i32, i64, index, si32, ui8")
     return tuple(int(d) for d in (m.group(1) or "").split("x") if d), m.group(2)
 
 
 def _parse_value(token, element, spec):
     try:
-        if element in ("f16", "f32", "f64", "bf16"):
+        if element in ("f16", "f32", "f64") or (element in ELEMENT_TYPES and dtype_is_float(numpy_dtype(element))):
             return float(token)
         if element == "i1" and token.lower() in ("true", "false"):
             return token.lower() == "true"
@@ -61,6 +63,11 @@ def _values(text, shape, element, spec):
     if len(values) != count:
         raise InvalidArgumentError(f"--input={spec}: {len(values)} values for a {count}-element tensor; "
                                    "give every element or one value to splat")
+    if dtype.kind == "V" and not dtype_is_float(dtype):
+        info = ml_dtypes.iinfo(dtype)
+        if not all(info.min <= v <= info.max for v in values):
+            raise InvalidArgumentError(f"--input={spec}: a value is out of range of {element} "
+                                       f"({info.min}..{info.max})")
     try:
         with np.errstate(over="raise"):
             array = np.array(values, dtype=dtype)
@@ -140,10 +147,13 @@ def _raw_file(path, shape, element, spec):
         raw = np.fromfile(path, dtype=np.uint8)
     except FileNotFoundError:
         raise NotFoundError(f"--input={spec}: file {path!r} does not exist") from None
-    need = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    element_type = ELEMENT_TYPES[element]
+    need = packed_byte_count(element_type, int(np.prod(shape, dtype=np.int64)))
     if raw.size != need:
         raise InvalidArgumentError(f"--input={spec}: {path!r} has {raw.size} bytes; "
                                    f"{'x'.join(map(str, shape)) or 'a scalar'} of {element} needs {need}")
+    if is_sub_byte(element_type):  # packed as a buffer stores it, two i4 per byte
+        return unpack_sub_byte(raw, element_type, shape)
     return raw.view(dtype).reshape(shape)
 
 
@@ -176,6 +186,8 @@ def format_tensor(array, element=None, max_elements=MAX_PRINTED_ELEMENTS):
     """``2x2xf32=[1 2][3 4]`` for a numpy array (``element``: MLIR name, default from dtype)."""
     array = np.asarray(array)
     element = element or dtype_name(array.dtype)
+    if array.dtype.kind == "V":  # ml_dtypes (bf16, f8, i4): printed as iree-run-module does
+        array = array.astype(np.float32 if dtype_is_float(array.dtype) else np.int64)
     kind = array.dtype.kind
     head = "x".join([str(d) for d in array.shape] + [element])
     if array.ndim == 0:

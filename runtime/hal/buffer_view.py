@@ -15,9 +15,12 @@ from rt.runtime.hal.element_type import (
     EncodingType,
     as_element_type,
     dtype_to_element_type,
-    element_byte_size,
     element_type_name,
     element_type_to_dtype,
+    is_sub_byte,
+    pack_sub_byte,
+    packed_byte_count,
+    unpack_sub_byte,
 )
 
 
@@ -89,8 +92,9 @@ class BufferView:
         """Copy numpy ``array`` into a new buffer of ``device`` and view it."""
         array = np.ascontiguousarray(array)
         element_type = dtype_to_element_type(array.dtype)
-        buffer = device.allocator.allocate_from(array.reshape(-1).view(np.uint8),
-                                                memory_type, usage)
+        raw = (pack_sub_byte(array, element_type) if is_sub_byte(element_type)
+               else array.reshape(-1).view(np.uint8))
+        buffer = device.allocator.allocate_from(raw, memory_type, usage)
         return cls(buffer, array.shape, element_type)
 
     @property
@@ -108,8 +112,9 @@ class BufferView:
 
     @property
     def byte_length(self):
-        """Bytes of the dense row-major tensor (shape product times element size)."""
-        return self.element_count * element_byte_size(self.element_type)
+        """Bytes of the dense row-major tensor (shape product times element size; sub-byte
+        types packed, ``iree_hal_buffer_compute_view_size``)."""
+        return packed_byte_count(self.element_type, self.element_count)
 
     def dim(self, index):
         """Size of dimension ``index``; ``InvalidArgumentError`` if out of range."""
@@ -121,7 +126,11 @@ class BufferView:
         return self.shape[int(index)]
 
     def to_numpy(self, copy=False):
-        """numpy array of the tensor: a zero-copy view (``copy=False``) or a copy."""
+        """numpy array of the tensor: a zero-copy view (``copy=False``) or a copy. Sub-byte
+        types are unpacked into a new array of one element per byte."""
+        if is_sub_byte(self.element_type):
+            raw = self.buffer.to_numpy(np.uint8, (self.byte_length,))
+            return unpack_sub_byte(raw, self.element_type, self.shape)
         dtype = element_type_to_dtype(self.element_type)
         array = self.buffer.to_numpy(dtype, self.shape)
         return array.copy() if copy else array

@@ -3,9 +3,15 @@
 Codes follow ``iree_hal_element_type_t`` (runtime/src/iree/hal/buffer_view.h): the high byte
 is the numerical type, the low byte the bit count, e.g. float32 = 0x21000020,
 sint32 = 0x11000020. ``encoding_type`` follows ``iree_hal_encoding_type_t``.
+
+Types numpy lacks (bf16, the f8 family, i4/ui4, i2/ui2) map to ``ml_dtypes`` dtypes, as IREE's
+Python bindings do. Sub-byte integers are stored packed as IREE stores them
+(``iree_hal_element_packed_byte_count``): two i4 (four i2) per byte, element 0 in the low
+bits, the last byte zero-padded; on the host (numpy) they take one byte each.
 """
 import enum
 
+import ml_dtypes
 import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError, UnimplementedError
@@ -42,6 +48,9 @@ class ElementType(enum.IntEnum):
     OPAQUE_32 = _value(NumericalType.UNKNOWN, 32)
     OPAQUE_64 = _value(NumericalType.UNKNOWN, 64)
     BOOL_8 = _value(NumericalType.BOOLEAN, 8)
+    INT_2 = _value(NumericalType.INTEGER, 2)
+    SINT_2 = _value(NumericalType.INTEGER_SIGNED, 2)
+    UINT_2 = _value(NumericalType.INTEGER_UNSIGNED, 2)
     INT_4 = _value(NumericalType.INTEGER, 4)
     SINT_4 = _value(NumericalType.INTEGER_SIGNED, 4)
     UINT_4 = _value(NumericalType.INTEGER_UNSIGNED, 4)
@@ -88,6 +97,13 @@ _TO_DTYPE = {
     _E.COMPLEX_FLOAT_64: np.complex64, _E.COMPLEX_FLOAT_128: np.complex128,
     _E.OPAQUE_8: np.uint8, _E.OPAQUE_16: np.uint16, _E.OPAQUE_32: np.uint32,
     _E.OPAQUE_64: np.uint64,
+    _E.INT_2: ml_dtypes.int2, _E.SINT_2: ml_dtypes.int2, _E.UINT_2: ml_dtypes.uint2,
+    _E.INT_4: ml_dtypes.int4, _E.SINT_4: ml_dtypes.int4, _E.UINT_4: ml_dtypes.uint4,
+    _E.BFLOAT_16: ml_dtypes.bfloat16,
+    _E.FLOAT_8_E5M2: ml_dtypes.float8_e5m2, _E.FLOAT_8_E4M3_FN: ml_dtypes.float8_e4m3fn,
+    _E.FLOAT_8_E5M2_FNUZ: ml_dtypes.float8_e5m2fnuz,
+    _E.FLOAT_8_E4M3_FNUZ: ml_dtypes.float8_e4m3fnuz,
+    _E.FLOAT_8_E8M0_FNU: ml_dtypes.float8_e8m0fnu,
 }
 # numpy dtype -> the element type a tensor of it gets (signless integers, as MLIR's iN).
 _FROM_DTYPE = {
@@ -99,9 +115,17 @@ _FROM_DTYPE = {
     np.dtype(np.float16): _E.FLOAT_16, np.dtype(np.float32): _E.FLOAT_32,
     np.dtype(np.float64): _E.FLOAT_64,
     np.dtype(np.complex64): _E.COMPLEX_FLOAT_64, np.dtype(np.complex128): _E.COMPLEX_FLOAT_128,
+    np.dtype(ml_dtypes.int2): _E.INT_2, np.dtype(ml_dtypes.uint2): _E.UINT_2,
+    np.dtype(ml_dtypes.int4): _E.INT_4, np.dtype(ml_dtypes.uint4): _E.UINT_4,
+    np.dtype(ml_dtypes.bfloat16): _E.BFLOAT_16,
+    np.dtype(ml_dtypes.float8_e5m2): _E.FLOAT_8_E5M2,
+    np.dtype(ml_dtypes.float8_e4m3fn): _E.FLOAT_8_E4M3_FN,
+    np.dtype(ml_dtypes.float8_e5m2fnuz): _E.FLOAT_8_E5M2_FNUZ,
+    np.dtype(ml_dtypes.float8_e4m3fnuz): _E.FLOAT_8_E4M3_FNUZ,
+    np.dtype(ml_dtypes.float8_e8m0fnu): _E.FLOAT_8_E8M0_FNU,
 }
 _MLIR_NAMES = {
-    _E.BOOL_8: "i1", _E.INT_4: "i4", _E.SINT_4: "si4", _E.UINT_4: "ui4",
+    _E.BOOL_8: "i1", _E.INT_2: "i2", _E.SINT_2: "si2", _E.UINT_2: "ui2", _E.INT_4: "i4", _E.SINT_4: "si4", _E.UINT_4: "ui4",
     _E.INT_8: "i8", _E.SINT_8: "si8", _E.UINT_8: "ui8",
     _E.INT_16: "i16", _E.SINT_16: "si16", _E.UINT_16: "ui16",
     _E.INT_32: "i32", _E.SINT_32: "si32", _E.UINT_32: "ui32",
@@ -132,8 +156,56 @@ def element_bit_count(element_type):
 
 
 def element_byte_size(element_type):
-    """Bytes per element, rounding sub-byte types up to a whole byte (IREE's storage rule)."""
+    """Bytes per element, rounding sub-byte types up to a whole byte
+    (``iree_hal_element_dense_byte_count``; packed sub-byte storage: :func:`packed_byte_count`)."""
     return (element_bit_count(element_type) + 7) // 8
+
+
+def is_sub_byte(element_type):
+    """True for element types stored several to a byte (i2, i4 and their signed variants)."""
+    return 0 < element_bit_count(element_type) < 8 and int(element_type) >> 24 != NumericalType.BOOLEAN
+
+
+def packed_byte_count(element_type, count):
+    """Bytes that ``count`` elements occupy in a dense buffer: ``ceil(count * bits / 8)`` for
+    sub-byte types (``iree_hal_element_packed_byte_count``), else ``count * byte size``."""
+    if is_sub_byte(element_type):
+        return (count * element_bit_count(element_type) + 7) // 8
+    return count * element_byte_size(element_type)
+
+
+def pack_sub_byte(array, element_type):
+    """Pack a host array of a sub-byte type (one element per byte: an ml_dtypes int4/uint4/
+    int2/uint2 array) into the uint8 bytes a buffer stores: element ``k`` at bits
+    ``(k % per_byte) * bits`` of byte ``k // per_byte``; the last byte is zero-padded."""
+    bits = element_bit_count(element_type)
+    per_byte = 8 // bits
+    flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8) & ((1 << bits) - 1)
+    pad = -flat.size % per_byte
+    if pad:
+        flat = np.concatenate([flat, np.zeros(pad, np.uint8)])
+    lanes = flat.reshape(-1, per_byte).astype(np.uint8)
+    packed = np.zeros(lanes.shape[0], np.uint8)
+    for k in range(per_byte):
+        packed |= lanes[:, k] << np.uint8(k * bits)
+    return packed
+
+
+def unpack_sub_byte(raw, element_type, shape):
+    """The inverse of :func:`pack_sub_byte`: uint8 buffer bytes -> an array of ``shape`` and
+    the element type's ml_dtypes dtype (a new array; sign-extended for signed types)."""
+    bits = element_bit_count(element_type)
+    per_byte = 8 // bits
+    count = int(np.prod(shape, dtype=np.int64))
+    raw = np.asarray(raw, np.uint8)[:packed_byte_count(element_type, count)]
+    lanes = np.empty((raw.size, per_byte), np.uint8)
+    for k in range(per_byte):
+        lanes[:, k] = (raw >> np.uint8(k * bits)) & np.uint8((1 << bits) - 1)
+    values = lanes.reshape(-1)[:count]
+    dtype = element_type_to_dtype(element_type)
+    if int(element_type) >> 24 != NumericalType.INTEGER_UNSIGNED:
+        values = np.where(values >= 1 << (bits - 1), values.astype(np.int16) - (1 << bits), values)
+    return values.astype(np.int8).astype(dtype).reshape(shape)
 
 
 def element_type_name(element_type):
@@ -162,7 +234,9 @@ def dtype_to_element_type(dtype):
 def element_type_to_dtype(element_type):
     """numpy dtype holding elements of ``element_type``.
 
-    Raises ``UnimplementedError`` for types numpy cannot hold element-wise (bf16, f8, sub-byte).
+    Types numpy lacks come from ml_dtypes (bf16, f8, i4, i2; sub-byte types take one byte per
+    element on the host). Raises ``UnimplementedError`` for types with no dtype (opaque
+    widths without a numpy type, unnamed codes).
     """
     et = as_element_type(element_type)
     try:

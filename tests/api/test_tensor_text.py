@@ -1,4 +1,5 @@
 """IREE's textual tensor syntax: --input specs, printed results, .npy outputs."""
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -96,3 +97,38 @@ def test_outputs_write_and_append_npy(tmp_path):
         write_output("y.npy", np.zeros(1))
     with pytest.raises(InvalidArgumentError, match=r"cannot write"):
         write_output(f"@{tmp_path}/no/such/dir/y.npy", np.zeros(1))
+
+
+@pytest.mark.parametrize("spec, dtype, values", [
+    ("2x2xbf16=1,2.5,-3,1e30", ml_dtypes.bfloat16, [1, 2.5, -3, 1.0002555517425873e30]),
+    ("3xf8E4M3FN=448 0.1 -0", ml_dtypes.float8_e4m3fn, [448, 0.1015625, -0.0]),
+    ("2xf8E5M2=inf -2", ml_dtypes.float8_e5m2, [np.inf, -2]),
+    ("2xf8E4M3FNUZ=240,1", ml_dtypes.float8_e4m3fnuz, [240, 1]),
+    ("2xf8E5M2FNUZ=1,0.5", ml_dtypes.float8_e5m2fnuz, [1, 0.5]),
+    ("2xf8E8M0FNU=1,4", ml_dtypes.float8_e8m0fnu, [1, 4]),
+    ("5xi4=1,-8,7,0,3", ml_dtypes.int4, [1, -8, 7, 0, 3]),
+    ("2xui4=15 0", ml_dtypes.uint4, [15, 0]),
+])
+def test_small_types_specs_use_ml_dtypes(spec, dtype, values):
+    value = parse_input(spec)
+    assert value.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(value.astype(np.float64).reshape(-1), np.array(values, np.float64))
+
+
+def test_small_types_print_like_iree_run_module():
+    assert format_tensor(np.array([[1, 2.5]], ml_dtypes.bfloat16), "bf16") == "1x2xbf16=[1 2.5]"
+    assert format_tensor(np.array([448, -0.5], ml_dtypes.float8_e4m3fn)) == "2xf8E4M3FN=448 -0.5"
+    assert format_tensor(np.array([-8, 7], ml_dtypes.int4)) == "2xi4=-8 7"
+
+
+def test_sub_byte_specs_out_of_range_and_raw_files(tmp_path):
+    with pytest.raises(InvalidArgumentError, match=r"out of range of i4 \(-8\.\.7\)"):
+        parse_input("2xi4=8,1")
+    with pytest.raises(InvalidArgumentError, match=r"out of range of ui4 \(0\.\.15\)"):
+        parse_input("1xui4=-1")
+    path = tmp_path / "x.bin"
+    path.write_bytes(bytes([0x81, 0x07]))  # packed as a buffer holds it: low nibble first
+    value = parse_input(f"3xi4=@{path}")
+    assert value.dtype == ml_dtypes.int4 and value.astype(np.int8).tolist() == [1, -8, 7]
+    with pytest.raises(InvalidArgumentError, match=r"has 2 bytes; 5 of i4 needs 3"):
+        parse_input(f"5xi4=@{path}")
