@@ -222,6 +222,7 @@ cdef inline Py_ssize_t _jump(ModuleState st, Py_ssize_t pc, Py_ssize_t target) e
 
 
 include "_values.pxi"
+include "_small_float.pxi"
 
 
 cdef class ModuleState:

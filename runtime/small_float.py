@@ -1,0 +1,91 @@
+"""Small floating-point formats: bf16 and the f8 family, defined once by their parameters.
+
+Every place that converts these types uses this table: the VM's ``ext.bits.f32`` /
+``trunc.f64.bits`` ops (format = the IREE numerical type code, ``_small_float.pxi``), the
+llvm-cpu code generator (``compiler/codegen/llvm_cpu/small_float.py``) and the compiler's
+constants (through ml_dtypes, whose conversions agree with these semantics bit for bit).
+
+Semantics follow LLVM's APFloat (``llvm/lib/Support/APFloat.cpp``) as MLIR's ``arith.truncf``
+/ ``arith.extf`` define them, and IREE's HAL element types (``iree_hal_numerical_type_t``):
+
+* ``ieee`` (bf16, f8E5M2): infinities, NaNs (exponent all ones, mantissa non-zero), -0;
+  overflow after rounding gives +-inf.
+* ``fn`` (f8E4M3FN): no infinities; NaN is S.1111.111 only; -0 exists; overflow and +-inf
+  give NaN (sign kept).
+* ``fnuz`` (f8E5M2FNUZ, f8E4M3FNUZ): no infinities, no -0; 0x80 is the only NaN; overflow,
+  +-inf and NaN give 0x80; -0 rounds to +0.
+* ``e8m0`` (f8E8M0FNU): an unsigned power of two 2^(bits - 127); 0xFF is NaN; no zero.
+  Rounding ties go up (the significand is a single, odd bit); negative values, zero, inf,
+  NaN and overflow give NaN; values below 2^-127 give 2^-127 (as ml_dtypes does).
+
+Rounding is to nearest, ties to even, with subnormals (gradual underflow) where the format
+has them.
+"""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FloatFormat:
+    """One small float format.
+
+    name: MLIR spelling; code: ``iree_hal_numerical_type_t`` (the VM ops' format immediate);
+    exponent_bits / mantissa_bits (explicit mantissa bits) / bias; kind: ``ieee``, ``fn``,
+    ``fnuz`` or ``e8m0`` (see the module docstring); bits: storage width.
+    """
+
+    name: str
+    code: int
+    exponent_bits: int
+    mantissa_bits: int
+    bias: int
+    kind: str
+
+    @property
+    def bits(self):
+        return self.exponent_bits + self.mantissa_bits + (0 if self.kind == "e8m0" else 1)
+
+    @property
+    def sign_bit(self):
+        """The sign bit's mask (0 for unsigned formats)."""
+        return 0 if self.kind == "e8m0" else 1 << (self.exponent_bits + self.mantissa_bits)
+
+    @property
+    def max_bits(self):
+        """Bit pattern of the largest finite value."""
+        e, m = (1 << self.exponent_bits) - 1, (1 << self.mantissa_bits) - 1
+        if self.kind == "ieee":
+            return ((e - 1) << self.mantissa_bits) | m
+        if self.kind == "fn":
+            return (e << self.mantissa_bits) | (m - 1)
+        if self.kind == "fnuz":
+            return (e << self.mantissa_bits) | m
+        return e - 1
+
+    @property
+    def nan_bits(self):
+        """The (positive, quiet) NaN a conversion produces."""
+        e, m = (1 << self.exponent_bits) - 1, (1 << self.mantissa_bits) - 1
+        if self.kind == "ieee":
+            return (e << self.mantissa_bits) | (1 << (self.mantissa_bits - 1))
+        if self.kind == "fn":
+            return (e << self.mantissa_bits) | m
+        if self.kind == "fnuz":
+            return 0x80
+        return 0xFF
+
+    @property
+    def overflow_bits(self):
+        """What a finite value too large for the format becomes (before the sign)."""
+        if self.kind == "ieee":
+            return ((1 << self.exponent_bits) - 1) << self.mantissa_bits
+        return self.nan_bits
+
+
+FORMATS = {f.name: f for f in (
+    FloatFormat("bf16", 0x22, 8, 7, 127, "ieee"),
+    FloatFormat("f8E5M2", 0x24, 5, 2, 15, "ieee"),
+    FloatFormat("f8E4M3FN", 0x25, 4, 3, 7, "fn"),
+    FloatFormat("f8E5M2FNUZ", 0x26, 5, 2, 16, "fnuz"),
+    FloatFormat("f8E4M3FNUZ", 0x27, 4, 3, 8, "fnuz"),
+    FloatFormat("f8E8M0FNU", 0x28, 8, 0, 127, "e8m0"),
+)}
