@@ -1,7 +1,8 @@
 """``python -m rt``: compile | run | benchmark | devices | dump | opt (IREE-style flags).
 
     python -m rt compile IN.mlir -o OUT.vmfb [--device=[NAME=]TARGET]... [--dump-after=PASS|all
-                         --dump-dir=DIR] [--no-data-tiling]
+                         --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
+                         [--compile-from=PHASE] [--timing] [--jobs=N]
     python -m rt run MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--output=SPEC]...
                      [--device=URI]... [--trace=FILE.json]
     python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--repetitions=N]
@@ -49,7 +50,8 @@ def _cmd_compile(args):
     from rt.compilation import compile
 
     vmfb = compile(args.input, devices=args.device or None, dump_after=args.dump_after,
-                   dump_dir=args.dump_dir, data_tiling=args.data_tiling)
+                   dump_dir=args.dump_dir, data_tiling=args.data_tiling, compile_to=args.compile_to,
+                   compile_from=args.compile_from, timing=args.timing, jobs=args.jobs)
     try:
         with open(args.output, "wb") as f:
             f.write(vmfb)
@@ -203,6 +205,13 @@ def build_parser():
     p.add_argument("--dump-dir", default=None, metavar="DIR", help="directory for --dump-after files")
     p.add_argument("--no-data-tiling", dest="data_tiling", action="store_false",
                    help="do not pack matmul operands (no set-encoding)")
+    p.add_argument("--compile-to", default="end", metavar="PHASE",
+                   help="stop after this phase and write its MLIR (input, abi, ..., flow, stream, hal, vm)")
+    p.add_argument("--compile-from", default=None, metavar="PHASE",
+                   help="the input is IR dumped after this phase; run the phases after it")
+    p.add_argument("--timing", action="store_true", help="print the time of every pass to stderr")
+    p.add_argument("--jobs", type=int, default=0, metavar="N",
+                   help="processes translating executables in parallel (default 0: one per core)")
     p.set_defaults(func=_cmd_compile)
 
     for name, func, text in (("run", _cmd_run, "run one function of a module and print its results"),

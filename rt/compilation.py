@@ -7,56 +7,8 @@ TARGET is ``vmvx``, ``llvm-cpu`` or ``llvm-cpu:<cpu>`` (e.g. ``llvm-cpu:znver4``
 defaults to ``__device_<i>``.
 """
 import os
-import re
 
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, UnimplementedError
-
-_TARGET = re.compile(r"(vmvx|llvm-cpu)(:[A-Za-z0-9_.+-]+)?\Z")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-TARGET_HELP = "vmvx, llvm-cpu or llvm-cpu:<cpu> (e.g. llvm-cpu:znver4, llvm-cpu:x86-64-v3)"
-
-
-def check_target(target, where="device target"):
-    """Return ``target`` if it is ``vmvx``, ``llvm-cpu`` or ``llvm-cpu:<cpu>``; else raise."""
-    if not isinstance(target, str) or not _TARGET.match(target) or target.startswith("vmvx:"):
-        raise InvalidArgumentError(f"{where} {target!r} is not a compile target; expected {TARGET_HELP}")
-    return target
-
-
-def parse_device_flag(text, index):
-    """``"NAME=TARGET"`` or ``"TARGET"`` -> (name, target); the default name is ``__device_<index>``."""
-    name, sep, target = str(text).rpartition("=")
-    if not sep:
-        name = f"__device_{index}"
-    elif not _NAME.match(name):
-        raise InvalidArgumentError(f"--device={text}: device name {name!r} must be an identifier; "
-                                   "expected --device=[NAME=]TARGET")
-    return name, check_target(target, f"--device={text}: target")
-
-
-def normalize_devices(devices):
-    """``None | [target | "name=target" ...] | {name: target}`` -> None or [(name, target)]."""
-    if devices is None:
-        return None
-    if isinstance(devices, str):
-        devices = [devices]
-    if isinstance(devices, dict):
-        pairs = []
-        for name, target in devices.items():
-            if not isinstance(name, str) or not _NAME.match(name):
-                raise InvalidArgumentError(f"devices: name {name!r} must be an identifier")
-            pairs.append((name, check_target(target, f"devices[{name!r}]")))
-    elif isinstance(devices, (list, tuple)):
-        pairs = [parse_device_flag(d, i) for i, d in enumerate(devices)]
-    else:
-        raise InvalidArgumentError(f"devices must be None, a list of targets or a {{name: target}} dict, "
-                                   f"got {type(devices).__name__}")
-    if not pairs:
-        raise InvalidArgumentError("devices is empty; give at least one target or None for the default")
-    names = [n for n, _ in pairs]
-    if len(set(names)) != len(names):
-        raise InvalidArgumentError(f"devices: names must be unique, got {names}")
-    return pairs
 
 
 def read_source(source):
@@ -79,17 +31,28 @@ def read_source(source):
     raise InvalidArgumentError(f"rt.compile takes MLIR text or a path, got {type(source).__name__}")
 
 
-def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=True):
+def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=True, compile_to="end",
+            compile_from=None, timing=False, jobs=0):
     """Compile MLIR (text, or a path to an .mlir file) into ``.vmfb`` bytes.
 
     devices: None (the input's own device globals, else one llvm-cpu device), a list of
-    targets (``["llvm-cpu", "vmvx"]``, optionally ``"name=target"``) or ``{name: target}``.
-    dump_after: a pass name or ``"all"``: write the IR after it into ``dump_dir``.
+    targets (``["llvm-cpu", "vmvx"]``, optionally ``"name=target"``) or ``{name: target}``;
+    parsed once here into DeviceSpecs (rt.compiler.targets.device_spec).
+    dump_after: a pass name, a list of names or ``"all"``: write the IR after it into ``dump_dir``.
     data_tiling: False disables set-encoding (matmuls stay unpacked).
+    compile_to / compile_from: IREE phase names (input, abi, ..., flow, stream, hal, vm, end):
+    stop after a phase (the result is then the module's MLIR text, as UTF-8 bytes) or start
+    from IR dumped after one. timing: print the time of every pass to stderr. jobs: processes
+    translating executables in parallel (0: one per core).
     Raises CompileError (``file:line:col: error: ...``), NotFoundError for a missing file,
     InvalidArgumentError for bad options, UnimplementedError when the compiler is missing.
     """
-    pairs = normalize_devices(devices)
+    try:
+        from rt.compiler.targets.device_spec import parse_device_specs
+    except ImportError as e:
+        raise UnimplementedError(f"the compiler is not available ({e}); install rt with its "
+                                 "compiler dependencies (xdsl) or run a precompiled .vmfb") from None
+    devices = parse_device_specs(devices) or None
     text, filename = read_source(source)
     if dump_after is not None and dump_dir is None:
         raise InvalidArgumentError(f"dump_after={dump_after!r} needs dump_dir (the directory the IR "
@@ -100,5 +63,6 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
         raise UnimplementedError(f"the compiler is not available ({e}); install rt with its "
                                  "compiler dependencies (xdsl) or run a precompiled .vmfb") from None
     options = {"dump_after": dump_after, "dump_dir": None if dump_dir is None else os.fspath(dump_dir),
-               "data_tiling": bool(data_tiling)}
-    return compile_source(text, filename, devices=pairs, options=options)
+               "data_tiling": bool(data_tiling), "compile_to": compile_to, "compile_from": compile_from,
+               "timing": bool(timing), "jobs": jobs}
+    return compile_source(text, filename, devices=devices, options=options)

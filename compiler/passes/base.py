@@ -1,7 +1,8 @@
 """The ``Pass`` base class: a named module transformation with frozen-dataclass options.
 
 A pass is a frozen dataclass whose fields are its options (``--pass=name{key=value}`` on the
-``opt`` command line) and whose class docstring shows its input and output IR. ``run(module,
+``opt`` command line; a field whose metadata has a ``"parse"`` function turns the text into its
+value with it, e.g. device specs) and whose class docstring shows its input and output IR. ``run(module,
 ctx)`` rewrites ``module`` in place and raises CompileError (located at the offending op via
 :func:`rt.compiler.frontend.error_at_op`) when the input is not acceptable.
 
@@ -33,7 +34,14 @@ class Pass:
             if field is None:
                 known = ", ".join(sorted(fields)) or "none"
                 raise InvalidArgumentError(f"pass {cls.name}: unknown option '{key}' (options: {known})")
-            values[field.name] = _convert(cls.name, key, text, field.type)
+            parse = field.metadata.get("parse")
+            if parse is None:
+                values[field.name] = _convert(cls.name, key, text, field.type)
+                continue
+            try:
+                values[field.name] = parse(text)
+            except InvalidArgumentError as exc:
+                raise InvalidArgumentError(f"pass {cls.name}: option '{key}': {exc}") from None
         return cls(**values)
 
 

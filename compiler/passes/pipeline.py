@@ -1,47 +1,254 @@
-"""``PassPipeline``: runs passes in order, verifying after each and dumping IR on request.
+"""The compiler pipeline in one place: every phase, its passes in order, and their options.
 
-``dump_after`` is a pass name, a collection of names, or ``"all"``; each matching pass writes
-``<dump_dir>/<NN>_<pass>.mlir`` (NN = 1-based position in the pipeline), so a user can read
-rt's pipeline next to IREE's ``--mlir-print-ir-after-all`` dumps.
+``PHASES`` is the only list of the pipeline. Each phase carries IREE's phase name (what
+``--compile-to=`` / ``--compile-from=`` accept) and its passes; each pass entry is one line
+``P(name, "package.module:Class", pass_field="options_field", ...)``: the registered pass name
+(IREE's), where its class lives under ``rt.compiler.passes``, and which field of
+:class:`CompileOptions` configures which option field of the pass. Registering a new pass is one
+such line in the phase it belongs to (or in ``STANDALONE`` for passes that ``rt opt`` runs but
+the default pipeline does not). The registry (``rt opt --pass``), ``--dump-after`` names,
+phase stops and the driver all read this table; pass modules are imported only when built.
+
+Phases (IREE's ``IREEVMPipelinePhase``, in order): input, abi, preprocessing (rt: the HAL
+device assignment IREE runs right before it), global-optimization, dispatch-creation, flow,
+stream, executable-sources, executable-configurations, executable-targets, hal, vm; ``end``
+means the whole pipeline. ``compile_to=P`` stops after phase P (the output is the MLIR text
+of the module), ``compile_from=P`` starts after phase P (the input is a dump of that point).
+
+Options: :class:`CompileOptions` (a frozen dataclass) holds everything the pipeline and the
+pass manager take; passes are frozen dataclasses whose fields are their options (base.Pass).
+
+Source followed: IREE ``compiler/src/iree/compiler/Pipelines/Pipelines.cpp``
+(buildIREEVMTransformPassPipeline) and the per-phase ``Passes.cpp`` files.
 """
-import os
+import dataclasses
+import importlib
+import typing
 
-from rt.compiler.frontend.diagnostics import verify_module
-from rt.compiler.ir_printing import module_to_text
+from rt.compiler.passes.pass_manager import PassPipeline
 from rt.runtime.errors import InvalidArgumentError
 
 
-class PassPipeline:
-    """An ordered list of Pass instances. ``run(module, ctx)`` applies them in place."""
+@dataclasses.dataclass(frozen=True)
+class CompileOptions:
+    """Options of one compilation.
 
-    def __init__(self, passes, dump_after=None, dump_dir=None, verify_each=True):
-        self.passes = list(passes)
-        if isinstance(dump_after, str):
-            dump_after = None if dump_after == "" else ({"all"} if dump_after == "all" else {dump_after})
-        self.dump_after = set(dump_after or ())
-        if self.dump_after and dump_dir is None:
-            raise InvalidArgumentError("dump_after needs a dump_dir to write <NN>_<pass>.mlir files into")
-        known = {p.name for p in self.passes}
-        unknown = self.dump_after - known - {"all"}
+    devices: tuple of ``DeviceSpec`` (``rt.compiler.targets.device_spec``; empty: the input's
+    own device globals, else ``__device_0=llvm-cpu``). data_tiling: pack matmul operands
+    (iree-dispatch-creation-set-encoding). verify_each: verify the IR after every pass.
+    dump_after: pass names (or ``"all"``) whose output IR is written to ``dump_dir`` as
+    ``NN_<pass>.mlir``. compile_from / compile_to: phase names (see the module docstring).
+    timing: print the time of every pass, nested by phase, to stderr (like ``--mlir-timing``).
+    progress: show the running pass on stderr (None: only when stderr is a terminal).
+    jobs: processes translating executables in parallel (0: one per available core).
+    """
+
+    devices: tuple = ()
+    data_tiling: bool = True
+    verify_each: bool = True
+    dump_after: tuple = ()
+    dump_dir: typing.Optional[str] = None
+    compile_from: typing.Optional[str] = None
+    compile_to: str = "end"
+    timing: bool = False
+    progress: typing.Optional[bool] = None
+    jobs: int = 0
+
+    @classmethod
+    def from_dict(cls, options):
+        """CompileOptions from a ``{field: value}`` dict (or None); InvalidArgumentError names
+        unknown keys and bad phase names."""
+        if isinstance(options, cls):
+            return options
+        options = dict(options or {})
+        known = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(options) - set(known))
         if unknown:
-            raise InvalidArgumentError(
-                f"dump_after names passes not in the pipeline: {', '.join(sorted(unknown))}; "
-                f"pipeline: {', '.join(p.name for p in self.passes)}"
-            )
-        self.dump_dir = dump_dir
-        self.verify_each = verify_each
+            raise InvalidArgumentError(f"unknown compile option(s) {', '.join(unknown)}; known: {', '.join(known)}")
+        dump_after = options.get("dump_after")
+        if isinstance(dump_after, str):
+            options["dump_after"] = (dump_after,) if dump_after else ()
+        elif dump_after is not None:
+            options["dump_after"] = tuple(dump_after)
+        options = {k: v for k, v in options.items() if v is not None or k in ("dump_dir", "compile_from", "progress")}
+        if "devices" in options:
+            from rt.compiler.targets.device_spec import parse_device_specs
 
-    def run(self, module, ctx):
-        """Apply every pass to ``module``; returns the list of dump files written."""
-        written = []
-        for index, pass_ in enumerate(self.passes, start=1):
-            pass_.run(module, ctx)
-            if self.verify_each:
-                verify_module(module)
-            if "all" in self.dump_after or pass_.name in self.dump_after:
-                os.makedirs(self.dump_dir, exist_ok=True)
-                path = os.path.join(self.dump_dir, f"{index:02d}_{pass_.name}.mlir")
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(module_to_text(module))
-                written.append(path)
-        return written
+            options["devices"] = parse_device_specs(options["devices"] or None)
+        result = cls(**options)
+        result.check()
+        return result
+
+    def check(self):
+        """InvalidArgumentError when a phase name is unknown or the phase range is empty."""
+        names = phase_names()
+        for key in ("compile_from", "compile_to"):
+            value = getattr(self, key)
+            if value is not None and value not in names:
+                raise InvalidArgumentError(f"{key}={value!r} is not a compiler phase; phases: {', '.join(names)}")
+        if self.compile_from is not None and names.index(self.compile_from) >= names.index(self.compile_to):
+            raise InvalidArgumentError(f"compile_from={self.compile_from!r} must come before "
+                                       f"compile_to={self.compile_to!r}; phases: {', '.join(names)}")
+        if self.jobs < 0:
+            raise InvalidArgumentError(f"jobs={self.jobs} must be >= 0 (0: one per core)")
+
+
+@dataclasses.dataclass(frozen=True)
+class PassEntry:
+    """One pass of the pipeline: its ``name``, its class as ``"package.module:Class"`` under
+    ``rt.compiler.passes``, and ``options``: ``((pass field, CompileOptions field), ...)``."""
+
+    name: str
+    target: str
+    options: tuple = ()
+
+    def pass_class(self):
+        module, cls = self.target.split(":")
+        return getattr(importlib.import_module(f"rt.compiler.passes.{module}"), cls)
+
+    def build(self, options=None):
+        """The configured Pass instance for ``options`` (a CompileOptions; None: defaults)."""
+        options = options or CompileOptions()
+        return self.pass_class()(**{field: getattr(options, source) for field, source in self.options})
+
+
+def P(name, target, **options):
+    """A PassEntry: ``P("iree-x", "phase.file:XPass", pass_field="compile_options_field")``."""
+    return PassEntry(name, target, tuple(options.items()))
+
+
+@dataclasses.dataclass(frozen=True)
+class Phase:
+    """A named phase (IREE's phase names) and its passes in order."""
+
+    name: str
+    passes: tuple
+
+
+PHASES = (
+    Phase("input", (
+        P("verify", "input.verify:VerifyPass"),
+        P("canonicalize", "input.canonicalize:CanonicalizePass"),
+        P("cse", "input.cse:CSEPass"),
+        P("convert-elementwise-to-linalg", "input.convert_elementwise_to_linalg:ConvertElementwiseToLinalgPass"),
+        P("linalg-normalize-named-ops", "input.normalize_named_ops:NormalizeNamedOpsPass"),
+    )),
+    Phase("abi", (
+        P("iree-abi-wrap-entry-points", "abi.wrap_entry_points:WrapEntryPointsPass"),
+    )),
+    Phase("preprocessing", (
+        P("iree-hal-assign-target-devices", "hal.assign_target_devices:AssignTargetDevicesPass", targets="devices"),
+        P("iree-hal-materialize-target-devices", "hal.materialize_target_devices:MaterializeTargetDevicesPass"),
+    )),
+    Phase("global-optimization", (
+        P("iree-dispatch-creation-set-encoding", "dispatch_creation.set_encoding:SetEncodingPass",
+          data_tiling="data_tiling"),
+        P("iree-util-hoist-into-globals", "dispatch_creation.hoist_into_globals:HoistIntoGlobalsPass"),
+    )),
+    Phase("dispatch-creation", (
+        P("iree-flow-convert-to-flow", "dispatch_creation.convert_to_flow:ConvertToFlowPass"),
+        P("iree-dispatch-creation-form-dispatch-regions",
+          "dispatch_creation.form_dispatch_regions:FormDispatchRegionsPass"),
+        P("iree-dispatch-creation-convert-dispatch-regions-to-workgroups",
+          "dispatch_creation.convert_dispatch_regions_to_workgroups:ConvertDispatchRegionsToWorkgroupsPass"),
+    )),
+    Phase("flow", (
+        P("iree-flow-outline-dispatch-regions", "dispatch_creation.outline_dispatch_regions:OutlineDispatchRegionsPass"),
+    )),
+    Phase("stream", (
+        P("iree-stream-verify-input", "stream.verify_input:VerifyInputPass"),
+        P("iree-stream-outline-constants", "stream.outline_constants:OutlineConstantsPass"),
+        P("iree-stream-convert-to-stream", "stream.convert_to_stream:ConvertToStreamPass"),
+        P("iree-stream-specialize-encodings", "stream.specialize_encodings:SpecializeEncodingsPass"),
+        P("iree-stream-encode-host-tensors", "stream.encode_host_tensors:EncodeHostTensorsPass"),
+        P("iree-stream-encode-device-tensors", "stream.encode_device_tensors:EncodeDeviceTensorsPass"),
+        P("iree-stream-materialize-builtins", "stream.materialize_builtins:MaterializeBuiltinsPass"),
+        P("iree-stream-materialize-copy-on-write", "stream.materialize_copy_on_write:MaterializeCopyOnWritePass"),
+        P("iree-stream-elide-async-copies", "stream.elide_async_copies:ElideAsyncCopiesPass"),
+        P("iree-stream-refine-usage", "stream.refine_usage:RefineUsagePass"),
+        P("iree-stream-schedule-execution", "stream.schedule_execution:ScheduleExecutionPass"),
+        P("iree-stream-schedule-concurrency", "stream.schedule_concurrency:ScheduleConcurrencyPass"),
+        P("iree-stream-propagate-timepoints", "stream.propagate_timepoints:PropagateTimepointsPass"),
+        P("iree-stream-schedule-allocation", "stream.schedule_allocation:ScheduleAllocationPass"),
+        P("iree-stream-pack-constants", "stream.pack_constants:PackConstantsPass"),
+        P("iree-stream-layout-slices", "stream.layout_slices:LayoutSlicesPass"),
+        P("iree-stream-elide-timepoints", "stream.elide_timepoints:ElideTimepointsPass"),
+        P("iree-stream-fuse-dispatch-bindings", "stream.fuse_dispatch_bindings:FuseDispatchBindingsPass"),
+        P("iree-stream-pack-dispatch-operands", "stream.pack_dispatch_operands:PackDispatchOperandsPass"),
+        P("iree-stream-fold-uniform-operands", "stream.fold_uniform_operands:FoldUniformOperandsPass"),
+        P("iree-stream-annotate-dispatch-arguments", "stream.annotate_dispatch_arguments:AnnotateDispatchArgumentsPass"),
+    )),
+    Phase("executable-sources", (
+        P("iree-hal-materialize-interfaces", "hal.materialize_interfaces:MaterializeInterfacesPass"),
+    )),
+    Phase("executable-configurations", ()),
+    Phase("executable-targets", (
+        P("iree-hal-translate-executables", "hal.translate_executables:TranslateExecutablesPass"),
+    )),
+    Phase("hal", (
+        P("iree-hal-convert-to-hal", "hal.convert_to_hal:ConvertToHALPass"),
+        P("iree-hal-serialize-executables", "hal.serialize_executables:SerializeExecutablesPass"),
+    )),
+    Phase("vm", (
+        P("iree-vm-conversion", "vm.conversion:ConversionPass"),
+    )),
+)
+
+#: passes ``rt opt --pass=NAME`` runs that the default pipeline does not
+STANDALONE = ()
+
+
+def phase_names():
+    """Every phase name in order, then ``"end"``."""
+    return [phase.name for phase in PHASES] + ["end"]
+
+
+def entries(compile_from=None, compile_to="end"):
+    """The PassEntry list of the phases after ``compile_from`` up to and including
+    ``compile_to`` (defaults: the whole pipeline)."""
+    names = phase_names()
+    start = 0 if compile_from is None else names.index(compile_from) + 1
+    stop = names.index(compile_to) + 1
+    return [entry for phase in PHASES[start:stop] for entry in phase.passes]
+
+
+def pass_names():
+    """The names of the whole default pipeline, in order."""
+    return [entry.name for entry in entries()]
+
+
+def phase_of(name):
+    """The phase name the pass ``name`` belongs to (None for a standalone pass)."""
+    for phase in PHASES:
+        if any(entry.name == name for entry in phase.passes):
+            return phase.name
+    return None
+
+
+def all_entries():
+    """Every registered PassEntry: the pipeline's and the standalone ones."""
+    return [entry for phase in PHASES for entry in phase.passes] + list(STANDALONE)
+
+
+def build_passes(options=None, until=None):
+    """The configured Pass instances for ``options`` (CompileOptions or a dict), honouring its
+    compile_from/compile_to; ``until``: stop after the pass of that name (tests run prefixes)."""
+    options = CompileOptions.from_dict(options)
+    passes = []
+    for entry in entries(options.compile_from, options.compile_to):
+        passes.append(entry.build(options))
+        if entry.name == until:
+            return passes
+    if until is not None:
+        raise InvalidArgumentError(f"until={until!r} is not a pass of the pipeline; pipeline: {', '.join(pass_names())}")
+    return passes
+
+
+def pass_manager(options=None, timing=None):
+    """A PassPipeline running ``build_passes(options)`` with the options' dumps, verification
+    and progress; ``timing``: an ``instrumentation.Timing`` recording each pass under its phase."""
+    options = CompileOptions.from_dict(options)
+    phases = {entry.name: phase.name for phase in PHASES for entry in phase.passes}
+    return PassPipeline(build_passes(options), dump_after=options.dump_after, dump_dir=options.dump_dir,
+                        verify_each=options.verify_each, timing=timing, progress=options.progress,
+                        phases=phases)

@@ -1,47 +1,28 @@
-"""The lazy pass registry: pass name -> ``compiler/passes/<phase>/<file>.py:<Class>``.
+"""The lazy pass registry: pass name -> Pass class, read from the one pipeline table.
 
-Each phase package (``compiler/passes/<phase>/__init__.py``) declares a ``PASSES`` dict of
-``name -> "module:Class"`` (module relative to the phase package) and imports nothing else, so
-building the registry is cheap; a pass module is imported only when the pass is requested.
+Every pass is registered by its line in :mod:`rt.compiler.passes.pipeline` (``PHASES`` for the
+default pipeline, ``STANDALONE`` for passes only ``rt opt`` runs); a pass module is imported
+only when the pass is requested, so listing names is cheap.
 """
-import importlib
-
+from rt.compiler.passes import pipeline
 from rt.runtime.errors import NotFoundError
 
-#: phase packages, in pipeline order
-PHASES = ("input", "abi", "dispatch_creation", "stream", "hal", "vm")
 
-
-def _collect():
-    table = {}
-    for phase in PHASES:
-        try:
-            pkg = importlib.import_module(f"rt.compiler.passes.{phase}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"rt.compiler.passes.{phase}":
-                raise
-            continue
-        for name, target in getattr(pkg, "PASSES", {}).items():
-            table[name] = f"{phase}.{target}"
-    return table
-
-
-#: pass name -> "module path relative to rt.compiler.passes:ClassName"
-PASSES = _collect()
+def _table():
+    return {entry.name: entry for entry in pipeline.all_entries()}
 
 
 def pass_names():
     """Every registered pass name, sorted."""
-    return sorted(PASSES)
+    return sorted(_table())
 
 
 def get_pass_class(name):
     """The Pass subclass registered as ``name``; NotFoundError (listing known names) otherwise."""
-    target = PASSES.get(name)
-    if target is None:
+    entry = _table().get(name)
+    if entry is None:
         raise NotFoundError(f"unknown pass '{name}'; registered passes: {', '.join(pass_names())}")
-    module, cls = target.split(":")
-    return getattr(importlib.import_module(f"rt.compiler.passes.{module}"), cls)
+    return entry.pass_class()
 
 
 def parse_pass_spec(spec):

@@ -8,7 +8,7 @@ import pytest
 
 import rt
 from rt import testing
-from rt.compilation import normalize_devices, parse_device_flag
+from rt.compiler.targets.device_spec import DeviceSpec, parse_device_flag, parse_device_specs
 from rt.runtime.errors import InvalidArgumentError, NotFoundError
 
 
@@ -86,14 +86,18 @@ def test_tracer_events_and_errors(tmp_path):
     with pytest.raises(InvalidArgumentError, match=r"cannot write the trace to '/nonexistent/t.json'"):
         tracer.write("/nonexistent/t.json")
 def test_device_options():
-    assert normalize_devices(None) is None
-    assert normalize_devices(["llvm-cpu", "vmvx"]) == [("__device_0", "llvm-cpu"), ("__device_1", "vmvx")]
-    assert normalize_devices({"a": "llvm-cpu:znver4"}) == [("a", "llvm-cpu:znver4")]
-    assert parse_device_flag("cpu=llvm-cpu:x86-64-v3", 3) == ("cpu", "llvm-cpu:x86-64-v3")
+    assert parse_device_specs(None) == ()
+    assert [str(s) for s in parse_device_specs(["llvm-cpu", "vmvx"])] == ["__device_0=llvm-cpu", "__device_1=vmvx"]
+    assert parse_device_specs({"a": "llvm-cpu:znver4"}) == (DeviceSpec("a", "llvm-cpu", "znver4"),)
+    spec = parse_device_flag("cpu=llvm-cpu:x86-64-v3", 3)
+    assert (spec.name, spec.target) == ("cpu", "llvm-cpu:x86-64-v3")
+    assert dict(spec.config)["cpu_features"].startswith("+") and "+avx2" in dict(spec.config)["cpu_features"]
     with pytest.raises(InvalidArgumentError, match=r"'cuda' is not a compile target; expected vmvx, llvm-cpu"):
-        normalize_devices(["cuda"])
+        parse_device_specs(["cuda"])
+    with pytest.raises(InvalidArgumentError, match=r"--device=llvm-cpu:pentium: llvm-cpu target CPU 'pentium' is not known"):
+        parse_device_specs(["llvm-cpu:pentium"])
     with pytest.raises(InvalidArgumentError, match=r"names must be unique"):
-        normalize_devices(["a=vmvx", "a=llvm-cpu"])
+        parse_device_specs(["a=vmvx", "a=llvm-cpu"])
     with pytest.raises(InvalidArgumentError, match=r"device name '1x' must be an identifier"):
         parse_device_flag("1x=vmvx", 0)
 
@@ -118,8 +122,9 @@ def test_compile_passes_text_devices_and_options(fake_driver, tmp_path):
     vmfb = rt.compile(str(src), devices=["vmvx"], dump_after="all", dump_dir=tmp_path, data_tiling=False)
     assert vmfb == testing.basic_module()
     text, filename, devices, options = fake_driver[0]
-    assert text.startswith("func.func @f()") and filename == str(src) and devices == [("__device_0", "vmvx")]
-    assert options == {"dump_after": "all", "dump_dir": str(tmp_path), "data_tiling": False}
+    assert text.startswith("func.func @f()") and filename == str(src) and devices == (DeviceSpec("__device_0", "vmvx"),)
+    assert options == {"dump_after": "all", "dump_dir": str(tmp_path), "data_tiling": False, "compile_to": "end",
+                       "compile_from": None, "timing": False, "jobs": 0}
     rt.compile("func.func @g() {\n  return\n}")
     assert fake_driver[1][1] == "<input>" and fake_driver[1][2] is None
     with rt.load(src) as m:

@@ -14,11 +14,9 @@ from xdsl.dialects.builtin import TensorType
 from rt.compiler.dialects import make_context
 from rt.compiler.frontend import parse_module
 from rt.compiler.passes.input.normalize_named_ops import GENERALIZED
-from rt.compiler.passes.pipeline import PassPipeline
-from rt.compiler.passes.registry import get_pass_class
+from rt.compiler.passes import PassPipeline, pipeline
 
 PROGRAMS = sorted((pathlib.Path(__file__).resolve().parents[1] / "e2e" / "programs").glob("*.mlir"))
-INPUT_PASSES = ("verify", "canonicalize", "cse", "convert-elementwise-to-linalg", "linalg-normalize-named-ops")
 
 
 def _public_functions(module):
@@ -52,7 +50,7 @@ def test_program_parses_verifies_and_passes_the_input_phase(path):
     unfoldable = sum(op.name == "util.unfoldable_constant" for op in module.walk())
     assert publics
 
-    PassPipeline([get_pass_class(name)() for name in INPUT_PASSES]).run(module, ctx)
+    PassPipeline(pipeline.build_passes({"compile_to": "input"})).run(module, ctx)
 
     assert _tensor_elementwise_ops(module) == []
     assert not [op.name for op in module.walk() if op.name in GENERALIZED]

@@ -12,7 +12,7 @@ from xdsl.dialects.builtin import IntegerType, TensorType, VectorType
 from rt.compiler.dialects import make_context
 from rt.compiler.frontend import parse_module
 from rt.compiler.frontend.diagnostics import op_location
-from rt.compiler.passes.pipeline import PassPipeline
+from rt.compiler.passes import PassPipeline
 from rt.compiler.passes.registry import get_pass_class
 from rt.runtime.errors import CompileError
 

@@ -2,7 +2,8 @@
 
 Input: a module without device globals (no ``util.global @d = #hal.device.target<...>``) and
 without ``hal.device.targets``. Output: the module carries ``hal.device.targets = {name =
-#hal.device.target<...>, ...}`` built from the ``targets`` option (``name=target`` items
+#hal.device.target<...>, ...}`` built from the ``targets`` option: a tuple of DeviceSpec (parsed once by
+``rt.compiler.targets.device_spec``; on the ``rt opt`` command line ``name=target`` items
 separated by ';' or spaces; target vmvx, llvm-cpu or llvm-cpu:<cpu>; default ``__device_0=llvm-cpu``).
 Modules that already declare devices are left unchanged.
 
@@ -20,12 +21,9 @@ import dataclasses
 from xdsl.dialects.builtin import DictionaryAttr
 
 from rt.compiler.dialects.hal import DeviceTargetAttr
-from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.hal.target_devices import device_target, parse_device_specs
-from rt.runtime.errors import InvalidArgumentError
-
-DEFAULT_TARGETS = "__device_0=llvm-cpu"
+from rt.compiler.passes.hal.target_devices import device_target
+from rt.compiler.targets.device_spec import DEFAULT_TARGET, parse_device_specs, parse_target
 
 
 def declared_devices(module):
@@ -42,14 +40,10 @@ class AssignTargetDevicesPass(Pass):
     """Attach ``hal.device.targets`` from the ``targets`` option when the module has no devices."""
 
     name = "iree-hal-assign-target-devices"
-    targets: str = DEFAULT_TARGETS
+    targets: tuple = dataclasses.field(default=(), metadata={"parse": parse_device_specs})
 
     def run(self, module, ctx):
         if declared_devices(module) or "hal.device.targets" in module.attributes:
             return
-        try:
-            specs = parse_device_specs(self.targets or DEFAULT_TARGETS)
-            attrs = {name: device_target(target) for name, target in specs}
-        except InvalidArgumentError as exc:
-            raise error_at_op(module, f"iree-hal-assign-target-devices: {exc}") from None
-        module.attributes["hal.device.targets"] = DictionaryAttr(attrs)
+        specs = self.targets or (parse_target("__device_0", DEFAULT_TARGET),)
+        module.attributes["hal.device.targets"] = DictionaryAttr({s.name: device_target(s) for s in specs})

@@ -1,9 +1,4 @@
-"""Input-phase passes: verify, canonicalize, cse, elementwise-to-linalg, named-op normalization."""
+"""Input-phase passes: verify, canonicalize, cse, elementwise-to-linalg, named-op normalization.
 
-PASSES = {
-    "verify": "verify:VerifyPass",
-    "canonicalize": "canonicalize:CanonicalizePass",
-    "cse": "cse:CSEPass",
-    "convert-elementwise-to-linalg": "convert_elementwise_to_linalg:ConvertElementwiseToLinalgPass",
-    "linalg-normalize-named-ops": "normalize_named_ops:NormalizeNamedOpsPass",
-}
+The passes are registered, in pipeline order, in ``rt.compiler.passes.pipeline``.
+"""

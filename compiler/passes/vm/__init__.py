@@ -1,5 +1,1 @@
-"""VM-phase passes: conversion of the hal-level module to VM bytecode."""
-
-PASSES = {
-    "iree-vm-conversion": "conversion:ConversionPass",
-}
+"""VM-phase passes: conversion of the hal-level module to VM bytecode (registered in ../pipeline.py)."""

@@ -7,9 +7,8 @@ import pytest
 
 import rt
 from rt.compiler.dialects import make_context
-from rt.compiler.driver import build_pipeline
 from rt.compiler.frontend import parse_module
-from rt.compiler.passes import PassPipeline
+from rt.compiler.passes import PassPipeline, pipeline
 
 W = np.arange(1, 33, dtype=np.float32).reshape(8, 4) / 8
 W_TEXT = "[" + ", ".join("[" + ", ".join(repr(float(x)) for x in row) + "]" for row in W) + "]"
@@ -38,9 +37,8 @@ BIAS = np.array([0.5, -1.0, 2.0, 0.25], np.float32)
 def _flow_module(source, options=None):
     ctx = make_context()
     module = parse_module(source, "w.mlir", ctx)
-    passes = build_pipeline(["llvm-cpu"], options)
-    names = [p.name for p in passes]
-    PassPipeline(passes[:names.index("iree-flow-outline-dispatch-regions") + 1]).run(module, ctx)
+    passes = pipeline.build_passes({**(options or {}), "devices": ["llvm-cpu"]}, until="iree-flow-outline-dispatch-regions")
+    PassPipeline(passes).run(module, ctx)
     return module
 
 

@@ -7,9 +7,8 @@ import pytest
 
 import rt
 from rt.compiler.dialects import make_context
-from rt.compiler.driver import build_pipeline
 from rt.compiler.frontend import parse_module
-from rt.compiler.passes import PassPipeline
+from rt.compiler.passes import PassPipeline, pipeline
 from rt.compiler.passes.dispatch_creation.set_encoding import matmul_encoding
 from rt.compiler.passes.hal.target_devices import executable_target
 from rt.compiler.targets.encoding import EncodingInfo, mmt4d_packed_shape, resolve, resolved_info
@@ -57,9 +56,7 @@ func.func @mm16(%a: tensor<19x33xf16>, %b: tensor<33x7xf16>) -> tensor<19x7xf32>
 def _flow_text(source, backend="llvm-cpu"):
     ctx = make_context()
     module = parse_module(source, "c.mlir", ctx)
-    passes = build_pipeline([backend], {})
-    names = [p.name for p in passes]
-    PassPipeline(passes[:names.index("iree-flow-outline-dispatch-regions") + 1]).run(module, ctx)
+    PassPipeline(pipeline.build_passes({"devices": [backend]}, until="iree-flow-outline-dispatch-regions")).run(module, ctx)
     return str(module)
 
 

@@ -22,15 +22,12 @@ def _dispatch_names(vmfb_text_source, **options):
     import re
 
     from rt.compiler.dialects import make_context
-    from rt.compiler.driver import build_pipeline
-    from rt.compiler.passes import PassPipeline
+    from rt.compiler.passes import PassPipeline, pipeline
 
     ctx = make_context()
     module = parse_module(vmfb_text_source, "m.mlir", ctx)
-    passes = [p for p in build_pipeline(["llvm-cpu"], options)]
-    names = [p.name for p in passes]
-    stop = names.index("iree-flow-outline-dispatch-regions") + 1
-    PassPipeline(passes[:stop]).run(module, ctx)
+    passes = pipeline.build_passes({**options, "devices": ["llvm-cpu"]}, until="iree-flow-outline-dispatch-regions")
+    PassPipeline(passes).run(module, ctx)
     return re.findall(r"flow\.dispatch @(\w+)::", str(module))
 
 

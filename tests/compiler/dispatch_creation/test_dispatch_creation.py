@@ -6,21 +6,18 @@ import pytest
 
 from rt.compiler.dialects import flow, make_context, util
 from rt.compiler.frontend import parse_module
-from rt.compiler.passes.dispatch_creation.pipeline import PASS_NAMES
-from rt.compiler.passes.pipeline import PassPipeline
-from rt.compiler.passes.registry import get_pass_class, parse_pass_spec
+from rt.compiler.passes import PassPipeline, pipeline
+from rt.compiler.passes.registry import get_pass_class
 from rt.runtime.errors import CompileError
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-INPUT = ["verify", "canonicalize", "cse", "convert-elementwise-to-linalg", "linalg-normalize-named-ops"]
 
 
 def _compile(text, name="t.mlir"):
     """Dispatch creation without data tiling (tests/compiler/data_tiling covers the tiled form)."""
     module = parse_module(text, name)
     ctx = make_context()
-    names = [p + "{data_tiling=false}" if p == "iree-dispatch-creation-set-encoding" else p for p in PASS_NAMES]
-    PassPipeline([parse_pass_spec(p) for p in INPUT + names]).run(module, ctx)
+    PassPipeline(pipeline.build_passes({"data_tiling": False, "compile_to": "flow"})).run(module, ctx)
     return module
 
 
@@ -34,8 +31,9 @@ def _dispatches(module):
 
 
 def test_pass_names_are_registered_in_order():
-    assert PASS_NAMES[0] == "iree-abi-wrap-entry-points" and PASS_NAMES[-1] == "iree-flow-outline-dispatch-regions"
-    assert [get_pass_class(n).name for n in PASS_NAMES] == PASS_NAMES
+    names = [e.name for e in pipeline.entries(compile_from="input", compile_to="flow")]
+    assert names[0] == "iree-abi-wrap-entry-points" and names[-1] == "iree-flow-outline-dispatch-regions"
+    assert [get_pass_class(n).name for n in names] == names
 
 
 @pytest.mark.parametrize("name,exports", [

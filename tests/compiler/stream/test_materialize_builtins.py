@@ -9,11 +9,8 @@ import pytest
 
 import rt
 from rt.compiler.dialects import make_context
-from rt.compiler.driver import build_pipeline
 from rt.compiler.frontend import parse_module
-from rt.compiler.passes import PassPipeline
-from rt.compiler.passes.hal import pipeline as hal_pipeline
-from rt.compiler.passes.stream import pipeline as stream_pipeline
+from rt.compiler.passes import PassPipeline, pipeline
 from rt.compiler.passes.vm.conversion import vmfb_bytes
 
 DEVICES = {"llvm-cpu": "local-sync://llvm-cpu", "vmvx": "local-sync://vmvx"}
@@ -48,12 +45,11 @@ util.func public @fill_row(%view: !hal.buffer_view, %v: i64, %row: index) -> !ha
 
 def _from_encode_host_tensors(text, target):
     """Compile stream-level ``text`` with the target-device, stream (from encode-host-tensors), hal and vm passes."""
-    names = stream_pipeline.PASS_NAMES
-    keep = set(hal_pipeline.TARGET_PASS_NAMES) | set(names[names.index("iree-stream-encode-host-tensors"):])
-    keep |= set(hal_pipeline.PASS_NAMES)
     ctx = make_context()
     module = parse_module(text, "fill_row.mlir", ctx)
-    passes = [p for p in build_pipeline([("__device_0", target)]) if p.name in keep or p.name.startswith("iree-vm")]
+    passes = pipeline.build_passes({"devices": [("__device_0", target)]})
+    start = [p.name for p in passes].index("iree-stream-encode-host-tensors")
+    passes = [p for p in passes[:start] if pipeline.phase_of(p.name) == "preprocessing"] + passes[start:]
     assert "iree-stream-materialize-builtins" in [p.name for p in passes]
     PassPipeline(passes).run(module, ctx)
     return vmfb_bytes(module)

@@ -5,25 +5,19 @@ verify-input .. refine-usage (nothing here needs codegen) and asserts the IR tho
 leave for scheduling: no ``*`` lifetime in host code, external at the ABI edges, transient
 intermediates, constants used in place.
 """
-import dataclasses
 import os
 
 import pytest
 
 from rt.compiler.dialects import make_context, stream
-from rt.compiler.driver import INPUT_PASS_NAMES
 from rt.compiler.frontend import parse_module
 from rt.compiler.ir_printing import module_to_text
-from rt.compiler.passes import PassPipeline, get_pass_class
-from rt.compiler.passes.dispatch_creation.pipeline import PASS_NAMES as FLOW_PASS_NAMES
-from rt.compiler.passes.hal.pipeline import TARGET_PASS_NAMES
-from rt.compiler.passes.stream.pipeline import PASS_NAMES as STREAM_PASS_NAMES
+from rt.compiler.passes import PassPipeline, get_pass_class, pipeline
 from rt.compiler.passes.stream.resource_usage import CONSTANT, DISPATCH_READ, EXTERNAL, MUTATED, STAGING_READ
 from rt.compiler.passes.stream.resource_usage import is_valid, lifetime
 from rt.compiler.passes.stream.resources import host_callables
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-STREAM_PREFIX = STREAM_PASS_NAMES[:STREAM_PASS_NAMES.index("iree-stream-refine-usage") + 1]
 
 
 def _run(name):
@@ -32,16 +26,8 @@ def _run(name):
         text = f.read()
     ctx = make_context()
     module = parse_module(text, path, ctx)
-    names = INPUT_PASS_NAMES + list(TARGET_PASS_NAMES) + list(FLOW_PASS_NAMES) + STREAM_PREFIX
-    PassPipeline([_untiled(get_pass_class(n)) for n in names]).run(module, ctx)
+    PassPipeline(pipeline.build_passes({"data_tiling": False}, until="iree-stream-refine-usage")).run(module, ctx)
     return module
-
-
-def _untiled(cls):
-    """The pass with data tiling off: these tests pin the plain matmul dispatches' resources."""
-    if "data_tiling" in {f.name for f in dataclasses.fields(cls)}:
-        return cls(data_tiling=False)
-    return cls()
 
 
 def _host_ops(module):

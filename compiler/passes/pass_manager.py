@@ -1,0 +1,84 @@
+"""``PassPipeline``: runs passes in order, verifying after each, dumping, timing and showing progress.
+
+``dump_after`` is a pass name, a collection of names, or ``"all"``; each matching pass writes
+``<dump_dir>/<NN>_<pass>.mlir`` (NN = 1-based position in the pipeline), so a user can read
+rt's pipeline next to IREE's ``--mlir-print-ir-after-all`` dumps. ``timing`` (a
+``instrumentation.Timing``) records every pass under its phase (``phases``: pass name ->
+phase name) with the verifier as its own row; ``progress`` shows the running pass on stderr
+(None: when stderr is a terminal; True: always; False: never). The pipeline's contents come from
+:mod:`rt.compiler.passes.pipeline`.
+
+Source followed: MLIR ``PassManager`` (verifier after each pass, instrumentation hooks).
+"""
+import contextlib
+import os
+
+from rt.compiler.frontend.diagnostics import verify_module
+from rt.compiler.ir_printing import module_to_text
+from rt.compiler.passes import instrumentation
+from rt.runtime.errors import InvalidArgumentError
+
+
+class PassPipeline:
+    """An ordered list of Pass instances. ``run(module, ctx)`` applies them in place."""
+
+    def __init__(self, passes, dump_after=None, dump_dir=None, verify_each=True, timing=None,
+                 progress=False, phases=None):
+        self.passes = list(passes)
+        if isinstance(dump_after, str):
+            dump_after = None if dump_after == "" else ({"all"} if dump_after == "all" else {dump_after})
+        self.dump_after = set(dump_after or ())
+        if self.dump_after and dump_dir is None:
+            raise InvalidArgumentError("dump_after needs a dump_dir to write <NN>_<pass>.mlir files into")
+        known = {p.name for p in self.passes}
+        unknown = self.dump_after - known - {"all"}
+        if unknown:
+            raise InvalidArgumentError(
+                f"dump_after names passes not in the pipeline: {', '.join(sorted(unknown))}; "
+                f"pipeline: {', '.join(p.name for p in self.passes)}"
+            )
+        self.dump_dir = dump_dir
+        self.verify_each = verify_each
+        self.timing = timing
+        self.progress = progress
+        self.phases = dict(phases or {})
+
+    def run(self, module, ctx):
+        """Apply every pass to ``module``; returns the list of dump files written."""
+        written = []
+        reporter = None if self.progress is False else instrumentation.Progress(force=self.progress is True)
+        timing = self.timing
+        try:
+            with instrumentation.active(timing, reporter):
+                for index, pass_ in enumerate(self.passes, start=1):
+                    if reporter is not None:
+                        reporter.pass_started(index, len(self.passes), pass_.name)
+                    with self._phase_scope(pass_.name):
+                        with _scope(timing, pass_.name):
+                            pass_.run(module, ctx)
+                        if self.verify_each:
+                            with _scope(timing, instrumentation.VERIFIER):
+                                verify_module(module)
+                    if "all" in self.dump_after or pass_.name in self.dump_after:
+                        written.append(self._dump(module, index, pass_.name))
+        finally:
+            if reporter is not None:
+                reporter.finish()
+        return written
+
+    def _phase_scope(self, name):
+        phase = self.phases.get(name)
+        if self.timing is None or phase is None:
+            return contextlib.nullcontext()
+        return self.timing.scope(phase)
+
+    def _dump(self, module, index, name):
+        os.makedirs(self.dump_dir, exist_ok=True)
+        path = os.path.join(self.dump_dir, f"{index:02d}_{name}.mlir")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(module_to_text(module))
+        return path
+
+
+def _scope(timing, name):
+    return contextlib.nullcontext() if timing is None else timing.scope(name)
