@@ -14,7 +14,9 @@ called once per workgroup; a non-zero return is a failure whose code is reported
 returning a pointer to a constant descriptor (or NULL when it cannot offer a version
 <= ``max_version``). The descriptor lists the ABI version, the CPU features the code needs
 (``"+avx512f,+fma"``), and per export its name, function pointer, binding and push-constant
-counts and static workgroup size.
+counts and static workgroup size. It is the object's (internal) data symbol
+``rt_library_v0``: rt's loader decodes it from the object's bytes and never calls the query,
+so loading runs no code from the module (see ``descriptor.py``).
 
 Layouts are given as ``Struct`` values (x86-64 SysV: natural alignment, pointers 8 bytes).
 ``compiler/codegen/llvm_cpu`` turns them into LLVM struct types; ``_launcher.pyx`` declares
@@ -28,7 +30,7 @@ FORMAT = "llvm-cpu-object-x86_64"
 ABI_VERSION = 0
 #: Name of the library query function every object defines.
 LIBRARY_QUERY_SYMBOL = "rt_library_query"
-#: Name of the constant descriptor the query returns (internal to the object).
+#: Name of the constant descriptor the query returns (a local symbol of the object).
 LIBRARY_DESCRIPTOR_SYMBOL = "rt_library_v0"
 
 #: Limits checked by the loader and the launcher (IREE uses 64 for both as well).

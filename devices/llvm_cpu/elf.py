@@ -1,16 +1,32 @@
 """Reads and validates a relocatable x86-64 ELF object before LLVM sees it.
 
 LLVM's object reader (as llvmlite calls it) and MCJIT's RuntimeDyld trust their input: a
-truncated or corrupted object segfaults the process, and an unresolved external symbol makes
-``finalize_object`` succeed and the first call crash. This module checks every table the
-loader and RuntimeDyld will walk (header, section headers, string tables, symbols,
-relocations) and lists the symbols the object imports, so the loader can reject bad input
-with a clear ``ModuleFormatError`` first.
+truncated or corrupted object segfaults the process, an error RuntimeDyld detects while
+loading ends it with ``report_fatal_error`` (thread-local sections: "allocation of TLS not
+implemented"), an out-of-range relocation trips an assertion or is silently truncated, and an
+unresolved external symbol makes ``finalize_object`` succeed and the first call crash. This
+module checks every table the loader and RuntimeDyld will walk, against the image and against
+each other, and lists the symbols the object imports, so the loader can reject bad input with a
+clear ``ModuleFormatError`` first:
+
+* header: ELF64, little endian, ``ET_REL`` for ``EM_X86_64``, no program headers, tables inside
+  the file;
+* sections: only the types and flags an llvm-cpu object uses (no TLS, groups, compression,
+  large-model or OS-specific sections, no unwind tables), contents inside the file, alignment a
+  power of two <= 4096, uninitialised (NOBITS) data <= ``MAX_NOBITS_BYTES``, links to existing
+  sections;
+* symbols: known binding/type, defined ones inside an allocated section (their whole
+  ``[value, value + size)``), functions in executable sections, no common or undefined local
+  symbols, no global defined twice;
+* relocations: only the types RuntimeDyldELF resolves for the small PIC code model
+  (``RELOCATION_KINDS``), each patching bytes inside an allocated, file-backed section, each
+  against a symbol whose target (symbol value + addend) lies in its section, imports reached
+  only through the PLT, the GOT or 64-bit absolute slots (a PC32 displacement to libm may not
+  fit in 32 bits).
 
 Layout facts follow the System V gABI and the x86-64 psABI (ELF64, little endian, RELA
-relocations). Only what an llvm-cpu object needs is accepted: ``ET_REL`` for ``EM_X86_64``,
-no unwind tables (exports are ``nounwind``), no thread-local or indirect-function symbols,
-and the relocation types RuntimeDyldELF resolves for the small PIC code model.
+relocations). Source: IREE's own ELF loader checks the same tables before mapping
+(runtime/src/iree/hal/local/elf/elf_module.c).
 """
 import struct
 from dataclasses import dataclass
@@ -23,42 +39,63 @@ _SYM = struct.Struct("<IBBHQQ")
 _RELA = struct.Struct("<QQq")
 
 _ET_REL, _EM_X86_64 = 1, 62
-_SHT_NULL, _SHT_PROGBITS, _SHT_SYMTAB, _SHT_STRTAB, _SHT_RELA = 0, 1, 2, 3, 4
-_SHT_NOTE, _SHT_NOBITS, _SHT_REL, _SHT_X86_64_UNWIND = 7, 8, 9, 0x70000001
-_ALLOWED_SECTION_TYPES = {
-    _SHT_NULL: "NULL", _SHT_PROGBITS: "PROGBITS", _SHT_SYMTAB: "SYMTAB",
-    _SHT_STRTAB: "STRTAB", _SHT_RELA: "RELA", _SHT_NOTE: "NOTE", _SHT_NOBITS: "NOBITS",
-    0x6FFF4C03: "LLVM_ADDRSIG",
+SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA = 0, 1, 2, 3, 4
+SHT_NOTE, SHT_NOBITS = 7, 8
+_SHT_REL, _SHT_X86_64_UNWIND, _SHT_LLVM_ADDRSIG = 9, 0x70000001, 0x6FFF4C03
+_SECTION_TYPES = {
+    SHT_NULL: "NULL", SHT_PROGBITS: "PROGBITS", SHT_SYMTAB: "SYMTAB", SHT_STRTAB: "STRTAB",
+    SHT_RELA: "RELA", SHT_NOTE: "NOTE", SHT_NOBITS: "NOBITS", _SHT_LLVM_ADDRSIG: "LLVM_ADDRSIG",
 }
+SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 0x1, 0x2, 0x4
+_SHF_ALLOWED = {0x1: "WRITE", 0x2: "ALLOC", 0x4: "EXECINSTR", 0x10: "MERGE", 0x20: "STRINGS",
+                0x40: "INFO_LINK", 0x80000000: "EXCLUDE"}
+_SHF_KNOWN = {0x80: "LINK_ORDER", 0x100: "OS_NONCONFORMING", 0x200: "GROUP", 0x400: "TLS",
+              0x800: "COMPRESSED", 0x200000: "GNU_RETAIN", 0x10000000: "X86_64_LARGE"}
 _SHN_UNDEF, _SHN_LORESERVE, _SHN_ABS, _SHN_COMMON = 0, 0xFF00, 0xFFF1, 0xFFF2
 _STT_NAMES = {0: "NOTYPE", 1: "OBJECT", 2: "FUNC", 3: "SECTION", 4: "FILE"}
 _STB_NAMES = {0: "LOCAL", 1: "GLOBAL", 2: "WEAK"}
-#: x86-64 relocation types RuntimeDyldELF applies, with the bytes each one patches.
-RELOCATION_WIDTHS = {
-    0: 0,    # R_X86_64_NONE
-    1: 8,    # R_X86_64_64
-    2: 4,    # R_X86_64_PC32
-    4: 4,    # R_X86_64_PLT32
-    9: 4,    # R_X86_64_GOTPCREL
-    10: 4,   # R_X86_64_32
-    11: 4,   # R_X86_64_32S
-    24: 8,   # R_X86_64_PC64
-    41: 4,   # R_X86_64_GOTPCRELX
-    42: 4,   # R_X86_64_REX_GOTPCRELX
+#: Bytes of uninitialised data (NOBITS sections) an object may ask MCJIT to allocate.
+MAX_NOBITS_BYTES = 64 << 20
+#: How far (bytes) a PC-relative or GOT relocation's target may lie outside its section: the
+#: addend carries the distance from the patched field to the end of the instruction.
+PC_SLACK = 64
+_R_X86_64_64 = 1
+#: x86-64 relocation types RuntimeDyldELF applies: (name, bytes patched, kind). ``abs`` stores
+#: S + A, ``pc`` S + A - P (PLT32 may go through a stub), ``got`` G + A - P.
+RELOCATION_KINDS = {
+    0: ("NONE", 0, "none"),
+    1: ("64", 8, "abs"),
+    2: ("PC32", 4, "pc"),
+    4: ("PLT32", 4, "pc"),
+    9: ("GOTPCREL", 4, "got"),
+    24: ("PC64", 8, "pc"),
+    41: ("GOTPCRELX", 4, "got"),
+    42: ("REX_GOTPCRELX", 4, "got"),
 }
 
 
 @dataclass(frozen=True)
 class Section:
-    """One section header: ``name``, ``type`` (SHT_*), ``offset``/``size`` in bytes of the file."""
+    """One section header: ``type`` (SHT_*), ``flags`` (SHF_*), ``offset``/``size`` in bytes."""
 
     name: str
     type: int
+    flags: int
     offset: int
     size: int
     link: int
     info: int
     entsize: int
+
+    @property
+    def allocated(self):
+        """True if MCJIT maps this section (SHF_ALLOC)."""
+        return bool(self.flags & SHF_ALLOC)
+
+    @property
+    def in_file(self):
+        """True if the section's bytes are in the file (everything but NULL and NOBITS)."""
+        return self.type not in (SHT_NULL, SHT_NOBITS)
 
 
 @dataclass(frozen=True)
@@ -72,13 +109,37 @@ class Symbol:
     value: int
     size: int
 
+    @property
+    def defined(self):
+        """True if the symbol lives in a section of this object."""
+        return 0 < self.section < _SHN_LORESERVE
+
+
+@dataclass(frozen=True)
+class Relocation:
+    """One RELA entry of the section it patches: ``type`` (R_X86_64_*), ``symbol`` index."""
+
+    offset: int
+    type: int
+    symbol: int
+    addend: int
+
+    @property
+    def width(self):
+        """Bytes the relocation writes."""
+        return RELOCATION_KINDS[self.type][1]
+
 
 @dataclass(frozen=True)
 class ElfObject:
-    """The validated tables of one relocatable object."""
+    """The validated tables of one relocatable object.
+
+    relocations: ``{patched section index: tuple of Relocation sorted by offset}``.
+    """
 
     sections: tuple
     symbols: tuple
+    relocations: dict
 
     @property
     def undefined_symbols(self):
@@ -89,77 +150,106 @@ class ElfObject:
     @property
     def defined_symbols(self):
         """Names of the global or weak symbols the object defines, sorted."""
-        return sorted({s.name for s in self.symbols
-                       if s.section != _SHN_UNDEF and s.binding != "LOCAL" and s.name})
+        return sorted({s.name for s in self.symbols if s.defined and s.binding != "LOCAL" and s.name})
+
+    def symbol(self, name):
+        """The one symbol called ``name``, or None."""
+        found = [s for s in self.symbols if s.name == name and s.type != "SECTION"]
+        return found[0] if len(found) == 1 else None
 
 
-def _fail(what):
+def fail(what):
+    """Raise the loader's ModuleFormatError for a malformed object."""
     raise ModuleFormatError(f"llvm-cpu object: {what}; expected a relocatable x86-64 ELF "
                             f"object as emitted by rt's llvm-cpu code generator")
 
 
 def _string(table, offset, where):
     if offset >= len(table):
-        _fail(f"{where}: name offset {offset} is outside its string table ({len(table)} bytes)")
+        fail(f"{where}: name offset {offset} is outside its string table ({len(table)} bytes)")
     end = table.find(b"\0", offset)
     return table[offset:end].decode("utf-8", "replace")
 
 
 def _read_header(data):
     if len(data) < _EHDR.size:
-        _fail(f"{len(data)} bytes is shorter than an ELF header ({_EHDR.size} bytes)")
+        fail(f"{len(data)} bytes is shorter than an ELF header ({_EHDR.size} bytes)")
     (ident, e_type, e_machine, e_version, _entry, e_phoff, e_shoff, _flags, e_ehsize,
      _phentsize, e_phnum, e_shentsize, e_shnum, e_shstrndx) = _EHDR.unpack_from(data, 0)
     if ident[:4] != b"\x7fELF":
-        _fail(f"bad magic {ident[:4]!r}, expected b'\\x7fELF'")
+        fail(f"bad magic {ident[:4]!r}, expected b'\\x7fELF'")
     if ident[4] != 2 or ident[5] != 1 or ident[6] != 1:
-        _fail(f"class/data/version bytes {tuple(ident[4:7])} are not (2, 1, 1) "
-              f"(ELF64, little endian, version 1)")
+        fail(f"class/data/version bytes {tuple(ident[4:7])} are not (2, 1, 1) "
+             f"(ELF64, little endian, version 1)")
     if e_type != _ET_REL or e_machine != _EM_X86_64 or e_version != 1:
-        _fail(f"type {e_type}, machine {e_machine}, version {e_version}; expected "
-              f"ET_REL ({_ET_REL}), EM_X86_64 ({_EM_X86_64}), 1")
+        fail(f"type {e_type}, machine {e_machine}, version {e_version}; expected "
+             f"ET_REL ({_ET_REL}), EM_X86_64 ({_EM_X86_64}), 1")
     if e_ehsize != _EHDR.size or e_shentsize != _SHDR.size or e_phnum != 0 or e_phoff != 0:
-        _fail(f"header sizes ehsize={e_ehsize} shentsize={e_shentsize} phnum={e_phnum} "
-              f"do not describe a relocatable ELF64 object")
+        fail(f"header sizes ehsize={e_ehsize} shentsize={e_shentsize} phnum={e_phnum} "
+             f"do not describe a relocatable ELF64 object")
     if e_shnum == 0 or e_shnum >= _SHN_LORESERVE or e_shstrndx >= e_shnum:
-        _fail(f"section count {e_shnum} / name table index {e_shstrndx} out of range")
+        fail(f"section count {e_shnum} / name table index {e_shstrndx} out of range")
     if e_shoff + e_shnum * _SHDR.size > len(data):
-        _fail(f"section headers end at byte {e_shoff + e_shnum * _SHDR.size}, past the end "
-              f"of the {len(data)}-byte object (truncated?)")
+        fail(f"section headers end at byte {e_shoff + e_shnum * _SHDR.size}, past the end "
+             f"of the {len(data)}-byte object (truncated?)")
     return e_shoff, e_shnum, e_shstrndx
+
+
+def _flag_names(flags):
+    names = {**_SHF_ALLOWED, **_SHF_KNOWN}
+    return "|".join(names.get(1 << b, hex(1 << b)) for b in range(64) if flags >> b & 1)
+
+
+def _check_section_header(i, header, count, data_size):
+    _name, sh_type, flags, addr, offset, size, link, info, align, _ent = header
+    if sh_type == _SHT_X86_64_UNWIND:
+        fail(f"section {i} holds unwind tables (.eh_frame); llvm-cpu exports must be "
+             f"nounwind and carry none")
+    if sh_type not in _SECTION_TYPES:
+        fail(f"section {i} has unsupported type {'REL' if sh_type == _SHT_REL else hex(sh_type)}")
+    if (sh_type == SHT_NULL) != (i == 0):
+        fail(f"section {i} has type {_SECTION_TYPES[sh_type]}; only section 0 may be (and must "
+             f"be) NULL")
+    bad = flags & ~sum(_SHF_ALLOWED)
+    if bad:
+        fail(f"section {i} has flags {_flag_names(bad)}, which MCJIT cannot load (allowed: "
+             f"{', '.join(_SHF_ALLOWED.values())}); thread-local, grouped, compressed and "
+             f"large-model sections are not part of an llvm-cpu object")
+    if flags & SHF_ALLOC and sh_type not in (SHT_PROGBITS, SHT_NOBITS, SHT_NOTE):
+        fail(f"section {i} of type {_SECTION_TYPES[sh_type]} is marked ALLOC")
+    if flags & SHF_EXECINSTR and (sh_type != SHT_PROGBITS or not flags & SHF_ALLOC):
+        fail(f"section {i} is executable but not an allocated PROGBITS section")
+    if addr != 0:
+        fail(f"section {i} has address {addr:#x}; sections of a relocatable object have 0")
+    if sh_type not in (SHT_NOBITS, SHT_NULL) and (offset > data_size or size > data_size - offset):
+        fail(f"section {i} spans bytes {offset}..{offset + size}, past the end of the "
+             f"{data_size}-byte object (truncated?)")
+    if align & (align - 1) or align > 4096:
+        fail(f"section {i} has alignment {align}, expected a power of two <= 4096")
+    if link >= count or (flags & 0x40 and info >= count):
+        fail(f"section {i} links to missing section {max(link, info)}")
 
 
 def _read_sections(data, shoff, shnum, shstrndx):
     raw = [_SHDR.unpack_from(data, shoff + i * _SHDR.size) for i in range(shnum)]
-    for i, (_name, sh_type, _flags, _addr, offset, size, _link, _info, align, _ent) in enumerate(raw):
-        if sh_type == _SHT_X86_64_UNWIND:
-            _fail(f"section {i} holds unwind tables (.eh_frame); llvm-cpu exports must be "
-                  f"nounwind and carry none")
-        if sh_type not in _ALLOWED_SECTION_TYPES:
-            what = "REL" if sh_type == _SHT_REL else hex(sh_type)
-            _fail(f"section {i} has unsupported type {what}")
-        if sh_type not in (_SHT_NOBITS, _SHT_NULL) and offset + size > len(data):
-            _fail(f"section {i} spans bytes {offset}..{offset + size}, past the end of the "
-                  f"{len(data)}-byte object (truncated?)")
-        if align & (align - 1) or align > 4096:
-            _fail(f"section {i} has alignment {align}, expected a power of two <= 4096")
-    if raw[shstrndx][1] != _SHT_STRTAB:
-        _fail(f"section name table {shstrndx} is not a STRTAB")
+    for i, header in enumerate(raw):
+        _check_section_header(i, header, shnum, len(data))
+    nobits = sum(h[5] for h in raw if h[1] == SHT_NOBITS)
+    if nobits > MAX_NOBITS_BYTES:
+        fail(f"uninitialised sections ask for {nobits} bytes, more than the limit of "
+             f"{MAX_NOBITS_BYTES}")
+    if raw[shstrndx][1] != SHT_STRTAB:
+        fail(f"section name table {shstrndx} is not a STRTAB")
     names = _strtab(data, raw[shstrndx], shstrndx)
-    sections = []
-    for i, (name, sh_type, _f, _a, offset, size, link, info, _al, entsize) in enumerate(raw):
-        sections.append(Section(_string(names, name, f"section {i}"), sh_type, offset, size,
-                                link, info, entsize))
+    sections = tuple(Section(_string(names, h[0], f"section {i}"), h[1], h[2], h[4], h[5], h[6],
+                             h[7], h[9]) for i, h in enumerate(raw))
     for i, s in enumerate(sections):
         if s.name == ".eh_frame":
-            _fail(f"section {i} holds unwind tables (.eh_frame); llvm-cpu exports must be "
-                  f"nounwind and carry none")
-        if s.type in (_SHT_SYMTAB, _SHT_RELA):
-            if s.entsize != 24 or s.size % 24:
-                _fail(f"section {i} ({s.name}) has entry size {s.entsize} and size {s.size}; "
-                      f"expected 24-byte entries")
-            if s.link >= len(sections):
-                _fail(f"section {i} ({s.name}) links to missing section {s.link}")
+            fail(f"section {i} holds unwind tables (.eh_frame); llvm-cpu exports must be "
+                 f"nounwind and carry none")
+        if s.type in (SHT_SYMTAB, SHT_RELA) and (s.entsize != 24 or s.size % 24):
+            fail(f"section {i} ({s.name}) has entry size {s.entsize} and size {s.size}; "
+                 f"expected 24-byte entries")
     return sections
 
 
@@ -167,68 +257,146 @@ def _strtab(data, header, index):
     offset, size = header[4], header[5]
     table = bytes(data[offset:offset + size])
     if not table or table[-1] != 0:
-        _fail(f"string table {index} does not end with a NUL byte")
+        fail(f"string table {index} does not end with a NUL byte")
     return table
 
 
+def _check_symbol(i, sym, sections):
+    where = f"symbol {i} '{sym.name}'"
+    if sym.section == _SHN_UNDEF:
+        if i and (sym.binding == "LOCAL" or not sym.name or sym.type not in ("NOTYPE", "FUNC", "OBJECT")):
+            fail(f"{where} is an undefined {sym.binding} {sym.type}; only named global "
+                 f"functions or data may be imported")
+        return
+    if sym.section == _SHN_COMMON:
+        fail(f"{where} is a common symbol; llvm-cpu objects define their data in sections")
+    if sym.section == _SHN_ABS:
+        if sym.type not in ("FILE", "NOTYPE"):
+            fail(f"{where} is an absolute {sym.type}; only FILE symbols may be absolute")
+        return
+    if sym.section >= len(sections):
+        fail(f"{where} refers to missing section {sym.section}")
+    section = sections[sym.section]
+    if sym.type == "FILE":
+        fail(f"{where} is a FILE symbol inside section {sym.section}")
+    if not section.allocated:
+        fail(f"{where} lies in section {sym.section} ({section.name}), which is not loaded")
+    if sym.value > section.size or sym.size > section.size - sym.value:
+        fail(f"{where} at offset {sym.value} (size {sym.size}) lies outside section "
+             f"{sym.section} ({section.name}, {section.size} bytes)")
+    if sym.type == "FUNC" and not section.flags & SHF_EXECINSTR:
+        fail(f"{where} is a function in non-executable section {sym.section} ({section.name})")
+    if sym.type == "SECTION" and (sym.binding != "LOCAL" or sym.value != 0):
+        fail(f"{where} is a section symbol that is not LOCAL at offset 0")
+
+
 def _read_symbols(data, sections):
-    symtabs = [i for i, s in enumerate(sections) if s.type == _SHT_SYMTAB]
+    symtabs = [i for i, s in enumerate(sections) if s.type == SHT_SYMTAB]
     if len(symtabs) != 1:
-        _fail(f"{len(symtabs)} symbol tables, expected exactly 1")
+        fail(f"{len(symtabs)} symbol tables, expected exactly 1")
     tab = sections[symtabs[0]]
     strings = sections[tab.link]
-    if strings.type != _SHT_STRTAB:
-        _fail(f"symbol table links to section {tab.link} which is not a STRTAB")
+    if strings.type != SHT_STRTAB:
+        fail(f"symbol table links to section {tab.link} which is not a STRTAB")
     names = _strtab(data, (0, 0, 0, 0, strings.offset, strings.size), tab.link)
-    symbols = []
-    for i in range(tab.size // 24):
+    count = tab.size // 24
+    if count == 0 or tab.info > count:
+        fail(f"symbol table has {count} entries and first global {tab.info}")
+    symbols, seen = [], set()
+    for i in range(count):
         st_name, info, _other, shndx, value, size = _SYM.unpack_from(data, tab.offset + 24 * i)
         name = _string(names, st_name, f"symbol {i}")
         binding, kind = info >> 4, info & 0xF
         if binding not in _STB_NAMES or kind not in _STT_NAMES:
-            _fail(f"symbol {i} '{name}' has binding {binding} / type {kind}; only "
-                  f"LOCAL/GLOBAL/WEAK and NOTYPE/OBJECT/FUNC/SECTION/FILE are supported "
-                  f"(no thread-locals or ifuncs)")
-        if shndx not in (_SHN_UNDEF, _SHN_ABS, _SHN_COMMON):
-            if shndx >= len(sections):
-                _fail(f"symbol {i} '{name}' refers to missing section {shndx}")
-            if value > sections[shndx].size:
-                _fail(f"symbol {i} '{name}' at offset {value} lies outside section {shndx}")
-        symbols.append(Symbol(name, _STB_NAMES[binding], _STT_NAMES[kind], shndx, value, size))
-    return symtabs[0], symbols
+            fail(f"symbol {i} '{name}' has binding {binding} / type {kind}; only "
+                 f"LOCAL/GLOBAL/WEAK and NOTYPE/OBJECT/FUNC/SECTION/FILE are supported "
+                 f"(no thread-locals or ifuncs)")
+        if (binding == 0) != (i < tab.info):
+            fail(f"symbol {i} '{name}' is {_STB_NAMES[binding]} but the symbol table says "
+                 f"locals end at {tab.info}")
+        sym = Symbol(name, _STB_NAMES[binding], _STT_NAMES[kind], shndx, value, size)
+        _check_symbol(i, sym, sections)
+        if binding != 0 and name:
+            if name in seen:
+                fail(f"symbol '{name}' is declared twice")
+            seen.add(name)
+        symbols.append(sym)
+    return symtabs[0], tuple(symbols)
 
 
-def _check_relocations(data, sections, symtab_index, symbol_count):
+def _check_relocation(j, rel, where, target, sections, symbols):
+    name, width, kind = RELOCATION_KINDS[rel.type]
+    if rel.offset > target.size or width > target.size - rel.offset:
+        fail(f"relocation {j} of {where} patches offset {rel.offset}, outside "
+             f"{target.name} ({target.size} bytes)")
+    if kind == "none":
+        return
+    if rel.symbol == 0:
+        fail(f"relocation {j} of {where} (R_X86_64_{name}) has no symbol")
+    sym = symbols[rel.symbol]
+    if sym.section == _SHN_UNDEF:
+        if name in ("PC32", "PC64") or not -PC_SLACK <= rel.addend <= PC_SLACK:
+            fail(f"relocation {j} of {where} reaches import '{sym.name}' as R_X86_64_{name} "
+                 f"with addend {rel.addend}; imports are reached through the PLT or GOT "
+                 f"(addend within +-{PC_SLACK})")
+        return
+    if not sym.defined:
+        fail(f"relocation {j} of {where} refers to absolute symbol '{sym.name}'")
+    home = sections[sym.section]
+    reach = sym.value + rel.addend
+    if kind == "got":
+        ok = -PC_SLACK <= rel.addend <= PC_SLACK
+    elif kind == "pc":
+        ok = -PC_SLACK <= reach <= home.size + PC_SLACK
+    else:
+        ok = 0 <= reach <= home.size
+    if not ok:
+        fail(f"relocation {j} of {where} (R_X86_64_{name}) points at offset {reach} of "
+             f"{home.name} ({home.size} bytes): its addend {rel.addend} leaves the section")
+
+
+def _read_relocations(data, sections, symtab_index, symbols):
+    relocations = {}
     for i, s in enumerate(sections):
-        if s.type != _SHT_RELA:
+        if s.type != SHT_RELA:
             continue
         if s.link != symtab_index:
-            _fail(f"relocation section {i} ({s.name}) does not use the symbol table")
-        if s.info == 0 or s.info >= len(sections) or sections[s.info].type == _SHT_NOBITS:
-            _fail(f"relocation section {i} ({s.name}) applies to invalid section {s.info}")
+            fail(f"relocation section {i} ({s.name}) does not use the symbol table")
+        if not 0 < s.info < len(sections) or s.info in relocations:
+            fail(f"relocation section {i} ({s.name}) applies to invalid section {s.info}")
         target = sections[s.info]
+        if target.type != SHT_PROGBITS or not target.allocated:
+            fail(f"relocation section {i} ({s.name}) patches section {s.info} ({target.name}), "
+                 f"which is not an allocated PROGBITS section")
+        entries = []
         for j in range(s.size // 24):
-            r_offset, r_info, _addend = _RELA.unpack_from(data, s.offset + 24 * j)
-            sym, kind = r_info >> 32, r_info & 0xFFFFFFFF
-            if kind not in RELOCATION_WIDTHS:
-                _fail(f"relocation {j} of {s.name} has type {kind}, which the loader does not "
-                      f"apply (supported: {sorted(RELOCATION_WIDTHS)})")
-            if sym >= symbol_count:
-                _fail(f"relocation {j} of {s.name} names missing symbol {sym}")
-            if r_offset + RELOCATION_WIDTHS[kind] > target.size:
-                _fail(f"relocation {j} of {s.name} patches offset {r_offset}, outside "
-                      f"{target.name} ({target.size} bytes)")
+            r_offset, r_info, addend = _RELA.unpack_from(data, s.offset + 24 * j)
+            rel = Relocation(r_offset, r_info & 0xFFFFFFFF, r_info >> 32, addend)
+            if rel.type not in RELOCATION_KINDS:
+                fail(f"relocation {j} of {s.name} has type {rel.type}, which the loader does "
+                     f"not apply (supported: {sorted(RELOCATION_KINDS)})")
+            if rel.symbol >= len(symbols):
+                fail(f"relocation {j} of {s.name} names missing symbol {rel.symbol}")
+            _check_relocation(j, rel, s.name, target, sections, symbols)
+            entries.append(rel)
+        entries.sort(key=lambda r: r.offset)
+        for a, b in zip(entries, entries[1:]):
+            if a.offset + a.width > b.offset and b.width:
+                fail(f"relocations at offsets {a.offset} and {b.offset} of {s.name} overlap")
+        relocations[s.info] = tuple(entries)
+    return relocations
 
 
 def read_elf_object(data):
     """Validate ``data`` (bytes-like) as an llvm-cpu relocatable object and return its tables.
 
     Raises ModuleFormatError naming the first malformed structure (truncation, wrong
-    machine, bad offsets, unsupported section/symbol/relocation kinds, unwind tables).
+    machine, bad offsets, unsupported section/symbol/relocation kinds or flags, relocation
+    targets outside their sections, unwind tables).
     """
     data = bytes(data)
     shoff, shnum, shstrndx = _read_header(data)
     sections = _read_sections(data, shoff, shnum, shstrndx)
     symtab_index, symbols = _read_symbols(data, sections)
-    _check_relocations(data, sections, symtab_index, len(symbols))
-    return ElfObject(tuple(sections), tuple(symbols))
+    relocations = _read_relocations(data, sections, symtab_index, symbols)
+    return ElfObject(sections, symbols, relocations)

@@ -1,17 +1,19 @@
-"""Loads llvm-cpu objects: ELF checks, import resolution, MCJIT, library query.
+"""Loads llvm-cpu objects: ELF checks, descriptor, import resolution, MCJIT.
 
 Modelled on IREE's executable loaders (runtime/src/iree/hal/local/loaders/
 embedded_elf_loader.c): validate the image, resolve its imports against what the runtime
-allows, map it, call the library query and check the ABI version and CPU features before any
-export runs. The mapping here is LLVM's MCJIT (``add_object_file``) rather than IREE's own
-ELF loader; the checks around it exist because MCJIT crashes on what they reject.
+allows, map it and check the ABI version and CPU features before any export runs. The mapping
+here is LLVM's MCJIT (``add_object_file``) rather than IREE's own ELF loader; the checks
+around it (``elf.read_elf_object``) exist because MCJIT crashes on what they reject. Loading
+runs no code from the object: the library descriptor is decoded from the object's bytes
+(``descriptor.read_library_descriptor``) instead of calling its ``rt_library_query``, and
+export addresses are looked up by symbol name after mapping.
 
 Metadata keys: ``sha256`` (required: hex digest of the object bytes; the structural checks
 cannot see flipped bytes inside code or data, and running those would crash), and optionally
 ``cpu_features`` (``"+avx512f,..."``) and ``abi_version`` (int), checked before mapping. The
 code generator (``rt.compiler.codegen.llvm_cpu.library``) writes all three.
 """
-import ctypes
 import ctypes.util
 import functools
 import hashlib
@@ -22,8 +24,9 @@ import llvmlite.binding as llvm
 
 from rt.devices.llvm_cpu import abi
 from rt.devices.llvm_cpu.cpu_features import missing_features
+from rt.devices.llvm_cpu.descriptor import read_library_descriptor
 from rt.devices.llvm_cpu.elf import read_elf_object
-from rt.devices.llvm_cpu.library import LlvmCpuExecutableLibrary, read_descriptor
+from rt.devices.llvm_cpu.library import LlvmCpuExecutableLibrary
 from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, UnimplementedError
 from rt.runtime.hal.executable_loader import ExecutableLoader
 
@@ -39,7 +42,6 @@ ALLOWED_IMPORTS = frozenset(
     + _MATH_F32 + tuple(n + "f" for n in _MATH_F32)
 )
 
-_QUERY_TYPE = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_uint32)
 _lock = threading.Lock()
 
 
@@ -126,14 +128,26 @@ class LlvmCpuLoader(ExecutableLoader):
             error = ModuleFormatError if "malformed" in reason else UnimplementedError
             raise error(f"llvm-cpu loader: {reason}")
         elf = read_elf_object(data)
-        if abi.LIBRARY_QUERY_SYMBOL not in elf.defined_symbols:
+        query = elf.symbol(abi.LIBRARY_QUERY_SYMBOL)
+        if query is None or not query.defined or query.binding != "GLOBAL":
             raise ModuleFormatError(f"llvm-cpu object does not define the library query "
                                     f"'{abi.LIBRARY_QUERY_SYMBOL}'")
+        descriptor = read_library_descriptor(elf, data)
+        self._check_descriptor(descriptor)
         _init_llvm()
         with _lock:
             _resolve_imports(elf.undefined_symbols)
             engine = self._map(data)
-        return self._library(engine, data)
+        fns = []
+        for export, symbol in zip(descriptor.exports, descriptor.export_symbols):
+            address = engine.get_function_address(symbol)
+            if not address:
+                raise ModuleFormatError(f"llvm-cpu library '{descriptor.name}': export "
+                                        f"'{export.name}' (symbol '{symbol}') did not resolve "
+                                        f"after mapping")
+            fns.append(address)
+        return LlvmCpuExecutableLibrary(descriptor.name, descriptor.exports,
+                                        descriptor.cpu_features, fns, (engine, data))
 
     @staticmethod
     def _map(data):
@@ -147,33 +161,21 @@ class LlvmCpuLoader(ExecutableLoader):
         return engine
 
     @staticmethod
-    def _library(engine, data):
-        query = engine.get_function_address(abi.LIBRARY_QUERY_SYMBOL)
-        if not query:
-            raise ModuleFormatError(f"llvm-cpu object: '{abi.LIBRARY_QUERY_SYMBOL}' did not "
-                                    f"resolve after mapping")
-        descriptor = _QUERY_TYPE(query)(abi.ABI_VERSION)
-        if not descriptor:
-            raise UnimplementedError(f"llvm-cpu object offers no library version <= "
-                                     f"{abi.ABI_VERSION} (its query returned NULL)")
-        version, name, features, exports, fns = read_descriptor(descriptor)
-        if version != abi.ABI_VERSION:
-            raise UnimplementedError(f"llvm-cpu object uses ABI version {version}; this runtime "
-                                     f"speaks version {abi.ABI_VERSION}")
+    def _check_descriptor(descriptor):
+        name = descriptor.name
         try:
-            missing = missing_features(features)
+            missing = missing_features(descriptor.cpu_features)
         except ValueError as e:
             raise ModuleFormatError(f"llvm-cpu library '{name}': cpu_features: {e}") from None
         if missing:
             raise UnimplementedError(f"llvm-cpu library '{name}' requires CPU features "
                                      f"{','.join(missing)} which this host lacks")
         seen = set()
-        for e in exports:
+        for e in descriptor.exports:
             if e.name in seen:
                 raise ModuleFormatError(f"llvm-cpu library '{name}': export '{e.name}' is "
                                         f"listed twice")
             seen.add(e.name)
-        return LlvmCpuExecutableLibrary(name, exports, features, fns, (engine, data))
 
 
 LOADER = LlvmCpuLoader()

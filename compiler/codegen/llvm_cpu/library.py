@@ -103,7 +103,9 @@ class LibraryBuilder:
             self._table(PTR, [e.fn for e in self._exports], "rt_export_fns"),
             self._table(EXPORT_ATTRS_TYPE, attrs, "rt_export_attrs"),
         ])
-        desc.global_constant, desc.linkage = True, "private"
+        # Internal, not private: the symbol stays in the object's symbol table, where the
+        # loader finds the descriptor to decode it without running the query.
+        desc.global_constant, desc.linkage = True, "internal"
         query = ir.Function(self.module, ir.FunctionType(PTR, [I32]), abi.LIBRARY_QUERY_SYMBOL)
         query.attributes.add("nounwind")
         b = ir.IRBuilder(query.append_basic_block("entry"))

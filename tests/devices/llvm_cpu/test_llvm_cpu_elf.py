@@ -5,7 +5,9 @@ import struct
 import pytest
 from llvmlite import ir
 
+from elf_edit import RELA_FIELDS, SYM_FIELDS, ElfEdit
 from llvm_cpu_helpers import build
+from rt.devices.llvm_cpu import LOADER
 from rt.compiler.codegen.llvm_cpu.interface import I32
 from rt.compiler.codegen.llvm_cpu.target import cpu_target, emit_object
 from rt.devices.llvm_cpu import testing
@@ -117,3 +119,134 @@ def test_random_corruption_never_escapes_as_other_errors():
         except ModuleFormatError:
             outcomes["rejected"] += 1
     assert outcomes["rejected"] > 500 and sum(outcomes.values()) == 3000
+
+
+# -- issue 13, defect 2: crafted structure must be rejected before MCJIT maps the object --------
+
+def _descriptor_relocation(edit, field):
+    """File offset of the relocation filling ``field`` of the library descriptor."""
+    from rt.devices.llvm_cpu import abi
+
+    sym_at = edit.symbol(abi.LIBRARY_DESCRIPTOR_SYMBOL)
+    home = edit.get(sym_at, "shndx", SYM_FIELDS)
+    where = edit.get(sym_at, "value", SYM_FIELDS) + abi.LIBRARY_V0.offset(field)
+    for at in edit.relocations_of(edit.names[home]):
+        if edit.get(at, "offset", RELA_FIELDS) == where:
+            return at
+    raise AssertionError(f"no relocation fills {field}")
+
+
+def _load(edit, obj):
+    LOADER.load(*edit.executable(obj))
+
+
+@pytest.mark.parametrize("addend", [2**40, -2**40, 2**31, 10**6])
+def test_relocation_addend_out_of_range_rejected(addend):
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    at = edit.relocations_of(".text")[0]
+    edit.set(at, "addend", RELA_FIELDS, addend)
+    with pytest.raises(ModuleFormatError, match=r"its addend -?\d+ leaves the section"):
+        _load(edit, obj)
+
+
+@pytest.mark.parametrize("flag,name", [(0x400, "TLS"), (0x200, "GROUP"), (0x800, "COMPRESSED"),
+                                       (0x10000000, "X86_64_LARGE"), (0x100000, "0x100000")])
+def test_section_flags_mcjit_cannot_load_rejected(flag, name):
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    data = edit.section(".data.rel.ro")
+    edit.header(data, "flags", edit.header(data, "flags") | flag)
+    with pytest.raises(ModuleFormatError, match=f"section {data} has flags {name}, which MCJIT cannot load"):
+        _load(edit, obj)
+
+
+def test_symbol_value_outside_its_section_rejected():
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    text_size = edit.header(edit.section(".text"), "size")
+    edit.set(edit.symbol("add_f32"), "value", SYM_FIELDS, text_size + 16)
+    with pytest.raises(ModuleFormatError, match=r"symbol \d+ 'add_f32' at offset \d+ .* lies outside section"):
+        _load(edit, obj)
+
+
+def test_symbol_extent_past_its_section_rejected():
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    edit.set(edit.symbol("add_f32"), "size", SYM_FIELDS, 2**63)
+    with pytest.raises(ModuleFormatError, match="'add_f32' at offset .* lies outside section"):
+        _load(edit, obj)
+
+
+@pytest.mark.parametrize("field", ["name", "cpu_features", "export_names", "export_fns", "export_attrs"])
+def test_descriptor_pointer_outside_image_rejected(field):
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    edit.set(_descriptor_relocation(edit, field), "addend", RELA_FIELDS, 2**32)
+    with pytest.raises(ModuleFormatError, match="leaves the section"):
+        _load(edit, obj)
+
+
+@pytest.mark.parametrize("field", ["name", "export_fns"])
+def test_descriptor_pointer_without_relocation_rejected(field):
+    """A pointer field left as a raw address is refused, not followed."""
+    from rt.devices.llvm_cpu import abi
+
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    at = _descriptor_relocation(edit, field)
+    edit.set(at, "info", RELA_FIELDS, 0)  # R_X86_64_NONE: the field keeps its stored bytes
+    sym_at = edit.symbol(abi.LIBRARY_DESCRIPTOR_SYMBOL)
+    section = edit.get(sym_at, "shndx", SYM_FIELDS)
+    where = edit.header(section, "offset") + edit.get(sym_at, "value", SYM_FIELDS) + abi.LIBRARY_V0.offset(field)
+    struct.pack_into("<Q", edit.data, where, 0x4141414141414141)
+    with pytest.raises(ModuleFormatError, match=r"library descriptor: (library name|export_fns) is an absolute address"):
+        _load(edit, obj)
+
+
+def test_descriptor_export_pointing_at_data_rejected():
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    fns = _descriptor_relocation(edit, "export_fns")
+    table_at = edit.get(fns, "addend", RELA_FIELDS)
+    for at in edit.relocations_of(".data.rel.ro"):
+        if edit.get(at, "offset", RELA_FIELDS) == table_at:  # export 0's function pointer
+            edit.set(at, "info", RELA_FIELDS, edit.get(fns, "info", RELA_FIELDS))
+            edit.set(at, "addend", RELA_FIELDS, 0)
+    with pytest.raises(ModuleFormatError, match="export 0 function must point at a global function"):
+        _load(edit, obj)
+
+
+def test_descriptor_string_without_terminator_rejected():
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    at = _descriptor_relocation(edit, "name")
+    sym = edit.symbols[edit.get(at, "info", RELA_FIELDS) >> 32]
+    section = edit.get(sym, "shndx", SYM_FIELDS)
+    start, size = edit.header(section, "offset"), edit.header(section, "size")
+    edit.data[start:start + size] = b"A" * size
+    with pytest.raises(ModuleFormatError, match="is not NUL-terminated inside section"):
+        _load(edit, obj)
+
+
+def test_relocation_patching_descriptor_counts_rejected():
+    """export_count must be the constant the loader read, not something a relocation rewrites."""
+    from rt.devices.llvm_cpu import abi
+
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    at = _descriptor_relocation(edit, "name")
+    base = edit.get(at, "offset", RELA_FIELDS) - abi.LIBRARY_V0.offset("name")
+    edit.set(at, "offset", RELA_FIELDS, base)  # now patches abi_version/export_count
+    with pytest.raises(ModuleFormatError, match="patched by a relocation; it must be constant"):
+        _load(edit, obj)
+
+
+def test_relocation_against_import_as_pc32_rejected():
+    """A PC32 displacement to libm may not fit in 32 bits: imports go through the PLT/GOT."""
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    at = edit.relocations_of(".text")[0]
+    edit.set(at, "info", RELA_FIELDS, (0 << 32) | 2)
+    with pytest.raises(ModuleFormatError, match=r"R_X86_64_PC32\) has no symbol"):
+        _load(edit, obj)

@@ -185,7 +185,7 @@ def test_object_without_library_query_rejected():
         LOADER.load(FORMAT, data, md)
 
 
-def test_query_offering_no_version_rejected():
+def test_object_without_descriptor_rejected():
     from rt.compiler.codegen.llvm_cpu.interface import PTR
     from rt.compiler.codegen.llvm_cpu.target import cpu_target, emit_object
     module = ir.Module("future")
@@ -193,8 +193,42 @@ def test_query_offering_no_version_rejected():
     query.attributes.add("nounwind")
     ir.IRBuilder(query.append_basic_block()).ret(ir.Constant(PTR, None))
     data = emit_object(module, cpu_target("host"))
-    with pytest.raises(UnimplementedError, match="offers no library version <= 0"):
+    with pytest.raises(ModuleFormatError, match="no 48-byte data symbol 'rt_library_v0'"):
         LOADER.load(FORMAT, data, {"sha256": hashlib.sha256(data).hexdigest()})
+
+
+def test_loading_never_calls_the_library_query():
+    """A query that would crash the process is never run: the descriptor is read as data."""
+    def crash_then_return(b, query):
+        # Traps (SIGILL) for every version the runtime could ask for; returns the descriptor
+        # only for a version no runtime uses, so that the descriptor stays in the object.
+        trap = b.module.declare_intrinsic("llvm.trap", fnty=ir.FunctionType(ir.VoidType(), []))
+        with b.if_then(b.icmp_unsigned("!=", query.args[0], I32(0xFFFFFFFF))):
+            b.call(trap, [])
+        b.ret(b.bitcast(query.module.get_global(abi.LIBRARY_DESCRIPTOR_SYMBOL), query.return_value.type))
+
+    lb = _library_with_query(crash_then_return)
+    lib = LOADER.load(FORMAT, lb.data, lb.metadata)
+    assert [e.name for e in lib.exports] == ["empty"]
+    lib.dispatch(0, (1, 1, 1), [], [], [])
+
+
+def _library_with_query(body):
+    """A one-export library whose rt_library_query body is replaced by ``body(builder, query)``."""
+    from rt.compiler.codegen.llvm_cpu.library import LibraryBuilder
+    from rt.compiler.codegen.llvm_cpu.target import cpu_target
+    lb = LibraryBuilder("trap_query", cpu_target("host"))
+    _emit_empty(lb)
+    original = lb._emit_descriptor
+
+    def emit(features):
+        original(features)
+        query = lb.module.get_global(abi.LIBRARY_QUERY_SYMBOL)
+        query.blocks.clear()
+        body(ir.IRBuilder(query.append_basic_block("trap")), query)
+
+    lb._emit_descriptor = emit
+    return lb.build()
 
 
 def test_library_keeps_code_alive():
