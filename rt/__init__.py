@@ -19,6 +19,7 @@ from rt.runtime.errors import (  # noqa: F401
     InvalidArgumentError,
     ModuleFormatError,
     NotFoundError,
+    PermissionDeniedError,
     ResourceExhaustedError,
     RtError,
     UnimplementedError,
@@ -41,7 +42,7 @@ _LAZY = {
 __all__ = ["compile", "load", "LoadedModule", "LoadedFunction", "DeviceArray", "Tracer", "vm", "hal",
            "RtError", "CompileError", "ModuleFormatError", "InvalidArgumentError", "NotFoundError",
            "UnimplementedError", "DeviceError", "ResourceExhaustedError", "DeadlineExceededError",
-           "CheckError", "VMTrapError"]
+           "CheckError", "VMTrapError", "PermissionDeniedError"]
 
 
 def __getattr__(name):

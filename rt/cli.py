@@ -1,4 +1,4 @@
-"""``python -m rt``: compile | run | benchmark | devices | dump | opt (IREE-style flags).
+"""``python -m rt``: compile | run | benchmark | devices | dump | opt | keygen | sign.
 
     python -m rt compile IN.mlir -o OUT.vmfb [--device=[NAME=]TARGET]... [--dump-after=PASS|all
                          --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
@@ -9,6 +9,12 @@
     python -m rt devices
     python -m rt dump MODULE.vmfb
     python -m rt opt IN.mlir --pass=NAME...
+    python -m rt keygen -o NAME                      (NAME.key private, NAME.pub public)
+    python -m rt sign MODULE.vmfb --key=NAME.key [-o SIGNED.vmfb]
+
+``run`` and ``benchmark`` take ``--untrusted`` (safe mode: native executables only if
+``--allow-executable=SHA256`` lists them or ``--trusted-key=NAME.pub`` verifies the module's
+signature; docs/SECURITY.md).
 
 ``run`` and ``benchmark`` follow iree-run-module / iree-benchmark-module: inputs in IREE's
 syntax (rt.tensor_text), outputs printed as ``EXEC @f`` / ``result[0]: hal.buffer_view`` /
@@ -68,7 +74,11 @@ def _load(args, tracer=None):
     args.module = args.module or args.module_flag
     if not os.path.exists(args.module):
         raise NotFoundError(f"module file {args.module!r} does not exist")
-    return load(args.module, devices=args.device or None, tracer=tracer)
+    if not args.untrusted and (args.allow_executable or args.trusted_key):
+        raise InvalidArgumentError("--allow-executable and --trusted-key apply to --untrusted")
+    return load(args.module, devices=args.device or None, tracer=tracer,
+                trusted=not args.untrusted, allowed_executables=args.allow_executable,
+                trusted_keys=args.trusted_key)
 
 
 def _function(module, name):
@@ -174,6 +184,37 @@ def _cmd_benchmark(args):
     return 0
 
 
+def _write(path, data, mode=0o644):
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise InvalidArgumentError(f"cannot write {path!r}: {e.strerror}") from None
+
+
+def _cmd_keygen(args):
+    from rt.runtime.signing import generate_key
+
+    private, public = generate_key()
+    _write(args.output + ".key", private, 0o600)
+    _write(args.output + ".pub", public)
+    print(f"wrote {args.output}.key (private: keep it secret) and {args.output}.pub")
+    return 0
+
+
+def _cmd_sign(args):
+    from rt.runtime.signing import sign_module
+
+    try:
+        with open(args.module, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise NotFoundError(f"cannot read module {args.module!r}: {e.strerror}") from None
+    _write(args.output or args.module, sign_module(data, args.key))
+    return 0
+
+
 def _cmd_devices(args):
     from rt.runtime.hal import format_device_table
 
@@ -227,6 +268,12 @@ def build_parser():
                        help="device URI bound to the module's devices in order (repeatable)")
         p.add_argument("--trace", default=None, metavar="FILE.json",
                        help="write a Chrome/Perfetto trace (a lane per device queue)")
+        p.add_argument("--untrusted", action="store_true",
+                       help="safe mode: refuse native executables unless allowed or signed")
+        p.add_argument("--allow-executable", action="append", default=[], metavar="SHA256",
+                       help="with --untrusted: a native executable to accept (repeatable)")
+        p.add_argument("--trusted-key", action="append", default=[], metavar="KEY.pub",
+                       help="with --untrusted: a public key whose module signatures to accept")
         p.set_defaults(func=func)
         if name == "run":
             p.add_argument("--output", action="append", default=[], metavar="SPEC",
@@ -241,13 +288,21 @@ def build_parser():
     p = sub.add_parser("dump", help="print a .vmfb: manifest, segments and disassembly")
     p.add_argument("module", help="path to a .vmfb file")
     p.set_defaults(func=_cmd_dump)
+    p = sub.add_parser("keygen", help="make an Ed25519 key pair for signing modules")
+    p.add_argument("-o", "--output", required=True, metavar="NAME", help="writes NAME.key, NAME.pub")
+    p.set_defaults(func=_cmd_keygen)
+    p = sub.add_parser("sign", help="sign a .vmfb with an Ed25519 private key")
+    p.add_argument("module", help="path to a .vmfb file")
+    p.add_argument("--key", required=True, metavar="NAME.key", help="private key (PEM)")
+    p.add_argument("-o", "--output", default=None, help="signed module path (default: in place)")
+    p.set_defaults(func=_cmd_sign)
     sub.add_parser("opt", help="run compiler passes on an .mlir file and print the result")
     return parser
 
 
 # Subcommands that own their whole argument list (their flags are parsed by the tool itself).
 _PASSTHROUGH = {"opt": _cmd_opt}
-_COMMANDS = ("compile", "run", "benchmark", "devices", "dump", "opt")
+_COMMANDS = ("compile", "run", "benchmark", "devices", "dump", "opt", "keygen", "sign")
 
 
 def _fail(command, error):

@@ -26,6 +26,7 @@ from rt.runtime.hal.module import HalModule
 from rt.runtime.hal import Buffer, BufferView, dtype_to_element_type
 from rt.runtime.hal.trace import HOST_LANE, now_ns
 from rt.runtime.modules.check import CheckModule
+from rt.runtime.trust import policy_for
 from rt.runtime.vm import Context, Instance, Module, NativeModule
 
 def _load_module(vmfb, devices):
@@ -46,20 +47,29 @@ def _load_module(vmfb, devices):
     raise InvalidArgumentError(f"rt.load takes .vmfb bytes or a path, got {type(vmfb).__name__}")
 
 
-def load(vmfb, devices=None, *, modules=(), tracer=None):
+def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_executables=(),
+         trusted_keys=()):
     """Load a ``.vmfb`` (bytes or path; an ``.mlir`` path is compiled first) onto devices.
 
     devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
     modules: extra NativeModules registered before the module (after hal and check).
     tracer: an ``rt.trace.Tracer`` (any ``TraceSink``) recording host calls and device queue
     work; it is installed on the devices until ``close()``.
+    trusted: True (default) runs the module as its producer built it, native executables
+    included (IREE's trust model: a module with llvm-cpu executables is native code). False is
+    safe mode for modules from elsewhere: only vmvx executables load, plus native ones whose
+    sha256 is in ``allowed_executables`` or, for a module signed with ``python -m rt sign``,
+    whose signature one of ``trusted_keys`` (paths, PEM or 32 raw bytes) verifies
+    (rt.runtime.trust, docs/SECURITY.md).
     Returns a :class:`LoadedModule`. Raises ModuleFormatError, NotFoundError,
-    InvalidArgumentError (devices) or the error ``__init`` raised.
+    InvalidArgumentError (devices), PermissionDeniedError (safe mode) or the error ``__init``
+    raised.
     """
     module = _load_module(vmfb, devices)
+    policy = policy_for(module, trusted, allowed_executables, trusted_keys)
     bound, owned = bind_devices(module, devices)
     try:
-        return LoadedModule(module, bound, owned, modules, tracer)
+        return LoadedModule(module, bound, owned, modules, tracer, policy)
     except BaseException:
         for device in owned:
             device.release()
@@ -225,7 +235,7 @@ class LoadedModule:
     the devices rt created.
     """
 
-    def __init__(self, module, devices, owned=(), modules=(), tracer=None):
+    def __init__(self, module, devices, owned=(), modules=(), tracer=None, trust_policy=None):
         self.module, self.devices, self.tracer = module, tuple(devices), tracer
         self._owned = list(owned)
         self.lock = threading.RLock()
@@ -234,7 +244,7 @@ class LoadedModule:
         for extra in modules:
             if not isinstance(extra, NativeModule):
                 raise InvalidArgumentError(f"modules must be NativeModule instances, got {extra!r}")
-        hal = HalModule(self.devices, trace_sink=tracer)
+        hal = HalModule(self.devices, trace_sink=tracer, trust_policy=trust_policy)
         natives = [hal, CheckModule(), *modules]
         needed = {imp.module_name for imp in module.imports}
         natives = [n for n in natives if n.name in needed or n in modules]

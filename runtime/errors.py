@@ -77,3 +77,8 @@ class VMTrapError(RtError):
         if self.vm_stack:
             text += "\nVM stack (innermost first):\n" + "\n".join("  " + f for f in self.vm_stack)
         super().__init__(text)
+
+
+class PermissionDeniedError(RtError, PermissionError):
+    """The app's trust policy refuses the request (safe mode: a native executable that is not
+    allow-listed or signed by a trusted key, or a signature that does not verify)."""

@@ -120,13 +120,16 @@ class HalModule(NativeModule):
     trace: ``callable(key: str, views: list)`` receiving ``buffer_view.trace``; default prints
     to stderr. trace_sink: a ``TraceSink`` that gets a ``fence.await`` zone on ``HOST_LANE``
     for every await (args: the awaited timepoints and the status returned), or None.
+    trust_policy: an ``rt.runtime.trust.TrustPolicy`` asked before every executable is
+    created (safe mode), or None (trusted: IREE's model).
     """
 
     name = "hal"
     version = 7
 
-    def __init__(self, devices=(), trace=None, trace_sink=None):
+    def __init__(self, devices=(), trace=None, trace_sink=None, trust_policy=None):
         self.devices = tuple(devices)
+        self.trust_policy = trust_policy
         for i, device in enumerate(self.devices):
             _ref(device, Device, f"HalModule devices[{i}]")
         self._trace = trace
@@ -376,8 +379,10 @@ class HalModule(NativeModule):
         metadata = dict(getattr(data, "metadata", None) or {})
         if constants is not None and _host_bytes(constants, "executable constants").nbytes:
             metadata["constants"] = bytes(_host_bytes(constants, "executable constants"))
-        return device.create_executable(_text(format, "executable format"),
-                                        _host_bytes(data, "executable data"), metadata)
+        format, data_bytes = _text(format, "executable format"), _host_bytes(data, "executable data")
+        if self.trust_policy is not None:
+            self.trust_policy.check_executable(format, data_bytes, getattr(data, "name", None))
+        return device.create_executable(format, data_bytes, metadata)
 
     @native_function("executable.lookup.function", "0rr_I")
     def executable_lookup_function(self, executable, name):

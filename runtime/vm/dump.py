@@ -7,6 +7,7 @@ branch targets as ``^pc``, callees, globals, rodata and strings by name, and sou
 
 Errors: ModuleFormatError / NotFoundError from loading (the dump never prints a bad module).
 """
+import hashlib
 import json
 
 from rt.runtime.vm.bytecode import TAG_SHIFT, TAG_TYPES, decode
@@ -101,7 +102,11 @@ def dump_module(module):
     out.append(f"executables ({len(m.executables)}):")
     for e in m.executables:
         out.append(f"  [{e.ordinal}] {e.name} format {e.format!r} rodata [{e.rodata}] size {len(e.data)} "
+                   f"sha256 {hashlib.sha256(e.data).hexdigest()} "
                    f"metadata {json.dumps(e.metadata, sort_keys=True)}")
+    sig = m.signature
+    out.append("signature: " + ("none" if sig is None else
+                                f"{sig.algorithm} by public key {sig.public_key.hex()} (not verified)"))
     out.append(f"functions ({len(m.functions)}):")
     for f in m.functions:
         ni, nf, nr = f.registers

@@ -12,6 +12,12 @@ Layout (all integers little-endian)::
     64  segments, each starting on a multiple of max(64, its alignment)
         manifest (UTF-8 JSON, schema in manifest.py) at the end
 
+A signed module (flags bit 0, ``FLAG_SIGNED``) is followed, past the recorded file size, by a
+128-byte trailer: magic ``b"RTVMSIG\0"``, u32 version (1), u32 algorithm (1 = Ed25519),
+the signer's 32-byte public key, the 64-byte signature of ``SIGNATURE_CONTEXT`` + the module
+bytes before the trailer, and 16 reserved zero bytes. The reader only parses the trailer;
+``rt.runtime.signing`` signs and verifies.
+
 Segments are exposed as memoryviews over the file's bytes (or its mmap), never copied.
 Source: the role of IREE's FlatBuffer module_def (iree/schemas/bytecode_module_def.fbs);
 the encoding here is rt's own.
@@ -21,6 +27,7 @@ Errors: every malformed input raises :class:`ModuleFormatError` naming the field
 import json
 import struct
 import zlib
+from dataclasses import dataclass
 
 from rt.runtime.errors import ModuleFormatError
 from rt.runtime.vm.manifest import validate_manifest
@@ -32,6 +39,64 @@ SEGMENT_ALIGNMENT = 64
 MAX_MANIFEST_SIZE = 64 << 20
 _HEADER = struct.Struct("<8sIIIIQQQ16s")
 _CRC_OFFSET = 16
+FLAG_SIGNED = 1
+SIGNATURE_MAGIC = b"RTVMSIG\0"
+SIGNATURE_CONTEXT = b"rt.vmfb.signature.v1\0"
+SIGNATURE_ED25519 = 1
+_TRAILER = struct.Struct("<8sII32s64s16s")
+TRAILER_SIZE = _TRAILER.size
+
+
+@dataclass(frozen=True)
+class ModuleSignature:
+    """The signature trailer of a signed module: who signed (``public_key``) and ``signature``
+    over ``message`` (``SIGNATURE_CONTEXT`` + the signed module bytes)."""
+
+    algorithm: str
+    public_key: bytes
+    signature: bytes
+    signed: memoryview
+
+    @property
+    def message(self):
+        """The bytes the signature covers."""
+        return SIGNATURE_CONTEXT + bytes(self.signed)
+
+
+def split_signature(data):
+    """``(module bytes, ModuleSignature or None)`` of a .vmfb (bytes-like), checking the trailer.
+
+    Raises ModuleFormatError for a signed module whose trailer is missing or malformed.
+    """
+    mv = memoryview(data).cast("B")
+    if len(mv) < HEADER_SIZE or bytes(mv[:8]) != MAGIC:
+        return mv, None
+    flags, = struct.unpack_from("<I", mv, 12)
+    if not flags & FLAG_SIGNED:
+        return mv, None
+    fsize, = struct.unpack_from("<Q", mv, 40)
+    if fsize > len(mv) or len(mv) - fsize != TRAILER_SIZE:
+        raise ModuleFormatError(f"signed .vmfb: {len(mv)} bytes, expected the recorded {fsize} "
+                                f"plus a {TRAILER_SIZE}-byte signature trailer (truncated?)")
+    magic, version, algorithm, key, signature, reserved = _TRAILER.unpack_from(mv, fsize)
+    if magic != SIGNATURE_MAGIC or version != 1 or algorithm != SIGNATURE_ED25519 or any(reserved):
+        raise ModuleFormatError(f"signed .vmfb: signature trailer has magic {magic!r}, version "
+                                f"{version}, algorithm {algorithm}; expected {SIGNATURE_MAGIC!r}, "
+                                f"1, 1 (Ed25519) and reserved zero bytes")
+    return mv[:fsize], ModuleSignature("ed25519", bytes(key), bytes(signature), mv[:fsize])
+
+
+def append_signature(signed, public_key, signature):
+    """``signed`` (module bytes with ``FLAG_SIGNED`` set, resealed) + its signature trailer."""
+    return bytes(signed) + _TRAILER.pack(SIGNATURE_MAGIC, 1, SIGNATURE_ED25519, public_key,
+                                         signature, bytes(16))
+
+
+def set_flags(data, flags):
+    """``data`` (an unsigned module's bytes) with header flags ``flags``, resealed."""
+    out = bytearray(data)
+    struct.pack_into("<I", out, 12, flags)
+    return reseal(bytes(out))
 
 
 def compute_crc(data):
@@ -93,6 +158,7 @@ def read_module(data):
         raise ModuleFormatError(f"module data must be bytes-like, got {type(data).__name__}") from e
     if mv.readonly is False:
         mv = mv.toreadonly()
+    mv, _ = split_signature(mv)
     n = len(mv)
     if n < HEADER_SIZE:
         raise ModuleFormatError(f"not a .vmfb: {n} bytes is shorter than the {HEADER_SIZE}-byte header")
@@ -101,10 +167,10 @@ def read_module(data):
         raise ModuleFormatError(f"not a .vmfb: magic is {bytes(magic)!r}, expected {MAGIC!r}")
     if version != VERSION:
         raise ModuleFormatError(f".vmfb format version {version} is not supported; this rt reads version {VERSION}")
-    if flags != 0 or hsize != HEADER_SIZE or any(reserved):
+    if flags & ~FLAG_SIGNED or hsize != HEADER_SIZE or any(reserved):
         raise ModuleFormatError(
             f".vmfb header: flags={flags}, header size={hsize}, reserved bytes nonzero={any(reserved)}; "
-            f"expected flags 0, header size {HEADER_SIZE}, reserved zero"
+            f"expected flags 0 or {FLAG_SIGNED} (signed), header size {HEADER_SIZE}, reserved zero"
         )
     if fsize != n:
         raise ModuleFormatError(f".vmfb header records file size {fsize} but the data has {n} bytes (truncated?)")

@@ -16,7 +16,7 @@ from collections import namedtuple
 
 from rt.runtime.errors import ModuleFormatError, NotFoundError
 from rt.runtime.vm.cconv import parse_cconv
-from rt.runtime.vm.format import read_module
+from rt.runtime.vm.format import read_module, split_signature
 from rt.runtime.vm.verifier import verify_module
 
 FunctionDef = namedtuple("FunctionDef", "ordinal name signature registers code reflection locations")
@@ -31,13 +31,16 @@ class Module:
     Attributes: ``name``, ``version``, ``attributes`` (dict), ``functions`` (list of
     FunctionDef), ``exports`` (name -> ordinal), ``imports`` (ImportDef), ``globals`` (bank ->
     list of (name, initial)), ``strings``, ``rodata`` (RodataDef; ``data`` a memoryview),
-    ``executables`` (ExecutableDef), ``segments`` (list of (offset, size)), ``size`` (bytes).
+    ``executables`` (ExecutableDef), ``segments`` (list of (offset, size)), ``size`` (bytes),
+    ``signature`` (a ``format.ModuleSignature`` if the file carries one, else None; verified
+    only by a caller that asks, see ``rt.runtime.trust``).
     """
 
     def __init__(self, data, source="<bytes>"):
         self.source = source
         self._backing = data
         manifest, segs = read_module(data)
+        _, self.signature = split_signature(data)
         self.size = len(memoryview(data).cast("B"))
         self.name, self.version = manifest["name"], manifest["version"]
         self.attributes = manifest["attributes"]
