@@ -39,6 +39,7 @@ def test_untrusted_run_refused_then_allowed_by_hash(module):
 
 
 def test_keygen_sign_and_run_with_trusted_key(module):
+    pytest.importorskip("cryptography", reason="pip install -e '.[test]' installs it")
     out = rt_cli("keygen", "-o", module / "app")
     assert out.returncode == 0, out.stderr
     assert (module / "app.key").stat().st_mode & 0o777 == 0o600
@@ -59,6 +60,7 @@ def test_safe_mode_flags_need_untrusted(module):
 
 
 def test_sign_rejects_non_modules_and_bad_keys(module, tmp_path):
+    pytest.importorskip("cryptography", reason="pip install -e '.[test]' installs it")
     (tmp_path / "junk.vmfb").write_bytes(b"not a module")
     (tmp_path / "bad.key").write_bytes(b"-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----\n")
     out = rt_cli("sign", tmp_path / "junk.vmfb", "--key", tmp_path / "bad.key")
