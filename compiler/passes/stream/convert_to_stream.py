@@ -90,9 +90,17 @@ class ConvertToStreamPass(Pass):
             _Converter(module).run(callable_op)
 
     def _convert_globals(self, module):
-        init_ops = []
+        """Constant tensor globals become resources; their values are uploaded by an
+        initializer placed right after each run of consecutive initialized globals, so it runs
+        before any initializer that follows (and may read) them."""
+        runs, run = [], []
         for op in list(module.body.block.ops):
-            if not isinstance(op, util.GlobalOp) or not isinstance(op.type, TensorType):
+            if not isinstance(op, util.GlobalOp):
+                if run:
+                    runs.append(run)
+                    run = []
+                continue
+            if not isinstance(op.type, TensorType):
                 continue
             lifetime = "variable" if op.is_mutable is not None else "constant"
             props = dict(op.properties)
@@ -101,9 +109,14 @@ class ConvertToStreamPass(Pass):
             new = util.GlobalOp.create(properties=props, attributes=dict(op.attributes))
             Rewriter.replace_op(op, new)
             if value is not None:
-                init_ops.append((new, op.type, value, lifetime))
-        if not init_ops:
-            return
+                run.append((new, op.type, value, lifetime))
+        if run:
+            runs.append(run)
+        for run in runs:
+            self._initializer(module, run)
+
+    @staticmethod
+    def _initializer(module, init_ops):
         block = Block()
         for glob, tensor_type, value, lifetime in init_ops:
             aff = module.attributes.get("stream.affinity.default")
@@ -115,8 +128,7 @@ class ConvertToStreamPass(Pass):
             block.add_ops([const, store])
         block.add_op(util.ReturnOp.build(operands=[[]]))
         init = util.InitializerOp.build(regions=[Region(block)])
-        last_global = [op for op in module.body.block.ops if isinstance(op, util.GlobalOp)][-1]
-        Rewriter.insert_op(init, InsertPoint.after(last_global))
+        Rewriter.insert_op(init, InsertPoint.after(init_ops[-1][0]))
 
 
 class _Converter:

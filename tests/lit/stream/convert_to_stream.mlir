@@ -213,3 +213,24 @@ util.func public @branches(%arg: !hal.buffer_view, %c: i1) -> !hal.buffer_view {
   util.return %3 : !hal.buffer_view
 }
 
+
+// -----
+
+// Tests that constant globals are uploaded by an initializer right after them, so a later initializer reading one (a hoisted packed weight) runs after the upload.
+// CHECK-LABEL: util.global private @a : !stream.resource<constant>
+// CHECK-NEXT: util.initializer {
+// CHECK: stream.tensor.constant : tensor<2xf32> in !stream.resource<constant> = dense<1.000000e+00> : tensor<2xf32>
+// CHECK: util.global.store %{{.+}}, @a : !stream.resource<constant>
+// CHECK: util.initializer {
+// CHECK: util.global.load @a : !stream.resource<constant>
+// CHECK: util.global private @b : !stream.resource<constant>
+// CHECK-NEXT: util.initializer {
+// CHECK: util.global.store %{{.+}}, @b : !stream.resource<constant>
+util.global private @a = dense<1.0> : tensor<2xf32>
+util.global private mutable @c : tensor<2xf32>
+util.initializer {
+  %0 = util.global.load @a : tensor<2xf32>
+  util.global.store %0, @c : tensor<2xf32>
+  util.return
+}
+util.global private @b = dense<2.0> : tensor<2xf32>
