@@ -1,7 +1,8 @@
 """The ``flow`` dialect: host tensor ops, dispatch regions/workgroups/dispatches and executables.
 
 This module holds the executable-level ops and builds the Dialect; the type lives in
-``flow_types``, the host tensor ops in ``flow_tensor`` and the dispatch ops in ``flow_dispatch``
+``flow_types``, the host tensor ops in ``flow_tensor`` (data movement) and ``flow_tensor_shape``
+(constants, reshape, bitcast, tie_shape) and the dispatch ops in ``flow_dispatch``
 (all re-exported here). Ops defined here (IREE's printed form):
 ``flow.executable private @e { flow.executable.export public @f workgroups(...) -> (...) {...};
 builtin.module {...} }``, ``flow.return``, ``flow.dispatch.workgroup_count_from_slice`` /
@@ -38,15 +39,20 @@ from rt.compiler.dialects.flow_dispatch import (  # noqa: F401  (re-exported)
 from rt.compiler.dialects.flow_tensor import (  # noqa: F401  (re-exported)
     TensorAllocaOp,
     TensorCloneOp,
-    TensorConstantOp,
     TensorEmptyOp,
     TensorLoadOp,
-    TensorReshapeOp,
     TensorSliceOp,
     TensorSplatOp,
     TensorStoreOp,
     TensorTransferOp,
     TensorUpdateOp,
+)
+from rt.compiler.dialects.flow_tensor_shape import (  # noqa: F401  (re-exported)
+    TensorBitCastOp,
+    TensorConstantOp,
+    TensorDynamicConstantOp,
+    TensorReshapeOp,
+    TensorTieShapeOp,
 )
 from rt.compiler.dialects.flow_types import ACCESS, DispatchTensorType, check_dims, dynamic_rank, split_dims  # noqa: F401
 
@@ -127,7 +133,8 @@ class DispatchTieShapeOp(FormattedOp):
 
 FLOW_OPS = [
     TensorTransferOp, TensorReshapeOp, TensorEmptyOp, TensorAllocaOp, TensorSplatOp, TensorCloneOp, TensorConstantOp,
-    TensorSliceOp, TensorUpdateOp, TensorLoadOp, TensorStoreOp,
+    TensorSliceOp, TensorUpdateOp, TensorLoadOp, TensorStoreOp, TensorDynamicConstantOp, TensorBitCastOp,
+    TensorTieShapeOp,
     DispatchOp, DispatchRegionOp, DispatchWorkgroupsOp, DispatchTensorLoadOp, DispatchTensorStoreOp,
     ExecutableOp, ExecutableExportOp, ReturnOp, DispatchWorkgroupCountFromSliceOp, DispatchWorkgroupCountFromDagRootOp,
     DispatchWorkloadOrdinalOp, DispatchTieShapeOp,

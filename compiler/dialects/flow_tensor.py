@@ -1,19 +1,25 @@
-"""Host-side tensor ops of the ``flow`` dialect (outside dispatches).
+"""Host-side tensor ops of the ``flow`` dialect that create, copy or move tensors.
 
-Printed forms (IREE's; ``{%d}`` lists the dynamic dims of the type before it):
+Printed forms (IREE's; ``{%d}`` lists the dynamic dims of the type before it; attributes follow
+the ``attributes`` keyword at the end):
 ``flow.tensor.transfer %t : tensor<4xf32> to #hal.device.affinity<@dev>``,
-``flow.tensor.reshape %t : tensor<1x10xf32> -> tensor<10xf32>``, ``flow.tensor.empty : tensor<?xf32>{%d}``,
-``flow.tensor.alloca : tensor<?xf32>{%d}``, ``flow.tensor.splat %f : tensor<?x4xf32>{%d}``,
-``flow.tensor.constant dense<1.0> : tensor<4xf32>``, ``flow.tensor.clone %t : tensor<?xf32>{%d}``,
+``flow.tensor.empty : tensor<?xf32>{%d}``, ``flow.tensor.alloca : tensor<?xf32>{%d}``,
+``flow.tensor.splat %f : tensor<?x4xf32>{%d}``, ``flow.tensor.clone %t : tensor<?xf32>{%d}``,
 ``flow.tensor.slice %t[%o0, %o1 for %l0, %l1] : tensor<8x8xf32> -> tensor<2x8xf32>``,
 ``flow.tensor.update %u, %t[%o0, %o1] : tensor<2x8xf32> -> %t as tensor<8x8xf32>``,
 ``flow.tensor.load %t[%i] : tensor<4xf32>``, ``flow.tensor.store %f, %t[%i] : tensor<4xf32>``.
+Constants, reshapes, bitcasts and ``tie_shape`` are in :mod:`.flow_tensor_shape`.
 
-Source followed: IREE ``compiler/src/iree/compiler/Dialect/Flow/IR/FlowOps.td`` (Flow_Tensor*Op).
+Verifiers check what IREE's do (one dim value per ``?``, matching element types and ranks) and,
+beyond IREE, every static fact: a slice, update, load or store whose constant offsets leave the
+tensor is an error (``slice along dimension 0 runs out-of-bounds: 3 + 2 > 4``).
+
+Source followed: IREE ``compiler/src/iree/compiler/Dialect/Flow/IR/FlowOps.td`` (Flow_Tensor*Op)
+and ``FlowOps.cpp`` (their verifiers).
 """
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, TensorType, TypedAttribute
+from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -31,9 +37,25 @@ from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects._format import Attr, AttrDict, FormattedOp, Operand, Operands, OpFormat, Sized, Tied
-from rt.compiler.dialects.flow_types import check_dims
+from rt.compiler.dialects.flow_types import check_dims, constant_index, static_extents
 
 INDEX = IndexType()
+
+
+def _check_same(what, a, b):
+    if a != b:
+        raise VerifyException(f"{what}: {a} and {b} differ")
+
+
+def _check_window(kind, extents, offsets, lengths):
+    """Raise when a constant ``offset + length`` runs past a static extent (``None`` = unknown)."""
+    for d, (extent, offset, length) in enumerate(zip(extents, offsets, lengths)):
+        if offset is not None and offset < 0:
+            raise VerifyException(f"{kind} along dimension {d} has a negative offset {offset}")
+        if extent is None or offset is None or length is None:
+            continue
+        if offset + length > extent:
+            raise VerifyException(f"{kind} along dimension {d} runs out-of-bounds: {offset} + {length} > {extent}")
 
 
 @irdl_op_definition
@@ -45,40 +67,21 @@ class TensorTransferOp(FormattedOp):
     operand_dims = var_operand_def(INDEX)
     target = prop_def(Attribute)
     result = result_def(TensorType)
+    traits = traits_def(Pure())
     FORMAT: ClassVar = OpFormat(" ", Operand("operand"), " : ", Sized(("operand", "result"), "operand_dims"), " to ",
-                                Attr("target"), AttrDict())
+                                Attr("target"), AttrDict(keyword=True))
 
     def verify_(self):
         check_dims(self.name, "operand type", self.operand.type, self.operand_dims)
-
-
-@irdl_op_definition
-class TensorReshapeOp(FormattedOp):
-    """``flow.tensor.reshape %t : tensor<1x10xf32>{dims} -> tensor<10xf32>{dims}``: metadata-only reshape."""
-
-    name = "flow.tensor.reshape"
-    source = operand_def(TensorType)
-    source_dims = var_operand_def(INDEX)
-    result_dims = var_operand_def(INDEX)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    FORMAT: ClassVar = OpFormat(" ", Operand("source"), " : ", Sized("source", "source_dims"), " -> ",
-                                Sized("result", "result_dims"), AttrDict())
-
-    def verify_(self):
-        check_dims(self.name, "source type", self.source.type, self.source_dims)
-        check_dims(self.name, "result type", self.result.type, self.result_dims)
-        if self.source.type.element_type != self.result.type.element_type:
-            raise VerifyException(f"{self.name}: element types differ ({self.source.type} -> {self.result.type})")
+        _check_same("operand and result types", self.operand.type, self.result.type)
 
 
 class _SizedResultOp(FormattedOp):
-    """``<op> attr-dict : tensor<...>{dims}``: a new tensor of the given type (empty, alloca)."""
+    """``<op> : tensor<...>{dims}``: a new tensor of the given type (empty, alloca)."""
 
     result_dims = var_operand_def(INDEX)
     result = result_def(TensorType)
-    FORMAT: ClassVar = OpFormat(AttrDict(), " : ", Sized("result", "result_dims"))
+    FORMAT: ClassVar = OpFormat(" : ", Sized("result", "result_dims"), AttrDict(keyword=True))
 
     def verify_(self):
         check_dims(self.name, "result type", self.result.type, self.result_dims)
@@ -100,7 +103,7 @@ class TensorAllocaOp(_SizedResultOp):
 
 
 class _ValueSizedOp(IRDLOperation):
-    """``<op> %v attr-dict : tensor<...>{dims}``: splat/clone shape; operand 0 is the value."""
+    """``<op> %v : tensor<...>{dims}``: splat/clone shape; operand 0 is the value."""
 
     @classmethod
     def parse(cls, parser):
@@ -108,6 +111,8 @@ class _ValueSizedOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         type_, dims = syn.parse_sized_type(parser)
+        keyword = parser.parse_optional_attr_dict_with_keyword()
+        attrs.update(keyword.data if keyword else {})
         value_type = type_.element_type if cls.name == "flow.tensor.splat" else type_
         return cls.build(operands=[parser.resolve_operand(value, value_type), dims], result_types=[type_],
                          attributes=attrs)
@@ -115,9 +120,10 @@ class _ValueSizedOp(IRDLOperation):
     def print(self, printer):
         printer.print_string(" ")
         printer.print_ssa_value(self.operands[0])
-        syn.print_attr_dict(printer, self.attributes)
         printer.print_string(" : ")
         syn.print_sized_type(printer, self.result.type, self.result_dims)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
 
     def verify_(self):
         check_dims(self.name, "result type", self.result.type, self.result_dims)
@@ -136,7 +142,7 @@ class TensorSplatOp(_ValueSizedOp):
     def verify_(self):
         super().verify_()
         if self.value.type != self.result.type.element_type:
-            raise VerifyException(f"{self.name}: value type {self.value.type} is not the element type of {self.result.type}")
+            raise VerifyException(f"value type {self.value.type} is not the element type of {self.result.type}")
 
 
 @irdl_op_definition
@@ -151,39 +157,15 @@ class TensorCloneOp(_ValueSizedOp):
 
     def verify_(self):
         super().verify_()
-        if self.operand.type != self.result.type:
-            raise VerifyException(f"{self.name}: operand {self.operand.type} and result {self.result.type} differ")
-
-
-@irdl_op_definition
-class TensorConstantOp(IRDLOperation):
-    """``flow.tensor.constant dense<[1.0, 2.0]> : tensor<2xf32>``: a tensor constant on the host."""
-
-    name = "flow.tensor.constant"
-    value = prop_def(TypedAttribute)
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict()
-        pos = parser.pos
-        value = parser.parse_attribute()
-        if not isinstance(value, TypedAttribute) or not isinstance(value.get_type(), TensorType):
-            parser.raise_error(f"flow.tensor.constant needs a tensor-typed value, got {value}", pos)
-        return cls.build(result_types=[value.get_type()], properties={"value": value}, attributes=attrs)
-
-    def print(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
+        _check_same("operand and result types", self.operand.type, self.result.type)
 
 
 @irdl_op_definition
 class TensorSliceOp(FormattedOp):
     """``flow.tensor.slice %t[%o0, %o1 for %l0, %l1] : tensor<8x8xf32> -> tensor<2x8xf32>``.
 
-    Offsets and lengths are index values, one per dim of the source; the result is a copy.
+    Offsets and lengths are index values, one per dim of the source; the result (whose shape is
+    the lengths) is a copy.
     """
 
     name = "flow.tensor.slice"
@@ -196,15 +178,25 @@ class TensorSliceOp(FormattedOp):
     traits = traits_def(Pure())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     FORMAT: ClassVar = OpFormat(" ", Operand("source"), "[", Operands("start_indices"), " for ", Operands("lengths"),
-                                "] : ", Sized("source", "source_dims"), " -> ", Sized("result", "result_dims"), AttrDict())
+                                "] : ", Sized("source", "source_dims"), " -> ", Sized("result", "result_dims"),
+                                AttrDict(keyword=True))
 
     def verify_(self):
         check_dims(self.name, "source type", self.source.type, self.source_dims)
         check_dims(self.name, "result type", self.result.type, self.result_dims)
-        rank = len(self.source.type.get_shape())
+        source, result = self.source.type, self.result.type
+        rank = len(source.get_shape())
         if len(self.start_indices) != rank or len(self.lengths) != rank:
-            raise VerifyException(f"{self.name}: expected {rank} offsets and lengths for {self.source.type}, got "
+            raise VerifyException(f"expected {rank} offsets and lengths for {source}, got "
                                   f"{len(self.start_indices)} and {len(self.lengths)}")
+        if len(result.get_shape()) != rank or result.element_type != source.element_type:
+            raise VerifyException(f"result {result} must have the rank and element type of the source {source}")
+        lengths = [constant_index(v) for v in self.lengths]
+        for d, (length, size) in enumerate(zip(lengths, static_extents(result, self.result_dims))):
+            if length is not None and size is not None and length != size:
+                raise VerifyException(f"length {length} of dimension {d} differs from the result type {result}")
+        _check_window("slice", static_extents(source, self.source_dims),
+                      [constant_index(v) for v in self.start_indices], lengths)
 
 
 @irdl_op_definition
@@ -223,15 +215,22 @@ class TensorUpdateOp(FormattedOp):
     result = result_def(TensorType)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     FORMAT: ClassVar = OpFormat(" ", Operand("update"), ", ", Operand("target"), Operands("start_indices", "[]"), " : ",
-                                Sized("update", "update_dims"), " -> ", Tied("target", "target_dims"), AttrDict())
+                                Sized("update", "update_dims"), " -> ", Tied("target", "target_dims"),
+                                AttrDict(keyword=True))
 
     def verify_(self):
         check_dims(self.name, "target type", self.target.type, self.target_dims)
         check_dims(self.name, "update type", self.update.type, self.update_dims)
-        rank = len(self.target.type.get_shape())
-        if len(self.start_indices) != rank or len(self.update.type.get_shape()) != rank:
-            raise VerifyException(f"{self.name}: target {self.target.type} needs {rank} offsets and an update of the "
-                                  f"same rank, got {len(self.start_indices)} offsets and {self.update.type}")
+        target, update = self.target.type, self.update.type
+        rank = len(target.get_shape())
+        if len(self.start_indices) != rank or len(update.get_shape()) != rank:
+            raise VerifyException(f"target {target} needs {rank} offsets and an update of the same rank, got "
+                                  f"{len(self.start_indices)} offsets and {update}")
+        if update.element_type != target.element_type:
+            raise VerifyException(f"update {update} and target {target} have different element types")
+        _check_same("target and result types", target, self.result.type)
+        _check_window("update", static_extents(target, self.target_dims),
+                      [constant_index(v) for v in self.start_indices], static_extents(update, self.update_dims))
 
 
 class _ElementAccessOp(IRDLOperation):
@@ -248,21 +247,26 @@ class _ElementAccessOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         type_, dims = syn.parse_sized_type(parser)
+        keyword = parser.parse_optional_attr_dict_with_keyword()
+        attrs.update(keyword.data if keyword else {})
         return parser.resolve_operand(src, type_), dims, [parser.resolve_operand(i, INDEX) for i in indices], attrs
 
-    def _print_access(self, printer, tensor):
+    def _print_access(self, printer, tensor, dims):
         printer.print_ssa_value(tensor)
         if self.indices:
             syn.print_operand_list(printer, self.indices)
-        syn.print_attr_dict(printer, self.attributes)
         printer.print_string(" : ")
-        syn.print_sized_type(printer, tensor.type, self.source_dims)
+        syn.print_sized_type(printer, tensor.type, dims)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
 
-    def _verify_access(self, tensor):
-        check_dims(self.name, "tensor type", tensor.type, self.source_dims)
+    def _verify_access(self, tensor, dims):
+        check_dims(self.name, "tensor type", tensor.type, dims)
         if len(self.indices) != len(tensor.type.get_shape()):
-            raise VerifyException(f"{self.name}: {tensor.type} needs {len(tensor.type.get_shape())} indices, "
+            raise VerifyException(f"{tensor.type} needs {len(tensor.type.get_shape())} indices, "
                                   f"got {len(self.indices)}")
+        indices = [constant_index(v) for v in self.indices]
+        _check_window("element index", static_extents(tensor.type, dims), indices, [1] * len(indices))
 
 
 @irdl_op_definition
@@ -283,12 +287,12 @@ class TensorLoadOp(_ElementAccessOp):
 
     def print(self, printer):
         printer.print_string(" ")
-        self._print_access(printer, self.source)
+        self._print_access(printer, self.source, self.source_dims)
 
     def verify_(self):
-        self._verify_access(self.source)
+        self._verify_access(self.source, self.source_dims)
         if self.result.type != self.source.type.element_type:
-            raise VerifyException(f"{self.name}: result {self.result.type} is not the element type of {self.source.type}")
+            raise VerifyException(f"result {self.result.type} is not the element type of {self.source.type}")
 
 
 @irdl_op_definition
@@ -298,7 +302,7 @@ class TensorStoreOp(_ElementAccessOp):
     name = "flow.tensor.store"
     value = operand_def()
     target = operand_def(TensorType)
-    source_dims = var_operand_def(INDEX)
+    target_dims = var_operand_def(INDEX)
     indices = var_operand_def(INDEX)
     result = result_def(TensorType)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
@@ -315,7 +319,10 @@ class TensorStoreOp(_ElementAccessOp):
         printer.print_string(" ")
         printer.print_ssa_value(self.value)
         printer.print_string(", ")
-        self._print_access(printer, self.target)
+        self._print_access(printer, self.target, self.target_dims)
 
     def verify_(self):
-        self._verify_access(self.target)
+        self._verify_access(self.target, self.target_dims)
+        if self.value.type != self.target.type.element_type:
+            raise VerifyException(f"value {self.value.type} is not the element type of {self.target.type}")
+        _check_same("target and result types", self.target.type, self.result.type)

@@ -75,3 +75,57 @@ def split_dims(types, dims):
 def operand_key(unresolved):
     """Identity of a parsed operand reference (name and tuple index) for matching tied results."""
     return unresolved.span.text, unresolved.index
+
+
+def constant_index(value):
+    """The integer of an ``arith.constant`` index/integer SSA value, or None when not a constant."""
+    owner = getattr(value, "op", None)
+    if owner is None or owner.name != "arith.constant":
+        return None
+    data = getattr(owner.properties.get("value"), "value", None)
+    return getattr(data, "data", None) if isinstance(getattr(data, "data", None), int) else None
+
+
+def static_extents(type_, dims):
+    """Each dim of a shaped ``type_`` as an int, using ``dims`` (its dynamic dims) where constant.
+
+    Unknown dynamic dims are None.
+    """
+    dims = list(dims)
+    out = []
+    for size in type_.get_shape():
+        out.append(constant_index(dims.pop(0)) if size == DYNAMIC_INDEX and dims else
+                   (None if size == DYNAMIC_INDEX else size))
+    return out
+
+
+def storage_bits(type_):
+    """Bits one element of tensor ``type_`` occupies in memory, or None when unknown.
+
+    IREE's storage rule: i2/i4 (and i1 with ``#iree_encoding.packed_storage``) pack several
+    per byte; other types round up to a whole power-of-two number of bytes (i1 -> 8, i24 -> 32).
+    """
+    element = type_.element_type
+    bits = getattr(element, "bitwidth", None)
+    if not isinstance(bits, int):
+        return None
+    encoding = getattr(type_, "encoding", None)
+    packed = encoding is not None and "packed_storage" in str(encoding)
+    if bits in (2, 4) or (bits == 1 and packed):
+        return bits
+    width = 8
+    while width < bits:
+        width *= 2
+    return width
+
+
+def static_storage_bits(type_, dims):
+    """Total storage bits of tensor ``type_`` (with its dynamic ``dims``), or None when not static."""
+    bits = storage_bits(type_)
+    extents = static_extents(type_, dims)
+    if bits is None or any(e is None for e in extents):
+        return None
+    total = bits
+    for e in extents:
+        total *= e
+    return total

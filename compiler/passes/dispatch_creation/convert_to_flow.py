@@ -16,7 +16,10 @@ dynamic dims; compute stays in tensor/linalg for dispatch formation:
 * ``tensor.concat`` along a dim whose outer dims all have size 1 -> ``flow.tensor.empty`` +
   one ``flow.tensor.update`` per input; other concats stay for dispatch formation;
 * ``tensor.extract`` / ``insert`` / ``from_elements`` -> ``flow.tensor.load`` / ``store``;
-* ``tensor.dim`` of values whose dims are known folds to those dims.
+* ``tensor.dim`` of values whose dims are known folds to those dims;
+* ``flow.tensor.slice`` / ``flow.tensor.update`` written in the input whose window is not
+  provably contiguous become ``tensor.extract_slice`` / ``insert_slice`` for dispatch formation
+  (IREE's encode-host-tensors assumes contiguity and would copy the wrong bytes).
 ``util.unfoldable_constant``, ``flow.tensor.transfer`` and non-splat constants are kept.
 
 Example::
@@ -32,11 +35,12 @@ Source followed: IREE ``DispatchCreation/ConvertTensorToFlow.cpp`` and
 """
 import dataclasses
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, FloatAttr, IndexType, IntegerAttr, TensorType
 from xdsl.rewriter import Rewriter
 
 from rt.compiler.dialects import flow, util
+from rt.compiler.dialects.flow_types import constant_index
 from rt.compiler.frontend import is_splat, splat_value
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
@@ -85,6 +89,16 @@ def _is_contiguous(full_shape, full_dims, offsets, sizes, strides):
     while d >= 0 and offsets[d] == 0 and (sizes[d] is extents[d] or sizes[d] == extents[d]):
         d -= 1
     return all(s == 1 for s in sizes[:max(d, 0)])
+
+
+def _window(values):
+    """Offsets or lengths of a flow op: constants as ints, other values as they are."""
+    return [v if constant_index(v) is None else constant_index(v) for v in values]
+
+
+def _assumed_zero(offsets):
+    """Offsets for the contiguity rule: an unknown offset of a full dim can only be 0 in bounds."""
+    return [o if isinstance(o, int) else 0 for o in offsets]
 
 
 def _dynamic_values(sizes):
@@ -237,6 +251,27 @@ class ConvertToFlowPass(Pass):
             size = _mixed(item.type.get_shape(), item_dims)[axis]
             offset = insert(arith.AddiOp(offset, _index(insert, size))).result
         Rewriter.replace_op(op, [], [current])
+
+    def _flow_tensor_slice(self, op):
+        offsets, sizes = _window(op.start_indices), _window(op.lengths)
+        if _is_contiguous(op.source.type.get_shape(), op.source_dims, _assumed_zero(offsets), sizes, [1] * len(sizes)):
+            return
+        new = tensor.ExtractSliceOp(op.source, offsets, sizes, [1] * len(sizes), op.result.type)
+        new.location = op.location
+        Rewriter.replace_op(op, new)
+
+    def _flow_tensor_update(self, op):
+        offsets = _window(op.start_indices)
+        sizes = _mixed(op.update.type.get_shape(), op.update_dims)
+        if _is_contiguous(op.target.type.get_shape(), op.target_dims, _assumed_zero(offsets), sizes, [1] * len(sizes)):
+            return
+        static_offsets = [o if isinstance(o, int) else DYNAMIC_INDEX for o in offsets]
+        static_sizes = [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+        new = tensor.InsertSliceOp.get(op.update, op.target, static_sizes, static_offsets,
+                                       offsets=[o for o in offsets if not isinstance(o, int)],
+                                       sizes=[s for s in sizes if not isinstance(s, int)], result_type=op.result.type)
+        new.location = op.location
+        Rewriter.replace_op(op, new)
 
     def _tensor_extract(self, op):
         new = flow.TensorLoadOp.build(operands=[op.tensor, materialize_dims(op.tensor, op), list(op.indices)],

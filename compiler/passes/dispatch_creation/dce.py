@@ -10,6 +10,7 @@ Source followed: MLIR ``isOpTriviallyDead`` / ``-canonicalize`` dead-op removal.
 PURE_PREFIXES = ("arith.", "math.", "linalg.", "tensor.", "affine.apply", "iree_encoding.")
 PURE_NAMES = {"hal.buffer_view.dim", "flow.tensor.empty", "flow.tensor.splat", "flow.tensor.reshape",
               "flow.tensor.constant", "flow.tensor.load", "flow.tensor.slice", "flow.tensor.clone",
+              "flow.tensor.bitcast", "flow.tensor.tie_shape",
               "flow.dispatch.region", "hal.element_type", "hal.encoding_type"}
 
 

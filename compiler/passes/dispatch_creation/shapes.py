@@ -25,13 +25,13 @@ def _dims_of_result(op, index):
     """Dims held by ``op`` for its result ``index``, or None when ``op`` does not record them."""
     if isinstance(op, (flow.DispatchOp, flow.DispatchRegionOp, flow.DispatchWorkgroupsOp)):
         return split_dims([r.type for r in op.results], list(op.result_dims))[index]
-    if isinstance(op, (flow.TensorReshapeOp, flow.TensorEmptyOp, flow.TensorAllocaOp, flow.TensorSplatOp,
-                       flow.TensorCloneOp, flow.TensorSliceOp)):
+    if isinstance(op, (flow.TensorReshapeOp, flow.TensorBitCastOp, flow.TensorEmptyOp, flow.TensorAllocaOp,
+                       flow.TensorSplatOp, flow.TensorCloneOp, flow.TensorSliceOp)):
         return list(op.result_dims)
-    if isinstance(op, flow.TensorUpdateOp):
+    if isinstance(op, (flow.TensorUpdateOp, flow.TensorStoreOp)):
         return list(op.target_dims)
-    if isinstance(op, flow.TensorStoreOp):
-        return list(op.source_dims)
+    if isinstance(op, flow.TensorTieShapeOp):
+        return list(op.dynamic_dims)
     if isinstance(op, flow.TensorTransferOp):
         return list(op.operand_dims)
     if isinstance(op, hal.TensorImportOp):

@@ -77,7 +77,9 @@ def expand_block_arguments(converter, block, aff):
 
 def finish_signature(callable_op, old_args):
     """Erase the replaced tensor arguments and rewrite the function type to the expanded one."""
-    if not old_args:
+    function_type = getattr(callable_op, "function_type", None)
+    outputs = function_type.outputs.data if function_type is not None else ()
+    if not old_args and not any(isinstance(t, TensorType) for t in outputs):
         return
     block = callable_op.regions[0].blocks[0]
     for arg in old_args:
@@ -86,7 +88,7 @@ def finish_signature(callable_op, old_args):
                                            f"'{next(iter(arg.uses)).operation.name}', which convert-to-stream cannot "
                                            f"convert")
         block.erase_arg(arg)
-    outputs = expanded_types(callable_op.function_type.outputs.data)
+    outputs = expanded_types(outputs)
     callable_op.properties["function_type"] = FunctionType.from_lists(list(block.arg_types), outputs)
     for key, count in (("arg_attrs", len(block.args)), ("res_attrs", len(outputs))):
         if key in callable_op.properties:

@@ -363,6 +363,14 @@ class _Converter:
     def _flow_tensor_reshape(self, op):
         self._clone(op, op.source, list(op.source_dims), list(op.result_dims))
 
+    def _flow_tensor_bitcast(self, op):
+        self._clone(op, op.source, list(op.source_dims), list(op.result_dims))
+
+    def _flow_tensor_tie_shape(self, op):
+        res = self.lookup(op, op.operand)
+        self.bind(op.result, res.resource, res.size, list(op.dynamic_dims), res.affinity)
+        self.dead.append(op)
+
     def _flow_tensor_clone(self, op):
         self._clone(op, op.operand, list(op.result_dims), list(op.result_dims))
 
@@ -444,7 +452,7 @@ class _Converter:
         res = self.lookup(op, op.target)
         staging = self._transfer(op, res, "staging", res.affinity)
         new = self._before(op, stream.TensorStoreOp.build(
-            operands=[op.value, staging, list(op.source_dims), res.size, list(op.indices)],
+            operands=[op.value, staging, list(op.target_dims), res.size, list(op.indices)],
             result_types=[stream.ResourceType("staging")], properties={"target_encoding": op.target.type}))
         back = _Res(new.result, res.size, res.dims, res.affinity)
         self.bind(op.result, self._transfer(op, back, "*", res.affinity), res.size, res.dims, res.affinity)

@@ -28,6 +28,13 @@ OPS = {
     "update": "%0 = flow.tensor.update %u, %t[%i, %i] : tensor<2x4xf32> -> %t as tensor<?x4xf32>{%d}",
     "load": "%0 = flow.tensor.load %t[%i, %i] : tensor<?x4xf32>{%d}",
     "store": "%0 = flow.tensor.store %f, %t[%i, %i] : tensor<?x4xf32>{%d}",
+    "dynamic_constant": "%0 = flow.tensor.dynamic_constant dense<1.000000e+00> : tensor<2x4xf32> -> tensor<?x4xf32>",
+    "bitcast": "%0 = flow.tensor.bitcast %t : tensor<?x4xf32>{%d} -> tensor<?x16xi8>{%d}",
+    "tie_shape": "%0 = flow.tensor.tie_shape %t : tensor<?x4xf32>{%i}",
+    "reshape_attrs": "%0 = flow.tensor.reshape %s : tensor<10xf32> -> tensor<2x5xf32> attributes {hint = 1 : i32}",
+    "splat_attrs": "%0 = flow.tensor.splat %f : tensor<4xf32> attributes {hint}",
+    "load_attrs": "%0 = flow.tensor.load %s[%i] : tensor<10xf32> attributes {hint}",
+    "transfer_attrs": "%0 = flow.tensor.transfer %s : tensor<10xf32> to #hal.device.affinity<@dev> attributes {hint}",
     "dispatch": "%0 = flow.dispatch @ex::@ep[%d](%t, %s, %d) : (tensor<?x4xf32>{%d}, tensor<10xf32>, index) "
                 "-> tensor<?x4xf32>{%d}",
     "dispatch_tied": "%0 = flow.dispatch @ex::@ep[%i](%s, %t) : (tensor<10xf32>, tensor<?x4xf32>{%d}) -> %s",
@@ -106,11 +113,29 @@ def test_tied_results_and_accessors():
     ("%0 = flow.dispatch @ex::@ep(%s) : (tensor<10xf32>) -> %t", "not an operand"),
     ("%0 = flow.dispatch @ex::@ep(%s, %t) : (tensor<10xf32>) -> %s", "expected 2 operand types"),
     ("%0 = flow.tensor.load %t[%i] : tensor<?x4xf32>{%d}", "needs 2 indices"),
+    ("%c3 = arith.constant 3 : index\n%0 = flow.tensor.slice %u[%c3, %c3 for %c3, %c3] : tensor<2x4xf32> -> "
+     "tensor<3x3xf32>", "slice along dimension 0 runs out-of-bounds: 3 + 3 > 2"),
+    ("%c1 = arith.constant 1 : index\n%c2 = arith.constant 2 : index\n%0 = flow.tensor.slice "
+     "%u[%c1, %c1 for %c1, %c2] : tensor<2x4xf32> -> tensor<1x3xf32>", "length 2 of dimension 1 differs"),
+    ("%c3 = arith.constant 3 : index\n%0 = flow.tensor.update %u, %u[%c3, %i] : tensor<2x4xf32> -> "
+     "%u as tensor<2x4xf32>", "update along dimension 0 runs out-of-bounds: 3 + 2 > 2"),
+    ("%c9 = arith.constant 9 : index\n%0 = flow.tensor.store %f, %s[%c9] : tensor<10xf32>", None),
+    ("%c10 = arith.constant 10 : index\n%0 = flow.tensor.load %s[%c10] : tensor<10xf32>",
+     "element index along dimension 0 runs out-of-bounds: 10 + 1 > 10"),
+    ("%0 = flow.tensor.reshape %s : tensor<10xf32> -> tensor<3x3xf32>", "has 10 elements but result"),
+    ("%0 = flow.tensor.reshape %s : tensor<10xf32> -> tensor<10xf16>", "element bit widths must match"),
+    ("%0 = flow.tensor.bitcast %s : tensor<10xf32> -> tensor<10xi16>", "holds 40 bytes but result"),
+    ("%0 = flow.tensor.dynamic_constant dense<1.0> : tensor<2x4xf32> -> tensor<?x5xf32>", "not a dynamic form"),
+    ("%0 = flow.tensor.dynamic_constant dense<1> : tensor<2x4xi32> -> tensor<?x4xf32>", "not a dynamic form"),
+    ("%0 = flow.tensor.tie_shape %t : tensor<?x4xf32>", "1 dynamic dims but 0 dim values"),
 ])
 def test_bad_flow_ops_are_located(op_text, fragment):
+    if fragment is None:
+        verify_module(parse_module(_wrap(op_text), "good.mlir"))
+        return
     with pytest.raises(CompileError) as info:
         verify_module(parse_module(_wrap(op_text), "bad.mlir"))
-    assert info.value.file == "bad.mlir" and info.value.line == 2
+    assert info.value.file == "bad.mlir" and info.value.line == 2 + op_text.count("\n")
     assert fragment in info.value.message
 
 

@@ -74,3 +74,24 @@ util.func public @misc(%a: tensor<3xf32>, %b: tensor<2xf32>, %i: index) -> (tens
   %c = tensor.concat dim(0) %a, %b : (tensor<3xf32>, tensor<2xf32>) -> tensor<5xf32>
   util.return %s, %e, %c : tensor<1024x1024xf32>, f32, tensor<5xf32>
 }
+
+// -----
+
+// Tests that a flow.tensor.slice/update written in the input stays when its window is contiguous, and becomes tensor.extract_slice/insert_slice (a dispatch later) when it is not.
+// CHECK-LABEL: util.func public @flow_windows
+// CHECK: %[[ROWS:.+]] = flow.tensor.slice %arg0[%c1, %c0 for %c2, %c4] : tensor<3x4xi32> -> tensor<2x4xi32>
+// CHECK: %[[WIN:.+]] = tensor.extract_slice %arg0[%arg2, 1] [2, 2] [1, 1] : tensor<3x4xi32> to tensor<2x2xi32>
+// CHECK: %[[UPD:.+]] = flow.tensor.update %arg1, %arg0[%c1, %c0] : tensor<1x4xi32> -> %arg0 as tensor<3x4xi32>
+// CHECK: %[[INS:.+]] = tensor.insert_slice %[[WIN]] into %[[UPD]][1, %arg2] [2, 2] [1, 1] : tensor<2x2xi32> into tensor<3x4xi32>
+// CHECK: util.return %[[ROWS]], %[[INS]]
+util.func public @flow_windows(%arg0: tensor<3x4xi32>, %arg1: tensor<1x4xi32>, %arg2: index) -> (tensor<2x4xi32>, tensor<3x4xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %rows = flow.tensor.slice %arg0[%c1, %c0 for %c2, %c4] : tensor<3x4xi32> -> tensor<2x4xi32>
+  %win = flow.tensor.slice %arg0[%arg2, %c1 for %c2, %c2] : tensor<3x4xi32> -> tensor<2x2xi32>
+  %upd = flow.tensor.update %arg1, %arg0[%c1, %c0] : tensor<1x4xi32> -> %arg0 as tensor<3x4xi32>
+  %ins = flow.tensor.update %win, %upd[%c1, %arg2] : tensor<2x2xi32> -> %upd as tensor<3x4xi32>
+  util.return %rows, %ins : tensor<2x4xi32>, tensor<3x4xi32>
+}

@@ -234,3 +234,21 @@ util.initializer {
   util.return
 }
 util.global private @b = dense<2.0> : tensor<2xf32>
+
+// -----
+
+// Tests that flow.tensor.bitcast becomes a stream.tensor.clone between the two encodings and flow.tensor.tie_shape passes the resource on with the dims it names.
+// CHECK-LABEL: util.func public @bitcast_tie_shape
+// CHECK: %[[S0:.+]] = stream.tensor.sizeof tensor<?x4xf32>{%n} : index
+// CHECK: %[[T:.+]] = stream.async.transfer
+// CHECK: %[[S1:.+]] = stream.tensor.sizeof tensor<?x16xi8>{%n} : index
+// CHECK: %[[B:.+]] = stream.tensor.clone %[[T]] : tensor<?x4xf32>{%n} in !stream.resource<*>{%[[S0]]} -> tensor<?x16xi8>{%n} in !stream.resource<*>{%[[S1]]}
+// CHECK: stream.async.transfer %[[B]] : !stream.resource<*>{%[[S1]]} -> !stream.resource<external>{%[[S1]]}
+// CHECK: stream.tensor.export %{{.+}} : tensor<?x16xi8>{%m} in !stream.resource<external>{%[[S1]]} -> !hal.buffer_view
+util.func public @bitcast_tie_shape(%arg0: !hal.buffer_view, %n: index, %m: index) -> !hal.buffer_view {
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<?x4xf32>{%n}
+  %1 = flow.tensor.bitcast %0 : tensor<?x4xf32>{%n} -> tensor<?x16xi8>{%n}
+  %2 = flow.tensor.tie_shape %1 : tensor<?x16xi8>{%m}
+  %3 = hal.tensor.export %2 : tensor<?x16xi8>{%m} -> !hal.buffer_view
+  util.return %3 : !hal.buffer_view
+}
