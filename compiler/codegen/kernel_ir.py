@@ -117,7 +117,8 @@ class Generic:
     inputs then outputs, like linalg's block arguments); yields: one value id per output.
     kind: a hint the backends may use for a fast path -- "elementwise", "fill", "copy",
     "matmul" (d0=m, d1=n, d2=k, C[m,n] += A[m,k]*B[k,n]), "batch_matmul", "matvec",
-    "mmt4d" / "batch_mmt4d" (packed contractions, see Mmt4d), "reduction", "conv", "pooling",
+    "mmt4d" / "batch_mmt4d" (packed contractions, see Mmt4d), "reduction", "conv",
+    "packed_conv" (a conv over a data-tiled filter: lowering/packed_conv.py), "pooling",
     "transpose", "broadcast" or "generic". Backends must be
     correct for any Generic regardless of the hint.
     """

@@ -156,21 +156,6 @@ def resolver_for(target):
     return RESOLVERS[backend]
 
 
-def choose_tile(target, encoding):
-    """(M0, N0, K0) the resolver of ``target`` (an ``#hal.executable.target``) picks."""
-    from rt.compiler.passes.hal.target_devices import from_attr
-
-    return _tile(resolver_for(target), target.backend.data, from_attr(target.configuration), encoding)
-
-
-def tile_for_config(backend, config, encoding):
-    """(M0, N0, K0) for ``backend`` (name) with target config dict ``config`` (codegen side)."""
-    if backend not in RESOLVERS:
-        raise UnimplementedError(f"no encoding resolver for target backend {backend!r}; data "
-                                 f"tiling supports {', '.join(sorted(RESOLVERS))}")
-    return _tile(RESOLVERS[backend], backend, dict(config or {}), encoding)
-
-
 def _tile(resolver, backend, config, encoding):
     from rt.compiler.targets import encoding_cpu
 
@@ -218,10 +203,32 @@ def mmt4d_packed_shape(encoding, info, dims, ceildiv):
     return batch + outers + inners
 
 
+def encoding_info(backend, config, encoding):
+    """The EncodingInfo ``backend`` (name) with target config dict ``config`` gives the operand
+    ``encoding`` names: a matmul operand's (M0, N0, K0) tiling, or a conv filter's F0 packing
+    (``encoding_conv``)."""
+    if backend not in RESOLVERS:
+        raise UnimplementedError(f"no encoding resolver for target backend {backend!r}; data "
+                                 f"tiling supports {', '.join(sorted(RESOLVERS))}")
+    return _info(RESOLVERS[backend], backend, dict(config or {}), encoding)
+
+
+def _info(resolver, backend, config, encoding):
+    if encoding.op_type.data == "conv":
+        from rt.compiler.targets import encoding_conv
+        from rt.compiler.targets.llvm_cpu import target_from_config
+
+        lanes = None if resolver is VMVXEncodingLayoutAttr else target_from_config(config).f32_lanes
+        return encoding_conv.filter_info(encoding, encoding_conv.filter_tile(encoding, lanes))
+    return encoding_info_for_matmul(encoding, _tile(resolver, backend, config, encoding))
+
+
 def resolve(target, encoding):
     """``encoding`` with its layout for ``target`` resolved (``layouts = [...]``)."""
+    from rt.compiler.passes.hal.target_devices import from_attr
+
     resolver = resolver_for(target)
-    info = encoding_info_for_matmul(encoding, choose_tile(target, encoding))
+    info = _info(resolver, target.backend.data, from_attr(target.configuration), encoding)
     return encoding.with_layouts([resolver(info.to_attr())])
 
 

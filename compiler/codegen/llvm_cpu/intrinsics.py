@@ -44,3 +44,37 @@ def call(builder, name, *args):
     if fn is None:
         fn = ir.Function(module, ir.FunctionType(ty, [ty] * len(args)), full)
     return builder.call(fn, list(args))
+
+
+def _declared(builder, full, ret, params):
+    fn = builder.module.globals.get(full)
+    if fn is None:
+        fn = ir.Function(builder.module, ir.FunctionType(ret, params), full)
+    return fn
+
+
+def masked_load(builder, pointer, align, mask, passthru):
+    """``llvm.masked.load``: the lanes of ``passthru``'s vector type whose ``mask`` bit is set
+    read from consecutive elements at ``pointer``, the others from ``passthru``."""
+    vty = passthru.type
+    fn = _declared(builder, f"llvm.masked.load.{type_suffix(vty)}.p0", vty,
+                   [pointer.type, ir.IntType(32), mask.type, vty])
+    return builder.call(fn, [pointer, ir.IntType(32)(align), mask, passthru])
+
+
+def masked_store(builder, value, pointer, align, mask):
+    """``llvm.masked.store``: the lanes of ``value`` whose ``mask`` bit is set, written to
+    consecutive elements at ``pointer``."""
+    fn = _declared(builder, f"llvm.masked.store.{type_suffix(value.type)}.p0", ir.VoidType(),
+                   [value.type, pointer.type, ir.IntType(32), mask.type])
+    return builder.call(fn, [value, pointer, ir.IntType(32)(align), mask])
+
+
+def lane_mask(builder, count, lanes):
+    """<lanes x i1>: lane index < ``count`` (an i64 value)."""
+    i64 = ir.IntType(64)
+    vty = ir.VectorType(i64, lanes)
+    v = builder.insert_element(ir.Constant(vty, ir.Undefined), count, ir.IntType(32)(0))
+    splat = builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
+                                   ir.Constant(ir.VectorType(ir.IntType(32), lanes), [0] * lanes))
+    return builder.icmp_unsigned("<", ir.Constant(vty, list(range(lanes))), splat)

@@ -28,8 +28,9 @@ and their x86_64 tile helpers), whose tile-row copies and tile transposes these 
 from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.codegen.llvm_cpu import intrinsics
 from rt.compiler.codegen.llvm_cpu import sizes as sz
-from rt.compiler.codegen.llvm_cpu.interface import I32, I64, PTR
+from rt.compiler.codegen.llvm_cpu.interface import I32, I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.views import storage_type
 
@@ -46,33 +47,6 @@ MAX_TRANSPOSE_ROW_BYTES = 64
 def _static(value, want):
     """True when the i64 LLVM value is the constant ``want``."""
     return isinstance(value, ir.Constant) and value.constant == want
-
-
-def _suffix(ty):
-    if isinstance(ty, ir.FloatType):
-        return "f32"
-    if isinstance(ty, ir.DoubleType):
-        return "f64"
-    return f"i{ty.width}"
-
-
-def _masked_load(b, vty, args):
-    """Call ``llvm.masked.load`` (ptr, align, mask, passthru) on vector type ``vty``."""
-    full = f"llvm.masked.load.v{vty.count}{_suffix(vty.element)}.p0"
-    fn = b.module.globals.get(full)
-    if fn is None:
-        fnty = ir.FunctionType(vty, [PTR, I32, ir.VectorType(I1, vty.count), vty])
-        fn = ir.Function(b.module, fnty, full)
-    return b.call(fn, args)
-
-
-def _lane_mask(b, count, lanes):
-    """<lanes x i1>: lane index < ``count`` (i64)."""
-    vty = ir.VectorType(I64, lanes)
-    v = b.insert_element(ir.Constant(vty, ir.Undefined), count, I32(0))
-    splat = b.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
-                             ir.Constant(ir.VectorType(I32, lanes), [0] * lanes))
-    return b.icmp_unsigned("<", ir.Constant(vty, list(range(lanes))), splat)
 
 
 def _interleave(b, x, y, high):
@@ -188,8 +162,8 @@ class RowCopy:
         clamped = [b.select(inside[s], i, I64(0)) if s < r - 1 else i
                    for s, i in enumerate(plain_idx)]
         pad = ir.Constant(vty, [p.pad] * t)
-        mask = _lane_mask(b, count, t)
-        value = _masked_load(b, vty, [p.linear(p.plain, clamped), I32(align), mask, pad])
+        mask = intrinsics.lane_mask(b, count, t)
+        value = intrinsics.masked_load(b, p.linear(p.plain, clamped), align, mask, pad)
         b.store(value, packed_ptr, align=align)
 
 

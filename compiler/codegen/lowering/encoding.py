@@ -19,7 +19,9 @@ the op's encoding. Rewrites:
   (leading batch dim, fill kept). In the dispatch holding the contraction every encoded
   binding and empty takes this mmt4d form -- a matvec's vector and result get unit N1/N0
   dims, a vecmat's unit M1/M0 (``rt.compiler.targets.encoding.mmt4d_packed_shape``), the
-  same bytes as the packed form the pack / unpack dispatches use.
+  same bytes as the packed form the pack / unpack dispatches use;
+- a convolution whose filter is encoded (``op_type = conv``) -> a ``linalg.generic`` over the
+  packed filter (``packed_conv.py``); its input and output stay plain.
 
 Example (LHS pack, AVX-512)::
 
@@ -45,9 +47,9 @@ from rt.compiler.dialects.flow import DispatchTensorLoadOp, DispatchTensorStoreO
 from rt.compiler.dialects.flow_types import DispatchTensorType
 from rt.compiler.dialects.iree_encoding import EncodingAttr
 from rt.compiler.dialects.linalg import BatchMmt4DOp, Mmt4DOp, PackOp, UnPackOp
+from rt.compiler.codegen.lowering.packed_conv import packed_conv
 from rt.compiler.frontend import error_at_op
-from rt.compiler.targets.encoding import (contraction, encoding_info_for_matmul, mmt4d_packed_shape, resolved_info,
-                                          tile_for_config)
+from rt.compiler.targets.encoding import contraction, encoding_info, mmt4d_packed_shape, resolved_info
 from rt.runtime.errors import CompileError, UnimplementedError
 
 INDEX = IndexType()
@@ -90,7 +92,7 @@ class _Materializer:
         try:
             if encoding.layouts.data:
                 return resolved_info(encoding)
-            own = encoding_info_for_matmul(encoding, tile_for_config(self.backend.name, self.config, encoding))
+            own = encoding_info(self.backend.name, self.config, encoding)
         except (CompileError, UnimplementedError) as exc:
             raise error_at_op(op, f"cannot materialize {encoding} for {self.backend.name}: {exc}") from None
         if layout_from is not None and layout_from != own:
@@ -273,6 +275,18 @@ class _Materializer:
         self.replaced.append(op)
 
     _linalg_matmul = _linalg_batch_matmul = _linalg_matvec = _linalg_vecmat = _linalg_batch_matvec = _contraction
+
+    def _convolution(self, op):
+        packed = self.packed.get(op.inputs[1])
+        if packed is None or _encoding(op.inputs[0].type) is not None or any(
+                _encoding(v.type) is not None for v in (*op.outputs, *op.results)):
+            raise error_at_op(op, "convolution data tiling packs the filter alone; expected a "
+                                  "plain input and output and a filter loaded from an encoded binding")
+        generic = self.insert(packed_conv(op, op.inputs[1].type.encoding, self.infos[packed], packed), op)
+        op.results[0].replace_all_uses_with(generic)
+        self.replaced.append(op)
+
+    _linalg_conv_2d_nhwc_hwcf = _linalg_conv_2d_nchw_fchw = _convolution
 
     def _record(self, old, new, info):
         self.packed[old] = new

@@ -4,6 +4,8 @@ Every linalg op with indexing maps (generic and the named ops: fill, copy, matmu
 batch_matmul, matvec, vecmat, dot, transpose, conv_2d_*, depthwise, pooling_*, elementwise
 named ops) is read through ``get_indexing_maps`` / ``get_iterator_types`` and its (possibly
 hidden) region; ``linalg.broadcast`` and ``linalg.reduce`` are rebuilt in generic form here.
+A ``linalg.generic`` carrying a string attribute ``rt.kind`` (set by rt's own
+rewrites, e.g. the packed-filter convolution of conv data tiling) takes it as its kind hint.
 Body ops become kernel_ir.ScalarOps numbered after the block arguments; scalars captured from
 outside the body become constants or the ops computing them from push constants
 (``scalars.scalar_program``).
@@ -12,6 +14,8 @@ Source: MLIR LinalgStructuredInterface (indexing maps, iterator types, region) a
 LinalgNamedStructuredOps.yaml (the named ops' generic forms).
 """
 from dataclasses import dataclass
+
+from xdsl.dialects.builtin import StringAttr
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering.scalars import scalar_op, scalar_program, splice
@@ -115,6 +119,8 @@ def structured(op, env, dims_of):
     body, yields = convert_body(op.body.block, len(ins) + len(outs), env, op)
     domain = _domain(op, maps, ins + outs, dims_of, len(iterators))
     kind = KINDS.get(op.name)
+    if op.name == "linalg.generic" and isinstance(op.attributes.get("rt.kind"), StringAttr):
+        kind = op.attributes["rt.kind"].data
     if kind is None:
         kind = "reduction" if "reduction" in iterators else "elementwise"
     return Structured(op, domain, iterators, ins, outs, maps, body, yields, kind)

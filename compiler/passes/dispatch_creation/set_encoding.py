@@ -26,8 +26,17 @@ Example (seed 001)::
     %4 = linalg.matmul ins(%0, %1 : ...) outs(%3 : tensor<?x?xf32, #encoding2>) -> tensor<?x?xf32, #encoding2>
     %r = iree_encoding.unset_encoding %4 : tensor<?x?xf32, #encoding2> -> tensor<?x?xf32>{%M, %N}
 
-Other contractions (linalg.generic ones, dot, other element types) are left as they are and
-run un-tiled. ``data_tiling=false`` (``rt compile --no-data-tiling``) makes the
+Convolutions with one output-channel loop (``linalg.conv_2d_nhwc_hwcf``,
+``conv_2d_nchw_fchw``, f32) get an ``op_type = conv`` encoding on the filter alone: the filter
+goes through set_encoding (packed by output channels once its layout is resolved:
+``rt.compiler.targets.encoding_conv``; a constant filter is then hoisted and packed once at
+load), while the input and the result stay plain, so no unset_encoding follows::
+
+    %w0 = iree_encoding.set_encoding %w : tensor<3x3x64x64xf32> -> tensor<3x3x64x64xf32, #conv_filter>
+    %r = linalg.conv_2d_nhwc_hwcf ins(%x, %w0 : ..., tensor<3x3x64x64xf32, #conv_filter>) outs(%f : ...)
+
+Other contractions (linalg.generic ones, dot, other element types) and depthwise convolutions
+are left as they are and run un-tiled. ``data_tiling=false`` (``rt compile --no-data-tiling``) makes the
 pass a no-op.
 
 Source followed: IREE ``DispatchCreation/SetEncoding.cpp`` (and seed 001's IR dump).
@@ -45,6 +54,7 @@ from rt.compiler.passes.dispatch_creation import op_kinds as kinds
 from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
 from rt.compiler.passes.dispatch_creation.shapes import materialize_dims
 from rt.compiler.targets.encoding import contraction
+from rt.compiler.targets.encoding_conv import filter_tile
 from rt.runtime.errors import UnimplementedError
 
 #: The named contractions set-encoding rewrites (IREE: every contraction with at most one
@@ -52,6 +62,9 @@ from rt.runtime.errors import UnimplementedError
 CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matvec")
 #: (lhs, rhs, out) element types data tiling handles: the Kernel IR Mmt4d types.
 SUPPORTED_TYPES = {("f32", "f32", "f32"), ("i8", "i8", "i32"), ("f16", "f16", "f32"), ("f16", "f16", "f16")}
+#: The convolutions whose filter set-encoding packs, and their (input, filter, out) types.
+CONVOLUTIONS = ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nchw_fchw")
+CONV_TYPES = {("f32", "f32", "f32")}
 
 
 def _element_types(op):
@@ -78,15 +91,46 @@ def _static(size):
     return IntAttr(DYNAMIC if not isinstance(size, int) or size == DYNAMIC_INDEX else size)
 
 
-def matmul_encoding(op, operand_index):
+def matmul_encoding(op, operand_index, op_type="matmul"):
     """The ``#iree_encoding.encoding`` of operand ``operand_index`` (0 LHS, 1 RHS, 2 RESULT) of
-    contraction ``op``: its indexing maps and static loop sizes (``?`` when dynamic)."""
+    contraction ``op`` (or of a convolution's input, filter, output with ``op_type="conv"``):
+    its indexing maps and static loop sizes (``?`` when dynamic)."""
     ranges = kinds.loop_ranges(op, lambda v: [None] * len(v.type.get_shape()))
     sizes = ArrayAttr([_static(r) for r in ranges])
     types = ArrayAttr([v.type.element_type for v in (op.inputs[0], op.inputs[1], op.outputs[0])])
     maps = ArrayAttr([AffineMapAttr(m) for m in kinds.indexing_maps(op)])
-    return EncodingAttr(IntegerAttr(operand_index, IndexType()), StringAttr("matmul"), types, maps, NoneAttr(),
+    return EncodingAttr(IntegerAttr(operand_index, IndexType()), StringAttr(op_type), types, maps, NoneAttr(),
                         sizes, ArrayAttr([]))
+
+
+def is_conv_data_tiling_candidate(op):
+    """Whether ``op`` is a convolution whose filter set-encoding packs (see the module docstring)."""
+    if op.name not in CONVOLUTIONS or len(op.inputs) != 2 or len(op.outputs) != 1:
+        return False
+    if not all(isinstance(v.type, TensorType) and isinstance(v.type.encoding, NoneAttr)
+               for v in (*op.inputs, *op.outputs)):
+        return False
+    if _element_types(op) not in CONV_TYPES:
+        return False
+    try:
+        filter_tile(matmul_encoding(op, 1, "conv"), None)
+    except UnimplementedError:
+        return False
+    return True
+
+
+def set_conv_encoding(op):
+    """Rewrite convolution ``op`` onto an encoded filter (input and output stay plain)."""
+    filt = op.inputs[1]
+    set_op = _located(SetEncodingOp.build(operands=[filt, list(materialize_dims(filt, op))],
+                                          result_types=[_encoded(filt.type, matmul_encoding(op, 1, "conv"))]), op)
+    conv = _located(type(op).build(operands=[[op.inputs[0], set_op.result], list(op.outputs)],
+                                    result_types=[[r.type for r in op.results]],
+                                    properties=dict(op.properties), attributes=dict(op.attributes),
+                                    regions=[op.regions[0].clone()]), op)
+    Rewriter.insert_op([set_op, conv], InsertPoint.before(op))
+    op.results[0].replace_all_uses_with(conv.results[0])
+    op.parent_block().erase_op(op)
 
 
 def _encoded(type_, encoding):
@@ -151,5 +195,8 @@ class SetEncodingPass(Pass):
         candidates = [op for op in module.walk() if is_data_tiling_candidate(op)]
         for op in candidates:
             set_matmul_encoding(op)
-        if candidates:
+        convs = [op for op in module.walk() if is_conv_data_tiling_candidate(op)]
+        for op in convs:
+            set_conv_encoding(op)
+        if candidates or convs:
             erase_dead_ops(module)

@@ -67,3 +67,33 @@ func.func @untouched(%a: tensor<4x8xf64>, %b: tensor<8x4xf64>, %c: tensor<4x4xf6
   %d = linalg.dot ins(%u, %u : tensor<8xf32>, tensor<8xf32>) outs(%s : tensor<f32>) -> tensor<f32>
   return %r, %t, %d : tensor<4x4xf64>, tensor<4x4xf32>, tensor<f32>
 }
+
+// -----
+
+// Tests that f32 conv_2d_nhwc_hwcf and conv_2d_nchw_fchw get a conv encoding on the filter alone (input and result stay plain, no unset_encoding) and that depthwise and f16 convolutions are left as they are.
+// CHECK-LABEL: func.func @convs
+// CHECK: %[[W:.+]] = iree_encoding.set_encoding %w : tensor<3x3x8x32xf32> -> tensor<3x3x8x32xf32, #iree_encoding.encoding<operand_index = 1 : index, op_type = conv, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, ((d1 * 2) + d4), (d2 + (d5 * 2)), d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>], iteration_sizes = [1, 6, 5, 32, 3, 3, 8]>>
+// CHECK: %[[C:.+]] = linalg.conv_2d_nhwc_hwcf {{.+}} ins(%x, %[[W]] : tensor<1x14x14x8xf32>, tensor<3x3x8x32xf32, #iree_encoding.encoding<{{.+}}>>) outs(%{{.+}} : tensor<1x6x5x32xf32>) -> tensor<1x6x5x32xf32>
+// CHECK: %[[V:.+]] = iree_encoding.set_encoding %v : tensor<12x8x3x3xf32> -> tensor<12x8x3x3xf32, #iree_encoding.encoding<operand_index = 1 : index, op_type = conv,
+// CHECK: linalg.conv_2d_nchw_fchw {{.+}} ins(%y, %[[V]] : {{.+}}) outs(%{{.+}} : tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32>
+// CHECK-NOT: iree_encoding
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: return %[[C]]
+func.func @convs(%x: tensor<1x14x14x8xf32>, %w: tensor<3x3x8x32xf32>, %y: tensor<1x8x10x10xf32>, %v: tensor<12x8x3x3xf32>, %dw: tensor<3x3x8xf32>, %h: tensor<1x5x5x8xf16>, %hw: tensor<3x3x8x4xf16>) -> (tensor<1x6x5x32xf32>, tensor<1x12x8x8xf32>, tensor<1x12x12x8xf32>, tensor<1x3x3x4xf16>) {
+  %z = arith.constant 0.0 : f32
+  %zh = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<1x6x5x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x6x5x32xf32>) -> tensor<1x6x5x32xf32>
+  %r = linalg.conv_2d_nhwc_hwcf {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%x, %w : tensor<1x14x14x8xf32>, tensor<3x3x8x32xf32>) outs(%f : tensor<1x6x5x32xf32>) -> tensor<1x6x5x32xf32>
+  %e2 = tensor.empty() : tensor<1x12x8x8xf32>
+  %f2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32>
+  %s = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%y, %v : tensor<1x8x10x10xf32>, tensor<12x8x3x3xf32>) outs(%f2 : tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32>
+  %e3 = tensor.empty() : tensor<1x12x12x8xf32>
+  %f3 = linalg.fill ins(%z : f32) outs(%e3 : tensor<1x12x12x8xf32>) -> tensor<1x12x12x8xf32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %dw : tensor<1x14x14x8xf32>, tensor<3x3x8xf32>) outs(%f3 : tensor<1x12x12x8xf32>) -> tensor<1x12x12x8xf32>
+  %e4 = tensor.empty() : tensor<1x3x3x4xf16>
+  %f4 = linalg.fill ins(%zh : f16) outs(%e4 : tensor<1x3x3x4xf16>) -> tensor<1x3x3x4xf16>
+  %g = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%h, %hw : tensor<1x5x5x8xf16>, tensor<3x3x8x4xf16>) outs(%f4 : tensor<1x3x3x4xf16>) -> tensor<1x3x3x4xf16>
+  return %r, %s, %d, %g : tensor<1x6x5x32xf32>, tensor<1x12x8x8xf32>, tensor<1x12x12x8xf32>, tensor<1x3x3x4xf16>
+}

@@ -81,3 +81,31 @@ module {
     util.return %size : index
   }
 }
+
+// -----
+
+// Tests that a conv filter encoding resolves to a packing of the output channels alone: the widest vector multiple dividing F = 48 on AVX-512 (16), 8 rows on vmvx, F outermost.
+// CHECK-LABEL: util.func public @conv_filter
+// CHECK:         stream.tensor.sizeof {{.+}} tensor<3x3x8x48xf32, #iree_encoding.encoding<operand_index = 1 : index, op_type = conv
+// CHECK-SAME:    #iree_cpu.vmvx_encoding_layout<configuration = {encoding_info = {innerDimsPos = [3], innerTileSizes = [8], outerDimsPerm = [3, 0, 1, 2]}}>
+// CHECK:         stream.tensor.sizeof {{.+}} tensor<3x3x8x48xf32, #iree_encoding.encoding<operand_index = 1 : index, op_type = conv
+// CHECK-SAME:    #iree_cpu.cpu_encoding_layout<configuration = {encoding_info = {innerDimsPos = [3], innerTileSizes = [16], outerDimsPerm = [3, 0, 1, 2]}}>
+#in = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh + kh, ow + kw, c)>
+#flt = affine_map<(n, oh, ow, f, kh, kw, c) -> (kh, kw, c, f)>
+#out = affine_map<(n, oh, ow, f, kh, kw, c) -> (n, oh, ow, f)>
+#executable_target_vmvx_bytecode_fb = #hal.executable.target<"vmvx", "vmvx-bytecode-fb", {iree.encoding.resolver= #iree_cpu.vmvx_encoding_layout<>}>
+#executable_target_x86_64 = #hal.executable.target<"llvm-cpu", "xyz", {iree.encoding.resolver= #iree_cpu.cpu_encoding_layout<>, target_triple="x86_64-xyz-xyz", cpu_features="+avx512f"}>
+#device_target_local_0_ = #hal.device.target<"local", {ordinal = 0 : index}, [#executable_target_vmvx_bytecode_fb]> : !hal.device
+#device_target_local_1_ = #hal.device.target<"local", {ordinal = 1 : index}, [#executable_target_x86_64]> : !hal.device
+#encoding = #iree_encoding.encoding<operand_index = 1 : index, op_type = conv, element_types = [f32, f32, f32],
+  user_indexing_maps = [#in, #flt, #out], iteration_sizes = [1, 8, 8, 48, 3, 3, 8]>
+module {
+  util.global private @device_a = #device_target_local_0_
+  util.global private @device_b = #device_target_local_1_
+
+  util.func public @conv_filter() -> (index, index) {
+    %size0 = stream.tensor.sizeof on(#hal.device.affinity<@device_a>) tensor<3x3x8x48xf32, #encoding> : index
+    %size1 = stream.tensor.sizeof on(#hal.device.affinity<@device_b>) tensor<3x3x8x48xf32, #encoding> : index
+    util.return %size0, %size1 : index, index
+  }
+}
