@@ -16,6 +16,10 @@
 ``--allow-executable=SHA256`` lists them or ``--trusted-key=NAME.pub`` verifies the module's
 signature; docs/SECURITY.md).
 
+IREE's own spellings of the flags (``--iree-hal-target-backends=``, ``-o -``,
+``--benchmark_repetitions=``, ...) are accepted where they mean the same (rt.iree_flags,
+docs/iree_flags.md).
+
 ``run`` and ``benchmark`` follow iree-run-module / iree-benchmark-module: inputs in IREE's
 syntax (rt.tensor_text), outputs printed as ``EXEC @f`` / ``result[0]: hal.buffer_view`` /
 ``2x2xf32=[1 2][3 4]``. Every error is one ``rt <command>: <message>`` on stderr and exit
@@ -58,6 +62,10 @@ def _cmd_compile(args):
     vmfb = compile(args.input, devices=args.device or None, dump_after=args.dump_after,
                    dump_dir=args.dump_dir, data_tiling=args.data_tiling, compile_to=args.compile_to,
                    compile_from=args.compile_from, timing=args.timing, jobs=args.jobs)
+    if args.output == "-":
+        sys.stdout.buffer.write(vmfb)
+        sys.stdout.flush()
+        return 0
     try:
         with open(args.output, "wb") as f:
             f.write(vmfb)
@@ -138,6 +146,8 @@ def _cmd_run(args):
         print(f"EXEC @{function.name}")
         values = function.convert_results(function.invoke(prepared), prepared)
         _print_results(function, values, args.output)
+        if args.print_statistics:
+            _print_statistics(module)
     finally:
         module.close()
         if tracer is not None:
@@ -145,10 +155,20 @@ def _cmd_run(args):
     return 0
 
 
+def _print_statistics(module):
+    """Each device's allocator statistics, as iree-run-module --print_statistics prints them."""
+    for device in module.devices:
+        stats = device.allocator.query_statistics()
+        print(f"[[ {device.uri} allocator memory statistics ]]")
+        print(f"  {stats.bytes_peak:>12}B peak / {stats.bytes_allocated:>12}B allocated / "
+              f"{stats.bytes_freed:>12}B freed / {stats.bytes_live:>12}B live "
+              f"({stats.allocation_count} allocations, {stats.free_count} frees)")
+
+
 def _cmd_benchmark(args):
-    if args.repetitions < 1 or args.warmup < 0:
-        raise InvalidArgumentError(f"--repetitions must be >= 1 and --warmup >= 0, got "
-                                   f"{args.repetitions} and {args.warmup}")
+    if args.repetitions < 1 or args.warmup < 0 or args.min_time < 0:
+        raise InvalidArgumentError(f"--repetitions must be >= 1, --warmup >= 0 and --min-time >= 0, got "
+                                   f"{args.repetitions}, {args.warmup} and {args.min_time}")
     tracer = _tracer(args)
     module = _load(args, tracer)
     try:
@@ -157,10 +177,12 @@ def _cmd_benchmark(args):
         for _ in range(args.warmup):
             function.invoke(prepared)
         times = []
-        for _ in range(args.repetitions):
+        while len(times) < args.repetitions or sum(times) < args.min_time * 1e3:
             start = time.perf_counter()
             function.invoke(prepared)
             times.append((time.perf_counter() - start) * 1e3)
+        if args.print_statistics:
+            _print_statistics(module)
     finally:
         module.close()
         if tracer is not None:
@@ -239,11 +261,12 @@ def build_parser():
 
     p = sub.add_parser("compile", help="compile an .mlir file into a .vmfb module")
     p.add_argument("input", help="input .mlir file")
-    p.add_argument("-o", "--output", required=True, help="output .vmfb path")
+    p.add_argument("-o", "--output", required=True, help="output .vmfb path (- for stdout)")
     p.add_argument("--device", action="append", default=[], metavar="[NAME=]TARGET",
                    help="device global and its target: vmvx, llvm-cpu, llvm-cpu:<cpu> (repeatable)")
     p.add_argument("--dump-after", default=None, metavar="PASS|all", help="write the IR after a pass")
-    p.add_argument("--dump-dir", default=None, metavar="DIR", help="directory for --dump-after files")
+    p.add_argument("--dump-dir", default=None, metavar="DIR",
+                   help="directory for --dump-after files (- prints them to stderr)")
     p.add_argument("--no-data-tiling", dest="data_tiling", action="store_false",
                    help="do not pack matmul operands (no set-encoding)")
     p.add_argument("--compile-to", default="end", metavar="PHASE",
@@ -274,6 +297,8 @@ def build_parser():
                        help="with --untrusted: a native executable to accept (repeatable)")
         p.add_argument("--trusted-key", action="append", default=[], metavar="KEY.pub",
                        help="with --untrusted: a public key whose module signatures to accept")
+        p.add_argument("--print-statistics", action="store_true",
+                       help="print each device's allocator statistics after the run")
         p.set_defaults(func=func)
         if name == "run":
             p.add_argument("--output", action="append", default=[], metavar="SPEC",
@@ -281,6 +306,8 @@ def build_parser():
         else:
             p.add_argument("--repetitions", type=int, default=10, help="timed calls (default 10)")
             p.add_argument("--warmup", type=int, default=1, help="untimed calls first (default 1)")
+            p.add_argument("--min-time", type=float, default=0.0, metavar="SECONDS",
+                           help="keep calling until the timed calls add up to SECONDS (default 0)")
             p.add_argument("--json", default=None, metavar="FILE", help="also write the summary as JSON")
 
     p = sub.add_parser("devices", help="list HAL drivers, devices and the host CPU's features")
@@ -305,6 +332,12 @@ _PASSTHROUGH = {"opt": _cmd_opt}
 _COMMANDS = ("compile", "run", "benchmark", "devices", "dump", "opt", "keygen", "sign")
 
 
+def _long_flags(parser, command):
+    """The ``--flags`` of subcommand ``command`` (to name the nearest one to an unknown flag)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return [o for a in sub.choices[command]._actions for o in a.option_strings if o.startswith("--")]
+
+
 def _fail(command, error):
     text = str(error)
     print(f"rt {command}: {text}" if command else f"rt: {text}", file=sys.stderr)
@@ -317,7 +350,12 @@ def main(argv=None):
     try:
         if command in _PASSTHROUGH:
             return _PASSTHROUGH[command](argv[1:])
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if command is not None:
+            from rt.iree_flags import translate
+
+            argv = [command] + translate(command, argv[1:], _long_flags(parser, command))
+        args = parser.parse_args(argv)
         return args.func(args)
     except RtError as e:
         return _fail(command, e)

@@ -1,7 +1,8 @@
 """``PassPipeline``: runs passes in order, verifying after each, dumping, timing and showing progress.
 
 ``dump_after`` is a pass name, a collection of names, or ``"all"``; each matching pass writes
-``<dump_dir>/<NN>_<pass>.mlir`` (NN = 1-based position in the pipeline), so a user can read
+``<dump_dir>/<NN>_<pass>.mlir`` (NN = 1-based position in the pipeline; ``dump_dir="-"`` prints
+to stderr under MLIR's ``// -----// IR Dump After ...`` headers instead), so a user can read
 rt's pipeline next to IREE's ``--mlir-print-ir-after-all`` dumps. ``timing`` (a
 ``instrumentation.Timing``) records every pass under its phase (``phases``: pass name ->
 phase name) with the verifier as its own row; ``progress`` shows the running pass on stderr
@@ -12,6 +13,7 @@ Source followed: MLIR ``PassManager`` (verifier after each pass, instrumentation
 """
 import contextlib
 import os
+import sys
 
 from rt.compiler.frontend.diagnostics import verify_module
 from rt.compiler.ir_printing import module_to_text
@@ -73,6 +75,11 @@ class PassPipeline:
         return self.timing.scope(phase)
 
     def _dump(self, module, index, name):
+        if self.dump_dir == "-":
+            pass_ = self.passes[index - 1]
+            sys.stderr.write(f"// -----// IR Dump After {type(pass_).__name__} ({name}) //----- //\n"
+                             f"{module_to_text(module)}\n\n")
+            return "-"
         os.makedirs(self.dump_dir, exist_ok=True)
         path = os.path.join(self.dump_dir, f"{index:02d}_{name}.mlir")
         with open(path, "w", encoding="utf-8") as f:

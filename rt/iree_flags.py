@@ -1,0 +1,184 @@
+"""IREE's command-line spellings, accepted by ``python -m rt`` where they mean what rt's flags mean.
+
+Users paste ``iree-compile`` / ``iree-run-module`` / ``iree-benchmark-module`` command lines;
+:func:`translate` rewrites the IREE flags of one subcommand's argument list into rt's flags
+before argparse sees them. ``ALIASES`` is the table (also printed in docs/iree_flags.md, which a
+test keeps in sync): ``(commands, IREE flag, rt flag, note)``. An ``--iree-*`` flag that is not
+in the table is an error naming the nearest rt flag (or IREE alias), never silently ignored.
+
+Source followed: the flags of IREE's tools (``iree-compile --help``, ``iree-run-module --help``,
+``iree-benchmark-module --help``; TargetOptions, GlobalOptimizationOptions, Google Benchmark).
+"""
+import difflib
+
+from rt.runtime.errors import InvalidArgumentError
+
+COMPILE = ("compile",)
+RUN = ("run", "benchmark")
+BENCH = ("benchmark",)
+
+#: (commands, IREE spelling, rt spelling, note) -- the documented alias table
+ALIASES = (
+    (COMPILE, "--iree-hal-target-backends=B", "--device=B",
+     "one backend per device in rt: llvm-cpu or vmvx; several backends are an error"),
+    (COMPILE, "--iree-hal-target-device=[NAME=]D", "--device=[NAME=]B",
+     "D: local (backend from --iree-hal-local-target-device-backends, default llvm-cpu), llvm-cpu or vmvx"),
+    (COMPILE, "--iree-hal-local-target-device-backends=B", "--device=B", "the backend of 'local' devices"),
+    (COMPILE, "--iree-llvmcpu-target-cpu=CPU", "--device=llvm-cpu:CPU",
+     "applied to every llvm-cpu device; host = the default; generic = x86-64"),
+    (COMPILE, "--iree-opt-data-tiling[=true|false]", "(default) | --no-data-tiling", ""),
+    (COMPILE, "--mlir-print-ir-after-all", "--dump-after=all --dump-dir=-", "IR after every pass on stderr"),
+    (COMPILE, "--mlir-print-ir-after=PASS", "--dump-after=PASS --dump-dir=-", "pass names are IREE's"),
+    (COMPILE, "--compile-to=PHASE", "--compile-to=PHASE", "IREE's phase names"),
+    (COMPILE, "--output-format=vm-bytecode", "(default)", "the only output format"),
+    (COMPILE, "--iree-input-type=auto|none", "(default)", "rt reads IREE's input-phase IR"),
+    (COMPILE, "-o -", "-o -", "write the module (or IR) to stdout"),
+    (RUN, "--module=PATH", "MODULE (positional)", ""),
+    (RUN, "--device=local-task|local-sync", "--device=URI", "also local-task://vmvx etc."),
+    (RUN, "--function=F / --input=SPEC / --output=SPEC", "the same", "IREE's value syntax"),
+    (RUN, "--parameters=[SCOPE=]FILE", "--parameters=[SCOPE=]FILE", ".irpa or .safetensors (repeatable)"),
+    (RUN, "--print_statistics", "--print-statistics", "allocator statistics of each device after the run"),
+    (BENCH, "--benchmark_repetitions=N", "--repetitions=N", ""),
+    (BENCH, "--benchmark_min_time=T[s]", "--min-time=T", "keep calling until T seconds (Nx: N calls)"),
+)
+
+_TRUE = {"true", "1", "on", ""}
+_FALSE = {"false", "0", "off"}
+_BACKENDS = ("llvm-cpu", "vmvx")
+
+
+def _split(arg):
+    flag, sep, value = arg.partition("=")
+    return flag, value if sep else None
+
+
+def _bool(flag, value):
+    text = (value or "").lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise InvalidArgumentError(f"{flag}={value}: expected true or false")
+
+
+def _backend(flag, value):
+    backend = {"local": None}.get(value, value)
+    if backend is not None and backend not in _BACKENDS:
+        raise InvalidArgumentError(f"{flag}={value}: rt compiles for {' or '.join(_BACKENDS)}")
+    return backend
+
+
+class _Compile:
+    """State gathered from iree-compile flags, turned into rt flags at the end."""
+
+    def __init__(self):
+        self.devices, self.local_backend, self.cpu, self.out = [], None, None, []
+
+    def take(self, flag, value):
+        if flag == "--iree-hal-target-backends":
+            backends = [b for b in (value or "").split(",") if b]
+            if len(backends) != 1:
+                raise InvalidArgumentError(
+                    f"{flag}={value}: rt compiles one backend per device; give one of {', '.join(_BACKENDS)}, "
+                    "or one device each: --device=a=llvm-cpu --device=b=vmvx")
+            self.devices.append((None, _backend(flag, backends[0])))
+        elif flag == "--iree-hal-target-device":
+            name, sep, device = (value or "").rpartition("=")
+            self.devices.append((name if sep else None, _backend(flag, device)))
+        elif flag == "--iree-hal-local-target-device-backends":
+            self.local_backend = _backend(flag, value)
+        elif flag == "--iree-llvmcpu-target-cpu":
+            self.cpu = {"host": "", "generic": "x86-64"}.get(value, value)
+        elif flag == "--iree-opt-data-tiling":
+            if not _bool(flag, value):
+                self.out.append("--no-data-tiling")
+        elif flag == "--mlir-print-ir-after-all":
+            self.out += ["--dump-after=all", "--dump-dir=-"]
+        elif flag == "--mlir-print-ir-after":
+            self.out += [f"--dump-after={value}", "--dump-dir=-"]
+        elif flag == "--output-format":
+            if value != "vm-bytecode":
+                raise InvalidArgumentError(f"{flag}={value}: rt writes vm-bytecode modules only "
+                                           "(use --compile-to=PHASE for MLIR text)")
+        elif flag == "--iree-input-type":
+            if value not in ("auto", "none"):
+                raise InvalidArgumentError(
+                    f"{flag}={value}: rt reads the IR after IREE's input conversion; convert first with "
+                    f"iree-compile --iree-input-type={value} --compile-to=input")
+        else:
+            return False
+        return True
+
+    def finish(self, argv):
+        out = []
+        for arg in argv:
+            flag, value = _split(arg)
+            if flag == "--device" and value is not None and self.cpu is not None:
+                arg = "--device=" + _with_cpu(value, self.cpu)
+            out.append(arg)
+        for name, backend in self.devices:
+            target = _with_cpu(backend or self.local_backend or "llvm-cpu", self.cpu or "")
+            out.append(f"--device={name}={target}" if name else f"--device={target}")
+        return out + self.out
+
+
+def _with_cpu(target, cpu):
+    name, sep, rest = target.rpartition("=")
+    spec = rest if sep else target
+    if spec == "llvm-cpu" and cpu:
+        spec = f"llvm-cpu:{cpu}"
+    return f"{name}={spec}" if sep else spec
+
+
+def _run_flag(command, flag, value):
+    """rt spelling of one iree-run-module / iree-benchmark-module flag, or None."""
+    if flag == "--print_statistics":
+        return ["--print-statistics"] if value is None or _bool(flag, value) else []
+    if command == "benchmark" and flag == "--benchmark_repetitions":
+        return [f"--repetitions={value}"]
+    if command == "benchmark" and flag == "--benchmark_min_time":
+        text = (value or "").strip()
+        if text.endswith("x") and text[:-1].isdigit():
+            return [f"--repetitions={text[:-1]}"]
+        return [f"--min-time={text[:-1] if text.endswith('s') else text}"]
+    return None
+
+
+def translate(command, argv, rt_flags=()):
+    """``argv`` (the arguments after the subcommand) with IREE's spellings replaced by rt's.
+
+    ``rt_flags``: the subcommand's own long flags, used to name the nearest one when an
+    ``--iree-*`` flag is unknown. Raises InvalidArgumentError for an unknown ``--iree-*`` flag
+    or an IREE flag whose value rt cannot honour (naming what would be right).
+    """
+    state = _Compile() if command == "compile" else None
+    out = []
+    for arg in argv:
+        flag, value = _split(arg)
+        if state is not None and state.take(flag, value):
+            continue
+        if command in RUN:
+            replaced = _run_flag(command, flag, value)
+            if replaced is not None:
+                out += replaced
+                continue
+        if flag.startswith("--iree-"):
+            raise InvalidArgumentError(_unknown(command, flag, rt_flags))
+        out.append(arg)
+    return state.finish(out) if state is not None else out
+
+
+def _unknown(command, flag, rt_flags):
+    known = {}
+    for commands, iree, rt, _ in ALIASES:
+        if command in commands:
+            if iree.startswith("--"):
+                known[iree.split("=")[0].split("[")[0]] = rt
+    candidates = list(known) + list(rt_flags)
+    nearest = difflib.get_close_matches(flag, candidates, n=1, cutoff=0.0)
+    hint = ""
+    if nearest:
+        best = nearest[0]
+        hint = f"; nearest: {best} (rt: {known[best]})" if best in known else f"; nearest rt flag: {best}"
+    return (f"{flag} is an IREE flag rt does not implement{hint}; IREE flags rt accepts: "
+            f"{', '.join(sorted(known))} (docs/iree_flags.md)")

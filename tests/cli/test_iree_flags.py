@@ -1,0 +1,107 @@
+"""IREE's command-line spellings (rt.iree_flags): translated to rt's flags, run end to end, and
+unknown ``--iree-*`` flags rejected naming the nearest flag."""
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from rt.iree_flags import ALIASES, translate
+from rt.runtime.errors import InvalidArgumentError
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "matmul_f32.mlir"
+INPUTS = ["--function=foo", "--input=2x3xf32=1,2,3,4,5,6", "--input=3x2xf32=1,0,0,1,1,1"]
+
+
+def rt_cli(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "rt", *map(str, args)], capture_output=True, timeout=300, **kwargs)
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--iree-hal-target-backends=vmvx"], ["--device=vmvx"]),
+    (["--iree-hal-target-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=znver4"], ["--device=llvm-cpu:znver4"]),
+    (["--iree-llvmcpu-target-cpu=generic", "--iree-hal-target-device=a=local"], ["--device=a=llvm-cpu:x86-64"]),
+    (["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=vmvx"], ["--device=vmvx"]),
+    (["--device=b=llvm-cpu", "--iree-llvmcpu-target-cpu=host"], ["--device=b=llvm-cpu"]),
+    (["--device=llvm-cpu", "--iree-llvmcpu-target-cpu=x86-64-v3"], ["--device=llvm-cpu:x86-64-v3"]),
+    (["--iree-opt-data-tiling=false"], ["--no-data-tiling"]),
+    (["--iree-opt-data-tiling"], []),
+    (["--mlir-print-ir-after-all"], ["--dump-after=all", "--dump-dir=-"]),
+    (["--mlir-print-ir-after=iree-stream-convert-to-stream"],
+     ["--dump-after=iree-stream-convert-to-stream", "--dump-dir=-"]),
+    (["--output-format=vm-bytecode", "--iree-input-type=none", "-o", "-"], ["-o", "-"]),
+])
+def test_compile_flags_translate(argv, expected):
+    assert translate("compile", ["in.mlir"] + argv) == ["in.mlir"] + expected
+
+
+@pytest.mark.parametrize("command, argv, expected", [
+    ("benchmark", ["--benchmark_repetitions=7", "--benchmark_min_time=0.5s"], ["--repetitions=7", "--min-time=0.5"]),
+    ("benchmark", ["--benchmark_min_time=12x"], ["--repetitions=12"]),
+    ("run", ["--print_statistics", "--device=local-task"], ["--print-statistics", "--device=local-task"]),
+    ("run", ["--print_statistics=false"], []),
+])
+def test_run_flags_translate(command, argv, expected):
+    assert translate(command, argv) == expected
+
+
+@pytest.mark.parametrize("command, flag, fragments", [
+    ("compile", "--iree-llvmcpu-target-cpu-features=+avx2", ["nearest: --iree-llvmcpu-target-cpu",
+                                                              "--device=llvm-cpu:CPU"]),
+    ("compile", "--iree-opt-data-tilin=false", ["nearest: --iree-opt-data-tiling"]),
+    ("compile", "--iree-hal-target-backends=llvm-cpu,vmvx", ["one backend per device"]),
+    ("compile", "--iree-hal-target-backends=cuda", ["rt compiles for llvm-cpu or vmvx"]),
+    ("compile", "--iree-opt-data-tiling=maybe", ["expected true or false"]),
+    ("compile", "--output-format=vm-asm", ["vm-bytecode modules only"]),
+    ("compile", "--iree-input-type=stablehlo", ["--compile-to=input"]),
+    ("run", "--iree-hal-target-backends=vmvx", ["rt does not implement"]),
+])
+def test_bad_iree_flags_are_named(command, flag, fragments):
+    with pytest.raises(InvalidArgumentError) as info:
+        translate(command, [flag], ["--device", "--dump-after"])
+    assert flag.split("=")[0] in str(info.value)
+    for fragment in fragments:
+        assert fragment in str(info.value)
+
+
+def test_doc_lists_every_alias():
+    doc = (ROOT / "docs" / "iree_flags.md").read_text()
+    for _, iree, rt_flag, _ in ALIASES:
+        first = iree.split(" / ")[0].split("=")[0].split("[")[0]
+        assert first in doc, first
+        assert rt_flag.split("=")[0].split(" ")[0].strip("()") in doc
+
+
+def test_iree_compile_command_line_end_to_end(tmp_path):
+    out = rt_cli("compile", EXAMPLE, "--iree-hal-target-backends=vmvx", "--iree-opt-data-tiling=false", "-o", "-",
+                 "--output-format=vm-bytecode")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout[:6] == b"RTVMFB"
+    (tmp_path / "m.vmfb").write_bytes(out.stdout)
+    run = rt_cli("run", f"--module={tmp_path / 'm.vmfb'}", "--device=local-sync", *INPUTS, "--print_statistics")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.decode().splitlines()
+    assert lines[:3] == ["EXEC @foo", "result[0]: hal.buffer_view", "2x2xf32=[4 5][10 11]"]
+    assert lines[3] == "[[ local-sync://vmvx allocator memory statistics ]]" and "B peak /" in lines[4]
+    bench = rt_cli("benchmark", f"--module={tmp_path / 'm.vmfb'}", *INPUTS, "--benchmark_repetitions=3",
+                   "--benchmark_min_time=3x", "--device=local-sync")
+    assert bench.returncode == 0, bench.stderr
+    assert bench.stdout.decode().splitlines()[-1].split()[-1] == "3"
+
+
+def test_print_ir_after_goes_to_stderr(tmp_path):
+    out = rt_cli("compile", EXAMPLE, "--mlir-print-ir-after=iree-stream-convert-to-stream", "--compile-to=stream",
+                 "-o", tmp_path / "s.mlir")
+    assert out.returncode == 0, out.stderr
+    err = out.stderr.decode()
+    assert err.startswith("// -----// IR Dump After ConvertToStreamPass (iree-stream-convert-to-stream) //----- //\n")
+    assert "stream.tensor.dispatch" in err
+    assert "stream.cmd.execute" in (tmp_path / "s.mlir").read_text()
+
+
+def test_unknown_iree_flag_fails_the_command():
+    out = rt_cli("compile", EXAMPLE, "--iree-llvmcpu-target-cpu-features=+avx2", "-o", "-")
+    assert out.returncode == 1 and out.stdout == b""
+    assert out.stderr.decode().startswith("rt compile: --iree-llvmcpu-target-cpu-features is an IREE flag rt does "
+                                          "not implement; nearest: --iree-llvmcpu-target-cpu")
