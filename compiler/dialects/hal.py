@@ -13,6 +13,7 @@ fence and queue ops are in :mod:`rt.compiler.dialects.hal_ops`.
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/HAL/IR/HALAttrs.td``, ``HALOps.td``.
 """
+import json
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -70,6 +71,7 @@ from rt.compiler.dialects.hal_types import (
     ExecutableType,
     FenceType,
 )
+from rt.runtime.errors import CompileError
 
 
 @irdl_attr_definition
@@ -416,22 +418,48 @@ class ExecutableExportOp(FormattedOp):
 
 @irdl_op_definition
 class ExecutableBinaryOp(FormattedOp):
-    """``hal.executable.binary public @name format("fmt") blob("sha256:..") size(N)``.
+    """``hal.executable.binary public @name format("fmt") metadata("{json}") data(dense<"0x.."> : vector<Nxi8>)``.
 
-    A serialized executable for one variant. The bytes and the backend's metadata stay out of
-    the IR, in :mod:`rt.compiler.dialects.hal_blobs`, under the content hash ``blob``; the IR
-    prints only the handle and the size in bytes (IREE's op holds the bytes as a dense attr).
+    A serialized executable for one variant, carried in the IR like IREE's op: ``data`` holds
+    the bytes the backend serialized (rt.compiler.dialects.hal_blobs), ``metadata`` the JSON
+    object the runtime loader checks (exports, CPU features, binding encodings, ...).
     """
 
     name = "hal.executable.binary"
     sym_name = prop_def(StringAttr)
     sym_visibility = opt_prop_def(StringAttr)
     format = prop_def(StringAttr)
-    blob = prop_def(StringAttr)
-    size = prop_def(IntegerAttr)
+    metadata = prop_def(StringAttr)
+    data = prop_def(Attribute)
     traits = traits_def(SymbolOpInterface())
-    FORMAT: ClassVar = OpFormat(*SYMBOL, " format(", Str("format"), ") blob(", Str("blob"), ") size(", Int("size", i64),
-                                ")", AttrDict(keyword=True))
+    FORMAT: ClassVar = OpFormat(*SYMBOL, " format(", Str("format"), ") metadata(", Str("metadata"), ") data(",
+                                Attr("data"), ")", AttrDict(keyword=True))
+
+    @classmethod
+    def create_binary(cls, name, fmt, data, metadata):
+        """A public binary ``@name`` of format ``fmt`` holding ``data`` (bytes) and ``metadata`` (JSON-able dict)."""
+        from rt.compiler.dialects.hal_blobs import bytes_attr
+
+        return cls.build(properties={
+            "sym_name": StringAttr(name), "sym_visibility": StringAttr("public"), "format": StringAttr(fmt),
+            "metadata": StringAttr(json.dumps(metadata, sort_keys=True)), "data": bytes_attr(data)})
+
+    def contents(self):
+        """``(data: bytes, metadata: dict)``; CompileError (at this op) for a malformed data or metadata."""
+        from rt.compiler.dialects.hal_blobs import attr_bytes
+        from rt.compiler.frontend.diagnostics import error_at_op
+
+        where = f"hal.executable.binary @{self.sym_name.data}"
+        try:
+            data = attr_bytes(self.data, where)
+            metadata = json.loads(self.metadata.data)
+        except CompileError as exc:
+            raise error_at_op(self, exc.message) from None
+        except ValueError as exc:
+            raise error_at_op(self, f"{where}: metadata is not a JSON object ({exc})") from None
+        if not isinstance(metadata, dict):
+            raise error_at_op(self, f"{where}: metadata must be a JSON object, got {self.metadata.data[:40]!r}")
+        return data, metadata
 
 
 @irdl_op_definition

@@ -1,29 +1,35 @@
-"""Out-of-IR storage for serialized executables: content hash -> (bytes, metadata).
+"""Serialized bytes carried in the IR: executables and the finished module as ``dense`` attributes.
 
-``hal.executable.binary`` ops carry only a ``sha256:<hex>`` handle; the bytes a backend
-serialized (and the metadata dict the runtime loader checks) live here for the lifetime of the
-process. Keys are content hashes, so two modules can never see each other's data under one
-name (the failure mode of xDSL's process-wide ``dense_resource`` table); a handle whose data is
-gone (IR text re-parsed in another process) is a located error, never wrong bytes.
+``hal.executable.binary`` and ``vm.module`` hold their bytes in a ``data`` attribute, as IREE's
+``hal.executable.binary`` does: an rt ``ElementsAttr`` over a read-only numpy ``uint8`` array of
+type ``vector<N x i8>`` (rt.compiler.frontend.elements), which keeps the bytes once in memory,
+compares by content, and prints as MLIR's hex form ``dense<"0x7F454C46..."> : vector<Nxi8>``.
+A dump of any pass therefore re-parses, in another process, into the same bytes: there is no
+process-wide table to lose or to share between modules (the defect of xDSL's ``dense_resource``
+blobs, DESIGN.md §5).
+
+Source followed: IREE ``HALOps.td`` (``hal.executable.binary`` ``data`` attribute).
 """
-import hashlib
+import numpy as np
+from xdsl.dialects.builtin import VectorType, i8
 
-_BLOBS = {}
-
-
-def store(data, metadata=None):
-    """Keep ``data`` (bytes-like) and ``metadata`` (dict); returns the ``sha256:<hex>`` key."""
-    data = bytes(data)
-    key = "sha256:" + hashlib.sha256(data).hexdigest()
-    _BLOBS[key] = (data, dict(metadata or {}))
-    return key
+from rt.runtime.errors import CompileError
 
 
-def contains(key):
-    return key in _BLOBS
+def bytes_attr(data):
+    """``data`` (bytes-like) as a ``dense<"0x..."> : vector<Nxi8>`` ElementsAttr (no copy of a bytes object)."""
+    from rt.compiler.frontend.elements import ConstantPayload, ConstantPayloadAttr, ElementsAttr
+
+    array = np.frombuffer(bytes(data), dtype=np.uint8)
+    return ElementsAttr(VectorType(i8, [array.size]), ConstantPayloadAttr(ConstantPayload((array.size,), np.uint8, array=array)))
 
 
-def load(key):
-    """``(data, metadata)`` stored under ``key``; KeyError when this process has no such blob."""
-    data, metadata = _BLOBS[key]
-    return data, dict(metadata)
+def attr_bytes(attr, where):
+    """The bytes of a ``data`` attribute built by :func:`bytes_attr` or parsed from a dump;
+    CompileError naming ``where`` for anything that is not a 1-D i8 dense constant."""
+    from rt.compiler.frontend.elements import elements_to_numpy
+
+    type_ = getattr(attr, "type", None)
+    if not isinstance(type_, VectorType) or type_.get_element_type() != i8 or len(type_.get_shape()) != 1:
+        raise CompileError(f"{where}: data must be a dense<...> : vector<Nxi8> attribute, got {attr}")
+    return elements_to_numpy(attr).view(np.uint8).tobytes()

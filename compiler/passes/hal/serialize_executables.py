@@ -2,13 +2,13 @@
 
 Input: ``hal.executable`` ops after iree-hal-translate-executables. Output: the same IR; the
 pass fails (located at the variant) when a variant still holds a ``builtin.module`` (it was
-not translated), has no ``hal.executable.binary``, or names a blob this process does not hold
-(IR text re-parsed without the compiler run that produced the bytes), so the vm phase only
-ever embeds real executables.
+not translated), has no ``hal.executable.binary``, or carries malformed data or metadata, so
+the vm phase only ever embeds real executables. Binaries carry their bytes in the IR, so a dump
+re-parsed in another process serializes the same executables.
 
 Example::
 
-    hal.executable.variant public @v target(...) { hal.executable.binary public @v format("vmvx-bytecode") blob("sha256:..") size(812) }
+    hal.executable.variant public @v target(...) { hal.executable.binary public @v format("vmvx-bytecode") metadata("{..}") data(dense<"0x.."> : vector<812xi8>) }
     // -> unchanged
 
 Source followed: IREE ``Dialect/HAL/Transforms/SerializeExecutables.cpp``.
@@ -17,14 +17,13 @@ import dataclasses
 
 from xdsl.dialects.builtin import ModuleOp
 
-from rt.compiler.dialects import hal_blobs
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
 
 
 @dataclasses.dataclass(frozen=True)
 class SerializeExecutablesPass(Pass):
-    """Verify that each hal.executable.variant is exactly one available binary plus its exports."""
+    """Verify that each hal.executable.variant is exactly one well-formed binary plus its exports."""
 
     name = "iree-hal-serialize-executables"
 
@@ -39,8 +38,4 @@ class SerializeExecutablesPass(Pass):
                 if len(binaries) != 1:
                     raise error_at_op(variant, f"{where} must hold exactly one hal.executable.binary, "
                                                f"found {len(binaries)}")
-                key = binaries[0].blob.data
-                if not hal_blobs.contains(key):
-                    raise error_at_op(binaries[0], f"{where}: executable data {key} is not available "
-                                                   "in this process; binaries are kept out of the IR, "
-                                                   "so compile from source in one run")
+                binaries[0].contents()

@@ -5,8 +5,8 @@ Input: ``hal.executable.variant`` ops holding ``hal.executable.export`` ops and 
 Each export's function is lowered to Kernel IR
 (``rt.compiler.codegen.lowering.lower_dispatch_function(func, backend, config)``) and the
 variant's kernels are serialized by the target backend (``TargetBackend.serialize``). Output:
-the module is replaced by ``hal.executable.binary`` (bytes + metadata kept out of the IR, see
-rt.compiler.dialects.hal_blobs) and each export's ``count`` region computes its workgroup
+the module is replaced by ``hal.executable.binary`` (the bytes and metadata carried in the IR,
+see rt.compiler.dialects.hal_blobs) and each export's ``count`` region computes its workgroup
 grid from the dispatch's push constants (Kernel Distribution: ceildiv(domain, tile)). When an
 export binds encoded (packed) tensors, the metadata's ``binding_encodings`` lists per export
 the layout identifier each binding expects (:mod:`layouts`; None for plain bindings), which
@@ -28,7 +28,7 @@ Example::
         %c1 = arith.constant 1 : index
         hal.return %2, %c1, %c1 : index, index, index
       }
-      hal.executable.binary public @vmvx_bytecode format("vmvx-bytecode") blob("sha256:..") size(1234)
+      hal.executable.binary public @vmvx_bytecode format("vmvx-bytecode") metadata("{..}") data(dense<"0x..."> : vector<1234xi8>)
     }
 
 Source followed: IREE ``Dialect/HAL/Transforms/TranslateExecutables.cpp`` (and
@@ -36,9 +36,8 @@ Source followed: IREE ``Dialect/HAL/Transforms/TranslateExecutables.cpp`` (and
 """
 import dataclasses
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 
-from rt.compiler.dialects import hal_blobs
 from rt.compiler.dialects.hal import ExecutableBinaryOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
@@ -112,10 +111,7 @@ class TranslateExecutablesPass(Pass):
                                                f"{backend.name}: {exc}") from None
                 if encodings:
                     metadata = {**metadata, BINDING_ENCODINGS: encodings}
-                key = hal_blobs.store(data, metadata)
-                binary = ExecutableBinaryOp.build(properties={
-                    "sym_name": StringAttr(variant.sym_name.data), "sym_visibility": StringAttr("public"),
-                    "format": StringAttr(fmt), "blob": StringAttr(key), "size": IntegerAttr(len(data), 64)})
+                binary = ExecutableBinaryOp.create_binary(variant.sym_name.data, fmt, data, metadata)
                 variant.body.block.insert_op_before(binary, inner[0])
                 variant.body.block.erase_op(inner[0])
 

@@ -3,8 +3,8 @@
 Input: a module after the hal phase: ``util.global`` (device globals keep their
 ``#hal.device.target`` initial value), ``util.initializer``, ``util.func``/``func.func`` over
 scalars and HAL handles, hal executables with serialized binaries, check ops on buffer views.
-Output: the module holds one ``vm.module @name blob("sha256:..") size(N)`` whose bytes (see
-rt.compiler.dialects.hal_blobs) are the ``.vmfb``:
+Output: the module holds one ``vm.module @name data(dense<"0x.."> : vector<Nxi8>)`` whose bytes
+(carried in the IR, see rt.compiler.dialects.hal_blobs) are the ``.vmfb``:
 
 * globals in declaration order (ordinals per register bank), functions in declaration order
   after the initializers; every ``util.initializer`` becomes ``__init_<k>`` and an exported
@@ -20,7 +20,7 @@ Example::
 
     util.func public @answer() -> i32 { %c = arith.constant 42 : i32  util.return %c : i32 }
     // ->
-    vm.module @module blob("sha256:...") size(412)
+    vm.module @module data(dense<"0x5254564D...."> : vector<412xi8>)
     // module module version 0 ...
     //   [0] @answer 0v_i (exported as answer) registers i=1 f=0 r=0 ...
     //         0: const.i32 %i0, 42
@@ -32,9 +32,8 @@ Source followed: IREE ``Dialect/VM/Transforms/Conversion.cpp``, ``OrdinalAllocat
 import dataclasses
 import json
 
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 
-from rt.compiler.dialects import hal_blobs
 from rt.compiler.dialects.hal import DeviceTargetAttr
 from rt.compiler.dialects.vm import ModuleOp as VMModuleOp
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
@@ -43,7 +42,7 @@ from rt.compiler.passes.hal.target_devices import from_attr
 from rt.compiler.passes.vm.function_emitter import FunctionEmitter
 from rt.compiler.passes.vm.module_emitter import ModuleEmitter
 from rt.compiler.passes.vm.registers import cconv_of
-from rt.runtime.errors import RtError
+from rt.runtime.errors import CompileError, RtError
 
 
 def _serialized_format(target):
@@ -129,12 +128,10 @@ class ConversionPass(Pass):
             if getattr(exc, "file", None) is not None:
                 raise
             raise error_at_op(module, f"iree-vm-conversion: {exc}") from None
-        key = hal_blobs.store(data, {})
         block = module.body.block
         for op in list(block.ops):
             op.detach()
-        block.add_op(VMModuleOp.build(properties={"sym_name": StringAttr(name), "blob": StringAttr(key),
-                                                  "size": IntegerAttr(len(data), 64)}))
+        block.add_op(VMModuleOp.create_module(name, data))
 
     @staticmethod
     def _function(mb, emitter, func):
@@ -153,9 +150,12 @@ class ConversionPass(Pass):
 def vmfb_bytes(module):
     """The ``.vmfb`` bytes of a module after iree-vm-conversion (CompileError when it was not run)."""
     ops = [op for op in module.body.block.ops if op.name == "vm.module"]
-    if len(ops) != 1 or not hal_blobs.contains(ops[0].blob.data):
+    if len(ops) != 1:
         raise error_at_op(module, "the module has no converted vm.module; run iree-vm-conversion first")
-    return hal_blobs.load(ops[0].blob.data)[0]
+    try:
+        return ops[0].vmfb()
+    except CompileError as exc:
+        raise error_at_op(ops[0], exc.message) from None
 
 
 __all__ = ["ConversionPass", "vmfb_bytes"]

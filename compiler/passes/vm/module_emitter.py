@@ -4,11 +4,10 @@ One ModuleEmitter wraps one rt.runtime.vm.ModuleBuilder while a module is conver
 FunctionEmitters ask it for import refs (``hal.*`` cconvs from rt.runtime.hal.module's table,
 ``check.*`` from the check module), global refs by symbol, interned rodata (assert messages,
 executable formats, constant buffers) and the embedded executables of ``hal.executable``
-variants (bytes from rt.compiler.dialects.hal_blobs).
+variants (bytes carried by their hal.executable.binary ops).
 """
 import numpy as np
 
-from rt.compiler.dialects import hal_blobs
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.frontend.elements import elements_to_numpy
 from rt.compiler.passes.vm import half
@@ -105,7 +104,7 @@ class ModuleEmitter:
         key = (symref.root_reference.data, tuple(r.data for r in symref.nested_references.data))
         if key not in self._executables:
             binary = self._find_binary(symref, op)
-            data, metadata = hal_blobs.load(binary.blob.data)
+            data, metadata = binary.contents()
             name = _identifier("_".join([key[0], *key[1]]))
             data_ref = self.mb.executable(name, binary.format.data, data, metadata)
             fmt_ref = self.string_rodata(binary.format.data)
@@ -120,7 +119,7 @@ class ModuleEmitter:
                 for variant in exe.body.block.ops:
                     if variant.name == "hal.executable.variant" and nested and variant.sym_name.data == nested[0]:
                         for binary in variant.body.block.ops:
-                            if binary.name == "hal.executable.binary" and hal_blobs.contains(binary.blob.data):
+                            if binary.name == "hal.executable.binary":
                                 return binary
         raise error_at_op(op, f"hal.executable.create names {symref}, which has no serialized "
                               "hal.executable.binary; run iree-hal-translate-executables first")

@@ -42,7 +42,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
         %c1 = arith.constant 1 : index
         hal.return %2, %c1, %c1 : index, index, index
       }
-      hal.executable.binary public @vmvx_bytecode format("vmvx-bytecode") blob("sha256:0000") size(968)
+      hal.executable.binary public @vmvx_bytecode format("vmvx-bytecode") metadata("{}") data(dense<"0x00000000"> : vector<4xi8>)
     }
   }
   util.func public @add(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view {
@@ -168,7 +168,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
   hal.executable private @ex {
     hal.executable.variant public @vmvx_bytecode target(#hal.executable.target<"vmvx", "vmvx-bytecode">) {
       hal.executable.export public @scale ordinal(0) layout(#hal.pipeline.layout<constants = 1, bindings = [#hal.pipeline.binding<storage_buffer>]>)
-      hal.executable.binary public @vmvx_bytecode format("vmvx-bytecode") blob("sha256:0000") size(968)
+      hal.executable.binary public @vmvx_bytecode format("vmvx-bytecode") metadata("{}") data(dense<"0x00000000"> : vector<4xi8>)
     }
   }
   util.func public @f16_operands(%r: !stream.resource<transient>, %h: f16) -> !stream.timepoint {

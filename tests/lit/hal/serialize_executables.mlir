@@ -3,10 +3,10 @@
 
 // Tests that a freshly translated executable passes unchanged.
 // CHECK-LABEL: hal.executable private @ex {
-// CHECK: hal.executable.binary public @llvm_cpu_object_x86_64 format("llvm-cpu-object-x86_64") blob("sha256:{{[0-9a-f]+}}")
+// CHECK: hal.executable.binary public @llvm_cpu_object_x86_64 format("llvm-cpu-object-x86_64") metadata("{{.+}}") data(dense<"0x7F454C46{{[0-9A-F]+}}"> : vector<{{[0-9]+}}xi8>)
 
-// Tests that a binary whose bytes are not held by this process is rejected at the binary.
-// BAD: serialize_executables_bad.mlir.in:3:5: error: hal.executable.variant @ex::@v: executable data sha256:00 is not available in this process
+// Tests that a binary whose metadata is not a JSON object is rejected at the binary.
+// BAD: serialize_executables_bad.mlir.in:3:5: error: hal.executable.binary @v: metadata is not a JSON object
 // BAD: exit=1
 module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
   util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64">]> : !hal.device

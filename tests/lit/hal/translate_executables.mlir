@@ -1,7 +1,7 @@
 // RUN: python -m rt opt --pass=iree-hal-materialize-interfaces --pass=iree-hal-translate-executables %s | filecheck %s
 
 // Tests that an elementwise dispatch is lowered and serialized by the llvm-cpu backend: the
-// module becomes a hal.executable.binary holding a handle to the bytes, and the export's count
+// module becomes a hal.executable.binary carrying the object's bytes, and the export's count
 // region computes ceildiv(n, tile) from push constant 0.
 // CHECK-LABEL: hal.executable private @ex {
 // CHECK: hal.executable.export public @add ordinal(0) layout({{.+}}) count(%device: !hal.device, %c0: i32) -> (index, index, index) {
@@ -11,7 +11,7 @@
 // CHECK-NEXT: %[[X:.+]] = arith.ceildivui %[[N]], %[[T]] : index
 // CHECK-NEXT: %[[ONE:.+]] = arith.constant 1 : index
 // CHECK-NEXT: hal.return %[[X]], %[[ONE]], %[[ONE]] : index, index, index
-// CHECK: hal.executable.binary public @llvm_cpu_object_x86_64 format("llvm-cpu-object-x86_64") blob("sha256:{{[0-9a-f]+}}") size({{[0-9]+}})
+// CHECK: hal.executable.binary public @llvm_cpu_object_x86_64 format("llvm-cpu-object-x86_64") metadata("{{.+}}") data(dense<"0x7F454C46{{[0-9A-F]+}}"> : vector<{{[0-9]+}}xi8>)
 // CHECK-NOT: func.func
 module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
   util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64">]> : !hal.device

@@ -7,7 +7,7 @@
 
 // Tests that a public function is exported with its cconv and source reflection and that
 // arith ops become VM instructions located at their source lines.
-// CHECK: vm.module @module blob("sha256:{{[0-9a-f]+}}") size({{[0-9]+}})
+// CHECK: vm.module @module data(dense<"0x{{[0-9A-F]+}}"> : vector<{{[0-9]+}}xi8>)
 // CHECK: // exports (1):
 // CHECK-NEXT: //   mad -> function [0]
 // CHECK: //   [0] @mad 0ii_i (exported as mad)
