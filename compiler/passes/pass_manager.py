@@ -9,15 +9,18 @@ phase name) with the verifier as its own row; ``progress`` shows the running pas
 (None: when stderr is a terminal; True: always; False: never). The pipeline's contents come from
 :mod:`rt.compiler.passes.pipeline`.
 
+The verifier (rt.compiler.passes.verifier) remembers the op-definition checks that passed
+during one run, so re-verifying unchanged ops after each pass is cheap.
+
 Source followed: MLIR ``PassManager`` (verifier after each pass, instrumentation hooks).
 """
 import contextlib
 import os
 import sys
 
-from rt.compiler.frontend.diagnostics import verify_module
 from rt.compiler.ir_printing import module_to_text
 from rt.compiler.passes import instrumentation
+from rt.compiler.passes.verifier import Verifier
 from rt.runtime.errors import InvalidArgumentError
 
 
@@ -50,6 +53,7 @@ class PassPipeline:
         written = []
         reporter = None if self.progress is False else instrumentation.Progress(force=self.progress is True)
         timing = self.timing
+        verifier = Verifier()
         try:
             with instrumentation.active(timing, reporter):
                 for index, pass_ in enumerate(self.passes, start=1):
@@ -60,7 +64,7 @@ class PassPipeline:
                             pass_.run(module, ctx)
                         if self.verify_each:
                             with _scope(timing, instrumentation.VERIFIER):
-                                verify_module(module)
+                                verifier.verify_module(module)
                     if "all" in self.dump_after or pass_.name in self.dump_after:
                         written.append(self._dump(module, index, pass_.name))
         finally:
