@@ -154,6 +154,7 @@ PHASES = (
     )),
     Phase("flow", (
         P("iree-flow-outline-dispatch-regions", "dispatch_creation.outline_dispatch_regions:OutlineDispatchRegionsPass"),
+        P("iree-flow-deduplicate-executables", "dispatch_creation.deduplicate_executables:DeduplicateExecutablesPass"),
     )),
     Phase("stream", (
         P("iree-stream-verify-input", "stream.verify_input:VerifyInputPass"),
