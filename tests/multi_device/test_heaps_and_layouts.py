@@ -128,18 +128,26 @@ def test_no_transfer_path_is_an_error_naming_both(place, monkeypatch):
         other.release()
 
 
+#: the executable each function dispatches: decode_a and decode_b have the same body, so
+#: iree-flow-deduplicate-executables gives them one executable, which specialize-encodings
+#: then copies for the llvm-cpu device (same export name, another layout)
+DISPATCHES = {"encode_a": ("encode_a", "vmvx"), "decode_a": ("decode_a", "vmvx"),
+              "decode_b": ("decode_a", "llvm-cpu"), "decode_rhs_a": ("decode_rhs_a", "vmvx")}
+
+
 def _layouts(vmfb):
-    """{export: binding_encodings entry} over every executable of the module."""
+    """{function: binding_encodings entry of the export it dispatches} (see DISPATCHES)."""
     table = {}
     for exe in Module.from_bytes(vmfb).executables:
-        table.update(exe.metadata.get("binding_encodings", {}))
-    return table
+        backend = "vmvx" if exe.format.startswith("vmvx") else "llvm-cpu"
+        for name, entries in exe.metadata.get("binding_encodings", {}).items():
+            table[(name.split("_dispatch_")[0], backend)] = entries
+    assert sorted(table) == sorted(DISPATCHES.values())
+    return {function: table[key] for function, key in DISPATCHES.items()}
 
 
 def test_executables_record_the_layout_of_each_binding(handoff_vmfb):
-    table = _layouts(handoff_vmfb)
-    by_kind = {name.split("_dispatch_")[0]: entries for name, entries in table.items()}
-    assert sorted(by_kind) == ["decode_a", "decode_b", "decode_rhs_a", "encode_a"]
+    by_kind = _layouts(handoff_vmfb)
     vmvx_lhs = by_kind["encode_a"][1]
     assert by_kind["encode_a"] == [None, vmvx_lhs] and vmvx_lhs.startswith("packed<f32, innerDimsPos = [0, 1]")
     assert by_kind["decode_a"] == [vmvx_lhs, None]
@@ -150,7 +158,7 @@ def test_executables_record_the_layout_of_each_binding(handoff_vmfb):
 def test_packed_results_round_trip_and_carry_their_layout(handoff, handoff_vmfb):
     x = np.arange(256, dtype=np.float32).reshape(16, 16)
     packed = handoff.encode_a(x, to_host=False)
-    layouts = {name.split("_dispatch_")[0]: e for name, e in _layouts(handoff_vmfb).items()}
+    layouts = _layouts(handoff_vmfb)
     assert packed.buffer_view.buffer.encoding == layouts["encode_a"][1]
     np.testing.assert_array_equal(handoff.decode_a(packed), x)
 
@@ -159,14 +167,14 @@ def test_packed_results_round_trip_and_carry_their_layout(handoff, handoff_vmfb)
 def test_a_packed_tensor_in_another_layout_is_rejected(handoff, handoff_vmfb, decoder):
     """decode_b: packed for vmvx, read on llvm-cpu (the transfer keeps the tag);
     decode_rhs_a: an LHS packing where an RHS packing is expected, on the same device."""
-    layouts = {name.split("_dispatch_")[0]: e for name, e in _layouts(handoff_vmfb).items()}
+    layouts = _layouts(handoff_vmfb)
     packed = handoff.encode_a(np.ones((16, 16), np.float32), to_host=False)
     with pytest.raises(InvalidArgumentError) as info:
         handoff[decoder](packed)
     text = str(info.value)
     assert f"binding 0 expects encoding {layouts[decoder][0]!r}" in text
     assert f"holds encoding {layouts['encode_a'][1]!r}" in text
-    assert f"{decoder}_dispatch_" in text
+    assert f"{DISPATCHES[decoder][0]}_dispatch_" in text
 
 
 def test_layout_tags_follow_whole_buffer_copies_only():
