@@ -4,7 +4,12 @@ Maps the import namespace onto the repository layout (DESIGN.md §1):
 ``rt`` -> ``rt/``, ``rt.compiler`` -> ``compiler/``, ``rt.runtime`` -> ``runtime/``,
 ``rt.devices`` -> ``devices/``. Before compiling, it runs the code generators (the VM's ISA
 table in ``runtime/vm/isa.yaml`` produces the interpreter dispatch and the bytecode emitter),
-then cythonizes every ``.pyx`` under ``runtime/`` and ``devices/``.
+then cythonizes every ``.pyx`` under ``runtime/``, ``devices/`` and ``rt/``.
+
+Cython finds a cimported module by its full name (``from rt.runtime.hal._buffer cimport
+Buffer``), but the sources live under ``runtime/``, not ``rt/runtime/``: the build makes
+``build/cython_include/rt`` with links to the package folders and puts it on the include path.
+Extensions compile against numpy's C API (the runtime's call path builds result arrays).
 """
 import os
 import runpy
@@ -15,7 +20,8 @@ from setuptools import Extension, setup
 ROOT = os.path.dirname(os.path.abspath(__file__))
 NAMESPACE = {"rt": "rt", "rt.compiler": "compiler", "rt.runtime": "runtime", "rt.devices": "devices"}
 GENERATORS = ["runtime/vm/isa_gen.py"]
-EXTENSION_ROOTS = ["runtime", "devices"]
+EXTENSION_ROOTS = ["runtime", "devices", "rt"]
+INCLUDE_TREE = os.path.join(ROOT, "build", "cython_include")
 
 
 def _packages():
@@ -39,7 +45,23 @@ def _run_generators():
             runpy.run_path(path, run_name="__main__")
 
 
+def _include_tree():
+    """``build/cython_include/rt/{runtime,devices}`` -> the package folders (for cimports)."""
+    top = os.path.join(INCLUDE_TREE, "rt")
+    os.makedirs(top, exist_ok=True)
+    with open(os.path.join(top, "__init__.pxd"), "w"):
+        pass
+    for prefix, folder in NAMESPACE.items():
+        if prefix.count(".") != 1:
+            continue
+        link = os.path.join(top, prefix.split(".")[1])
+        if not os.path.islink(link):
+            os.symlink(os.path.relpath(os.path.join(ROOT, folder), top), link)
+    return INCLUDE_TREE
+
+
 def _extensions():
+    import numpy
     from Cython.Build import cythonize
 
     # RT_BUILD_ONLY=runtime/vm,devices/vmvx limits an in-place rebuild to those folders.
@@ -54,11 +76,15 @@ def _extensions():
                 rel = os.path.relpath(os.path.join(dirpath, fn), ROOT)
                 if only and not any(rel.startswith(p) for p in only):
                     continue
-                modname = "rt." + os.path.splitext(rel)[0].replace(os.sep, ".")
+                folder, _, rest = os.path.splitext(rel)[0].partition(os.sep)
+                prefix = next(k for k, v in NAMESPACE.items() if v == folder)
+                modname = prefix + "." + rest.replace(os.sep, ".")
                 exts.append(
                     Extension(
                         modname,
                         [rel],
+                        include_dirs=[numpy.get_include()],
+                        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
                         extra_compile_args=["-O3", "-fno-strict-aliasing", "-Wno-unused-function"],
                         extra_link_args=["-lpthread"],
                     )
@@ -67,6 +93,7 @@ def _extensions():
         exts,
         language_level=3,
         nthreads=2,
+        include_path=[_include_tree()],
         compiler_directives={
             "boundscheck": False,
             "wraparound": False,

@@ -11,13 +11,9 @@ with ``IREE_HAL_EXTERNAL_BUFFER_TYPE_HOST_ALLOCATION``.
 """
 import numpy as np
 
-from rt.runtime.hal.buffer import AllocationState, BufferUsage, MemoryType
 from rt.runtime.hal.buffer_view import BufferView, shape_text
-from rt.runtime.hal.drivers.heap_allocator import HeapAllocation, HeapAllocator, HeapBuffer
+from rt.runtime.hal.drivers.heap_allocator import HeapAllocator
 from rt.runtime.hal.element_type import element_type_to_dtype, is_sub_byte, pack_sub_byte
-
-_IMPORTED_MEMORY = MemoryType.DEVICE_LOCAL | MemoryType.HOST_VISIBLE
-_IMPORTED_USAGE = BufferUsage.DEFAULT
 
 
 def _importable(device, array):
@@ -37,11 +33,7 @@ def upload(device, array, element_type):
     if is_sub_byte(element_type):
         buffer = device.allocator.allocate_from(pack_sub_byte(array, element_type))
     elif _importable(device, array):
-        allocation = HeapAllocation(device.allocator, array.nbytes)
-        allocation.array = array.reshape(-1).view(np.uint8)
-        allocation.address = array.ctypes.data
-        allocation.state = AllocationState.LIVE
-        buffer = HeapBuffer(allocation, 0, array.nbytes, _IMPORTED_MEMORY, _IMPORTED_USAGE)
+        buffer = device.allocator.import_buffer(array)
     else:
         flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
         buffer = device.allocator.allocate_from(flat)

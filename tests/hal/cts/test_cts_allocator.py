@@ -114,10 +114,8 @@ def test_memory_is_reused_once_the_last_numpy_view_is_gone(device):
 
 
 @pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")  # errors in __del__
-def test_cache_evicts_oldest_blocks_and_survives_trim(device, monkeypatch):
-    from rt.runtime.hal.drivers import heap_allocator
-
-    monkeypatch.setattr(heap_allocator, "CACHE_BYTES", 3 * (4096 + heap_allocator.ALIGNMENT))
+def test_cache_evicts_oldest_blocks_and_survives_trim(device):
+    device.allocator.cache_bytes = 3 * 4096
     device.allocator.trim()
     buffers = [device.allocator.allocate_buffer(4096) for _ in range(4)]
     addresses = [b.ptr for b in buffers]
