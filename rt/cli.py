@@ -4,7 +4,7 @@
                          --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
                          [--compile-from=PHASE] [--timing] [--jobs=N]
     python -m rt run MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--output=SPEC]...
-                     [--device=URI]... [--trace=FILE.json]
+                     [--device=URI]... [--trace=FILE.json] [--parameters=[SCOPE=]FILE]...
     python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--repetitions=N]
     python -m rt devices
     python -m rt dump MODULE.vmfb
@@ -86,7 +86,7 @@ def _load(args, tracer=None):
         raise InvalidArgumentError("--allow-executable and --trusted-key apply to --untrusted")
     return load(args.module, devices=args.device or None, tracer=tracer,
                 trusted=not args.untrusted, allowed_executables=args.allow_executable,
-                trusted_keys=args.trusted_key)
+                trusted_keys=args.trusted_key, parameters=args.parameters or None)
 
 
 def _function(module, name):
@@ -297,6 +297,8 @@ def build_parser():
                        help="with --untrusted: a native executable to accept (repeatable)")
         p.add_argument("--trusted-key", action="append", default=[], metavar="KEY.pub",
                        help="with --untrusted: a public key whose module signatures to accept")
+        p.add_argument("--parameters", action="append", default=[], metavar="[SCOPE=]FILE",
+                       help="parameter file (.irpa or .safetensors) for the module's parameters (repeatable)")
         p.add_argument("--print-statistics", action="store_true",
                        help="print each device's allocator statistics after the run")
         p.set_defaults(func=func)

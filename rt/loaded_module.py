@@ -22,6 +22,7 @@ from rt.abi import FunctionABI, dtype_is_float, dtype_name, is_sub_byte_element,
 from rt.device_array import DeviceArray, upload
 from rt.runtime.errors import CheckError, InvalidArgumentError, ModuleFormatError, NotFoundError
 from rt.device_binding import bind_devices, compile_targets
+from rt.parameters import parameters_module
 from rt.runtime.hal.module import HalModule
 from rt.runtime.hal import Buffer, BufferView, dtype_to_element_type
 from rt.runtime.hal.trace import HOST_LANE, now_ns
@@ -48,7 +49,7 @@ def _load_module(vmfb, devices):
 
 
 def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_executables=(),
-         trusted_keys=()):
+         trusted_keys=(), parameters=None):
     """Load a ``.vmfb`` (bytes or path; an ``.mlir`` path is compiled first) onto devices.
 
     devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
@@ -61,12 +62,16 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     sha256 is in ``allowed_executables`` or, for a module signed with ``python -m rt sign``,
     whose signature one of ``trusted_keys`` (paths, PEM or 32 raw bytes) verifies
     (rt.runtime.trust, docs/SECURITY.md).
+    parameters: the files the module's ``#flow.parameter.named`` globals are read from: a path,
+    ``"scope=path"``, a list of those or ``{scope: path | [paths] | {key: array}}`` (rt.parameters).
     Returns a :class:`LoadedModule`. Raises ModuleFormatError, NotFoundError,
     InvalidArgumentError (devices), PermissionDeniedError (safe mode) or the error ``__init``
     raised.
     """
     module = _load_module(vmfb, devices)
     policy = policy_for(module, trusted, allowed_executables, trusted_keys)
+    io_parameters = parameters_module(module, parameters)
+    modules = (*modules, io_parameters) if io_parameters is not None else modules
     bound, owned = bind_devices(module, devices)
     try:
         return LoadedModule(module, bound, owned, modules, tracer, policy)

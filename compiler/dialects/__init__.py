@@ -1,7 +1,7 @@
 """rt's dialect layer on xDSL 0.74.0: one file per dialect, loaded lazily by name.
 
 :func:`make_context` returns an xDSL ``Context`` that knows every dialect rt accepts. Our
-dialects (util, flow, stream, hal, iree_encoding, iree_cpu, check, vm) and our extensions of
+dialects (util, flow, stream, hal, iree_encoding, iree_cpu, check, vm, io_parameters) and our extensions of
 upstream ones (arith, linalg, math, tensor: ops xDSL 0.74.0 lacks plus parser fixes) replace
 xDSL's versions under the same names; each module is imported only when a parse first needs it.
 """
@@ -23,6 +23,7 @@ RT_DIALECTS = {
     "math": "math",
     "tensor": "tensor",
     "vm": "vm",
+    "io_parameters": "io_parameters",
 }
 
 #: upstream xDSL dialects rt accepts as they are

@@ -198,3 +198,4 @@ def parse_fat_arrow(parser):
     """``=>`` (lexed by xDSL as ``=`` followed by ``>``)."""
     parser.parse_punctuation("=")
     parser.parse_punctuation(">")
+

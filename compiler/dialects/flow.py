@@ -54,7 +54,14 @@ from rt.compiler.dialects.flow_tensor_shape import (  # noqa: F401  (re-exported
     TensorReshapeOp,
     TensorTieShapeOp,
 )
-from rt.compiler.dialects.flow_types import ACCESS, DispatchTensorType, check_dims, dynamic_rank, split_dims  # noqa: F401
+from rt.compiler.dialects.flow_types import (  # noqa: F401  (re-exported)
+    ACCESS,
+    DispatchTensorType,
+    NamedParameterAttr,
+    check_dims,
+    dynamic_rank,
+    split_dims,
+)
 
 INDEX = IndexType()
 
@@ -143,4 +150,4 @@ FLOW_OPS = [
 
 def build_dialect():
     """The ``flow`` Dialect."""
-    return Dialect("flow", FLOW_OPS, [DispatchTensorType])
+    return Dialect("flow", FLOW_OPS, [DispatchTensorType, NamedParameterAttr])

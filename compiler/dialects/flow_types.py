@@ -12,6 +12,8 @@ from xdsl.ir import ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 from xdsl.utils.exceptions import VerifyException
 
+from rt.compiler.dialects._parameters import NamedParameterBase
+
 ACCESS = ("readonly", "writeonly", "readwrite")
 
 
@@ -42,6 +44,13 @@ class DispatchTensorType(ParametrizedAttribute, TypeAttribute):
 
     def get_shape(self):
         return self.bound_type.get_shape()
+
+
+@irdl_attr_definition
+class NamedParameterAttr(NamedParameterBase):
+    """``#flow.parameter.named<"scope"::"key">``: a global's value loaded from a parameter file."""
+
+    name = "flow.parameter.named"
 
 
 def dynamic_rank(type_):

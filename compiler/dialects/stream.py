@@ -48,7 +48,15 @@ from rt.compiler.dialects.stream_resource import RESOURCE_OPS
 from rt.compiler.dialects.stream_tensor import *  # noqa: F401,F403
 from rt.compiler.dialects.stream_tensor import TENSOR_OPS
 from rt.compiler.dialects.stream_types import *  # noqa: F401,F403
-from rt.compiler.dialects.stream_types import INDEX, BindingType, ChannelType, ResourceType, TimepointAttr, TimepointType
+from rt.compiler.dialects.stream_types import (
+    INDEX,
+    BindingType,
+    ChannelType,
+    NamedParameterAttr,
+    ResourceType,
+    TimepointAttr,
+    TimepointType,
+)
 
 
 @irdl_op_definition
@@ -132,4 +140,5 @@ STREAM_OPS = (TENSOR_OPS + ASYNC_OPS + CMD_OPS + RESOURCE_OPS
 
 def build_dialect():
     """The ``stream`` Dialect."""
-    return Dialect("stream", STREAM_OPS, [ResourceType, TimepointType, BindingType, ChannelType, TimepointAttr])
+    return Dialect("stream", STREAM_OPS, [ResourceType, TimepointType, BindingType, ChannelType, TimepointAttr,
+                                          NamedParameterAttr])

@@ -13,26 +13,30 @@
       stream.cmd.copy %a[%c0], %a[%c64], %c40 : !stream.resource<transient>{%s} -> !stream.resource<transient>{%s}
     } => !stream.timepoint
 
-``stream.cmd.flush/invalidate/discard %a[%o for %l] : T{%s}`` manage coherency. Regions of
+``stream.cmd.flush/invalidate/discard %a[%o for %l] : T{%s}`` manage coherency.
+``stream.cmd.parameter.load await(%t) => { %scope::%key[%off] : !stream.resource<constant>{%s} }
+=> !stream.timepoint`` reads parameters (IREE's Stream_CmdParameterLoadOp). Regions of
 execute/serial/concurrent have no terminator.
 
 Source followed: IREE ``Dialect/Stream/IR/StreamOps.td`` (Stream_Cmd* ops, custom<DispatchResources>).
 """
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr, i64
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.traits import NoTerminator
@@ -51,6 +55,8 @@ from rt.compiler.dialects._format import (
     Sized,
     Type,
 )
+from rt.compiler.dialects._parameters import ParameterEntries
+from rt.compiler.dialects.util import BufferType as UtilBufferType
 from rt.compiler.dialects._regions import Body
 from rt.compiler.dialects.stream_types import (
     ACCESS_KEYWORDS,
@@ -287,5 +293,33 @@ class CmdDiscardOp(_CmdRangeOp):
     name = "stream.cmd.discard"
 
 
+@irdl_op_definition
+class CmdParameterLoadOp(FormattedOp):
+    """``stream.cmd.parameter.load on(#aff)? await(%t)? => { %scope::%key[%offset] : T{%size}, ... }
+    => !stream.timepoint``: new resources read from a parameter provider (scope and keys are
+    ``!util.buffer`` strings; one scope, or none, per op)."""
+
+    name = "stream.cmd.parameter.load"
+    source_scope = opt_operand_def(UtilBufferType)
+    source_keys = var_operand_def(UtilBufferType)
+    source_offsets = var_operand_def(i64)
+    result_sizes = var_operand_def(INDEX)
+    await_timepoint = var_operand_def(TimepointType)
+    affinity = opt_prop_def(Attribute)
+    results_ = var_result_def(ResourceType)
+    result_timepoint = result_def(TimepointType)
+    irdl_options = SEGMENTS
+    FORMAT: ClassVar = OpFormat(AFFINITY, AWAIT, ParameterEntries("source_scope", "source_keys", "source_offsets",
+                                                                 "results_", "result_sizes"),
+                                " => ", Type("result_timepoint"), AttrDict(keyword=True))
+
+    def verify_(self):
+        n = len(self.source_keys)
+        if not n or len(self.source_offsets) != n or len(self.result_sizes) != n or len(self.results_) != n:
+            raise VerifyException(f"needs one key, offset, size and result per parameter, got {n} keys, "
+                                  f"{len(self.source_offsets)} offsets, {len(self.result_sizes)} sizes and "
+                                  f"{len(self.results_)} results")
+
+
 CMD_OPS = [CmdExecuteOp, CmdSerialOp, CmdConcurrentOp, CmdDispatchOp, CmdCopyOp, CmdFillOp, CmdFlushOp,
-           CmdInvalidateOp, CmdDiscardOp]
+           CmdInvalidateOp, CmdDiscardOp, CmdParameterLoadOp]

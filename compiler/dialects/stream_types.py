@@ -17,6 +17,7 @@ from xdsl.parser import Parser
 
 from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects._format import Directive, Operands, Opt, slot_fields
+from rt.compiler.dialects._parameters import NamedParameterBase
 
 INDEX = IndexType()
 LIFETIMES = ("*", "external", "transient", "constant", "variable", "staging")
@@ -76,6 +77,13 @@ class TimepointAttr(ParametrizedAttribute):
 
     def print_parameters(self, printer):
         printer.print_string(f"<{self.value.data}>")
+
+
+@irdl_attr_definition
+class NamedParameterAttr(NamedParameterBase):
+    """``#stream.parameter.named<"scope"::"key">``: a constant resource loaded from a parameter file."""
+
+    name = "stream.parameter.named"
 
 
 def index_array(values):

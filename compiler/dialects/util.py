@@ -6,7 +6,7 @@ Ops (IREE's printed form):
 ``util.func public @f(%a: t) -> t attributes {...} { ... util.return %v : t }``,
 ``util.call @f(%a) : (t) -> t``, ``util.initializer { ... util.return }`` (older dumps end it
 with ``util.initializer.return``), ``util.unfoldable_constant dense<...> : tensor<4xf32>``,
-``util.optimization_barrier %v : t``,
+``util.optimization_barrier %v : t``, ``util.null : !hal.fence``,
 ``util.buffer.constant {alignment = 64 : index} : !util.buffer = #util.composite<64xi8, [...]>``.
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Util/IR/UtilOps.td``.
@@ -333,9 +333,19 @@ class BufferConstantOp(FormattedOp):
     FORMAT: ClassVar = OpFormat(Opt(" ", Str("name_hint")), AttrDict(), " : ", Type("result"), " = ", Attr("value"))
 
 
+@irdl_op_definition
+class NullOp(FormattedOp):
+    """``util.null : !hal.fence``: a null reference of a ref type (no fence, no buffer)."""
+
+    name = "util.null"
+    result = result_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar = OpFormat(AttrDict(), " : ", Type("result"))
+
+
 UTIL_OPS = [
     GlobalOp, GlobalLoadOp, GlobalStoreOp, FuncOp, ReturnOp, InitializerReturnOp, InitializerOp,
-    CallOp, UnfoldableConstantOp, OptimizationBarrierOp, BufferConstantOp,
+    CallOp, UnfoldableConstantOp, OptimizationBarrierOp, BufferConstantOp, NullOp,
 ]
 
 

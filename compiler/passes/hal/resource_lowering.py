@@ -13,6 +13,9 @@
   rodata (``util.buffer.constant``; rt's import copies and always succeeds);
   ``load``/``store`` (host reads and writes of one element, e.g. ``tensor.extract`` on the
   host after the resource was awaited) -> ``hal.buffer.load``/``hal.buffer.store``.
+* ``stream.cmd.parameter.load`` -> ``io_parameters.load`` on the device, waiting on the await
+  fence and signaling a new fence (constant results: ``SHARING_IMMUTABLE`` usage, so the
+  runtime may map the file instead of copying).
 * Timepoints are fences: ``immediate`` -> a created and signaled fence, ``join`` ->
   ``hal.fence.join``, ``await`` -> ``hal.fence.await`` (infinite timeout) then the resources.
 
@@ -27,6 +30,7 @@ from rt.compiler.dialects.hal_ops import (AllocatorAllocateOp, AllocatorImportOp
                                           DeviceQueueAllocaOp, DeviceQueueDeallocaOp, FenceAwaitOp,
                                           FenceJoinOp)
 from rt.compiler.dialects.hal_types import AllocatorType, BufferType, BufferViewType, FenceType
+from rt.compiler.dialects.io_parameters import LoadOp
 from rt.compiler.dialects.util import BufferConstantOp, BufferType as UtilBufferType, CompositeAttr
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.hal.builder import Inserter
@@ -172,6 +176,24 @@ def _static_index(value):
     return None
 
 
+def cmd_parameter_load(op, ctx):
+    b = Inserter(op)
+    device = ctx.load_device(b, ctx.device_of(op))
+    wait = b.wait_fence(device, op.await_timepoint)
+    signal = b.fence(device)
+    memory, usage = _memory()
+    if all(r.type.lifetime.data == "constant" for r in op.results_):
+        from rt.runtime import hal
+
+        usage |= int(hal.BufferUsage.SHARING_IMMUTABLE)
+    scope = [op.source_scope] if op.source_scope is not None else []
+    load = b.add(LoadOp.build(operands=[device, b.const_i64(-1), wait, signal, scope, list(op.source_keys),
+                                        list(op.source_offsets), b.const_i32(memory), b.const_i32(usage),
+                                        list(op.result_sizes)],
+                              result_types=[[BufferType()] * len(op.results_)]))
+    _replace(op, *load.results_, signal)
+
+
 def timepoint_immediate(op, ctx):
     b = Inserter(op)
     _replace(op, b.immediate_fence(ctx.load_device(b, ctx.device_of(op))))
@@ -209,6 +231,7 @@ LOWERINGS = {
     "stream.resource.map": resource_map,
     "stream.resource.try_map": resource_map,
     "stream.resource.constants": resource_constants,
+    "stream.cmd.parameter.load": cmd_parameter_load,
     "stream.timepoint.immediate": timepoint_immediate,
     "stream.timepoint.join": timepoint_join,
     "stream.timepoint.await": timepoint_await,

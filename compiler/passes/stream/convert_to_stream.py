@@ -8,7 +8,9 @@ carries the affinity it runs on (``stream.affinity`` attr, then the function's, 
 ``stream.affinity.default``; a value moved by ``flow.tensor.transfer`` makes its consumers run on
 the transfer's target). ``flow.executable`` becomes ``stream.executable`` whose functions take
 ``!stream.binding`` and open each one with ``stream.binding.subspan``. Tensor globals become
-resource globals (immutable: ``constant``, mutable: ``variable``) set by a ``util.initializer``.
+resource globals (immutable: ``constant``, mutable: ``variable``) set by a ``util.initializer``;
+one initialized with ``#flow.parameter.named`` gets a ``stream.tensor.constant`` of
+``#stream.parameter.named`` (loaded at run time, see :mod:`.parameters`).
 ``check.*`` ops on tensors receive exported ``!hal.buffer_view`` values.
 
 Example::
@@ -63,6 +65,7 @@ from rt.compiler.passes.stream.control_flow_conversion import (
     erase_arguments,
 )
 from rt.compiler.passes.stream.executable_conversion import convert_executable
+from rt.compiler.passes.stream.parameters import parameter_value
 from rt.compiler.passes.stream.resources import INDEX, affinity_of, host_callables
 
 @dataclasses.dataclass
@@ -106,6 +109,8 @@ class ConvertToStreamPass(Pass):
             props = dict(op.properties)
             props["type"] = stream.ResourceType(lifetime)
             value = props.pop("initial_value", None)
+            if isinstance(value, flow.NamedParameterAttr):
+                value = parameter_value(module, op, value)
             new = util.GlobalOp.create(properties=props, attributes=dict(op.attributes))
             Rewriter.replace_op(op, new)
             if value is not None:

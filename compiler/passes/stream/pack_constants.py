@@ -10,7 +10,11 @@ between them; each former result is a ``stream.resource.subview`` of the uploade
   (an ``scf.if`` on the mapping flag);
 * variables (mutable storage): always staged and copied, so writes never reach the rodata.
 
-The constants' timepoint becomes the (joined) timepoint of those uploads.
+Values that are ``#stream.parameter.named`` are not packed: the parameters of each scope are
+read by one ``stream.cmd.parameter.load`` (scope and keys as ``util.buffer.constant`` strings,
+offset 0, the constants' sizes), whose results replace the constants' results.
+
+The constants' timepoint becomes the (joined) timepoint of those uploads and loads.
 
 Example (seed 000, the ``@_constant`` initializer)::
 
@@ -39,7 +43,17 @@ Errors: CompileError when a constant's size is not a constant index. Source foll
 import dataclasses
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, IntegerAttr, UnitAttr, VectorType, i1, i8
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    StringAttr,
+    UnitAttr,
+    VectorType,
+    i1,
+    i8,
+    i64,
+)
 from xdsl.ir import Block, Region
 
 from rt.compiler.dialects import stream, util
@@ -78,10 +92,14 @@ def _insert(op, anchor):
 
 def _pack(op):
     aff = op.affinity
-    groups = {}
+    groups, scopes = {}, {}
     for k, result in enumerate(op.results_):
-        groups.setdefault(result.type.lifetime.data, []).append(k)
-    timepoints = []
+        value = op.values.data[k]
+        if isinstance(value, stream.NamedParameterAttr):
+            scopes.setdefault(value.scope.data, []).append(k)
+        else:
+            groups.setdefault(result.type.lifetime.data, []).append(k)
+    timepoints = [_load_parameters(op, aff, scope, members) for scope, members in scopes.items()]
     for lifetime, members in groups.items():
         offsets, total, values = [], 0, []
         for k in members:
@@ -115,6 +133,23 @@ def _pack(op):
     op.result_timepoint.replace_all_uses_with(timepoints[0])
     op.detach()
     op.erase()
+
+
+def _load_parameters(op, aff, scope, members):
+    """One ``stream.cmd.parameter.load`` for the parameters of ``scope`` among the results ``members``."""
+    def string(text):
+        return _insert(util.BufferConstantOp.build(result_types=[util.BufferType()],
+                                                   properties={"value": StringAttr(text)}), op).result
+
+    scope_buffer = [string(scope)] if scope else []
+    keys = [string(op.values.data[k].key.data) for k in members]
+    zero = _insert(arith.ConstantOp(IntegerAttr(0, i64)), op).result
+    load = _insert(stream.CmdParameterLoadOp.build(
+        operands=[scope_buffer, keys, [zero] * len(members), [op.result_sizes[k] for k in members], []],
+        result_types=[[op.results_[k].type for k in members], TimepointType()], properties=_props(aff)), op)
+    for k, result in zip(members, load.results_):
+        op.results_[k].replace_all_uses_with(result)
+    return load.result_timepoint
 
 
 def _props(aff):

@@ -13,7 +13,8 @@ Output: the module holds one ``vm.module @name data(dense<"0x.."> : vector<Nxi8>
 * public functions are exported with cconv from their signature (index -> I, i1..i32 -> i,
   f16/f32 -> f, f64 -> F, handles -> r) and reflection ``iree.abi.declaration`` / ``rt.abi``
   (from the function's ``iree.reflection`` dictionary or ``rt.abi`` attribute) and ``rt.source``;
-* module attribute ``rt.devices``: JSON list of the device globals and their targets
+* module attributes ``rt.devices``: JSON list of the device globals and their targets, and
+  ``rt.parameters`` (when the module reads parameters): JSON list of their scopes, keys and types
   (docs/compiled_module_abi.md); executables are embedded with their backend metadata.
 
 Example::
@@ -96,7 +97,10 @@ class ConversionPass(Pass):
         from rt.runtime.vm import ModuleBuilder
 
         name = _module_name(module)
-        mb = ModuleBuilder(name, attributes={"rt.devices": _devices_attribute(module)})
+        attributes = {"rt.devices": _devices_attribute(module)}
+        if "rt.parameters" in module.attributes:
+            attributes["rt.parameters"] = module.attributes["rt.parameters"].data
+        mb = ModuleBuilder(name, attributes=attributes)
         emitter = ModuleEmitter(module, mb)
         functions, initializers = [], []
         for op in module.body.block.ops:

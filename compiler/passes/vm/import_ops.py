@@ -3,7 +3,9 @@
 hal ops become ``call.import``/``call.variadic`` of the ``hal`` module with the names and
 cconvs of rt.runtime.hal.module's table (IREE's hal.imports.mlir); check ops call the
 ``check`` module (docs/compiled_module_abi.md); ``util.global.load/store`` use VM globals;
-``util.buffer.constant`` and assert messages become rodata. ``hal.buffer.load/store`` of
+``util.buffer.constant`` and assert messages become rodata; ``util.null`` a null ref;
+``io_parameters.load`` calls the ``io_parameters`` module (rt.runtime.io.parameters_module)
+with IREE's key table and span buffers as rodata. ``hal.buffer.load/store`` of
 8-byte values (i64, index, f64) are two 4-byte accesses of the hal module's
 ``buffer.load/store`` (which take 1, 2 or 4 bytes); f16 goes through its bits (see
 :mod:`half`). Enum clauses (command buffer modes
@@ -14,7 +16,18 @@ layout through rt's ``hal.buffer.set_encoding``.
 Source followed: IREE ``Dialect/HAL/Conversion/HALToVM``, ``Modules/Check/Conversion``,
 ``Dialect/Util/Conversion/UtilToVM``.
 """
-from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, FloatAttr, IndexType, IntegerType
+import struct
+
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+)
 
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.vm import half
@@ -289,6 +302,51 @@ def _buffer_constant(e, op):
     e.fb.const_ref_rodata(e.define(op.result, op), ro)
 
 
+def _string_constant(value, op):
+    owner = getattr(value, "op", None)
+    text = getattr(owner, "value", None) if getattr(owner, "name", None) == "util.buffer.constant" else None
+    if not isinstance(text, StringAttr):
+        raise error_at_op(op, "io_parameters.load: parameter scopes and keys must be util.buffer.constant strings")
+    return text.data.encode("utf-8")
+
+
+def _int_constant(value, op, what):
+    owner = getattr(value, "op", None)
+    attr = getattr(owner, "value", None) if getattr(owner, "name", None) == "arith.constant" else None
+    if not isinstance(attr, IntegerAttr):
+        raise error_at_op(op, f"io_parameters.load: the {what} of a parameter must be a constant")
+    return attr.value.data
+
+
+def _parameters_load(e, op):
+    """IREE's ParamsToVM: key table ({u32 offset, u32 length}), key data and spans ({u64
+    parameter offset, u64 buffer offset, u64 length}) as rodata; results from the returned list."""
+    keys = [_string_constant(k, op) for k in op.source_keys]
+    table, data = bytearray(), bytearray()
+    for key in keys:
+        table += struct.pack("<II", len(data), len(key))
+        data += key
+    spans = b"".join(struct.pack("<QQQ", _int_constant(o, op, "offset"), 0, _int_constant(n, op, "length"))
+                     for o, n in zip(op.source_offsets, op.lengths))
+    refs = []
+    for blob in (bytes(table), bytes(data), spans):
+        reg = e.scratch("ref")
+        e.fb.const_ref_rodata(reg, e.module.table_rodata(blob))
+        refs.append(reg)
+    scope = e.get(op.source_scope, op) if op.source_scope is not None else e.null_ref()
+    affinity = _i64(e, op.queue_affinity, op)
+    args = [e.get(op.device, op), affinity, e.get(op.wait_fence, op), e.get(op.signal_fence, op), scope, affinity,
+            _i32(e, op.memory_types, op), _i32(e, op.buffer_usage, op), *refs]
+    buffers = e.scratch("ref")
+    e.fb.call_import(e.module.io_parameters_import("load"), args, [buffers])
+    for i, result in enumerate(op.results_):
+        e.fb.list_get_ref(e.define(result, op), buffers, e.const("i32", i))
+
+
+def _null(e, op):
+    e.fb.const_ref_zero(e.define(op.result, op))
+
+
 def _check_bool(name):
     def lower(e, op):
         e.fb.call_import(e.module.check_import(name), [_i32(e, op.operand, op)], [])
@@ -348,6 +406,8 @@ LOWERINGS = {
     "util.global.load": _global_load,
     "util.global.store": _global_store,
     "util.buffer.constant": _buffer_constant,
+    "util.null": _null,
+    "io_parameters.load": _parameters_load,
     "check.expect_true": _check_bool("expect_true"),
     "check.expect_false": _check_bool("expect_false"),
     "check.expect_eq": _check_eq,

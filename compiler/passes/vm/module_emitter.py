@@ -7,6 +7,7 @@ executable formats, constant buffers) and the embedded executables of ``hal.exec
 variants (bytes carried by their hal.executable.binary ops).
 """
 import numpy as np
+from xdsl.dialects.builtin import StringAttr
 
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.frontend.elements import elements_to_numpy
@@ -78,6 +79,11 @@ class ModuleEmitter:
     def check_import(self, name):
         return self.mb.import_function("check." + name, CHECK_CCONVS[name])
 
+    def io_parameters_import(self, name):
+        from rt.runtime.io.parameters_module import IoParametersModule
+
+        return self.mb.import_function("io_parameters." + name, IoParametersModule.exports[name][1].text)
+
     # -- rodata ----------------------------------------------------------------------------------
 
     def string_rodata(self, text):
@@ -86,6 +92,11 @@ class ModuleEmitter:
             ref = self.mb.rodata(f"_str_{len(self._strings)}", text.encode("utf-8"), alignment=1)
             self._strings[text] = ref
         return ref
+
+    def table_rodata(self, data):
+        """Rodata holding ``data`` (bytes of a table of u32/u64 entries), 8-byte aligned."""
+        self._constants += 1
+        return self.mb.rodata(f"_table_{self._constants}", bytes(data), alignment=8)
 
     def constant_rodata(self, op):
         value = op.value
@@ -131,7 +142,10 @@ def _identifier(text):
 
 
 def _constant_bytes(value):
-    """Raw little-endian bytes of a constant attribute (dense/ElementsAttr/#util.composite)."""
+    """Raw little-endian bytes of a constant attribute (dense/ElementsAttr/#util.composite, or a
+    string as UTF-8)."""
+    if isinstance(value, StringAttr):
+        return value.data.encode("utf-8")
     if value.name == "util.composite":
         data = b"".join(_constant_bytes(v) for v in value.values.data)
         total = value.total_length.value.data

@@ -205,3 +205,36 @@ module {
     util.return %v : !hal.buffer_view
   }
 }
+
+// -----
+
+// Tests that stream.cmd.parameter.load becomes io_parameters.load on the device, waiting on an (immediate) fence and signaling a new one, with SHARING_IMMUTABLE usage for constant results.
+// CHECK-LABEL: util.initializer
+// CHECK: %[[D:.+]] = util.global.load @dev : !hal.device
+// CHECK: %[[WAIT:.+]] = hal.fence.create device(%[[D]] : !hal.device) : !hal.fence
+// CHECK: hal.fence.signal<%[[WAIT]] : !hal.fence>
+// CHECK: %[[SIG:.+]] = hal.fence.create device(%[[D]] : !hal.device) : !hal.fence
+// CHECK: %[[USAGE:.+]] = arith.constant 527363 : i32
+// CHECK: %[[B:.+]] = io_parameters.load<%[[D]] : !hal.device> affinity(%{{.+}}) wait(%[[WAIT]]) signal(%[[SIG]]) type(%{{.+}}) usage(%[[USAGE]]) {
+// CHECK-NEXT: %scope::%key[%zero] : !hal.buffer{%c16}
+// CHECK-NEXT: }
+// CHECK: util.global.store %[[B]], @w : !hal.buffer
+// CHECK: util.global.store %[[SIG]], @w__timepoint : !hal.fence
+#exe = #hal.executable.target<"vmvx", "vmvx-bytecode">
+module {
+  util.global private @dev = #hal.device.target<"local", [#exe]> : !hal.device
+  util.global private @w : !stream.resource<constant>
+  util.global private mutable @w__timepoint = #stream.timepoint<immediate> : !stream.timepoint
+  util.initializer {
+    %c16 = arith.constant 16 : index
+    %scope = util.buffer.constant : !util.buffer = "model"
+    %key = util.buffer.constant : !util.buffer = "w"
+    %zero = arith.constant 0 : i64
+    %r, %t = stream.cmd.parameter.load on(#hal.device.affinity<@dev>) {
+      %scope::%key[%zero] : !stream.resource<constant>{%c16}
+    } => !stream.timepoint
+    util.global.store %r, @w : !stream.resource<constant>
+    util.global.store %t, @w__timepoint : !stream.timepoint
+    util.return
+  }
+}

@@ -65,3 +65,49 @@ util.func public @mixed() -> !stream.timepoint {
     => !stream.timepoint
   util.return %t : !stream.timepoint
 }
+
+// -----
+
+// Tests that parameter values are not packed: each scope's parameters are read by one stream.cmd.parameter.load (scope and key strings, offset 0, the constants' sizes) while the dense value is packed as before, and the timepoints are joined.
+// CHECK-LABEL: util.initializer
+// CHECK-DAG: %[[SCOPE:.+]] = util.buffer.constant : !util.buffer = "model"
+// CHECK-DAG: %[[KW:.+]] = util.buffer.constant : !util.buffer = "w"
+// CHECK-DAG: %[[KV:.+]] = util.buffer.constant : !util.buffer = "v"
+// CHECK: %[[W:.+]], %[[V:.+]], %[[T1:.+]] = stream.cmd.parameter.load on(#hal.device.affinity<@dev>) {
+// CHECK-NEXT: %[[SCOPE]]::%[[KW]][%[[Z:.+]]] : !stream.resource<constant>{%c16},
+// CHECK-NEXT: %[[SCOPE]]::%[[KV]][%[[Z]]] : !stream.resource<variable>{%c8}
+// CHECK-NEXT: } => !stream.timepoint
+// CHECK: %[[KB:.+]] = util.buffer.constant : !util.buffer = "b"
+// CHECK: %[[B:.+]], %[[T2:.+]] = stream.cmd.parameter.load on(#hal.device.affinity<@dev>) {
+// CHECK-NEXT: %[[KB]][%{{.+}}] : !stream.resource<constant>{%c4}
+// CHECK-NEXT: } => !stream.timepoint
+// CHECK: util.buffer.constant {alignment = 64 : index} : !util.buffer = #util.composite<64xi8, [dense<2> : tensor<2xi32>]>
+// CHECK: %[[J:.+]] = stream.timepoint.join max(%[[T1]], %[[T2]], %{{.+}}) => !stream.timepoint
+// CHECK: util.global.store %[[W]], @w : !stream.resource<constant>
+// CHECK: util.global.store %[[V]], @v : !stream.resource<variable>
+// CHECK: util.global.store %[[B]], @b : !stream.resource<constant>
+// CHECK: util.global.store %[[J]], @t : !stream.timepoint
+module {
+  util.global private @w : !stream.resource<constant>
+  util.global private mutable @v : !stream.resource<variable>
+  util.global private @b : !stream.resource<constant>
+  util.global private @d : !stream.resource<constant>
+  util.global private mutable @t = #stream.timepoint<immediate> : !stream.timepoint
+  util.initializer {
+    %c16 = arith.constant 16 : index
+    %c8 = arith.constant 8 : index
+    %c4 = arith.constant 4 : index
+    %r:4, %tp = stream.resource.constants on(#hal.device.affinity<@dev>) :
+      !stream.resource<constant>{%c16} = #stream.parameter.named<"model"::"w">,
+      !stream.resource<variable>{%c8} = #stream.parameter.named<"model"::"v">,
+      !stream.resource<constant>{%c4} = #stream.parameter.named<"b">,
+      !stream.resource<constant>{%c8} = dense<2> : tensor<2xi32>
+      => !stream.timepoint
+    util.global.store %r#0, @w : !stream.resource<constant>
+    util.global.store %r#1, @v : !stream.resource<variable>
+    util.global.store %r#2, @b : !stream.resource<constant>
+    util.global.store %r#3, @d : !stream.resource<constant>
+    util.global.store %tp, @t : !stream.timepoint
+    util.return
+  }
+}

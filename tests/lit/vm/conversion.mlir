@@ -105,3 +105,37 @@ util.func public @export_packed(%b: !hal.buffer) -> !hal.buffer_view {
   %v = hal.buffer_view.create buffer(%b : !hal.buffer)[%c0, %c1024] shape([%c16, %c16]) type(%t) encoding(%e) : !hal.buffer_view {rt.layout = "packed<f32, innerDimsPos = [0, 1], innerTileSizes = [8, 4], outerDimsPerm = [0, 1]>"}
   util.return %v : !hal.buffer_view
 }
+
+// -----
+
+// Tests that io_parameters.load calls IREE's import with a key table ({u32 offset, u32 length} per key), the concatenated keys and the spans ({u64, u64, u64} per parameter) as rodata, and takes each buffer from the returned list; util.null is a null ref.
+// CHECK: //   [0] io_parameters.load 0rIrrrIiirrr_r
+// CHECK: //   [{{[0-9]+}}] _table_{{[0-9]+}} align 8 size 16 segment
+// CHECK-NEXT: //   [{{[0-9]+}}] _table_{{[0-9]+}} align 8 size 3 segment
+// CHECK-NEXT: //   [{{[0-9]+}}] _table_{{[0-9]+}} align 8 size 48 segment
+// CHECK: call.import @io_parameters.load, (%r{{[0-9]+}}, %i0, %r0, %r1, %r{{[0-9]+}}, %i0, %i1, %i2, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}), -> (%[[L:r[0-9]+]])
+// CHECK: list.get.ref %r{{[0-9]+}}, %[[L]], %i{{[0-9]+}}
+// CHECK: list.get.ref %[[B:r[0-9]+]], %[[L]], %i{{[0-9]+}}
+// CHECK: global.store.ref %[[B]], @w
+// CHECK: const.ref.zero
+util.global private @dev : !hal.device
+util.global private @w : !hal.buffer
+util.func public @load_params(%wait: !hal.fence, %signal: !hal.fence) {
+  %d = util.global.load @dev : !hal.device
+  %a = arith.constant -1 : i64
+  %mt = arith.constant 50 : i32
+  %us = arith.constant 527363 : i32
+  %c16 = arith.constant 16 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i64
+  %scope = util.buffer.constant : !util.buffer = "model"
+  %kw = util.buffer.constant : !util.buffer = "w"
+  %kv = util.buffer.constant : !util.buffer = "vv"
+  %b:2 = io_parameters.load<%d : !hal.device> affinity(%a) wait(%wait) signal(%signal) type(%mt) usage(%us) {
+    %scope::%kw[%zero] : !hal.buffer{%c16},
+    %scope::%kv[%zero] : !hal.buffer{%c8}
+  }
+  util.global.store %b#1, @w : !hal.buffer
+  %n = util.null : !hal.fence
+  util.return
+}
