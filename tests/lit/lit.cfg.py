@@ -1,6 +1,7 @@
 """lit configuration for rt's compiler tests: .mlir files run through `python -m rt opt | filecheck`."""
 import hashlib
 import os
+import sys
 import tempfile
 
 import lit.formats
@@ -16,3 +17,6 @@ config.test_exec_root = os.path.join(tempfile.gettempdir(), f"rt-lit-{os.getuid(
 for var in ("PATH", "PYTHONPATH", "HOME", "VIRTUAL_ENV"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# RUN lines call `python -m rt` and `filecheck`: take both from the interpreter running lit.
+config.environment["PATH"] = os.pathsep.join(
+    [os.path.dirname(sys.executable), config.environment.get("PATH", "")])
