@@ -24,13 +24,15 @@ from rt.runtime.errors import CompileError, InvalidArgumentError
 #: x is n and y is m; an elementwise op's x is its innermost parallel dim. Pack, unpack and
 #: mmt4d count outer (tile) dims: mmt4d 4 x 4 tiles of 16 x 16 on AVX-512 (a 64 x 64 output
 #: block: LHS and RHS panels of 4 x K1 x 64 bytes stay in L2, and a 1024^3 matmul still has
-#: 256 workgroups); pack and unpack see ``relayout_tiles``. A packed-filter conv tiles its output
+#: 256 workgroups; batch_mmt4d tiles N1, M1 and the batch alike); pack and unpack see
+#: ``relayout_tiles``. A packed-filter conv tiles its output
 #: pixels (x: the row, y: rows, z: the batch) and keeps every channel in one workgroup: one
 #: output row per workgroup reads KH input rows and the whole packed filter once.
 WORKGROUP_TILES = {
     "matmul": (128, 32),
     "batch_matmul": (128, 32, 1),
     "mmt4d": (4, 4),
+    "batch_mmt4d": (4, 4, 1),
     "unpack": (8, 8),
     "conv": (64, 8, 1),
     "packed_conv": (64, 1, 1),

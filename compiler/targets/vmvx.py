@@ -20,7 +20,7 @@ _CONFIGS = {"": {"ukernels": "all"}, "no-ukernels": {"ukernels": "none"}}
 #: Workgroup tile sizes per root op kind, innermost distributed dim first.
 _TILES = {"elementwise": (4096, 16), "fill": (4096, 16), "copy": (4096, 16), "broadcast": (4096, 16),
           "transpose": (256, 256), "matmul": (512, 64), "batch_matmul": (512, 64, 1), "matvec": (1024,),
-          "reduction": (4096,), "conv": (64, 16, 1), "packed_conv": (64, 16, 1), "pooling": (64, 16, 1), "mmt4d": (16, 16),
+          "reduction": (4096,), "conv": (64, 16, 1), "packed_conv": (64, 16, 1), "pooling": (64, 16, 1), "mmt4d": (16, 16), "batch_mmt4d": (16, 16, 1),
           "pack": (64, 64), "unpack": (256, 256), "generic": (256, 64, 1)}
 
 

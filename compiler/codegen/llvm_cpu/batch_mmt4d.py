@@ -8,7 +8,9 @@ extended to OUT's type first), after the fill of OUT. When the views are contigu
 with static inner tiles and the element types have a tile kernel (mmt4d.emit_tiles for
 ``mmt4d.FLOAT_TYPES``, mmt4d_int.emit_int_tiles for i8 / i16 -> i32 with K0 = 2), each batch
 slice ``[b]`` runs that kernel over the workgroup's M1 x N1 range, accumulating into OUT.
-The fast loops need whole inner tiles and the whole K1 range in the workgroup; the emitted
+A zero fill of OUT right before it is absorbed (the tile kernels then overwrite OUT
+instead of accumulating). The fast loops need whole inner tiles and the whole K1 range in the
+workgroup; the emitted
 code checks that at run time and otherwise runs the Generic's own loops (GenericPlan), so
 any distribution stays correct.
 
@@ -68,6 +70,14 @@ class BatchMmt4dPlan(GenericPlan):
     def __init__(self, ctx, op, where, tile, int_lanes):
         super().__init__(ctx, op, where)
         self.tile, self.int_lanes = tile, int_lanes
+        self.fill = None
+
+    def absorb_zero_fill(self, fill, fill_plan, fill_ranges):
+        """Take over the zero fill of OUT just before this op (kernel_codegen)."""
+        if fill.outputs[0] != self.op.outputs[0]:
+            return False
+        self.fill = (fill_plan, fill_ranges)
+        return True
 
     def emit(self, ranges, unroll=2):
         """Tile kernels when the workgroup holds whole inner tiles and all of K1, else the
@@ -82,6 +92,8 @@ class BatchMmt4dPlan(GenericPlan):
             with then:
                 self._batches(ranges)
             with otherwise:
+                if self.fill is not None:
+                    self.fill[0].emit(self.fill[1])
                 super().emit(ranges, unroll)
 
     def _batches(self, ranges):
@@ -94,7 +106,7 @@ class BatchMmt4dPlan(GenericPlan):
         batch_strides = [sizes.get(sz.view_strides(v)[0]) for v in views]
         strides = (sizes.get(lhs.shape[2]), sizes.get(rhs.shape[2]), sizes.get(out.shape[2]))
         k1 = sizes.get(op.domain[3])
-        accumulate = ir.Constant(ir.IntType(1), 1)
+        accumulate = ir.Constant(ir.IntType(1), int(self.fill is None))
         with counted_loop(b, ranges[0][0], ranges[0][1], I64(1), "batch") as lb:
             pointers = [b.gep(base, [b.mul(lb.index, stride)], inbounds=True,
                               source_etype=storage_type(v.element_type))

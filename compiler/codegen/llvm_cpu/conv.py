@@ -19,7 +19,8 @@ M0 x N0 tile, and runs every reduction step (kh, kw, c) as broadcasts times vect
   (contiguous loads at unit input stride, element gathers otherwise); the last partial
   vector of a row runs masked.
 
-Leftover pixels of a channels-last row run one pixel at a time. The tiles need whole f0 and
+Leftover pixels of a channels-last row run one pixel at a time. A zero fill of the output
+right before the conv is absorbed: the tiles then start from zero instead of reading it. The tiles need whole f0 and
 reduction ranges in the workgroup (the distribution never splits them); the emitted code
 checks that and otherwise runs the Generic's own loops (GenericPlan), so any grid stays
 correct. Sums run in the Generic's reduction order, fused multiply-adds allowed.
@@ -114,6 +115,14 @@ class ConvPlan(GenericPlan):
         self.x_pixel = sizes.get(self.x.access.coeffs[r.pixel])
         self.o_pixel = sizes.get(self.o.access.coeffs[r.pixel])
         self.o_channel = sizes.get(self.o.access.coeffs[r.f0])
+        self.fill = None
+
+    def absorb_zero_fill(self, fill, fill_plan, fill_ranges):
+        """Take over the zero fill of the output just before this op (kernel_codegen)."""
+        if fill.outputs[0] != self.op.outputs[0]:
+            return False
+        self.fill = (fill_plan, fill_ranges)
+        return True
 
     def emit(self, ranges, unroll=2):
         """The tile kernel when the workgroup holds whole f0 and reduction ranges, else the
@@ -128,6 +137,8 @@ class ConvPlan(GenericPlan):
             with then:
                 self._outer(list(self.r.outer) + [self.r.f1], {self.r.f0: I64(0)}, ranges)
             with otherwise:
+                if self.fill is not None:
+                    self.fill[0].emit(self.fill[1])
                 super().emit(ranges, unroll)
 
     def _outer(self, dims, idx, ranges):
@@ -164,10 +175,12 @@ class ConvPlan(GenericPlan):
         slots = self._slots(count)
         ptrs = [self._gep(out, b.add(b.mul(I64(px), self.o_pixel), b.mul(I64(ch), self.o_channel)))
                 for px, ch in slots]
-        if mask is None:
+        zero = ir.Constant(vty, [ir.Constant(F32, 0.0)] * self.lanes)
+        if self.fill is not None:
+            init = [zero] * len(ptrs)
+        elif mask is None:
             init = [b.load(p, typ=vty, align=4) for p in ptrs]
         else:
-            zero = ir.Constant(vty, [ir.Constant(F32, 0.0)] * self.lanes)
             init = [intrinsics.masked_load(b, p, 4, mask, zero) for p in ptrs]
         acc = self._reduce(list(self.r.reductions), idx, count, init, mask)
         for p, value in zip(ptrs, acc):

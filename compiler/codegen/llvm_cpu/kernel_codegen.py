@@ -16,6 +16,11 @@ over packed filters), Mmt4d (``mmt4d`` /
 ``mmt4d_int`` tiles for contiguous f32, f16 and i8/i16 operands, else as a Generic), Pack and
 Unpack (``relayout``, ``relayout_vector``).
 
+A zero fill followed by an op writing the same view (a data-tiled contraction or conv) is
+folded into it when its plan offers ``absorb_zero_fill(fill, fill_plan, fill_ranges)``: the
+op's tile kernel then starts from zero instead of reading the filled output, and emits the
+fill itself before its fallback loops.
+
 Loop-dim conventions for distribution (kernel_ir leaves them to the ops): Generic: its domain;
 Mmt4d: d0 = M1, d1 = N1 (d2 = K1, d3 = M0, d4 = N0, d5 = K0); Pack: the dims of the packed
 dest; Unpack: the dims of the packed source (outer tile dims first, then inner tile dims).
@@ -174,6 +179,36 @@ def _plan(ctx, op, where):
     return relayout.plan(ctx, op, where)
 
 
+def _op_ranges(ctx, kernel, i, p, ids):
+    """This workgroup's [lo, hi) i64 range per loop dim of op ``i`` (plan ``p``)."""
+    b, dist = ctx.b, kernel.distribution
+    ranges = [[I64(0), ctx.sizes.get(d)] for d in p.domain]
+    for axis, op_dim in enumerate(dist.op_dims[i] if dist.dims else ()):
+        if op_dim is None:
+            continue
+        if not 0 <= op_dim < len(ranges):
+            raise CompileError(f"llvm-cpu codegen: kernel '{kernel.name}': op_dims[{i}] "
+                               f"names d{op_dim} outside the op's {len(ranges)}-d domain")
+        extent = ranges[op_dim][1]
+        lo = b.mul(ids[axis], I64(dist.tiles[axis]))
+        hi = b.add(lo, I64(dist.tiles[axis]))
+        offset = dist.offset(i, axis)
+        if offset != 0:
+            off = ctx.sizes.get(offset)
+            lo = b.select(b.icmp_unsigned(">", lo, off), b.sub(lo, off), I64(0))
+            hi = b.select(b.icmp_unsigned(">", hi, off), b.sub(hi, off), I64(0))
+        ranges[op_dim] = [b.select(b.icmp_unsigned("<", lo, extent), lo, extent),
+                          b.select(b.icmp_unsigned("<", hi, extent), hi, extent)]
+    return ranges
+
+
+def _is_zero_fill(op):
+    """Whether ``op`` is a Generic filling its one output with the constant 0."""
+    return (isinstance(op, kir.Generic) and op.kind == "fill" and not op.inputs
+            and len(op.outputs) == 1 and len(op.body) == 1 and op.yields == (1,)
+            and op.body[0].name == "arith.constant" and op.body[0].attr("value") == 0)
+
+
 def emit_kernel(library, kernel):
     """Add ``kernel`` to ``library`` (a LibraryBuilder) as an export; returns its ordinal.
 
@@ -205,25 +240,15 @@ def emit_kernel(library, kernel):
         b.ret(I32(abi.STATUS_INVALID_ARGUMENT))
     with b.if_then(bad, likely=False):
         b.ret(I32(abi.STATUS_OUT_OF_RANGE))
+    ranges = [_op_ranges(ctx, kernel, i, p, ids) for i, p in enumerate(plans)]
+    absorbed = set()
+    for i in range(len(plans) - 1):
+        take = getattr(plans[i + 1], "absorb_zero_fill", None)
+        if _is_zero_fill(kernel.ops[i]) and take is not None and take(kernel.ops[i], plans[i], ranges[i]):
+            absorbed.add(i)
     for i, p in enumerate(plans):
-        ranges = [[I64(0), ctx.sizes.get(d)] for d in p.domain]
-        for axis, op_dim in enumerate(dist.op_dims[i] if dist.dims else ()):
-            if op_dim is None:
-                continue
-            if not 0 <= op_dim < len(ranges):
-                raise CompileError(f"llvm-cpu codegen: kernel '{kernel.name}': op_dims[{i}] "
-                                   f"names d{op_dim} outside the op's {len(ranges)}-d domain")
-            extent = ranges[op_dim][1]
-            lo = b.mul(ids[axis], I64(dist.tiles[axis]))
-            hi = b.add(lo, I64(dist.tiles[axis]))
-            offset = dist.offset(i, axis)
-            if offset != 0:
-                off = ctx.sizes.get(offset)
-                lo = b.select(b.icmp_unsigned(">", lo, off), b.sub(lo, off), I64(0))
-                hi = b.select(b.icmp_unsigned(">", hi, off), b.sub(hi, off), I64(0))
-            ranges[op_dim] = [b.select(b.icmp_unsigned("<", lo, extent), lo, extent),
-                              b.select(b.icmp_unsigned("<", hi, extent), hi, extent)]
-        p.emit(ranges)
+        if i not in absorbed:
+            p.emit(ranges[i])
     b.ret(I32(abi.STATUS_OK))
     return library.add_export(fn, binding_count=kernel.binding_count,
                               constant_count=kernel.constant_count)

@@ -4,13 +4,13 @@
 data tiling produces, this module moves vectors instead, over the same packed loop nest and
 with the same padding semantics:
 
-- ``RowCopy`` (Pack): the last packed dim with extent > 1 is the inner tile ``T`` of the plain
-  view's contiguous last dim (only unit dims after it), so each packed row of ``T`` elements
-  is one contiguous plain row: one ``<T x elt>`` load and store. The outer dim of the plain
-  contiguous dim is walked innermost, so plain rows are read in address order. Tiles cut by
-  the plain edge use masked loads with the padding value in the missing lanes. The RHS pack of
-  a matmul (``inner_dims_pos = [1, 0]``) takes it. (Unpack keeps the element loop: LLVM
-  vectorizes its contiguous inner rows as well, measured alike on 1024 x 1024.)
+- ``RowCopy`` (Pack and Unpack): the last packed dim with extent > 1 is the inner tile ``T``
+  of the plain view's contiguous last dim (only unit dims after it), so each packed row of
+  ``T`` elements is one contiguous plain row: one ``<T x elt>`` load and store. The outer dim
+  of the plain contiguous dim is walked innermost, so plain rows are visited in address
+  order. Tiles cut by the plain edge use masked loads with the padding value in the missing
+  lanes (Pack) or masked stores dropping them (Unpack). The RHS pack of a matmul
+  (``inner_dims_pos = [1, 0]``) and the result unpack (``[0, 1]``, N0 contiguous) take it.
 - ``TileTranspose`` (Pack): the last packed dim with extent > 1 is the inner tile ``T``
   (4, 8 or 16) of a plain dim that is not contiguous, and the plain contiguous dim is
   untiled or tiled by 1, with only unit dims after it in the packed layout (the LHS pack
@@ -97,7 +97,7 @@ def _last_significant(plan):
 
 
 class RowCopy:
-    """Pack moving whole inner-tile rows (see the module docstring); ``v`` is the packed dim
+    """Pack or Unpack moving whole inner-tile rows (see the module docstring); ``v`` is the packed dim
     of the row (only unit dims follow it)."""
 
     def __init__(self, plan, v, tile):
@@ -105,8 +105,6 @@ class RowCopy:
 
     @classmethod
     def match(cls, plan):
-        if not plan.is_pack:
-            return None
         op, r = plan.op, plan.r
         v = _last_significant(plan)
         if v is None or v < r or op.inner_dims_pos[v - r] != r - 1:
@@ -150,8 +148,12 @@ class RowCopy:
         align = kir.element_size(p.plain.element_type)
         packed_ptr = p.linear(p.packed, idx)
         if interior:
-            value = b.load(p.linear(p.plain, plain_idx), typ=vty, align=align)
-            b.store(value, packed_ptr, align=align)
+            if p.is_pack:
+                b.store(b.load(p.linear(p.plain, plain_idx), typ=vty, align=align), packed_ptr,
+                        align=align)
+            else:
+                b.store(b.load(packed_ptr, typ=vty, align=align), p.linear(p.plain, plain_idx),
+                        align=align)
             return
         row_ok = TRUE
         for s in range(r - 1):
@@ -163,8 +165,12 @@ class RowCopy:
                    for s, i in enumerate(plain_idx)]
         pad = ir.Constant(vty, [p.pad] * t)
         mask = intrinsics.lane_mask(b, count, t)
-        value = intrinsics.masked_load(b, p.linear(p.plain, clamped), align, mask, pad)
-        b.store(value, packed_ptr, align=align)
+        if p.is_pack:
+            value = intrinsics.masked_load(b, p.linear(p.plain, clamped), align, mask, pad)
+            b.store(value, packed_ptr, align=align)
+        else:
+            value = b.load(packed_ptr, typ=vty, align=align)
+            intrinsics.masked_store(b, value, p.linear(p.plain, clamped), align, mask)
 
 
 class TileTranspose:

@@ -3,7 +3,8 @@
 Root: the last op writing a dispatch binding (not through a sub-view of another destination)
 that has reduction loops or is a contraction, conv, mmt4d, pack or unpack -- else the last op
 writing such a binding. Its up-to-three innermost
-parallel output dims (``R`` = its output view) are the candidate axes, tiled with
+parallel output dims (``R`` = its output view; for mmt4d and batch_mmt4d the outer tile dims,
+never the inner tiles the tile kernels need whole) are the candidate axes, tiled with
 ``backend.workgroup_tiles(kind, config)``. For each axis, ops are visited consumers first:
 
 - an op touching ``R`` (or a unit-stride sub-view of it, which shifts its range by the
@@ -175,6 +176,8 @@ def _root_axes(op):
             pairs.append((k, d))
     if isinstance(op, kir.Mmt4d):
         pairs = [(1, 1), (0, 0)]
+    elif isinstance(op, kir.Generic) and op.kind == "batch_mmt4d":
+        pairs = [(k, d) for k, d in pairs if k < 3]
     elif isinstance(op, kir.Pack):
         outer = len(op.source.shape)
         pairs = [(k, k) for k in reversed(range(outer))]
