@@ -85,7 +85,8 @@ def _extensions():
                         [rel],
                         include_dirs=[numpy.get_include()],
                         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-                        extra_compile_args=["-O3", "-fno-strict-aliasing", "-Wno-unused-function"],
+                        extra_compile_args=["-O3", "-fno-strict-aliasing", "-ffp-contract=off",
+                                            "-Wno-unused-function"],
                         extra_link_args=["-lpthread"],
                     )
                 )
@@ -111,6 +112,7 @@ if __name__ == "__main__":
     setup(
         packages=packages,
         package_dir=package_dir,
-        package_data={"rt.runtime.vm": ["isa.yaml"], "rt.devices.llvm_cpu": ["*.h"]},
+        package_data={"rt.runtime.vm": ["isa.yaml"], "rt.devices.llvm_cpu": ["*.h"],
+                      "rt.devices.vmvx": ["*.h"]},
         ext_modules=_extensions(),
     )

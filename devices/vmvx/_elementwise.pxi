@@ -1,6 +1,55 @@
 # Elementwise microkernels over strided 2-D views: binary and unary f32/i32 ops, copy, fill.
 # Included by _ukernels.pyx after _ops.pxi (op tags and scalar semantics).
 
+# Contiguous f32 rows run the vectorized loops of elementwise_simd.h (one CPU-specific
+# variant picked at load); strided rows the scalar loops, with the same per-element results.
+cdef extern from "elementwise_simd.h" nogil:
+    void rt_vmvx_exp_f32(float* o, const float* a, int64_t n)
+    void rt_vmvx_log_f32(float* o, const float* a, int64_t n)
+    void rt_vmvx_tanh_f32(float* o, const float* a, int64_t n)
+    void rt_vmvx_add_f32(float* o, const float* a, const float* b, int64_t n)
+    void rt_vmvx_sub_f32(float* o, const float* a, const float* b, int64_t n)
+    void rt_vmvx_mul_f32(float* o, const float* a, const float* b, int64_t n)
+    void rt_vmvx_div_f32(float* o, const float* a, const float* b, int64_t n)
+    void rt_vmvx_max_f32(float* o, const float* a, const float* b, int64_t n)
+    void rt_vmvx_min_f32(float* o, const float* a, const float* b, int64_t n)
+
+
+cdef inline bint _binary_f32_row(BinaryF32* tag, float* po, const float* pa, const float* pb,
+                                 int64_t n) noexcept nogil:
+    """Run a contiguous row with the vectorized loop of ``tag``; False when it has none."""
+    cdef bint done = True
+    if BinaryF32 is AddF:
+        rt_vmvx_add_f32(po, pa, pb, n)
+    elif BinaryF32 is SubF:
+        rt_vmvx_sub_f32(po, pa, pb, n)
+    elif BinaryF32 is MulF:
+        rt_vmvx_mul_f32(po, pa, pb, n)
+    elif BinaryF32 is DivF:
+        rt_vmvx_div_f32(po, pa, pb, n)
+    elif BinaryF32 is MaxF:
+        rt_vmvx_max_f32(po, pa, pb, n)
+    elif BinaryF32 is MinF:
+        rt_vmvx_min_f32(po, pa, pb, n)
+    else:
+        done = False
+    return done
+
+
+cdef inline bint _unary_f32_row(UnaryF32* tag, float* po, const float* pa, int64_t n) noexcept nogil:
+    """Run a contiguous row with the vectorized loop of ``tag``; False when it has none."""
+    cdef bint done = True
+    if UnaryF32 is ExpF:
+        rt_vmvx_exp_f32(po, pa, n)
+    elif UnaryF32 is LogF:
+        rt_vmvx_log_f32(po, pa, n)
+    elif UnaryF32 is TanhF:
+        rt_vmvx_tanh_f32(po, pa, n)
+    else:
+        done = False
+    return done
+
+
 # -- 2-D drivers -------------------------------------------------------------------------------
 cdef int _binary_f32_2d(BinaryF32* tag, const View2D* o, const View2D* a, const View2D* b,
                         int64_t n0, int64_t n1) noexcept nogil:
@@ -13,6 +62,8 @@ cdef int _binary_f32_2d(BinaryF32* tag, const View2D* o, const View2D* a, const 
         pa = <const float*>a.p + i * a.s0
         pb = <const float*>b.p + i * b.s0
         if o.s1 == 1 and a.s1 == 1 and b.s1 == 1:
+            if _binary_f32_row(tag, po, pa, pb, n1):
+                continue
             for j in range(n1):
                 po[j] = _binary_f32(tag, pa[j], pb[j])
         else:
@@ -56,6 +107,8 @@ cdef void _unary_f32_2d(UnaryF32* tag, const View2D* o, const View2D* a, int64_t
         po = <float*>o.p + i * o.s0
         pa = <const float*>a.p + i * a.s0
         if o.s1 == 1 and a.s1 == 1:
+            if _unary_f32_row(tag, po, pa, n1):
+                continue
             for j in range(n1):
                 po[j] = _unary_f32(tag, pa[j])
         else:

@@ -11,10 +11,16 @@
 #   * divs/rems: INT32_MIN / -1 wraps to INT32_MIN (remainder 0); division by zero is an error
 #     raised by the kernel before it stores anything;
 #   * f32 max/min are arith.maximumf/minimumf: NaN-propagating, -0.0 < +0.0;
-#   * roundeven rounds half to even; rsqrt is 1 / sqrt(x) in f32; ctlz(0) = 32.
+#   * roundeven rounds half to even; rsqrt is 1 / sqrt(x) in f32; ctlz(0) = 32;
+#   * exp, log and tanh are the polynomials of elementwise_simd.h (the llvm-cpu backend's
+#     approximations; accuracy stated there), identical on every host.
 
-from libc.math cimport (fabsf, expf, logf, sqrtf, tanhf, floorf, ceilf, rintf, sinf, cosf,
-                        erff, powf, signbit)
+cdef extern from "elementwise_simd.h" nogil:
+    float rt_exp_f32(float x)
+    float rt_log_f32(float x)
+    float rt_tanh_f32(float x)
+
+from libc.math cimport fabsf, sqrtf, floorf, ceilf, rintf, sinf, cosf, erff, powf, signbit
 from libc.stdint cimport int8_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t, INT32_MIN
 
 cdef extern from *:
@@ -251,15 +257,15 @@ cdef inline float _unary_f32(UnaryF32* tag, float a) noexcept nogil:
     elif UnaryF32 is NegF:
         return -a
     elif UnaryF32 is ExpF:
-        return expf(a)
+        return rt_exp_f32(a)
     elif UnaryF32 is LogF:
-        return logf(a)
+        return rt_log_f32(a)
     elif UnaryF32 is SqrtF:
         return sqrtf(a)
     elif UnaryF32 is RsqrtF:
         return 1.0 / sqrtf(a)
     elif UnaryF32 is TanhF:
-        return tanhf(a)
+        return rt_tanh_f32(a)
     elif UnaryF32 is FloorF:
         return floorf(a)
     elif UnaryF32 is CeilF:

@@ -7,7 +7,10 @@ A Generic is matched structurally (the ``kind`` hint is not trusted):
   computed from push constants) -> ``fill.2d.x<bits>``, one binary or unary arith/math op on
   block arguments -> ``<op>.2d.f32|i32``; an invariant operand of a binary op (a captured
   scalar such as ``%in * bitcast(push constant)``) is stored once per workgroup into a
-  one-element buffer read through a stride-0 view;
+  one-element buffer read through a stride-0 view; a body of several such ops of one type
+  (``exp(a * b + c)``) becomes a chain of calls, each intermediate value in a temporary of
+  the tile's extents allocated once per workgroup (``buffer.alloc``), the last call writing
+  the output;
 * reduction: one combining op ``out = op(out, in)`` (addf/maximumf/minimumf on f32,
   addi/maxsi/minsi on i32) -> ``reduce.<sum|max|min>.2d`` with FLAG_ACCUMULATE;
 * contraction: ``out += a * b`` (mulf+addf on f32, muli+addi on i32) -> ``matmul``: any
@@ -116,6 +119,55 @@ def _elementwise(g, accesses, inv):
     return None
 
 
+def _chain(g, accesses, inv):
+    """An elementwise body of several binary/unary ops of one type as a chain of calls, each
+    intermediate value in a temporary slot (``("temp", slot)`` operands), the last op writing
+    the output; (calls, slot count) or None."""
+    nin = len(g.inputs)
+    t = accesses[nin].element_type
+    if t not in _BINARY or len(g.yields) != 1:
+        return None
+    first = nin + 1
+    ops = [(first + k, op) for k, op in enumerate(g.body) if first + k not in inv]
+    if not ops or g.yields[0] != ops[-1][0]:
+        return None
+    last_use = {}
+    for vid, op in ops:
+        for v in op.operands:
+            last_use[v] = vid
+    par = list(range(len(g.domain)))
+    dims = (par[-2] if len(par) > 1 else None, par[-1] if par else None)
+    slot_of, free, slots, calls = {}, [], 0, []
+    for vid, op in ops:
+        table = _BINARY[t] if len(op.operands) == 2 else _UNARY[t] if len(op.operands) == 1 else {}
+        if op.name not in table or op.result_type != t:
+            return None
+        args = []
+        for v in op.operands:
+            if v in slot_of:
+                args.append(("temp", slot_of[v]))
+            elif v in inv and v >= first:
+                args.append(("scalar", v))
+            elif v < nin and accesses[v].element_type == t:
+                args.append(("view", v))
+            else:
+                return None
+        if all(kind == "scalar" for kind, _ in args):
+            return None
+        for v in op.operands:
+            if v in slot_of and last_use[v] == vid:
+                free.append(slot_of[v])
+        if vid == g.yields[0]:
+            out = ("view", nin)
+        else:
+            slot_of[vid] = free.pop() if free else slots
+            slots = max(slots, slot_of[vid] + 1)
+            out = ("temp", slot_of[vid])
+        cconv = BINARY_CCONV if len(op.operands) == 2 else UNARY_CCONV
+        calls.append(_Call(f"{table[op.name]}.2d.{t}", cconv, dims, args + [out]))
+    return calls, slots
+
+
 def _reduction(g, accesses, red, par):
     nin = len(g.inputs)
     out = accesses[nin]
@@ -158,16 +210,19 @@ def _contraction(g, accesses, red, par):
 
 
 def _plan(g, accesses, inv):
+    """(calls, temporary slots) for ``g``, or None when no microkernel chain computes it."""
     if len(g.outputs) != 1:
         return None
     nin = len(g.inputs)
     red = [d for d, it in enumerate(g.iterator_types) if it == "reduction"]
     par = [d for d, it in enumerate(g.iterator_types) if it == "parallel"]
     if not red:
-        return _elementwise(g, accesses, inv)
+        call = _elementwise(g, accesses, inv)
+        return ([call], 0) if call is not None else _chain(g, accesses, inv)
     if any(accesses[nin].depends[d] for d in red):
         return None
-    return _reduction(g, accesses, red, par) or _contraction(g, accesses, red, par)
+    call = _reduction(g, accesses, red, par) or _contraction(g, accesses, red, par)
+    return ([call], 0) if call is not None else None
 
 
 def _bits(em, val):
@@ -193,24 +248,76 @@ def _scalar_buffer(em, val):
     return ref
 
 
+def _temporaries(em, dims, ranges, slots, esize):
+    """(buffer ref, element count of a slot, strides per call dim) for ``slots`` contiguous
+    temporaries of the call dims' extents (the chain's intermediate values)."""
+    fb = em.fb
+    e0, e1 = (extent(em, ranges[d]) if d is not None else 1 for d in dims)
+    count = em.mul(e0, e1)
+    ref = fb.reg("ref")
+    fb.call_import(fb.module.import_function("vmvx.buffer.alloc", ALLOC_CCONV),
+                   [em.reg(em.mul(count, slots * esize))], [ref])
+    strides = [e1 if dims[0] is not None else 0, 1 if dims[1] is not None else 0]
+    return ref, count, [em.reg(x) for x in strides]
+
+
 def emit_generic_ukernel(em, g, accesses, ranges, where):
-    """Emit ``g`` as a ukernel call nest if it matches one; returns whether it did."""
+    """Emit ``g`` as a ukernel call nest (one call, or a chain of calls through temporaries)
+    if it matches; returns whether it did."""
     n_args = len(g.inputs) + len(g.outputs)
     inv = invariant_ids(g.body, n_args)
-    call = _plan(g, accesses, inv)
-    if call is None:
+    planned = _plan(g, accesses, inv)
+    if planned is None:
         return False
+    calls, slots = planned
     fb = em.fb
     values = {}
-    if any(kind in ("scalar", "bits") for kind, *_ in call.args):
+    if any(kind in ("scalar", "bits") for call in calls for kind, *_ in call.args):
         values = emit_invariants(ScalarEmitter(fb, where, em.push_constant), g.body, n_args, inv)
-    imp = fb.module.import_function(f"vmvx.{call.name}", call.cconv)
-    covered = [d for d in call.dims if d is not None]
+    dims = calls[0].dims
+    covered = [d for d in dims if d is not None]
     loops = [d for d in range(len(g.domain)) if d not in covered]
     nest = LoopNest(em, ranges, accesses, loops, [1] * len(accesses))
-    sizes = [extent(em, ranges[d]) if d is not None else 1 for d in call.dims]
+    sizes = [em.reg(extent(em, ranges[d]) if d is not None else 1) for d in dims]
     zero = em.reg(0)
-    operands = {}  # call.args position -> (ref, offset(offsets) -> register, stride registers)
+    temps = _temporaries(em, dims, ranges, slots, accesses[len(g.inputs)].element_size) if slots else None
+    scalars = {}
+    emitted = [_prepare(em, call, accesses, values, scalars, temps, zero) for call in calls]
+
+    def body(offsets, index):
+        for call, (imp, operands, extra) in zip(calls, emitted):
+            args = []
+            view_pos = [p for p, (kind, *_) in enumerate(call.args) if kind in ("view", "scalar", "temp")]
+            for pos, (kind, *_) in enumerate(call.args):
+                if pos in extra:
+                    args.append(extra[pos])
+                    continue
+                ref, offset, strides = operands[pos]
+                if kind == "vector":
+                    args += [ref, offset(offsets), strides[0]]
+                elif call.cconv == MATMUL_CCONV:
+                    m, n, k = strides
+                    args += [ref, offset(offsets), *((m, k), (k, n), (m, n))[view_pos.index(pos)]]
+                else:
+                    args += [ref, offset(offsets), strides[0], strides[1]]
+            if call.cconv == MATMUL_CCONV:
+                args = args[:12] + sizes + args[12:]
+            elif call.cconv == REDUCE_CCONV:
+                args = args[:7] + sizes + args[7:]
+            else:
+                args += sizes
+            fb.call_import(imp, args, [])
+
+    nest.run(body)
+    return True
+
+
+def _prepare(em, call, accesses, values, scalars, temps, zero):
+    """(import, operands, extra registers) of one planned call: per view-like argument
+    position its (buffer ref, offset(offsets) -> register, stride registers)."""
+    fb = em.fb
+    imp = fb.module.import_function(f"vmvx.{call.name}", call.cconv)
+    operands = {}
     for pos, (kind, a, *_) in enumerate(call.args):
         if kind in ("view", "vector"):
             strides = [accesses[a].strides[d] if d is not None and accesses[a].depends[d] else 0
@@ -218,8 +325,13 @@ def emit_generic_ukernel(em, g, accesses, ranges, where):
             operands[pos] = (em.binding(accesses[a].view.binding), lambda offsets, a=a: em.reg(offsets[a]),
                              [em.reg(x) for x in strides])
         elif kind == "scalar":
-            operands[pos] = (_scalar_buffer(em, values[a]), lambda offsets: zero, [zero] * len(call.dims))
-    size_regs = [em.reg(x) for x in sizes]
+            if a not in scalars:
+                scalars[a] = _scalar_buffer(em, values[a])
+            operands[pos] = (scalars[a], lambda offsets: zero, [zero] * len(call.dims))
+        elif kind == "temp":
+            ref, count, strides = temps
+            start = em.reg(em.mul(count, a))
+            operands[pos] = (ref, lambda offsets, start=start: start, strides)
     extra = {}
     for pos, (kind, value, *rest) in enumerate(call.args):
         if kind == "value":
@@ -233,29 +345,4 @@ def emit_generic_ukernel(em, g, accesses, ranges, where):
             extra[pos] = _bits(em, values[value])
         elif kind == "flags":
             extra[pos] = em.i32(value)
-
-    def body(offsets, index):
-        args = []
-        view_pos = [p for p, (kind, *_) in enumerate(call.args) if kind in ("view", "scalar")]
-        for pos, (kind, *_) in enumerate(call.args):
-            if pos in extra:
-                args.append(extra[pos])
-                continue
-            ref, offset, strides = operands[pos]
-            if kind == "vector":
-                args += [ref, offset(offsets), strides[0]]
-            elif call.cconv == MATMUL_CCONV:
-                m, n, k = strides
-                args += [ref, offset(offsets), *((m, k), (k, n), (m, n))[view_pos.index(pos)]]
-            else:
-                args += [ref, offset(offsets), strides[0], strides[1]]
-        if call.cconv == MATMUL_CCONV:
-            args = args[:12] + size_regs + args[12:]
-        elif call.cconv == REDUCE_CCONV:
-            args = args[:7] + size_regs + args[7:]
-        else:
-            args += size_regs
-        fb.call_import(imp, args, [])
-
-    nest.run(body)
-    return True
+    return imp, operands, extra

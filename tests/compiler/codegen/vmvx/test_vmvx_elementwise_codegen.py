@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 
 from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.targets import get_backend
+from rt.runtime.vm import Module
 from vmvx_kernel_helpers import CONFIGS, DTYPES, d, dispatch, op, view
 
 RNG = np.random.default_rng(0)
@@ -171,3 +173,30 @@ def test_float_conversions_and_f16_f64_storage(config):
         s = (h.astype(np.float32) + x.astype(np.float32)).astype(np.float16)
         np.testing.assert_array_equal(out_h, s * s)
     np.testing.assert_array_equal(out_i, np.trunc(x).astype(np.int32))
+
+
+def _fma_exp_kernel(dist):
+    """exp(a * b + c) with ``b`` broadcast along d0 and ``c`` a captured constant (3 body ops)."""
+    shape = (5, 37)
+    body = (op("arith.constant", (), "f32", value=0.25), op("arith.mulf", (0, 1), "f32"),
+            op("arith.addf", (4, 3), "f32"), op("math.exp", (5,), "f32"))
+    g = kir.Generic(shape, ("parallel",) * 2, (view(0, "f32", shape), view(1, "f32", (37,))),
+                    (view(2, "f32", shape),), (d(0, 1), d(1), d(0, 1)), body, (6,), "elementwise")
+    return kir.Kernel("fma_exp", 3, 0, (g,), kir.Distribution(dist[0], dist[1], (dist[0],)),
+                      ("ro", "ro", "wo"))
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("dist", [((1, 0), (16, 2)), ((1,), (8,)), ((), ())])
+def test_multi_op_body_runs_as_a_chain_of_microkernels(config, dist):
+    k = _fma_exp_kernel(dist)
+    a = RNG.uniform(-2, 2, (5, 37)).astype(np.float32)
+    b = RNG.uniform(-2, 2, 37).astype(np.float32)
+    out = np.zeros((5, 37), np.float32)
+    dispatch(k, [a, b, out], (37, 5), config=config)
+    np.testing.assert_allclose(out, np.exp(a * b + np.float32(0.25)), rtol=2e-7)
+    backend = get_backend("vmvx")
+    _, data, _ = backend.serialize("x", [k], backend.target_config(config))
+    imports = {i.name for i in Module.from_bytes(data).imports}
+    chain = {"vmvx.mul.2d.f32", "vmvx.add.2d.f32", "vmvx.exp.2d.f32", "vmvx.buffer.alloc"}
+    assert chain <= imports if config == "" else not chain & imports
