@@ -13,6 +13,7 @@ from cpython.number cimport PyNumber_Index
 
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import DeviceError, InvalidArgumentError
+from rt.runtime.hal._library cimport LibraryEntry
 
 
 cdef extern from "Python.h":
@@ -131,6 +132,28 @@ def worker_count():
     return rt_pool.worker_count
 
 
+cdef int32_t _dispatch_entry(void* state, uint32_t ordinal, const uint32_t* workgroup_count,
+                             const uint32_t* constants, void** binding_ptrs,
+                             const uint64_t* binding_lengths, uint32_t threads,
+                             uint64_t* failed_workgroup) noexcept nogil:
+    """The HAL's C entry (rt.runtime.hal._library): ``state`` is the launcher's export table;
+    the arguments were validated when the dispatch was recorded."""
+    cdef export_t* e = &(<export_t*>state)[ordinal]
+    cdef rt_dispatch_state_v0_t d
+    cdef int i
+    for i in range(3):
+        d.workgroup_count[i] = workgroup_count[i]
+        d.workgroup_size[i] = e.workgroup_size[i]
+    d.constant_count = e.constant_count
+    d.binding_count = e.binding_count
+    d.constants = constants
+    d.binding_ptrs = binding_ptrs
+    d.binding_lengths = binding_lengths
+    if threads > RT_MAX_WORKERS + 1:
+        threads = RT_MAX_WORKERS + 1
+    return rt_launch(e.fn, &d, threads if threads > 0 else 1, failed_workgroup)
+
+
 cdef class Launcher:
     """Dispatches the exports of one loaded library by ordinal.
 
@@ -170,6 +193,23 @@ cdef class Launcher:
 
     def __dealloc__(self):
         free(self._exports)
+
+    @property
+    def c_dispatch(self):
+        """The HAL's C dispatch entry (``LibraryEntry``) for this launcher's exports."""
+        cdef LibraryEntry entry = LibraryEntry.__new__(LibraryEntry)
+        entry.fn, entry.state, entry.owner = _dispatch_entry, <void*>self._exports, self
+        return entry
+
+    def dispatch_error(self, ordinal, workgroup_count, status, failed):
+        """The ``DeviceError`` of a dispatch whose workgroup number ``failed`` (x fastest)
+        returned ``status``."""
+        cx, cy = workgroup_count[0], workgroup_count[1]
+        wid = (failed % cx, failed // cx % cy, failed // cx // cy)
+        return DeviceError(
+            f"llvm-cpu dispatch of export '{self._names[ordinal]}' (ordinal {ordinal}) failed: "
+            f"workgroup {wid} of {tuple(workgroup_count)} returned {status} "
+            f"({abi.status_message(status)})")
 
     def dispatch(self, ordinal, workgroup_count, constants, binding_ptrs, binding_lengths,
                  threads=1):
@@ -233,9 +273,4 @@ cdef class Launcher:
         with nogil:
             status = rt_launch(e.fn, &state, nthreads, &failed)
         if status != 0:
-            cx, cy = state.workgroup_count[0], state.workgroup_count[1]
-            wid = (failed % cx, failed // cx % cy, failed // cx // cy)
-            raise DeviceError(
-                f"llvm-cpu dispatch of export '{self._names[o]}' (ordinal {o}) failed: "
-                f"workgroup {wid} of {tuple(workgroup_count)} returned {status} "
-                f"({abi.status_message(status)})")
+            raise self.dispatch_error(o, tuple(workgroup_count), status, failed)

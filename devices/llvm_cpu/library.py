@@ -13,7 +13,8 @@ class LlvmCpuExecutableLibrary(ExecutableLibrary):
     """Exports of one llvm-cpu object, callable by ordinal.
 
     name: the library name from its descriptor. exports: tuple of ``ExportInfo``.
-    cpu_features: the ``"+feature,..."`` string the object was compiled for.
+    cpu_features: the ``"+feature,..."`` string the object was compiled for. c_dispatch: the
+    launcher's C entry, which command buffer replay calls with the GIL released.
     The library holds the MCJIT engine that owns the code; the code stays mapped while the
     library (or a dispatch running on it) is alive.
     """
@@ -32,6 +33,7 @@ class LlvmCpuExecutableLibrary(ExecutableLibrary):
             [e.constant_count for e in self.exports],
             [e.workgroup_size for e in self.exports],
         )
+        self.c_dispatch = self._launcher.c_dispatch
 
     def dispatch(self, ordinal, workgroup_count, constants, binding_ptrs, binding_lengths, threads=1):
         """Run export ``ordinal`` over ``workgroup_count`` (x, y, z) workgroups.

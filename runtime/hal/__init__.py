@@ -9,7 +9,8 @@ Public API::
     device.queue_execute([cb]).wait(timeout=10)
 
 Objects: drivers and device URIs (``driver_registry``), ``Device``, ``Allocator``, ``Buffer``,
-``BufferView``, ``CommandBuffer``, ``Semaphore``, ``Fence``, ``Executable``,
+``BufferView``, ``CommandBuffer`` (commands as typed records, ``commands``; indirect bindings
+as ``BufferRef``), ``Semaphore``, ``Fence``, ``Executable``,
 ``ExecutableCache``, the loader contract (``ExecutableLoader``, ``ExecutableLibrary``), the
 tracing hooks (``TraceSink``, ``Lane``; ``device.set_trace_sink``) and the ``hal`` VM module
 (``rt.runtime.hal.module.HalModule``, imported on demand).
@@ -28,6 +29,8 @@ from rt.runtime.hal.command_buffer import (  # noqa: F401
     CommandBufferMode,
     CommandCategory,
 )
+from rt.runtime.hal import commands  # noqa: F401
+from rt.runtime.hal.commands import BufferRef  # noqa: F401
 from rt.runtime.hal.device import Device, DeviceLimits  # noqa: F401
 from rt.runtime.hal.driver import DeviceInfo, Driver  # noqa: F401
 from rt.runtime.hal.driver_registry import (  # noqa: F401

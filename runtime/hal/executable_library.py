@@ -29,10 +29,16 @@ class ExecutableLibrary(abc.ABC):
 
     ``format`` is the executable format string (``"llvm-cpu-object-x86_64"``,
     ``"vmvx-bytecode"``); ``exports`` lists the entry points by ordinal.
+
+    ``c_dispatch``: None, or an ``rt.runtime.hal._library.LibraryEntry`` — a C function the
+    command buffer replay calls with the GIL released instead of ``dispatch`` (its owner's
+    ``dispatch_error(ordinal, workgroup_count, status, failed_workgroup)`` builds the
+    ``DeviceError`` of a failed call). See runtime/hal/_library.pxd for the contract.
     """
 
     format: str
     exports: tuple
+    c_dispatch = None
 
     @abc.abstractmethod
     def dispatch(self, ordinal, workgroup_count, constants, binding_ptrs, binding_lengths, threads=1):

@@ -3,7 +3,9 @@
 Import names and calling conventions are IREE's (compiler/src/iree/compiler/Dialect/HAL/
 hal.imports.mlir; runtime/src/iree/modules/hal/exports.inl); the compiler targets exactly this
 table. ``!vm.buffer`` arguments arrive as ``VMBuffer`` (or any bytes-like); null refs as None.
-``queue_affinity`` is accepted and ignored (one queue per device). Flags are ignored.
+``queue_affinity`` is accepted and ignored (one queue per device). Flags are ignored. A null
+buffer in a command's buffer operand means its binding-table ``slot`` (IREE's indirect
+bindings); ``device.queue.execute.indirect`` passes the table.
 
 =================================  ========================  ==========================================
 import (``hal.`` + name)           cconv                     arguments -> results
@@ -42,6 +44,7 @@ device.queue.update                0rIrrrIrIII_v             device, affinity, w
 device.queue.copy                  0rIrrrIrIII_v             device, affinity, wait, signal, source, source_offset, target, target_offset, length, flags
 device.queue.barrier               0rIrrI_v                  device, affinity, wait, signal, flags
 device.queue.execute               0rIrrrI_v                 device, affinity, wait, signal, cb, flags
+device.queue.execute.indirect      0rIrrrICrIID_v            device, affinity, wait, signal, cb, flags, (buffer, offset, length)...
 device.queue.flush                 0rI_v                     device, affinity
 devices.count                      0v_i                      -> number of devices bound to the context
 devices.get                        0i_r                      index -> device
@@ -69,6 +72,7 @@ from rt.runtime.hal.allocator import Allocator
 from rt.runtime.hal.buffer import Buffer
 from rt.runtime.hal.buffer_view import BufferView, shape_text
 from rt.runtime.hal.command_buffer import CommandBuffer
+from rt.runtime.hal.commands import BufferRef
 from rt.runtime.hal.device import Device
 from rt.runtime.hal.executable import Executable
 from rt.runtime.hal.fence import Fence
@@ -108,6 +112,11 @@ def _ref(value, cls, what):
                                    f"{'null' if value is None else type(value).__name__}")
     _REF_TYPES.add((type(value), cls))
     return value
+
+
+def _operand(buffer, slot):
+    """A transfer command's buffer operand: the buffer, or (null) binding-table ``slot``."""
+    return BufferRef(None, slot, 0, None) if buffer is None else buffer
 
 
 def _fence_or_none(value, what):
@@ -265,33 +274,28 @@ class HalModule(NativeModule):
     def command_buffer_fill_buffer(self, cb, target, offset, length, slot, pattern,
                                    pattern_length, flags):
         _ref(cb, CommandBuffer, "command_buffer.fill_buffer").fill_buffer(
-            target, offset, length, pattern, pattern_length)
+            _operand(target, slot), offset, length, pattern, pattern_length)
 
     @native_function("command_buffer.update_buffer", "0rrIrIIiI_v")
     def command_buffer_update_buffer(self, cb, source, source_offset, target, target_offset,
                                      length, slot, flags):
         _ref(cb, CommandBuffer, "command_buffer.update_buffer").update_buffer(
-            _host_bytes(source, "update_buffer source"), source_offset, target, target_offset,
-            length)
+            _host_bytes(source, "update_buffer source"), source_offset, _operand(target, slot),
+            target_offset, length)
 
     @native_function("command_buffer.copy_buffer", "0riirIrIII_v")
     def command_buffer_copy_buffer(self, cb, source_slot, target_slot, source, source_offset,
                                    target, target_offset, length, flags):
         _ref(cb, CommandBuffer, "command_buffer.copy_buffer").copy_buffer(
-            source, source_offset, target, target_offset, length)
+            _operand(source, source_slot), source_offset, _operand(target, target_slot),
+            target_offset, length)
 
     @native_function("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v")
     def command_buffer_dispatch(self, cb, executable, ordinal, x, y, z, flags, constants,
                                 bindings):
-        _ref(cb, CommandBuffer, "command_buffer.dispatch")
-        direct = []
-        for i, (_, slot, buffer, offset, length) in enumerate(bindings):
-            if buffer is None:
-                raise InvalidArgumentError(
-                    f"hal.command_buffer.dispatch: binding {i} uses binding-table slot {slot}; "
-                    "rt records direct bindings only (pass the buffer)")
-            direct.append((buffer, offset, length))
-        cb.dispatch(executable, ordinal, (x, y, z), constants, direct)
+        _ref(cb, CommandBuffer, "command_buffer.dispatch").dispatch(
+            executable, ordinal, (x, y, z), constants,
+            [BufferRef(buffer, slot, offset, length) for _, slot, buffer, offset, length in bindings])
 
     # -- device ------------------------------------------------------------------------------
 
@@ -354,6 +358,14 @@ class HalModule(NativeModule):
             [_ref(cb, CommandBuffer, "device.queue.execute")],
             wait_fence=_fence_or_none(wait, "device.queue.execute wait fence"),
             signal_fence=_fence_or_none(signal, "device.queue.execute signal fence"))
+
+    @native_function("device.queue.execute.indirect", "0rIrrrICrIID_v")
+    def device_queue_execute_indirect(self, device, affinity, wait, signal, cb, flags, table):
+        _ref(device, Device, "device.queue.execute.indirect").queue_execute(
+            [_ref(cb, CommandBuffer, "device.queue.execute.indirect")],
+            wait_fence=_fence_or_none(wait, "device.queue.execute.indirect wait fence"),
+            signal_fence=_fence_or_none(signal, "device.queue.execute.indirect signal fence"),
+            binding_table=[(buffer, offset, length) for buffer, offset, length in table])
 
     @native_function("device.queue.flush", "0rI_v")
     def device_queue_flush(self, device, affinity):

@@ -22,13 +22,14 @@ def test_every_import_has_the_iree_cconv():
         "allocator.allocate": "0rIiiI_r", "buffer_view.create": "0rIIiiCID_r",
         "command_buffer.dispatch": "0rrIiiiICiDCiirIID_v", "command_buffer.fill_buffer": "0rrIIiIiI_v",
         "command_buffer.copy_buffer": "0riirIrIII_v", "device.queue.alloca": "0rIrrIiiII_r",
-        "device.queue.execute": "0rIrrrI_v", "fence.await": "0iICrD_i", "fence.create": "0rI_r",
+        "device.queue.execute": "0rIrrrI_v", "device.queue.execute.indirect": "0rIrrrICrIID_v",
+        "fence.await": "0iICrD_i", "fence.create": "0rI_r",
         "executable.create": "0rIrrr_r", "devices.get": "0i_r",
     }
     for name, cconv in expected.items():
         assert HalModule.exports[name][1].text == cconv
     assert HalModule.exports["buffer.set_encoding"][1].text == "0rr_v"  # rt's addition
-    assert len(HalModule.exports) == 45
+    assert len(HalModule.exports) == 46
 
 
 def test_buffer_view_imports(device):

@@ -1,36 +1,107 @@
 # cython: language_level=3
-"""Replay of resolved command buffer commands, and the raw memory ops behind transfers.
+"""Replay of a recorded command buffer: the typed records, resolved into addresses, run in order.
 
-The local command buffer resolves its commands once per set of buffer addresses into tuples
-of plain ints (addresses, lengths) and bound ``dispatch`` methods; ``replay`` then runs them
-with one C loop: fills and copies run in C with the GIL released, dispatches call the
-executable library directly. Modelled on IREE's inline command buffer
-(runtime/src/iree/hal/local/inline_command_buffer.c).
+Modelled on IREE's inline command buffer (runtime/src/iree/hal/local/inline_command_buffer.c)
+fed by a deferred recording (utils/deferred_command_buffer.c): ``execute`` runs on the thread
+executing the queue operation. It first resolves every buffer the commands use — the command
+buffer's own (direct references) and the submission's binding table (indirect ones) — to an
+address, checking that each is live now (a queue_alloca'd buffer only becomes live when the
+queue reaches the alloca). Then one loop walks the records: fills, copies and updates run in C
+(large ones with the GIL released), a dispatch calls its library's C entry
+(``ExecutableLibrary.c_dispatch``, rt.runtime.hal._library) with the GIL released, or the
+library's Python ``dispatch`` when it has none (vmvx, test libraries). Commands run one after
+the other; a later change may run independent dispatches between barriers side by side.
 
-Resolved command tuples (opcodes shared with rt.runtime.hal.command_buffer):
-  (0, target_address, length, pattern, pattern_length)        fill
-  (1, source_address, target_address, length)                 copy
-  (2, data: bytes, target_address, length)                    update
-  (3, dispatch, ordinal, workgroup_count, constants, addresses, lengths)   dispatch
-  (4,)                                                        execution barrier
-
-Tracing: given a sink, ``replay`` reports a zone per command and per debug group on ``lane``,
-timed with CLOCK_MONOTONIC (the clock behind ``time.perf_counter_ns`` on Linux); without one
-it reads no clock at all.
+Tracing: given a sink, each command and debug group is reported as a zone on ``lane``, timed
+with CLOCK_MONOTONIC (the clock behind ``time.perf_counter_ns`` on Linux); without one no
+clock is read.
 """
-from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uintptr_t
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcpy, memmove
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from rt.runtime.errors import InvalidArgumentError
+from rt.runtime.errors import DeviceError, InvalidArgumentError, UnimplementedError
+from rt.runtime.hal._buffer cimport Buffer
+from rt.runtime.hal._command_buffer cimport CommandBuffer
+from rt.runtime.hal._commands cimport (COMMAND_BARRIER, COMMAND_COLLECTIVE, COMMAND_COPY,
+                                       COMMAND_DISPATCH, COMMAND_FILL, COMMAND_UPDATE, INDIRECT,
+                                       BufferRef, Command, DispatchCommand)
+from rt.runtime.hal._executable cimport Executable
+from rt.runtime.hal._library cimport LibraryEntry
+from rt.runtime.hal._validation cimport Site, queue_site, size_value
+from rt.runtime.hal import commands as records
+
+cdef enum:
+    STACK_BINDINGS = 64
+    # Transfers at least this large release the GIL while they copy.
+    NOGIL_BYTES = 1 << 16
 
 
 class CommandFailure(Exception):
-    """Raised by ``replay`` when command ``index`` failed; ``__cause__`` is the error."""
+    """Raised by ``execute`` when command ``index`` failed; ``__cause__`` is the error."""
 
     def __init__(self, index):
         super().__init__(index)
         self.index = index
+
+
+cdef class BindingTable:
+    """The ``(buffer, offset, length)`` entries of one submission (checked by the queue)."""
+
+    def __cinit__(self, list buffers):
+        cdef Py_ssize_t n = len(buffers)
+        self.buffers = buffers
+        self.offsets = <uint64_t*>PyMem_Malloc(max(n, 1) * sizeof(uint64_t))
+        self.lengths = <uint64_t*>PyMem_Malloc(max(n, 1) * sizeof(uint64_t))
+        if self.offsets == NULL or self.lengths == NULL:
+            raise MemoryError()
+        self.count = n
+
+    def __dealloc__(self):
+        PyMem_Free(self.offsets)
+        PyMem_Free(self.lengths)
+
+
+def binding_table(device, str kind, tuple command_buffers, entries):
+    """The checked ``BindingTable`` of a submission of ``command_buffers`` to ``device``, or
+    None when none of them uses binding-table slots and no table was given.
+
+    entries: a sequence of ``(buffer, offset, length)`` (length None = to the end of the
+    buffer), Buffer or BufferView (whole). Raises ``InvalidArgumentError`` naming the slot and
+    what the commands need of it (rt.runtime.hal._validation).
+    """
+    cdef CommandBuffer cb
+    cdef BindingTable table
+    cdef Site site
+    cdef Py_ssize_t i
+    needed = max((cb.binding_capacity for cb in command_buffers), default=0)
+    if entries is None:
+        if needed:
+            raise InvalidArgumentError(
+                f"{kind} on {device.label}: the command buffers reference {needed} binding-table "
+                "slots; pass binding_table=[(buffer, offset, length), ...]")
+        return None
+    site = queue_site(device)
+    entries = list(entries)
+    buffers = []
+    for i, entry in enumerate(entries):
+        form = records.binding(entry)
+        if form is None or form[0] is None:
+            raise InvalidArgumentError(
+                f"{kind} on {device.label}: binding-table entry {i} must be a Buffer, a BufferView "
+                f"or (buffer, offset, length), got {entry!r}")
+        buffers.append(form[0])
+    table = BindingTable(buffers)
+    for i, entry in enumerate(entries):
+        buffer, _, offset, length = records.binding(entry)
+        table.offsets[i] = size_value(site, kind, offset, f"binding-table entry {i} offset")
+        if length is None:
+            length = buffer.byte_length - table.offsets[i] if table.offsets[i] < buffer.byte_length else 0
+        table.lengths[i] = size_value(site, kind, length, f"binding-table entry {i} length")
+    for cb in command_buffers:
+        cb.check_table_c(site, kind, buffers, table.offsets, table.lengths, table.count)
+    return table
 
 
 cdef void _fill(uint8_t* dst, size_t length, uint32_t pattern, size_t pattern_length) noexcept nogil:
@@ -39,9 +110,8 @@ cdef void _fill(uint8_t* dst, size_t length, uint32_t pattern, size_t pattern_le
     if length == 0:
         return
     if pattern_length == 1:
-        head[0] = <uint8_t>pattern
         for done in range(length):
-            dst[done] = head[0]
+            dst[done] = <uint8_t>pattern
         return
     if pattern_length == 2:
         (<uint16_t*>head)[0] = <uint16_t>pattern
@@ -55,26 +125,6 @@ cdef void _fill(uint8_t* dst, size_t length, uint32_t pattern, size_t pattern_le
         done += chunk
 
 
-def fill(uintptr_t address, size_t length, uint32_t pattern, size_t pattern_length):
-    """Fill ``length`` bytes at ``address`` with the little-endian ``pattern`` (1/2/4 bytes)."""
-    with nogil:
-        _fill(<uint8_t*>address, length, pattern, pattern_length)
-
-
-def copy(uintptr_t source, uintptr_t target, size_t length):
-    """memmove ``length`` bytes from ``source`` to ``target`` (addresses)."""
-    with nogil:
-        memmove(<void*>target, <const void*>source, length)
-
-
-def update(bytes data, uintptr_t target):
-    """Copy all of ``data`` to ``target`` (an address with room for len(data) bytes)."""
-    cdef const char* src = data
-    cdef size_t length = len(data)
-    with nogil:
-        memcpy(<void*>target, src, length)
-
-
 cdef inline int64_t _now_ns() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -86,35 +136,155 @@ def now_ns():
     return _now_ns()
 
 
-cdef int _run(tuple cmd, Py_ssize_t threads) except -1:
-    cdef long kind = cmd[0]
-    cdef uintptr_t a, b
-    cdef size_t length, plen
-    cdef uint32_t pattern
-    cdef const uint8_t* src
-    if kind == 3:
-        counts = <tuple>cmd[3]
-        if counts[0] and counts[1] and counts[2]:
-            cmd[1](cmd[2], counts, cmd[4], cmd[5], cmd[6], threads)
-    elif kind == 0:
-        a = cmd[1]
-        length = cmd[2]
-        pattern = cmd[3]
-        plen = cmd[4]
-        with nogil:
-            _fill(<uint8_t*>a, length, pattern, plen)
-    elif kind == 1:
-        a = cmd[1]
-        b = cmd[2]
-        length = cmd[3]
-        with nogil:
-            memmove(<void*>b, <const void*>a, length)
-    elif kind == 2:
-        data = <bytes>cmd[1]
-        src = <const uint8_t*>(<char*>data)
-        b = cmd[2]
-        length = cmd[3]
-        memcpy(<void*>b, src, length)
+cdef class _Addresses:
+    """The base address of every buffer a command buffer uses, for one execution."""
+    cdef char** direct
+    cdef char** slots
+
+    def __dealloc__(self):
+        PyMem_Free(self.direct)
+        PyMem_Free(self.slots)
+
+    cdef inline char* at(self, const BufferRef* r) noexcept:
+        if r.buffer == INDIRECT:
+            return self.slots[r.slot] + r.offset
+        return self.direct[r.buffer] + r.offset
+
+
+cdef int _user_of(CommandBuffer cb, int32_t buffer, int64_t slot) except -2:
+    """The index of the first command referencing ``buffer`` (or table slot ``slot``)."""
+    cdef Py_ssize_t i, k
+    cdef Command* c
+    cdef const BufferRef* refs[2]
+    for i in range(cb.count()):
+        c = cb.command(i)
+        if c.kind == COMMAND_DISPATCH:
+            for k in range(c.args.dispatch.binding_count):
+                r = cb.ref(c.args.dispatch.bindings + k)
+                if (r.buffer == buffer and buffer != INDIRECT) or (buffer == INDIRECT and r.buffer == INDIRECT and r.slot == slot):
+                    return i
+            continue
+        refs[0] = refs[1] = NULL
+        if c.kind == COMMAND_FILL:
+            refs[0] = &c.args.fill.target
+        elif c.kind == COMMAND_COPY:
+            refs[0], refs[1] = &c.args.copy.source, &c.args.copy.target
+        elif c.kind == COMMAND_UPDATE:
+            refs[0] = &c.args.update.target
+        for k in range(2):
+            if refs[k] != NULL and ((refs[k].buffer == buffer and buffer != INDIRECT) or (
+                    buffer == INDIRECT and refs[k].buffer == INDIRECT and refs[k].slot == slot)):
+                return i
+    return 0
+
+
+cdef _Addresses _resolve(CommandBuffer cb, BindingTable table):
+    cdef _Addresses a = _Addresses.__new__(_Addresses)
+    cdef Py_ssize_t i, n = len(cb.buffers)
+    cdef Buffer b
+    a.direct = <char**>PyMem_Malloc(max(n, 1) * sizeof(char*))
+    if a.direct == NULL:
+        raise MemoryError()
+    for i in range(n):
+        b = <Buffer>cb.buffers[i]
+        try:
+            a.direct[i] = b.address()
+        except InvalidArgumentError as error:
+            raise InvalidArgumentError(
+                f"{cb.label}: {cb.describe_command(_user_of(cb, i, 0))} uses a buffer that is not "
+                f"usable: {error}") from None
+    if cb.binding_capacity:
+        a.slots = <char**>PyMem_Malloc(cb.binding_capacity * sizeof(char*))
+        if a.slots == NULL:
+            raise MemoryError()
+        for i in range(cb.binding_capacity):
+            entry = table.buffers[i]
+            if entry is None:
+                a.slots[i] = NULL
+                continue
+            b = <Buffer>entry
+            try:
+                a.slots[i] = b.address() + table.offsets[i]
+            except InvalidArgumentError as error:
+                raise InvalidArgumentError(
+                    f"{cb.label}: {cb.describe_command(_user_of(cb, INDIRECT, i))} uses binding-table "
+                    f"slot {i}, whose buffer is not usable: {error}") from None
+    return a
+
+
+cdef int _dispatch(CommandBuffer cb, _Addresses a, DispatchCommand* d, uint32_t threads) except -1:
+    cdef Executable e = <Executable>cb.executables[d.executable]
+    cdef LibraryEntry entry = e.entry
+    cdef void* stack_ptrs[STACK_BINDINGS]
+    cdef uint64_t stack_lengths[STACK_BINDINGS]
+    cdef void** ptrs = stack_ptrs
+    cdef uint64_t* lengths = stack_lengths
+    cdef uint64_t failed = 0
+    cdef int32_t status
+    cdef uint32_t i, n = d.binding_count
+    cdef const uint32_t* constants = cb.constant_pool() + d.constants
+    cdef const BufferRef* r
+    if not (d.workgroup_count[0] and d.workgroup_count[1] and d.workgroup_count[2]):
+        return 0
+    if n > STACK_BINDINGS:
+        ptrs = <void**>PyMem_Malloc(n * sizeof(void*))
+        lengths = <uint64_t*>PyMem_Malloc(n * sizeof(uint64_t))
+        if ptrs == NULL or lengths == NULL:
+            PyMem_Free(ptrs)
+            PyMem_Free(lengths)
+            raise MemoryError()
+    try:
+        for i in range(n):
+            r = cb.ref(d.bindings + i)
+            ptrs[i] = a.at(r)
+            lengths[i] = r.length
+        if entry is not None:
+            with nogil:
+                status = entry.fn(entry.state, d.ordinal, d.workgroup_count, constants, ptrs,
+                                  lengths, threads, &failed)
+            if status != 0:
+                raise entry.owner.dispatch_error(
+                    d.ordinal, (d.workgroup_count[0], d.workgroup_count[1], d.workgroup_count[2]),
+                    status, failed)
+        else:
+            e.library.dispatch(
+                d.ordinal, (d.workgroup_count[0], d.workgroup_count[1], d.workgroup_count[2]),
+                [constants[i] for i in range(d.constant_count)],
+                [<uintptr_t>ptrs[i] for i in range(n)], [lengths[i] for i in range(n)], threads)
+    finally:
+        if ptrs != stack_ptrs:
+            PyMem_Free(ptrs)
+            PyMem_Free(lengths)
+    return 0
+
+
+cdef int _run(CommandBuffer cb, _Addresses a, Command* c, uint32_t threads) except -1:
+    cdef char* target
+    cdef const char* source
+    cdef size_t length
+    if c.kind == COMMAND_DISPATCH:
+        return _dispatch(cb, a, &c.args.dispatch, threads)
+    if c.kind == COMMAND_FILL:
+        target, length = a.at(&c.args.fill.target), c.args.fill.target.length
+        if length >= NOGIL_BYTES:
+            with nogil:
+                _fill(<uint8_t*>target, length, c.args.fill.pattern, c.args.fill.pattern_length)
+        else:
+            _fill(<uint8_t*>target, length, c.args.fill.pattern, c.args.fill.pattern_length)
+    elif c.kind == COMMAND_COPY:
+        source, target = a.at(&c.args.copy.source), a.at(&c.args.copy.target)
+        length = c.args.copy.source.length
+        if length >= NOGIL_BYTES:
+            with nogil:
+                memmove(target, source, length)
+        else:
+            memmove(target, source, length)
+    elif c.kind == COMMAND_UPDATE:
+        target, length = a.at(&c.args.update.target), c.args.update.target.length
+        memcpy(target, cb.host_bytes(c.args.update.source_offset), length)
+    elif c.kind == COMMAND_COLLECTIVE:
+        raise UnimplementedError(f"{cb.label}: collective commands need a channel provider; "
+                                 "the local drivers have none")
     return 0
 
 
@@ -129,33 +299,30 @@ cdef Py_ssize_t _markers(tuple markers, object sink, object lane, Py_ssize_t dep
     return depth
 
 
-def replay(list commands, Py_ssize_t threads, sink=None, lane=None, list zones=None):
-    """Run resolved ``commands`` in order; raise ``CommandFailure(index)`` from the cause.
-
-    sink / lane / zones: a TraceSink, its Lane and the command buffer's ``trace_zones()``
-    (one ``(markers, name, args)`` per command plus the trailing markers); given a sink,
-    each command and debug group is reported as a zone.
-    """
-    cdef Py_ssize_t i = 0, n = len(commands), depth = 0
+cdef int execute_c(CommandBuffer cb, BindingTable table, uint32_t threads, object sink,
+                   object lane) except -1:
+    """Run every command of ``cb`` in order (``table``: the submission's binding table or
+    None); raises ``CommandFailure(index)`` from the cause."""
+    cdef Py_ssize_t i = 0, n = cb.count(), depth = 0
+    cdef _Addresses a = _resolve(cb, table)
+    cdef list zones
     cdef tuple zone
     if sink is None:
         try:
             while i < n:
-                _run(<tuple>commands[i], threads)
+                _run(cb, a, cb.command(i), threads)
                 i += 1
         except Exception as error:
             raise CommandFailure(i) from error
-        return
-    if zones is None or len(zones) != n + 1:
-        raise InvalidArgumentError(f"replay: {n} commands need {n + 1} trace zones, got "
-                                   f"{None if zones is None else len(zones)}")
+        return 0
+    zones = cb.trace_zones()
     try:
         while i < n:
             zone = <tuple>zones[i]
             depth = _markers(<tuple>zone[0], sink, lane, depth)
             sink.zone_begin(lane, zone[1], _now_ns(), zone[2])
             try:
-                _run(<tuple>commands[i], threads)
+                _run(cb, a, cb.command(i), threads)
             except Exception as error:
                 sink.zone_end(lane, _now_ns(), {"error": str(error)})
                 raise
@@ -167,3 +334,17 @@ def replay(list commands, Py_ssize_t threads, sink=None, lane=None, list zones=N
             sink.zone_end(lane, _now_ns())
             depth -= 1
         raise CommandFailure(i) from error
+    return 0
+
+
+def execute(CommandBuffer cb, BindingTable table, threads, sink=None, lane=None):
+    """Run ``cb`` with binding table ``table`` (or None) on ``threads`` workers per dispatch.
+
+    Raises ``DeviceError`` naming the command buffer, the command (index, export,
+    executable) and the cause; ``InvalidArgumentError`` if a buffer it uses is not live.
+    """
+    try:
+        execute_c(cb, table, threads, sink, lane)
+    except CommandFailure as failure:
+        cause = failure.__cause__
+        raise DeviceError(f"{cb.label}: {cb.describe_command(failure.index)} failed: {cause}") from cause

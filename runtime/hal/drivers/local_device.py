@@ -14,13 +14,12 @@ timepoints and sizes as args (rt.runtime.hal.trace).
 import itertools
 
 from rt.runtime.errors import DeviceError, InvalidArgumentError
-from rt.runtime.hal.buffer import Buffer, BufferUsage, MemoryType, check_range, check_size
+from rt.runtime.hal.buffer import Buffer, BufferUsage, MemoryType
 from rt.runtime.hal.command_buffer import CommandBuffer, CommandBufferMode, CommandCategory
 from rt.runtime.hal.device import Device, DeviceLimits
 from rt.runtime.hal.drivers import _replay
 from rt.runtime.hal.drivers.heap_allocator import HeapAllocator
 from rt.runtime.hal.drivers.host_semaphore import HostSemaphore
-from rt.runtime.hal.drivers.local_command_buffer import LocalCommandBuffer
 from rt.runtime.hal.drivers.local_queue import Submission
 from rt.runtime.hal.executable_cache import ExecutableCache
 from rt.runtime.hal.fence import Fence
@@ -63,7 +62,7 @@ class LocalDevice(Device):
 
     def create_command_buffer(self, mode=CommandBufferMode.DEFAULT,
                               categories=CommandCategory.ANY, binding_capacity=0):
-        return LocalCommandBuffer(self, mode, categories, binding_capacity)
+        return CommandBuffer(self, mode, categories, binding_capacity)
 
     # -- queue -------------------------------------------------------------------------------
 
@@ -95,24 +94,6 @@ class LocalDevice(Device):
         self.queue.submit(submission)
         return signal_fence
 
-    def _transfer_buffer(self, buffer, role, usage, where, transfer=False):
-        if not isinstance(buffer, Buffer):
-            raise InvalidArgumentError(f"{where} on {self.label}: {role} must be a Buffer, got "
-                                       f"{buffer!r}")
-        owner = buffer.device
-        if owner is not self and not (transfer and self.can_transfer_with(owner)):
-            how = ("no transfer path connects the two devices" if transfer else
-                   "devices own separate heaps; transfer it with queue_copy first")
-            raise InvalidArgumentError(
-                f"{where} on {self.label}: {role} {buffer.describe()} lives on {owner.label}, "
-                f"which {self.label} cannot reach: {how}"
-            )
-        if not buffer.allowed_usage & usage:
-            raise InvalidArgumentError(
-                f"{where} on {self.label}: {role} {buffer.describe()} was allocated with usage "
-                f"{buffer.allowed_usage!r}, which lacks {usage!r}"
-            )
-
     def queue_alloca(self, allocation_size, *, wait_fence=None, signal_fence=None,
                      memory_type=MemoryType.DEVICE_LOCAL, usage=BufferUsage.DEFAULT):
         buffer = self.allocator.reserve_buffer(allocation_size, memory_type, usage)
@@ -138,11 +119,12 @@ class LocalDevice(Device):
                             lambda sink: self.allocator.release(buffer),
                             lambda: {"bytes": buffer.byte_length, "buffer": buffer.describe()})
 
-    def queue_execute(self, command_buffers, *, wait_fence=None, signal_fence=None):
+    def queue_execute(self, command_buffers, *, wait_fence=None, signal_fence=None,
+                      binding_table=None):
+        where = "queue_execute"
         if isinstance(command_buffers, CommandBuffer):
             command_buffers = [command_buffers]
         command_buffers = tuple(command_buffers)
-        where = "queue_execute"
         for i, cb in enumerate(command_buffers):
             if not isinstance(cb, CommandBuffer) or cb.device is not self:
                 raise InvalidArgumentError(
@@ -150,13 +132,14 @@ class LocalDevice(Device):
                     "this device"
                 )
             cb.check_submittable(f"{where} on {self.label}")
+        table = _replay.binding_table(self, where, command_buffers, binding_table)
         for cb in command_buffers:
             cb.submitted += 1
         threads, lane = self.threads, self.queue_lane
 
         def action(sink):
             for cb in command_buffers:
-                cb.execute(threads, sink, lane)
+                _replay.execute(cb, table, threads, sink, lane)
 
         def args():
             return {"command_buffers": len(command_buffers),
@@ -170,59 +153,41 @@ class LocalDevice(Device):
                 name = f"{where}: {', '.join(names[:NAMED_DISPATCHES])}{more}"
         return self._submit(where, wait_fence, signal_fence, action, args, name)
 
+    def _transfer(self, where, record, args, wait_fence, signal_fence):
+        """Queue a transfer recorded (and checked) as a one-command command buffer."""
+        cb = CommandBuffer(self, CommandBufferMode.ONE_SHOT, CommandCategory.TRANSFER)
+        cb.as_queue_operation(where)
+        cb.begin()
+        record(cb)
+        cb.end()
+        threads, lane = self.threads, self.queue_lane
+        return self._submit(where, wait_fence, signal_fence,
+                            lambda sink: _replay.execute(cb, None, threads),
+                            lambda: dict(args(cb.commands[0])))
+
     def queue_copy(self, source, source_offset, target, target_offset, length, *,
                    wait_fence=None, signal_fence=None):
-        where = "queue_copy"
-        self._transfer_buffer(source, "source", BufferUsage.TRANSFER_SOURCE, where, True)
-        self._transfer_buffer(target, "target", BufferUsage.TRANSFER_TARGET, where, True)
-        if source.device is not self and target.device is not self:
-            raise InvalidArgumentError(
-                f"{where} on {self.label}: neither source {source.describe()} nor target "
-                f"{target.describe()} lives on this device; submit the copy on one of theirs"
-            )
-        s_off, length = check_range(source, source_offset, length, where, "source")
-        t_off, _ = check_range(target, target_offset, length, where, "target")
-        target.carry_encoding(source, s_off, t_off, length)
-        return self._submit(where, wait_fence, signal_fence,
-                            lambda sink: _replay.copy(source.ptr + s_off, target.ptr + t_off,
-                                                      length),
-                            lambda: {"bytes": length, "source": source.describe(),
-                                     "target": target.describe()})
+        return self._transfer(
+            "queue_copy", lambda cb: cb.copy_buffer(source, source_offset, target, target_offset, length),
+            lambda c: {"bytes": c.target.length, "source": source.describe(),
+                       "target": target.describe()},
+            wait_fence, signal_fence)
 
     def queue_fill(self, target, target_offset, length, pattern, pattern_length, *,
                    wait_fence=None, signal_fence=None):
-        where = "queue_fill"
-        self._transfer_buffer(target, "target", BufferUsage.TRANSFER_TARGET, where)
-        if pattern_length not in (1, 2, 4):
-            raise InvalidArgumentError(f"{where} on {self.label}: pattern_length must be 1, 2 "
-                                       f"or 4 bytes, got {pattern_length!r}")
-        offset, length = check_range(target, target_offset, length, where, "target")
-        if offset % pattern_length or length % pattern_length:
-            raise InvalidArgumentError(
-                f"{where} on {self.label}: target offset {offset} and length {length} must be "
-                f"multiples of the {pattern_length}-byte pattern"
-            )
-        value = int(pattern) & ((1 << (8 * pattern_length)) - 1)
-        return self._submit(where, wait_fence, signal_fence,
-                            lambda sink: _replay.fill(target.ptr + offset, length, value,
-                                                      pattern_length),
-                            lambda: {"bytes": length, "target": target.describe()})
+        return self._transfer(
+            "queue_fill",
+            lambda cb: cb.fill_buffer(target, target_offset, length, pattern, pattern_length),
+            lambda c: {"bytes": c.target.length, "target": target.describe()},
+            wait_fence, signal_fence)
 
     def queue_update(self, source, source_offset, target, target_offset, length, *,
                      wait_fence=None, signal_fence=None):
-        where = "queue_update"
-        self._transfer_buffer(target, "target", BufferUsage.TRANSFER_TARGET, where)
-        data = memoryview(source).cast("B")
-        s_off = check_size(source_offset, "source offset", where)
-        length = check_size(length, "length", where)
-        if s_off + length > data.nbytes:
-            raise InvalidArgumentError(f"{where} on {self.label}: source range [{s_off}, "
-                                       f"{s_off + length}) exceeds the {data.nbytes}-byte source")
-        t_off, _ = check_range(target, target_offset, length, where, "target")
-        chunk = bytes(data[s_off:s_off + length])
-        return self._submit(where, wait_fence, signal_fence,
-                            lambda sink: _replay.update(chunk, target.ptr + t_off),
-                            lambda: {"bytes": length, "target": target.describe()})
+        return self._transfer(
+            "queue_update",
+            lambda cb: cb.update_buffer(source, source_offset, target, target_offset, length),
+            lambda c: {"bytes": c.target.length, "target": target.describe()},
+            wait_fence, signal_fence)
 
     def queue_barrier(self, *, wait_fence=None, signal_fence=None):
         return self._submit("queue_barrier", wait_fence, signal_fence, lambda sink: None)
