@@ -32,7 +32,7 @@ def read_source(source):
 
 
 def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=True, compile_to="end",
-            compile_from=None, timing=False, jobs=0):
+            compile_from=None, timing=False, jobs=0, verify_each=False):
     """Compile MLIR (text, or a path to an .mlir file) into ``.vmfb`` bytes.
 
     devices: None (the input's own device globals, else one llvm-cpu device), a list of
@@ -43,7 +43,8 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
     compile_to / compile_from: IREE phase names (input, abi, ..., flow, stream, hal, vm, end):
     stop after a phase (the result is then the module's MLIR text, as UTF-8 bytes) or start
     from IR dumped after one. timing: print the time of every pass to stderr. jobs: processes
-    translating executables in parallel (0: one per core).
+    translating executables in parallel (0: one per core). verify_each: verify the IR after
+    every pass (default: after every phase).
     Raises CompileError (``file:line:col: error: ...``), NotFoundError for a missing file,
     InvalidArgumentError for bad options, UnimplementedError when the compiler is missing.
     """
@@ -64,5 +65,5 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
                                  "compiler dependencies (xdsl) or run a precompiled .vmfb") from None
     options = {"dump_after": dump_after, "dump_dir": None if dump_dir is None else os.fspath(dump_dir),
                "data_tiling": bool(data_tiling), "compile_to": compile_to, "compile_from": compile_from,
-               "timing": bool(timing), "jobs": jobs}
+               "timing": bool(timing), "jobs": jobs, "verify_each": bool(verify_each)}
     return compile_source(text, filename, devices=devices, options=options)

@@ -35,7 +35,8 @@ class CompileOptions:
 
     devices: tuple of ``DeviceSpec`` (``rt.compiler.targets.device_spec``; empty: the input's
     own device globals, else ``__device_0=llvm-cpu``). data_tiling: pack matmul operands
-    (iree-dispatch-creation-set-encoding). verify_each: verify the IR after every pass.
+    (iree-dispatch-creation-set-encoding). verify_each: verify the IR after every pass
+    (MLIR's ``-verify-each``); by default it is verified after each phase.
     dump_after: pass names (or ``"all"``) whose output IR is written to ``dump_dir`` as
     ``NN_<pass>.mlir``. compile_from / compile_to: phase names (see the module docstring).
     timing: print the time of every pass, nested by phase, to stderr (like ``--mlir-timing``).
@@ -45,7 +46,7 @@ class CompileOptions:
 
     devices: tuple = ()
     data_tiling: bool = True
-    verify_each: bool = True
+    verify_each: bool = False
     dump_after: tuple = ()
     dump_dir: typing.Optional[str] = None
     compile_from: typing.Optional[str] = None

@@ -20,7 +20,7 @@ import dataclasses
 
 from xdsl.irdl import traits_def
 from xdsl.ir import ErasedSSAValue
-from xdsl.traits import IsTerminator, NoTerminator
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait
 
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.runtime.errors import CompileError
@@ -38,8 +38,13 @@ def _split(cls):
         return None
     cells = dict(zip(code.co_freevars, (c.cell_contents for c in function.__closure__)))
     op_def = cells["op_def"]
-    return (dataclasses.replace(op_def, traits=traits_def()), tuple(op_def.traits),
-            cells.get("custom_verify"))
+    checks = []
+    for trait in op_def.traits:
+        if isinstance(trait, IsolatedFromAbove):
+            checks.append(_verify_isolated)
+        elif type(trait).verify is not OpTrait.verify:  # traits that only mark (Pure, ...) check nothing
+            checks.append(trait.verify)
+    return dataclasses.replace(op_def, traits=traits_def()), tuple(checks), cells.get("custom_verify")
 
 
 class Verifier:
@@ -71,37 +76,64 @@ class Verifier:
             op.verify_()
             return
         definition, traits, custom = parts
-        operand_types = [v.type for v in op.operands]
-        result_types = [r.type for r in op.results]
+        # xDSL's plain fields (_operands, _type, _successors): the public accessors build views
+        operand_types = [v._type for v in op._operands]
+        result_types = [r._type for r in op.results]
         properties, attributes = op.properties, op.attributes
-        entries = [r.first_block.arg_types if r.first_block else () for r in op.regions]
         key = (cls, *map(id, operand_types), None, *map(id, result_types), None,
                *[(k, id(v)) for k, v in properties.items()], None, *[(k, id(v)) for k, v in attributes.items()],
-               *[(len(r.blocks), *map(id, e)) for r, e in zip(op.regions, entries)], len(op.successors))
+               len(op._successors))
+        entries = ()
+        if op.regions:
+            entries = [r.first_block.arg_types if r.first_block else () for r in op.regions]
+            key += tuple((len(r.blocks), *map(id, e)) for r, e in zip(op.regions, entries))
         if key not in self._passed:
             definition.verify(op)
             # the values keep the attributes alive, so their ids in the key cannot be reused
             self._passed[key] = (operand_types, result_types, tuple(properties.values()),
                                  tuple(attributes.values()), entries)
-        for trait in traits:
-            trait.verify(op)
+        for check in traits:
+            check(op)
         if custom is not None:
             custom(op)
 
 
+def _verify_isolated(op):
+    """IsolatedFromAbove: ops nested in ``op`` (down to nested isolated ops, which check
+    themselves) use only values defined inside ``op``; the same check as xDSL's trait, with a
+    set of the values defined inside instead of an ancestor walk per operand."""
+    nested, defined, stack = [], set(), [op]
+    while stack:
+        current = stack.pop()
+        for region in current.regions:
+            for block in region.blocks:
+                defined.update(block.args)
+                for child in block.ops:
+                    nested.append(child)
+                    defined.update(child.results)
+                    if child.regions and not child.has_trait(IsolatedFromAbove):
+                        stack.append(child)
+    for child in nested:
+        for operand in child._operands:
+            if operand not in defined:
+                raise ValueError(f"Operation using value defined out of its IsolatedFromAbove parent: {child}")
+
+
 def _verify_structure(op):
     """The checks of xDSL ``Operation.verify`` besides the op's own verifier."""
-    for operand in op.operands:
+    for operand in op._operands:
         if isinstance(operand, ErasedSSAValue):
             raise ValueError("Erased SSA value is used by the operation")
     block = op.parent
-    region = None if block is None else block.parent
-    if op.successors:
+    if block is None or op._next_op is not None and not op._successors:
+        return  # only a block's last op and branches have more to check
+    region = block.parent
+    if op._successors:
         if block is None or region is None:
             raise ValueError(f"Operation {op.name} with block successors does not belong to a block or a region")
         if block.last_op is not op:
             raise ValueError(f"Operation {op.name} with block successors must terminate its parent block")
-        for successor in op.successors:
+        for successor in op._successors:
             if successor.parent != region:
                 raise ValueError(f"Operation {op.name} is branching to a block of a different region")
     if block is not None and region is not None and block.last_op is op:

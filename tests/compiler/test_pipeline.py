@@ -95,3 +95,37 @@ def test_progress_only_on_a_terminal():
         progress.finish()
     assert quiet.getvalue() == ""
     assert tty.getvalue() == "\r\x1b[K[3/41] cse\r\x1b[K[3/41] cse 2/5\r\x1b[K"
+
+
+def test_verification_after_each_phase_or_each_pass():
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import f32
+
+    from rt.compiler.dialects import make_context
+    from rt.compiler.frontend import parse_module
+    from rt.compiler.passes import PassPipeline
+    from rt.compiler.passes.base import Pass
+    from rt.runtime.errors import CompileError
+
+    ran = []
+
+    class Break(Pass):
+        name = "break"
+
+        def run(self, module, ctx):
+            addf = next(op for op in module.walk() if op.name == "arith.addf")
+            addf.parent.insert_op_before(arith.AddfOp.create(operands=list(addf.operands), result_types=[f32]), addf)
+
+    class Record(Pass):
+        name = "record"
+
+        def run(self, module, ctx):
+            ran.append(True)
+
+    phases = {"break": "a", "record": "a"}
+    for verify_each, runs in ((False, [True]), (True, [])):
+        ran.clear()
+        module = parse_module(ADD, "add.mlir", make_context())
+        with pytest.raises(CompileError, match=r"add\.mlir:\d+:\d+: error: .arith.addf. op result"):
+            PassPipeline([Break(), Record()], verify_each=verify_each, phases=phases).run(module, make_context())
+        assert ran == runs

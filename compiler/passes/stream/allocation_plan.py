@@ -80,6 +80,9 @@ class Plan:
 
     def _classify(self):
         results, transients = {}, {}
+        members = {}
+        for value in self._values():
+            members.setdefault(self.root(value), []).append(value)
         for op in self.body.walk():
             if op is self.body.last_op:
                 continue
@@ -91,11 +94,11 @@ class Plan:
                 if value in self.yielded:
                     results[value] = self.yielded[value]
                 else:
-                    transients[value] = self._interval(value)
+                    transients[value] = self._interval(members[value])
         return results, transients
 
-    def _interval(self, root):
-        members = [v for v in self._values() if self.root(v) is root]
+    def _interval(self, members):
+        """(first, last) top-level op index touching any of ``members`` (one root's values)."""
         points = []
         for value in members:
             points.append(self.index[ancestor_in(self.body, value.op)] if hasattr(value, "op") else 0)
