@@ -4,8 +4,8 @@
 ``<dump_dir>/<NN>_<pass>.mlir`` (NN = 1-based position in the pipeline; ``dump_dir="-"`` prints
 to stderr under MLIR's ``// -----// IR Dump After ...`` headers instead), so a user can read
 rt's pipeline next to IREE's ``--mlir-print-ir-after-all`` dumps. ``timing`` (a
-``instrumentation.Timing``) records every pass under its phase (``phases``: pass name ->
-phase name) with the verifier as its own row; ``progress`` shows the running pass on stderr
+``instrumentation.Timing``) records every pass under its phase (``phases``: the phase name
+of each pass, in order) with the verifier as its own row; ``progress`` shows the running pass on stderr
 (None: when stderr is a terminal; True: always; False: never). The pipeline's contents come from
 :mod:`rt.compiler.passes.pipeline`.
 
@@ -49,7 +49,9 @@ class PassPipeline:
         self.verify_each = verify_each
         self.timing = timing
         self.progress = progress
-        self.phases = dict(phases or {})
+        self.phases = list(phases) if phases is not None else [None] * len(self.passes)
+        if len(self.phases) != len(self.passes):
+            raise InvalidArgumentError(f"{len(self.phases)} phase names for {len(self.passes)} passes")
 
     def run(self, module, ctx):
         """Apply every pass to ``module``; returns the list of dump files written."""
@@ -62,7 +64,7 @@ class PassPipeline:
                 for index, pass_ in enumerate(self.passes, start=1):
                     if reporter is not None:
                         reporter.pass_started(index, len(self.passes), pass_.name)
-                    with self._phase_scope(pass_.name):
+                    with self._phase_scope(index):
                         with _scope(timing, pass_.name):
                             pass_.run(module, ctx)
                         if self.verify_each or self._ends_phase(index):
@@ -79,10 +81,10 @@ class PassPipeline:
         """True after the last pass of a phase (and after the last pass of all)."""
         if index == len(self.passes):
             return True
-        return self.phases.get(self.passes[index - 1].name) != self.phases.get(self.passes[index].name)
+        return self.phases[index - 1] != self.phases[index]
 
-    def _phase_scope(self, name):
-        phase = self.phases.get(name)
+    def _phase_scope(self, index):
+        phase = self.phases[index - 1]
         if self.timing is None or phase is None:
             return contextlib.nullcontext()
         return self.timing.scope(phase)

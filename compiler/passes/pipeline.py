@@ -15,6 +15,10 @@ stream, executable-sources, executable-configurations, executable-targets, hal, 
 means the whole pipeline. ``compile_to=P`` stops after phase P (the output is the MLIR text
 of the module), ``compile_from=P`` starts after phase P (the input is a dump of that point).
 
+``cse`` runs at the points where IREE's pipelines run their cleanups (after the conversions to
+stream and to hal): each conversion materializes its own constants, and without it a 160-layer
+host function carries ~18 constants per layer into the VM.
+
 Options: :class:`CompileOptions` (a frozen dataclass) holds everything the pipeline and the
 pass manager take; passes are frozen dataclasses whose fields are their options (base.Pass).
 
@@ -163,6 +167,7 @@ PHASES = (
         P("iree-stream-convert-to-stream", "stream.convert_to_stream:ConvertToStreamPass"),
         P("iree-stream-specialize-encodings", "stream.specialize_encodings:SpecializeEncodingsPass"),
         P("iree-stream-encode-host-tensors", "stream.encode_host_tensors:EncodeHostTensorsPass"),
+        P("cse", "input.cse:CSEPass"),
         P("iree-stream-encode-device-tensors", "stream.encode_device_tensors:EncodeDeviceTensorsPass"),
         P("iree-stream-materialize-builtins", "stream.materialize_builtins:MaterializeBuiltinsPass"),
         P("iree-stream-materialize-copy-on-write", "stream.materialize_copy_on_write:MaterializeCopyOnWritePass"),
@@ -179,6 +184,7 @@ PHASES = (
         P("iree-stream-pack-dispatch-operands", "stream.pack_dispatch_operands:PackDispatchOperandsPass"),
         P("iree-stream-fold-uniform-operands", "stream.fold_uniform_operands:FoldUniformOperandsPass"),
         P("iree-stream-annotate-dispatch-arguments", "stream.annotate_dispatch_arguments:AnnotateDispatchArgumentsPass"),
+        P("cse", "input.cse:CSEPass"),
     )),
     Phase("executable-sources", (
         P("iree-hal-materialize-interfaces", "hal.materialize_interfaces:MaterializeInterfacesPass"),
@@ -189,6 +195,7 @@ PHASES = (
     )),
     Phase("hal", (
         P("iree-hal-convert-to-hal", "hal.convert_to_hal:ConvertToHALPass"),
+        P("cse", "input.cse:CSEPass"),
         P("iree-hal-serialize-executables", "hal.serialize_executables:SerializeExecutablesPass"),
     )),
     Phase("vm", (
@@ -215,12 +222,12 @@ def entries(compile_from=None, compile_to="end"):
 
 
 def pass_names():
-    """The names of the whole default pipeline, in order."""
+    """The names of the whole default pipeline, in order (a pass may run more than once)."""
     return [entry.name for entry in entries()]
 
 
 def phase_of(name):
-    """The phase name the pass ``name`` belongs to (None for a standalone pass)."""
+    """The first phase that runs the pass ``name`` (None for a standalone pass)."""
     for phase in PHASES:
         if any(entry.name == name for entry in phase.passes):
             return phase.name
@@ -250,7 +257,10 @@ def pass_manager(options=None, timing=None):
     """A PassPipeline running ``build_passes(options)`` with the options' dumps, verification
     and progress; ``timing``: an ``instrumentation.Timing`` recording each pass under its phase."""
     options = CompileOptions.from_dict(options)
-    phases = {entry.name: phase.name for phase in PHASES for entry in phase.passes}
-    return PassPipeline(build_passes(options), dump_after=options.dump_after, dump_dir=options.dump_dir,
+    passes = build_passes(options)
+    names = phase_names()
+    start = 0 if options.compile_from is None else names.index(options.compile_from) + 1
+    phases = [phase.name for phase in PHASES[start:] for _ in phase.passes][:len(passes)]
+    return PassPipeline(passes, dump_after=options.dump_after, dump_dir=options.dump_dir,
                         verify_each=options.verify_each, timing=timing, progress=options.progress,
                         phases=phases)

@@ -9,9 +9,19 @@ induction variable (signed) with the upper bound; ``scf.while`` -> before/after 
 other op is handed to the op tables of :mod:`scalar_ops` (arith/math on scalars) and
 :mod:`import_ops` (hal, check, util globals and buffers). Each instruction carries the op's ``file:line:col`` so VM traps name the source.
 
+Immediates the lowerings need (import flags, enum bits, i32 copies of ``arith.constant``
+index/i64 operands) are materialized once per straight-line scope and reused: a scope is a
+function block, or a nested region that also sees its parent's constants (they dominate it).
+A host function issuing hundreds of dispatches then sets up its zeros and workgroup counts
+once instead of before every call.
+
 Source followed: IREE ``Dialect/VM/Conversion`` (StandardToVM, UtilToVM) and
 ``Target/Bytecode/BytecodeEncoder``.
 """
+import struct
+
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
 from rt.compiler.passes.vm import half, import_ops, scalar_ops
 from rt.compiler.passes.vm.registers import RegisterAllocator, vm_type
@@ -30,6 +40,7 @@ class FunctionEmitter:
         self._labels = {}
         self._yield_targets = []
         self._conditions = []
+        self._constants = [{}]
 
     # -- registers ---------------------------------------------------------------------------
 
@@ -57,11 +68,37 @@ class FunctionEmitter:
         return reg
 
     def const(self, type_name, value):
-        """A scratch register holding ``value`` (freed after the current op)."""
-        reg = self.scratch(type_name)
+        """A register holding ``value``, materialized once per scope (see the module docstring);
+        never write to it."""
+        key = (type_name, value if type_name in ("i32", "i64") else struct.pack("<d", value))
+        for scope in reversed(self._constants):
+            reg = scope.get(key)
+            if reg is not None:
+                return reg
+        reg = self.regs.new(type_name)
         {"i32": self.fb.const_i32, "i64": self.fb.const_i64, "f32": self.fb.const_f32,
          "f64": self.fb.const_f64}[type_name](reg, value)
+        self._constants[-1][key] = reg
         return reg
+
+    def get_as(self, value, type_name, op=None):
+        """``value`` in a register of ``type_name`` (i32 <-> i64); an ``arith.constant`` of index
+        or i64 type wanted as i32 is the truncated constant, not a ``trunc`` at run time."""
+        owner = value.owner
+        if (type_name == "i32" and getattr(owner, "name", None) == "arith.constant"
+                and isinstance(owner.value, IntegerAttr)
+                and isinstance(owner.value.type, IndexType | IntegerType)
+                and (isinstance(owner.value.type, IndexType) or owner.value.type.width.data == 64)):
+            low = owner.value.value.data & 0xFFFFFFFF
+            return self.const("i32", low - (1 << 32) if low >= 1 << 31 else low)
+        return self.as_type(self.get(value, op), type_name)
+
+    def _push_constants(self):
+        self._constants.append({})
+
+    def _pop_constants(self):
+        for reg in self._constants.pop().values():
+            self.regs.release(reg)
 
     def null_ref(self):
         reg = self.scratch("ref")
@@ -99,7 +136,9 @@ class FunctionEmitter:
                 self.define(arg, self.owner)
         for block in blocks:
             self.fb.bind(self._labels[block])
+            self._push_constants()  # a block's constants may not dominate the next block
             self.emit_block(block)
+            self._pop_constants()
 
     def emit_block(self, block):
         self.regs.plan_block(block)
@@ -164,7 +203,9 @@ class FunctionEmitter:
         for arg, reg in zip(block.args, arg_regs):
             self.regs.bind(arg, reg)
         self._yield_targets.append(targets)
+        self._push_constants()
         self.emit_block(block)
+        self._pop_constants()
         self._yield_targets.pop()
 
     def _scf_yield(self, op):

@@ -63,11 +63,11 @@ def _call(e, op, name, args, results=None, spans=None):
 
 
 def _i64(e, value, op):
-    return e.as_type(e.get(value, op), "i64")
+    return e.get_as(value, "i64", op)
 
 
 def _i32(e, value, op):
-    return e.as_type(e.get(value, op), "i32")
+    return e.get_as(value, "i32", op)
 
 
 def _simple(name):
