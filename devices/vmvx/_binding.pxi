@@ -37,6 +37,15 @@ cdef inline int _as_span(object ref, Span* span, str kernel, str operand) except
     return 0
 
 
+ctypedef struct Extent:
+    # The bytes a view touches, [lo, hi), and its geometry (to recognise an identical view).
+    uintptr_t lo
+    uintptr_t hi
+    int64_t s0
+    int64_t s1
+    int64_t esize
+
+
 cdef str _name_of(object ref):
     name = (<object>ref).name
     if getattr(ref, "released", False):
@@ -44,15 +53,28 @@ cdef str _name_of(object ref):
     return name or "buffer"
 
 
+cdef inline bint _injective(int64_t s0, int64_t s1, int64_t n0, int64_t n1):
+    """True if no two elements of an ``n0 x n1`` view with strides (s0, s1) coincide."""
+    cdef int64_t a0 = s0 if s0 >= 0 else -s0
+    cdef int64_t a1 = s1 if s1 >= 0 else -s1
+    if n0 <= 1:
+        return n1 <= 1 or a1 != 0
+    if n1 <= 1:
+        return a0 != 0
+    return (a1 != 0 and a0 >= a1 * n1) or (a0 != 0 and a1 >= a0 * n0)
+
+
 cdef char* _view(object ref, bint write, int64_t esize, int64_t offset, int64_t stride0,
                  int64_t stride1, int64_t size0, int64_t size1, str kernel,
-                 str operand) except NULL:
+                 str operand, Extent* extent=NULL) except NULL:
     """Checks a strided 2-D view of ``esize``-byte elements and returns its first element.
 
     The view covers elements ``offset + i * stride0 + j * stride1`` for ``0 <= i < size0``,
     ``0 <= j < size1``. Raises ``InvalidArgumentError`` naming the kernel, the operand and the
     buffer if any of them lies outside the buffer, if the first element is not aligned to
-    ``esize`` or if ``write`` is requested on a read-only buffer.
+    ``esize``, if ``write`` is requested on a read-only buffer, or if a written view maps two
+    of its elements to the same memory (a later store would change an earlier one). Records
+    the bytes touched in ``extent`` (if given) for ``_check_alias``.
     """
     cdef Span b
     cdef int64_t cap, hi, lo, p0, p1
@@ -71,8 +93,18 @@ cdef char* _view(object ref, bint write, int64_t esize, int64_t offset, int64_t 
     if offset < 0:
         raise InvalidArgumentError(
             f"{kernel}: operand '{operand}' on {_name_of(ref)}: element offset {offset} must be >= 0")
+    if extent != NULL:
+        extent.lo = extent.hi = 0
+        extent.s0 = stride0 if size0 > 1 else 0
+        extent.s1 = stride1 if size1 > 1 else 0
+        extent.esize = esize
     if size0 == 0 or size1 == 0:
         return &_EMPTY_VIEW
+    if write and not _injective(stride0, stride1, size0, size1):
+        raise InvalidArgumentError(
+            f"{kernel}: operand '{operand}' on {_name_of(ref)}: a {size0}x{size1} view with "
+            f"strides ({stride0}, {stride1}) writes some elements twice; an output view must "
+            f"give every element its own memory")
     cap = b.length // esize
     p0 = (size0 - 1) * stride0
     p1 = (size1 - 1) * stride1
@@ -91,7 +123,29 @@ cdef char* _view(object ref, bint write, int64_t esize, int64_t offset, int64_t 
         raise InvalidArgumentError(
             f"{kernel}: operand '{operand}' on {_name_of(ref)} starts at address {<uintptr_t>first:#x}, "
             f"which is not aligned to its {esize}-byte elements; bind an aligned buffer")
+    if extent != NULL:
+        extent.lo = <uintptr_t>(first + lo * esize)
+        extent.hi = <uintptr_t>(first + hi * esize + esize)
     return first
+
+
+cdef int _check_alias(const Extent* out, const Extent* src, bint same_ok, str kernel,
+                      str out_name, str src_name) except -1:
+    """Raises unless output ``out`` and input ``src`` touch disjoint bytes, or (``same_ok``,
+    for kernels whose every output element depends only on the same input element) are the
+    identical view. A partial overlap would let a store change an input the kernel has not
+    read yet: a divisor turned to zero after its check, a matmul operand overwritten mid-way.
+    Source: the restrict contract of IREE's ukernels (runtime/src/iree/builtins/ukernel).
+    """
+    if out.lo == out.hi or src.lo == src.hi or out.hi <= src.lo or src.hi <= out.lo:
+        return 0
+    if (same_ok and out.lo == src.lo and out.hi == src.hi and out.s0 == src.s0
+            and out.s1 == src.s1 and out.esize == src.esize):
+        return 0
+    raise InvalidArgumentError(
+        f"{kernel}: output '{out_name}' overlaps input '{src_name}' (bytes "
+        f"[{out.lo:#x}, {out.hi:#x}) and [{src.lo:#x}, {src.hi:#x})); an output must not "
+        f"share memory with an input" + (" unless it is the identical view" if same_ok else ""))
 
 
 cdef int64_t _mul_dims(int64_t a, int64_t b, str kernel, str what) except -1:

@@ -311,13 +311,16 @@ def binary_2d(bint i32, int op, lhs, int64_t lhs_offset, int64_t lhs_stride0,
     cdef str kernel = (_BINARY_I32_KERNELS[_op_index(op, BINARY_I32_OPS, "binary i32")] if i32
                        else _BINARY_F32_KERNELS[_op_index(op, BINARY_F32_OPS, "binary f32")])
     cdef View2D a, b, o
+    cdef Extent ea, eb, eo
     cdef int status
-    a.p = _view(lhs, False, 4, lhs_offset, lhs_stride0, lhs_stride1, size0, size1, kernel, "lhs")
+    a.p = _view(lhs, False, 4, lhs_offset, lhs_stride0, lhs_stride1, size0, size1, kernel, "lhs", &ea)
     a.s0, a.s1 = lhs_stride0, lhs_stride1
-    b.p = _view(rhs, False, 4, rhs_offset, rhs_stride0, rhs_stride1, size0, size1, kernel, "rhs")
+    b.p = _view(rhs, False, 4, rhs_offset, rhs_stride0, rhs_stride1, size0, size1, kernel, "rhs", &eb)
     b.s0, b.s1 = rhs_stride0, rhs_stride1
-    o.p = _view(out, True, 4, out_offset, out_stride0, out_stride1, size0, size1, kernel, "out")
+    o.p = _view(out, True, 4, out_offset, out_stride0, out_stride1, size0, size1, kernel, "out", &eo)
     o.s0, o.s1 = out_stride0, out_stride1
+    _check_alias(&eo, &ea, True, kernel, "out", "lhs")
+    _check_alias(&eo, &eb, True, kernel, "out", "rhs")
     if size0 * size1 >= _NOGIL_ELEMENTS:
         with nogil:
             status = (_run_binary_i32(op, &o, &a, &b, size0, size1) if i32
@@ -343,10 +346,12 @@ def unary_2d(bint i32, int op, in_, int64_t in_offset, int64_t in_stride0, int64
     cdef str kernel = (_UNARY_I32_KERNELS[_op_index(op, UNARY_I32_OPS, "unary i32")] if i32
                        else _UNARY_F32_KERNELS[_op_index(op, UNARY_F32_OPS, "unary f32")])
     cdef View2D a, o
-    a.p = _view(in_, False, 4, in_offset, in_stride0, in_stride1, size0, size1, kernel, "in")
+    cdef Extent ea, eo
+    a.p = _view(in_, False, 4, in_offset, in_stride0, in_stride1, size0, size1, kernel, "in", &ea)
     a.s0, a.s1 = in_stride0, in_stride1
-    o.p = _view(out, True, 4, out_offset, out_stride0, out_stride1, size0, size1, kernel, "out")
+    o.p = _view(out, True, 4, out_offset, out_stride0, out_stride1, size0, size1, kernel, "out", &eo)
     o.s0, o.s1 = out_stride0, out_stride1
+    _check_alias(&eo, &ea, True, kernel, "out", "in")
     if size0 * size1 >= _NOGIL_ELEMENTS:
         with nogil:
             if i32:
@@ -377,11 +382,14 @@ def copy_2d(int esize, in_, int64_t in_offset, int64_t in_stride0, int64_t in_st
     """
     cdef str kernel = _width_kernel("copy.2d", esize)
     cdef View2D a, o
-    a.p = _view(in_, False, esize, in_offset, in_stride0, in_stride1, size0, size1, kernel, "in")
+    cdef Extent ea, eo
+    a.p = _view(in_, False, esize, in_offset, in_stride0, in_stride1, size0, size1, kernel, "in",
+                &ea)
     a.s0, a.s1 = in_stride0, in_stride1
     o.p = _view(out, True, esize, out_offset, out_stride0, out_stride1, size0, size1, kernel,
-                "out")
+                "out", &eo)
     o.s0, o.s1 = out_stride0, out_stride1
+    _check_alias(&eo, &ea, True, kernel, "out", "in")
     if size0 * size1 >= _NOGIL_ELEMENTS:
         with nogil:
             _run_copy(esize, &o, &a, size0, size1)

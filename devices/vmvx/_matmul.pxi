@@ -69,6 +69,7 @@ def matmul(int type_index, lhs, int64_t lhs_offset, int64_t lhs_stride0, int64_t
     """
     cdef str kernel = _MATMUL_KERNELS[_op_index(type_index, MATMUL_TYPES, "matmul")]
     cdef View2D a, b, o
+    cdef Extent ea, eb, eo
     cdef bint accumulate = flags & _ACCUMULATE
     if flags & ~_ACCUMULATE:
         raise InvalidArgumentError(
@@ -76,11 +77,14 @@ def matmul(int type_index, lhs, int64_t lhs_offset, int64_t lhs_stride0, int64_t
     if M < 0 or N < 0 or K < 0:
         raise InvalidArgumentError(f"{kernel}: sizes must be >= 0, got M={M} N={N} K={K}")
     if K > 0:
-        a.p = _view(lhs, False, 4, lhs_offset, lhs_stride0, lhs_stride1, M, K, kernel, "lhs")
-        b.p = _view(rhs, False, 4, rhs_offset, rhs_stride0, rhs_stride1, K, N, kernel, "rhs")
+        a.p = _view(lhs, False, 4, lhs_offset, lhs_stride0, lhs_stride1, M, K, kernel, "lhs", &ea)
+        b.p = _view(rhs, False, 4, rhs_offset, rhs_stride0, rhs_stride1, K, N, kernel, "rhs", &eb)
     a.s0, a.s1, b.s0, b.s1 = lhs_stride0, lhs_stride1, rhs_stride0, rhs_stride1
-    o.p = _view(out, True, 4, out_offset, out_stride0, out_stride1, M, N, kernel, "out")
+    o.p = _view(out, True, 4, out_offset, out_stride0, out_stride1, M, N, kernel, "out", &eo)
     o.s0, o.s1 = out_stride0, out_stride1
+    if K > 0:
+        _check_alias(&eo, &ea, False, kernel, "out", "lhs")
+        _check_alias(&eo, &eb, False, kernel, "out", "rhs")
     if M == 0 or N == 0:
         return
     if M * N * K >= _NOGIL_ELEMENTS:

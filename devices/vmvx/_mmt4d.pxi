@@ -85,6 +85,7 @@ def mmt4d(int type_index, lhs, int64_t lhs_offset, int64_t lhs_stride0, rhs, int
     cdef char* r
     cdef char* o
     cdef bint accumulate = flags & _ACCUMULATE
+    cdef Extent el, er, eo
     if flags & ~_ACCUMULATE:
         raise InvalidArgumentError(
             f"{kernel}: unknown flags {flags:#x}; only FLAG_ACCUMULATE (0x1) is defined")
@@ -94,9 +95,11 @@ def mmt4d(int type_index, lhs, int64_t lhs_offset, int64_t lhs_stride0, rhs, int
     lhs_row = _mul_dims(K, _mul_dims(M0, K0, kernel, "M0 * K0"), kernel, "K * M0 * K0")
     rhs_row = _mul_dims(K, _mul_dims(N0, K0, kernel, "N0 * K0"), kernel, "K * N0 * K0")
     out_row = _mul_dims(N, _mul_dims(M0, N0, kernel, "M0 * N0"), kernel, "N * M0 * N0")
-    l = _view(lhs, False, in_size, lhs_offset, lhs_stride0, 1, M, lhs_row, kernel, "lhs")
-    r = _view(rhs, False, in_size, rhs_offset, rhs_stride0, 1, N, rhs_row, kernel, "rhs")
-    o = _view(out, True, 4, out_offset, out_stride0, 1, M, out_row, kernel, "out")
+    l = _view(lhs, False, in_size, lhs_offset, lhs_stride0, 1, M, lhs_row, kernel, "lhs", &el)
+    r = _view(rhs, False, in_size, rhs_offset, rhs_stride0, 1, N, rhs_row, kernel, "rhs", &er)
+    o = _view(out, True, 4, out_offset, out_stride0, 1, M, out_row, kernel, "out", &eo)
+    _check_alias(&eo, &el, False, kernel, "out", "lhs")
+    _check_alias(&eo, &er, False, kernel, "out", "rhs")
     if M == 0 or out_row == 0:
         return
     if lhs_row == 0 or rhs_row == 0:

@@ -98,10 +98,12 @@ def pack(int esize, in_, int64_t in_offset, int64_t in_stride0, out, int64_t out
     cdef str kernel = _width_kernel("pack", esize)
     cdef PackGeom g = _checked_geometry(kernel, out_stride0, out_size0, out_size1, out_size2,
                                         out_size3, in_size0, in_size1, flags)
+    cdef Extent es, ed
     cdef char* src = _view(in_, False, esize, in_offset, in_stride0, 1, in_size0, in_size1,
-                           kernel, "in")
+                           kernel, "in", &es)
     cdef char* dst = _view(out, True, esize, out_offset, out_stride0, 1, out_size0,
-                           out_size1 * out_size2 * out_size3, kernel, "out")
+                           out_size1 * out_size2 * out_size3, kernel, "out", &ed)
+    _check_alias(&ed, &es, False, kernel, "out", "in")
     if out_size0 == 0 or out_size1 * out_size2 * out_size3 == 0:
         return
     with nogil:
@@ -129,10 +131,12 @@ def unpack(int esize, in_, int64_t in_offset, int64_t in_stride0, out, int64_t o
     cdef str kernel = _width_kernel("unpack", esize)
     cdef PackGeom g = _checked_geometry(kernel, in_stride0, in_size0, in_size1, in_size2,
                                         in_size3, out_size0, out_size1, flags)
+    cdef Extent es, ed
     cdef char* src = _view(in_, False, esize, in_offset, in_stride0, 1, in_size0,
-                           in_size1 * in_size2 * in_size3, kernel, "in")
+                           in_size1 * in_size2 * in_size3, kernel, "in", &es)
     cdef char* dst = _view(out, True, esize, out_offset, out_stride0, 1, out_size0, out_size1,
-                           kernel, "out")
+                           kernel, "out", &ed)
+    _check_alias(&ed, &es, False, kernel, "out", "in")
     if out_size0 == 0 or out_size1 == 0:
         return
     with nogil:

@@ -76,13 +76,15 @@ def reduce_2d(bint i32, int op, in_, int64_t in_offset, int64_t in_stride0,
     cdef tuple names = _REDUCE_I32_KERNELS if i32 else _REDUCE_F32_KERNELS
     cdef str kernel = names[_op_index(op, REDUCE_OPS, "reduce")]
     cdef View2D a
+    cdef Extent ea, eo
     cdef char* o
     if flags & ~_ACCUMULATE:
         raise InvalidArgumentError(
             f"{kernel}: unknown flags {flags:#x}; only FLAG_ACCUMULATE (0x1) is defined")
-    a.p = _view(in_, False, 4, in_offset, in_stride0, in_stride1, size0, size1, kernel, "in")
+    a.p = _view(in_, False, 4, in_offset, in_stride0, in_stride1, size0, size1, kernel, "in", &ea)
     a.s0, a.s1 = in_stride0, in_stride1
-    o = _view(out, True, 4, out_offset, out_stride0, 1, size0, 1, kernel, "out")
+    o = _view(out, True, 4, out_offset, out_stride0, 1, size0, 1, kernel, "out", &eo)
+    _check_alias(&eo, &ea, False, kernel, "out", "in")
     if size0 == 0:
         return
     if size0 * size1 >= _NOGIL_ELEMENTS:
