@@ -12,8 +12,10 @@ which runs ``__init``. Calls check arguments against the export's ``rt.abi`` bef
 SystemContext, BoundModule) and docs/compiled_module_abi.md.
 """
 import concurrent.futures
+import contextlib
 import os
 import threading
+import time
 
 import ml_dtypes
 import numpy as np
@@ -28,7 +30,8 @@ from rt.runtime.hal import Buffer, BufferView, dtype_to_element_type
 from rt.runtime.hal.trace import HOST_LANE, now_ns
 from rt.runtime.modules.check import CheckModule
 from rt.runtime.trust import policy_for
-from rt.runtime.vm import Context, Instance, Module, NativeModule
+from rt.runtime.vm import (Context, Instance, Module, NativeModule, set_thread_deadline,
+                           thread_deadline)
 
 def _load_module(vmfb, devices):
     if isinstance(vmfb, Module):
@@ -84,8 +87,11 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
 class LoadedFunction:
     """An export bound to a LoadedModule: call it with numpy arrays and Python numbers.
 
-    ``f(*args, to_host=True)``: returns None, one value, or a tuple; tensors as numpy arrays
-    (or DeviceArray when ``to_host=False``), scalars as Python numbers.
+    ``f(*args, to_host=True, timeout=None, fuel=None)``: returns None, one value, or a tuple;
+    tensors as numpy arrays (or DeviceArray when ``to_host=False``), scalars as Python numbers.
+    ``timeout`` (seconds) bounds the call: past it the call raises DeadlineExceededError;
+    ``fuel`` bounds the backward branches and calls the module's bytecode may take (VMTrapError
+    past it). Ctrl-C ends a call with KeyboardInterrupt carrying the VM stack (``vm_stack``).
     ``f.async_(*args, to_host=True)``: the same call on the module's worker thread; returns a
     ``concurrent.futures.Future`` (arrays passed in may be used without a copy: do not modify
     them until the future is done). ``f.abi`` describes the arguments; ``f.declaration``.
@@ -159,9 +165,14 @@ class LoadedFunction:
         Python numbers); the result can be passed to :meth:`invoke` many times."""
         return self._prepare(args)
 
-    def invoke(self, prepared):
-        """Run the export on prepared VM values; returns the raw VM results (views, numbers)."""
-        with self._loaded.lock:
+    def invoke(self, prepared, timeout=None, fuel=None):
+        """Run the export on prepared VM values; returns the raw VM results (views, numbers).
+
+        timeout: seconds (None: unbounded); fuel: backward branches + calls (None: unbounded).
+        """
+        if timeout is not None and not (isinstance(timeout, (int, float)) and timeout >= 0):
+            raise InvalidArgumentError(f"timeout must be None or seconds >= 0, got {timeout!r}")
+        with self._loaded.lock, _call_limits(self._loaded.context, timeout, fuel):
             tracer = self._loaded.tracer
             try:
                 if tracer is None:
@@ -174,17 +185,38 @@ class LoadedFunction:
             except CheckError as e:
                 raise _located(e) from None
 
-    def __call__(self, *args, to_host=True):
+    def __call__(self, *args, to_host=True, timeout=None, fuel=None):
         prepared = self._prepare(args)
-        values = self.invoke(prepared)
+        values = self.invoke(prepared, timeout, fuel)
         return self.convert_results(values, prepared, to_host)
 
-    def async_(self, *args, to_host=True):
+    def async_(self, *args, to_host=True, timeout=None, fuel=None):
         """Run the call on the module's worker thread; returns a concurrent.futures.Future."""
-        return self._loaded.executor().submit(self.__call__, *args, to_host=to_host)
+        return self._loaded.executor().submit(self.__call__, *args, to_host=to_host,
+                                              timeout=timeout, fuel=fuel)
 
     def __repr__(self):
         return f"<rt.LoadedFunction {self.declaration}>"
+
+
+@contextlib.contextmanager
+def _call_limits(context, timeout, fuel):
+    """Install a call's deadline on this thread and its fuel on the context, then restore."""
+    if timeout is None and fuel is None:
+        yield
+        return
+    previous = thread_deadline()
+    if timeout is not None:
+        deadline = time.monotonic() + timeout
+        set_thread_deadline(deadline if previous is None else min(previous, deadline))
+    if fuel is not None:
+        context.fuel = fuel
+    try:
+        yield
+    finally:
+        set_thread_deadline(previous)
+        if fuel is not None:
+            context.fuel = None
 
 
 def _transfer(view, device):

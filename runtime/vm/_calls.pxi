@@ -214,10 +214,7 @@ cdef object _invoke(ModuleState st, int32_t fidx, object args, bint to_python):
             op = _dispatch(st, c, I, F, R, &pc)
             if op == OP_CALL:
                 cf = &st.fns[c[pc + 1]]
-                if st.fuel >= 0:
-                    if st.fuel == 0:
-                        _out_of_fuel()
-                    st.fuel -= 1
+                _tick(st)
                 if depth >= MAX_DEPTH:
                     raise _Trap(f"stack overflow in @{st.module.functions[c[pc + 1]].name}: "
                                 f"call depth would exceed {MAX_DEPTH} frames (unbounded recursion?)")

@@ -22,10 +22,19 @@ from libc.math cimport (INFINITY, NAN, atan, atan2, atan2f, atanf, ceil, ceilf, 
                         rint, rintf, round, roundf, signbit, sin, sinf, sqrt, sqrtf, tanh, tanhf)
 from libc.stdint cimport (INT64_MAX, INT64_MIN, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t, uintptr_t)
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from rt.runtime.errors import InvalidArgumentError, VMTrapError
+from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError, VMTrapError
+
+cdef extern from *:
+    """
+    /* The calling thread's deadline (CLOCK_MONOTONIC ns, 0 = none), see set_thread_deadline. */
+    static __thread long long rt_vm_deadline_ns = 0;
+    """
+    long long rt_vm_deadline_ns
 
 #: Maximum number of live bytecode frames per invocation.
 MAX_DEPTH = 1024
@@ -209,16 +218,71 @@ cdef inline Py_ssize_t _switch_target(const int32_t* c, Py_ssize_t pc, int64_t i
     return c[pc + 2]
 
 
-cdef int _out_of_fuel() except -1:
-    raise _Trap("execution budget exhausted (Context.fuel: backward branches and calls)")
+#: Backward branches and calls between two checks for pending signals and the deadline.
+POLL_INTERVAL = 1024
+cdef int32_t _POLL_INTERVAL = POLL_INTERVAL
+
+
+cdef inline long long _now_ns() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec
+
+
+cdef int _slow_tick(ModuleState st) except -1:
+    """Every ``st.chunk`` backward branches and calls: charge them to the fuel budget (trap
+    when it runs out), let other threads take the GIL, run pending signal handlers (Ctrl-C
+    raises KeyboardInterrupt here, on the main thread) and raise DeadlineExceededError past
+    the thread's deadline. One counter serves all of them, so a bytecode loop stays
+    interruptible for the price of a decrement.
+    Source: the interrupt checks of CPython's eval loop (``_Py_HandlePending``)."""
+    if st.fuel_left >= 0:
+        st.fuel_left -= st.chunk
+        if st.fuel_left < 0:
+            st.fuel_left = 0
+            st.rearm()
+            raise _Trap("execution budget exhausted (Context.fuel: backward branches and calls)")
+    st.rearm()
+    with nogil:
+        pass  # let threads waiting for the GIL run (timers, async calls, queue threads)
+    if PyErr_CheckSignals() < 0:
+        return -1
+    if rt_vm_deadline_ns and _now_ns() >= rt_vm_deadline_ns:
+        raise DeadlineExceededError("the call's deadline passed while running bytecode "
+                                    "(timeout= of the call)")
+    return 0
+
+
+cdef inline int _tick(ModuleState st) except -1:
+    """Count one backward branch or call (see _slow_tick)."""
+    st.countdown -= 1
+    if st.countdown == 0:
+        return _slow_tick(st)
+    return 0
 
 
 cdef inline Py_ssize_t _jump(ModuleState st, Py_ssize_t pc, Py_ssize_t target) except -1:
-    if target <= pc and st.fuel >= 0:
-        if st.fuel == 0:
-            return _out_of_fuel()
-        st.fuel -= 1
+    if target <= pc:
+        _tick(st)
     return target
+
+
+def set_thread_deadline(deadline):
+    """Set the calling thread's deadline for bytecode: ``time.monotonic()`` seconds, or None.
+
+    Interpreters running on this thread (host functions and vmvx dispatches run inline) raise
+    ``DeadlineExceededError`` at their next poll past it. Returns the previous deadline, so a
+    caller can restore it.
+    """
+    global rt_vm_deadline_ns
+    previous = thread_deadline()
+    rt_vm_deadline_ns = 0 if deadline is None else max(1, <long long>(deadline * 1e9))
+    return previous
+
+
+def thread_deadline():
+    """The calling thread's deadline (``time.monotonic()`` seconds), or None."""
+    return None if rt_vm_deadline_ns == 0 else rt_vm_deadline_ns / 1e9
 
 
 include "_values.pxi"
@@ -229,7 +293,8 @@ cdef class ModuleState:
     """Per-context state of one bytecode module: globals, rodata refs, resolved imports, code."""
     cdef readonly object module
     cdef public object trace_sink
-    cdef public int64_t fuel
+    cdef int64_t fuel_left
+    cdef int32_t countdown, chunk
     cdef int64_t* gi
     cdef double* gf
     cdef int32_t n_gi32, n_gf32
@@ -244,7 +309,8 @@ cdef class ModuleState:
 
     def __cinit__(self, module):
         self.module = module
-        self.fuel = -1
+        self.fuel_left = -1
+        self.rearm()
         g = module.globals
         self.n_gi32, self.n_gf32 = len(g["i32"]), len(g["f32"])
         self.gi = <int64_t*>calloc(len(g["i32"]) + len(g["i64"]) + 1, sizeof(int64_t))
@@ -286,6 +352,25 @@ cdef class ModuleState:
         free(self.gf)
         free(self.fns)
         free(self.code)
+
+    cdef void rearm(self) noexcept:
+        """Next slow tick after POLL_INTERVAL events, or right after the last unit of fuel."""
+        self.chunk = _POLL_INTERVAL
+        if 0 <= self.fuel_left < _POLL_INTERVAL:
+            self.chunk = <int32_t>self.fuel_left + 1
+        self.countdown = self.chunk
+
+    @property
+    def fuel(self):
+        """Backward branches and calls left before a trap, or -1 for unlimited."""
+        if self.fuel_left < 0:
+            return -1
+        return max(self.fuel_left - (self.chunk - self.countdown), 0)
+
+    @fuel.setter
+    def fuel(self, int64_t budget):
+        self.fuel_left = -1 if budget < 0 else budget
+        self.rearm()
 
     def bind_import(self, int ordinal, target, signature):
         """Resolve import ``ordinal`` to a Function or a bound native method (None: absent)."""

@@ -1,0 +1,98 @@
+"""Interruptible, bounded calls (issue 13, defect 4): Ctrl-C, timeout= and fuel= end a pure
+bytecode loop with the VM stack, and the module stays usable afterwards."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import rt
+from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError, VMTrapError
+from rt.runtime.vm import POLL_INTERVAL, Context, Instance, Module, thread_deadline
+
+from spin_module import spin_module
+
+HERE = os.path.dirname(__file__)
+
+
+def _interrupted(script, after="ready"):
+    """Run ``script`` in a subprocess and send it SIGINT once it prints ``after``."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, "-u", "-c", textwrap.dedent(script)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.strip() == after:
+                time.sleep(0.3)
+                proc.send_signal(signal.SIGINT)
+                break
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    return proc.returncode, lines + out.splitlines(), err
+
+
+def test_sigint_ends_a_bytecode_loop_with_the_vm_stack():
+    code, lines, err = _interrupted("""
+        import time
+        import rt
+        from spin_module import spin_module
+        m = rt.load(spin_module())
+        print("ready")
+        try:
+            m.spin(2**62)
+        except KeyboardInterrupt as e:
+            print("stack", e.vm_stack)
+        print("after", m.add_i32(2, 3))
+    """)
+    assert code == 0, err
+    fields = dict(line.split(" ", 1) for line in lines if " " in line)
+    assert "spin.mlir" in fields["stack"] or "in @spin" in fields["stack"]
+    assert fields["after"] == "5"
+
+
+def test_timeout_ends_a_bytecode_loop_and_the_module_stays_usable():
+    with rt.load(spin_module()) as m:
+        with pytest.raises(DeadlineExceededError, match="deadline passed while running bytecode") as info:
+            m.spin(2**62, timeout=0.2)
+        assert any("in @spin" in f for f in info.value.vm_stack)
+        assert thread_deadline() is None  # restored after the call
+        assert m.spin(1000, timeout=60) == 1000
+        assert m.add_i32(2, 3) == 5
+
+
+def test_fuel_bounds_a_call_exactly():
+    with rt.load(spin_module()) as m:
+        assert m.spin(500, fuel=499) == 500  # 499 backward branches
+        with pytest.raises(VMTrapError, match="execution budget exhausted"):
+            m.spin(500, fuel=498)
+        assert m.context.fuel is None  # restored after the call
+        assert m.spin(5000) == 5000
+
+
+@pytest.mark.parametrize("budget", [0, 1, POLL_INTERVAL - 1, POLL_INTERVAL, POLL_INTERVAL + 1, 5000])
+def test_context_fuel_counts_every_backward_branch(budget):
+    ctx = Context(Instance(), [Module.from_bytes(spin_module())])
+    spin = ctx.lookup_function("spinner.spin")
+    ctx.fuel = budget
+    assert spin(budget + 1) == budget + 1
+    assert ctx.fuel == 0
+    ctx.fuel = budget
+    with pytest.raises(VMTrapError, match="execution budget exhausted"):
+        spin(budget + 2)
+    assert ctx.fuel == 0
+    ctx.fuel = None
+    assert spin(3 * POLL_INTERVAL) == 3 * POLL_INTERVAL
+
+
+def test_bad_limits_rejected():
+    with rt.load(spin_module()) as m:
+        with pytest.raises(InvalidArgumentError, match="timeout must be None or seconds >= 0"):
+            m.spin(1, timeout=-1)
+        with pytest.raises(InvalidArgumentError, match="fuel must be None or a non-negative int"):
+            m.spin(1, fuel=-5)
