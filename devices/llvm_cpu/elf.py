@@ -17,12 +17,12 @@ clear ``ModuleFormatError`` first:
   sections;
 * symbols: known binding/type, defined ones inside an allocated section (their whole
   ``[value, value + size)``), functions in executable sections, no common or undefined local
-  symbols, no global defined twice;
+  symbols, no name used twice (RuntimeDyld resolves relocations by name, locals included);
 * relocations: only the types RuntimeDyldELF resolves for the small PIC code model
   (``RELOCATION_KINDS``), each patching bytes inside an allocated, file-backed section, each
   against a symbol whose target (symbol value + addend) lies in its section, imports reached
   only through the PLT, the GOT or 64-bit absolute slots (a PC32 displacement to libm may not
-  fit in 32 bits).
+  fit in 32 bits), the patched bytes zero (RuntimeDyld adds them to PC-relative addends).
 
 Layout facts follow the System V gABI and the x86-64 psABI (ELF64, little endian, RELA
 relocations). Source: IREE's own ELF loader checks the same tables before mapping
@@ -168,7 +168,10 @@ def _string(table, offset, where):
     if offset >= len(table):
         fail(f"{where}: name offset {offset} is outside its string table ({len(table)} bytes)")
     end = table.find(b"\0", offset)
-    return table[offset:end].decode("utf-8", "replace")
+    try:
+        return table[offset:end].decode("ascii")
+    except UnicodeDecodeError:
+        fail(f"{where}: name {table[offset:end][:40]!r} is not ASCII")
 
 
 def _read_header(data):
@@ -316,7 +319,8 @@ def _read_symbols(data, sections):
                  f"locals end at {tab.info}")
         sym = Symbol(name, _STB_NAMES[binding], _STT_NAMES[kind], shndx, value, size)
         _check_symbol(i, sym, sections)
-        if binding != 0 and name:
+        if name and sym.type not in ("SECTION", "FILE"):
+            # RuntimeDyld resolves relocations by symbol name, locals included.
             if name in seen:
                 fail(f"symbol '{name}' is declared twice")
             seen.add(name)
@@ -324,16 +328,24 @@ def _read_symbols(data, sections):
     return symtabs[0], tuple(symbols)
 
 
-def _check_relocation(j, rel, where, target, sections, symbols):
+def _check_relocation(j, rel, where, target, sections, symbols, data):
     name, width, kind = RELOCATION_KINDS[rel.type]
     if rel.offset > target.size or width > target.size - rel.offset:
         fail(f"relocation {j} of {where} patches offset {rel.offset}, outside "
              f"{target.name} ({target.size} bytes)")
     if kind == "none":
         return
+    at = target.offset + rel.offset
+    if any(data[at:at + width]):
+        fail(f"relocation {j} of {where} patches bytes {rel.offset}..{rel.offset + width} of "
+             f"{target.name}, which are not zero; RuntimeDyld adds them to PC-relative addends, "
+             f"and a RELA object leaves them zero")
     if rel.symbol == 0:
         fail(f"relocation {j} of {where} (R_X86_64_{name}) has no symbol")
     sym = symbols[rel.symbol]
+    if sym.type != "SECTION" and not sym.name:
+        fail(f"relocation {j} of {where} (R_X86_64_{name}) refers to unnamed symbol "
+             f"{rel.symbol}; RuntimeDyld finds relocation targets by name")
     if sym.section == _SHN_UNDEF:
         if name in ("PC32", "PC64") or not -PC_SLACK <= rel.addend <= PC_SLACK:
             fail(f"relocation {j} of {where} reaches import '{sym.name}' as R_X86_64_{name} "
@@ -377,7 +389,7 @@ def _read_relocations(data, sections, symtab_index, symbols):
                      f"not apply (supported: {sorted(RELOCATION_KINDS)})")
             if rel.symbol >= len(symbols):
                 fail(f"relocation {j} of {s.name} names missing symbol {rel.symbol}")
-            _check_relocation(j, rel, s.name, target, sections, symbols)
+            _check_relocation(j, rel, s.name, target, sections, symbols, data)
             entries.append(rel)
         entries.sort(key=lambda r: r.offset)
         for a, b in zip(entries, entries[1:]):

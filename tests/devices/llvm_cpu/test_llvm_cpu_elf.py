@@ -238,7 +238,7 @@ def test_relocation_patching_descriptor_counts_rejected():
     at = _descriptor_relocation(edit, "name")
     base = edit.get(at, "offset", RELA_FIELDS) - abi.LIBRARY_V0.offset("name")
     edit.set(at, "offset", RELA_FIELDS, base)  # now patches abi_version/export_count
-    with pytest.raises(ModuleFormatError, match="patched by a relocation; it must be constant"):
+    with pytest.raises(ModuleFormatError, match="patched by a relocation; it must be constant|which are not zero"):
         _load(edit, obj)
 
 
@@ -249,4 +249,46 @@ def test_relocation_against_import_as_pc32_rejected():
     at = edit.relocations_of(".text")[0]
     edit.set(at, "info", RELA_FIELDS, (0 << 32) | 2)
     with pytest.raises(ModuleFormatError, match=r"R_X86_64_PC32\) has no symbol"):
+        _load(edit, obj)
+
+
+def test_relocation_over_nonzero_bytes_rejected():
+    """RuntimeDyld adds the patched bytes to a PC32 addend: moving a relocation one byte onto
+    an opcode made it assert (found by the fuzz suite)."""
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    text = edit.section(".text")
+    at = edit.relocations_of(".text")[0]
+    offset = edit.get(at, "offset", RELA_FIELDS)
+    edit.data[edit.header(text, "offset") + offset] = 0x90
+    with pytest.raises(ModuleFormatError, match="which are not zero; RuntimeDyld adds them"):
+        _load(edit, obj)
+
+
+def test_relocation_against_renamed_symbol_rejected():
+    """RuntimeDyld resolves relocation targets by name: an emptied or duplicated local name sent
+    a PC32 relocation to a far address (found by the fuzz suite)."""
+    obj = testing.mmt4d_executable()
+    edit = ElfEdit(obj.data)
+    used = {edit.get(at, "info", RELA_FIELDS) >> 32 for _, at in edit.relocations}
+    named = [k for k in sorted(used) if edit.symbol_names[k] and not edit.symbol_names[k].startswith(".")
+             or edit.symbol_names[k].startswith(".L")]
+    k = named[0]
+    edit.set(edit.symbols[k], "name", SYM_FIELDS, 0)
+    with pytest.raises(ModuleFormatError, match=f"refers to unnamed symbol {k}"):
+        _load(edit, obj)
+    edit = ElfEdit(obj.data)
+    other = edit.get(edit.symbol("rt_library_query"), "name", SYM_FIELDS)
+    edit.set(edit.symbols[k], "name", SYM_FIELDS, other)
+    with pytest.raises(ModuleFormatError, match="symbol 'rt_library_query' is declared twice"):
+        _load(edit, obj)
+
+
+def test_non_ascii_symbol_name_rejected():
+    obj = testing.conformance_executable()
+    edit = ElfEdit(obj.data)
+    strtab = edit.header(edit.section(".strtab"), "offset")
+    name = edit.get(edit.symbol("add_f32"), "name", SYM_FIELDS)
+    edit.data[strtab + name] = 0xC3
+    with pytest.raises(ModuleFormatError, match="is not ASCII"):
         _load(edit, obj)
