@@ -240,10 +240,27 @@ class FunctionABI:
             raise self.mismatch(index, f"bool {value!r}")
         if not isinstance(value, int):
             raise self.mismatch(index, f"{type(value).__name__} {value!r:.40}")
+        lo, hi = _int_range(arg.element)
+        if not lo <= value < hi:
+            raise self.mismatch(index, f"{value}, outside [{lo}, {hi}) for {arg.element} "
+                                       f"(it would wrap around)")
         return value
 
     def __repr__(self):
         return f"<FunctionABI {self.declaration}>"
+
+
+def _int_range(element):
+    """[lo, hi) a Python int may take for a scalar of ``element``: signed index and siN,
+    unsigned uiN, and either reading for signless iN (as IREE's bindings accept)."""
+    if element == "index":
+        return -(1 << 63), 1 << 63
+    bits = int("".join(c for c in element if c.isdigit()) or 64)
+    if element.startswith("si"):
+        return -(1 << (bits - 1)), 1 << (bits - 1)
+    if element.startswith("ui"):
+        return 0, 1 << bits
+    return -(1 << (bits - 1)), 1 << bits
 
 
 def _untyped(letter, name):

@@ -137,6 +137,7 @@ PHASES = (
         P("cse", "input.cse:CSEPass"),
         P("convert-elementwise-to-linalg", "input.convert_elementwise_to_linalg:ConvertElementwiseToLinalgPass"),
         P("linalg-normalize-named-ops", "input.normalize_named_ops:NormalizeNamedOpsPass"),
+        P("rt-insert-shape-checks", "input.insert_shape_checks:InsertShapeChecksPass"),
     )),
     Phase("abi", (
         P("iree-abi-wrap-entry-points", "abi.wrap_entry_points:WrapEntryPointsPass"),

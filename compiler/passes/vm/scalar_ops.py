@@ -185,6 +185,15 @@ def _select(e, op):
     _emit(e, f"select_{t}", e.define(op.result, op), cond, a, b)
 
 
+def _assert(e, op):
+    """``cf.assert %ok, "msg"`` -> ``cond_fail`` when ``%ok`` is 0 (IREE StandardToVM lowers it to
+    ``vm.cond_fail``); the trap carries the VM stack with the assert's location."""
+    ok = e.get(op.arg, op)
+    failed = e.scratch("i32")
+    e.fb.cmp_eq_i32(failed, e.as_type(ok, "i32"), e.const("i32", 0))
+    e.fb.cond_fail(failed, e.const("i32", 9), op.msg.data)  # 9: FAILED_PRECONDITION
+
+
 def _bits(type_):
     return type_.width.data if isinstance(type_, IntegerType) else 64
 
@@ -299,4 +308,5 @@ LOWERINGS = {
     "arith.extf": _float_resize,
     "arith.truncf": _float_resize,
     "arith.bitcast": _bitcast,
+    "cf.assert": _assert,
 }
