@@ -242,8 +242,8 @@ class FunctionABI:
             raise self.mismatch(index, f"{type(value).__name__} {value!r:.40}")
         lo, hi = _int_range(arg.element)
         if not lo <= value < hi:
-            raise self.mismatch(index, f"{value}, outside [{lo}, {hi}) for {arg.element} "
-                                       f"(it would wrap around)")
+            raise self.mismatch(index, f"{value}, which does not fit {arg.element} (range "
+                                       f"[{lo}, {hi}); it would wrap around)")
         return value
 
     def __repr__(self):
