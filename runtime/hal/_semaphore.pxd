@@ -28,7 +28,9 @@ cdef class Timepoint:
 cdef class Semaphore:
     cdef uint64_t value
     cdef object _failure
-    cdef public str label
+    cdef object _label
+    cdef object _device
+    cdef long long _ordinal
     cdef public object producer
     cdef list _timepoints
 
@@ -41,6 +43,7 @@ cdef class Semaphore:
     cdef int cancel(self, Timepoint timepoint) except -1
 
 
+cdef Semaphore device_semaphore(uint64_t value, object device, long long ordinal)
 cdef object failure_error(str label, object cause)
 cdef uint64_t payload_arg(object value, str where) except? 0xFFFFFFFFFFFFFFFF
 cdef double timeout_arg(object timeout) except? -2.0

@@ -167,6 +167,15 @@ cdef class Timepoint:
         return self.value
 
 
+cdef Semaphore device_semaphore(uint64_t value, object device, long long ordinal):
+    """Semaphore number ``ordinal`` of ``device`` at payload ``value`` (its label is made
+    when first needed)."""
+    cdef Semaphore s = Semaphore.__new__(Semaphore)
+    s.value, s._device, s._ordinal = value, device, ordinal
+    s._timepoints = []
+    return s
+
+
 cdef class Semaphore:
     """Timeline semaphore with payload ``initial_value``; ``label`` names it in errors.
 
@@ -176,9 +185,20 @@ cdef class Semaphore:
     """
 
     def __init__(self, initial_value=0, label="semaphore"):
-        self.label = label
+        self._label = label
         self.value = payload_arg(initial_value, f"{label}: create")
         self._timepoints = []
+
+    @property
+    def label(self):
+        """Names the semaphore in errors (``semaphore 3 of local-task://vmvx#0``)."""
+        if self._label is None:
+            self._label = f"semaphore {self._ordinal} of {self._device.label}"
+        return self._label
+
+    @label.setter
+    def label(self, value):
+        self._label = value
 
     @property
     def failure(self):

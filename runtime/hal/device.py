@@ -92,8 +92,13 @@ class Device(abc.ABC):
         """Release ``buffer``'s allocation when the queue reaches this op; returns the fence."""
 
     @abc.abstractmethod
-    def queue_execute(self, command_buffers, *, wait_fence=None, signal_fence=None):
-        """Execute finalized ``command_buffers`` in order; returns the signal fence."""
+    def queue_execute(self, command_buffers, *, wait_fence=None, signal_fence=None,
+                      binding_table=None):
+        """Execute finalized ``command_buffers`` in order; returns the signal fence.
+
+        binding_table: entries ``(buffer, offset, length)`` for the binding-table slots the
+        command buffers reference (IREE's indirect bindings), or None.
+        """
 
     @abc.abstractmethod
     def queue_copy(self, source, source_offset, target, target_offset, length, *,

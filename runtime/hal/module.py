@@ -143,6 +143,15 @@ class HalModule(NativeModule):
             _ref(device, Device, f"HalModule devices[{i}]")
         self._trace = trace
         self.trace_sink = check_sink(trace_sink, "HalModule trace_sink")
+        self._native = None
+
+    def native_functions(self):
+        """The C entries of the per-call imports (rt.runtime.hal._module), made once."""
+        if self._native is None:
+            from rt.runtime.hal._module import native_functions
+
+            self._native = native_functions(self)
+        return self._native
 
     # -- allocator / buffer ------------------------------------------------------------------
 

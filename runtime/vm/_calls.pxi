@@ -27,15 +27,18 @@ cdef int _store_result(char letter, object v, int32_t w, int64_t* I, double* F, 
 
 cdef Py_ssize_t _call_import(ModuleState st, const int32_t* c, Py_ssize_t pc, int64_t* I, double* F, list R,
                              bint variadic) except -1:
-    """Call import c[pc+1] with registers from the instruction's lists; returns the next pc."""
+    """Call import c[pc+1] with registers from the instruction's lists; returns the next pc.
+
+    A ``NativeFunction`` target reads and writes the registers itself (no argument list)."""
     cdef int32_t ordinal = c[pc + 1]
     cdef Py_ssize_t p = pc + 2, k, j, s, nspans = 0, nargs, nres
     cdef const int32_t* spans = NULL
+    cdef ImportCall call
     entry = st.imports[ordinal]
-    imp = st.module.imports[ordinal]
     if entry is None:
+        imp = st.module.imports[ordinal]
         raise _Trap(f"call to import {imp.name} ({imp.signature.text}), which is optional and not provided by any module")
-    target, sig = entry
+    target = (<tuple>entry)[0]
     if variadic:
         nspans = c[p]
         spans = c + p + 1
@@ -43,6 +46,14 @@ cdef Py_ssize_t _call_import(ModuleState st, const int32_t* c, Py_ssize_t pc, in
     nargs = c[p]
     cdef const int32_t* a = c + p + 1
     p += 1 + nargs
+    if type(target) is NativeFunction:
+        call.i, call.f, call.r = I, F, <PyObject*>R
+        call.args, call.spans, call.nargs = a, spans, <int32_t>nargs
+        call.nresults, call.results = c[p], c + p + 1
+        (<NativeFunction>target).fn((<NativeFunction>target).state, &call)
+        return p + 1 + c[p]
+    sig = (<tuple>entry)[1]
+    imp = st.module.imports[ordinal]
     if not variadic:
         args = [_reg_value(ord(l), a[k], I, F, R) for k, l in enumerate(sig.args)]
     else:

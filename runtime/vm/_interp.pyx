@@ -27,7 +27,10 @@ from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
+from cpython.ref cimport PyObject
+
 from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError, VMTrapError
+from rt.runtime.vm._native cimport ImportCall, NativeFunction
 
 cdef extern from *:
     """
@@ -373,7 +376,8 @@ cdef class ModuleState:
         self.rearm()
 
     def bind_import(self, int ordinal, target, signature):
-        """Resolve import ``ordinal`` to a Function or a bound native method (None: absent)."""
+        """Resolve import ``ordinal`` to a Function, a bound native method or a
+        ``NativeFunction`` (C, rt.runtime.vm._native); None: absent."""
         if not 0 <= ordinal < len(self.imports):
             raise InvalidArgumentError(f"import ordinal {ordinal} out of range")
         self.imports[ordinal] = None if target is None else (target, signature)

@@ -84,8 +84,9 @@ class Context:
             )
         if isinstance(provider, NativeModule):
             entry = provider.exports.get(imp.function_name)
-            target = None if entry is None else getattr(provider, entry[0])
             sig = None if entry is None else entry[1]
+            target = None if entry is None else (provider.native_functions().get(imp.function_name)
+                                                 or getattr(provider, entry[0]))
         else:
             ordinal = provider.exports.get(imp.function_name)
             target = None if ordinal is None else Function(self._states[provider.name], ordinal)

@@ -15,6 +15,10 @@ Arguments arrive as Python ``int``/``float``/objects (``None`` for a null ref); 
 span arrives as a list (a list of tuples when the span has more than one letter). Return
 ``None`` for no results, the value for one result, a tuple for several. Exceptions propagate
 with their own type; the VM adds its stack as a note and as ``exc.vm_stack``.
+
+A module may also give exports a C implementation (``native_functions()``: name ->
+``rt.runtime.vm._native.NativeFunction``) that reads the caller's registers directly; the
+context binds it instead of the method (which stays the Python-callable form).
 """
 from rt.runtime.errors import InvalidArgumentError, NotFoundError
 from rt.runtime.vm.cconv import parse_cconv
@@ -67,6 +71,10 @@ class NativeModule:
                     )
                 exports[fname] = (attr, sig)
         cls.exports = exports
+
+    def native_functions(self):
+        """{export name: NativeFunction} of the exports implemented in C (default: none)."""
+        return {}
 
     def lookup_function(self, name):
         """Return ``(bound method, Signature)`` for the export ``name``; NotFoundError if absent."""

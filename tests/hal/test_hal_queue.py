@@ -98,3 +98,27 @@ def test_failure_and_close_still_reach_donating_waiters():
         pending.wait(timeout=30)
     with pytest.raises(DeviceError, match=r"cannot submit op: device released"):
         _submit(q, lambda sink: None)
+
+
+def test_local_sync_threads_submit_to_queues_of_their_own():
+    """local-sync runs work on its caller: another thread's submission does not wait behind
+    this thread's blocked one, while one thread's submissions stay in order."""
+    device = hal.create_device("local-sync://vmvx")
+    try:
+        buf = device.allocator.allocate_from(bytes(8))
+        gate = device.create_semaphore()
+        blocked = device.queue_fill(buf, 0, 4, 1, 1, wait_fence=hal.Fence([(gate, 1)]))
+        behind = device.queue_fill(buf, 0, 4, 2, 1)  # same thread: in order, so still pending
+        done = []
+        other = threading.Thread(target=lambda: done.append(device.queue_fill(buf, 4, 4, 3, 1)))
+        other.start()
+        other.join(timeout=30)
+        done[0].wait(timeout=10)  # ran on the other thread at once
+        assert buf.read() == b"\x00" * 4 + b"\x03" * 4
+        assert behind.query() == hal.StatusCode.DEFERRED
+        gate.signal(1)
+        hal.Fence.join([blocked, behind]).wait(timeout=10)
+        assert buf.read() == b"\x02" * 4 + b"\x03" * 4
+        assert device.queue.lane == device.queue_lane
+    finally:
+        device.release()
