@@ -23,6 +23,9 @@ has them.
 """
 from dataclasses import dataclass
 
+import ml_dtypes
+import numpy as np
+
 
 @dataclass(frozen=True)
 class FloatFormat:
@@ -39,6 +42,11 @@ class FloatFormat:
     mantissa_bits: int
     bias: int
     kind: str
+
+    @property
+    def dtype(self):
+        """The ml_dtypes numpy dtype holding one value."""
+        return np.dtype(_DTYPES[self.name])
 
     @property
     def bits(self):
@@ -89,3 +97,24 @@ FORMATS = {f.name: f for f in (
     FloatFormat("f8E4M3FNUZ", 0x27, 4, 3, 8, "fnuz"),
     FloatFormat("f8E8M0FNU", 0x28, 8, 0, 127, "e8m0"),
 )}
+
+_DTYPES = {"bf16": ml_dtypes.bfloat16, "f8E5M2": ml_dtypes.float8_e5m2,
+           "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
+           "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu}
+
+
+def from_float64(values, name):
+    """float64 ``values`` rounded once to format ``name`` (an ml_dtypes array).
+
+    ml_dtypes converts a float64 through float32 (rounding twice: 431.99999999999994 would
+    become 448, not 416, in f8E4M3FN); rounding to float32 *to odd* first keeps the single
+    correctly rounded result, since float32 has at least two more bits than every format here.
+    """
+    x = np.asarray(values, np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        t = x.astype(np.float32)
+        inexact = np.isfinite(x) & (t.astype(np.float64) != x)
+        toward_zero = np.where(np.abs(t.astype(np.float64)) > np.abs(x), np.nextafter(t, np.float32(0)), t)
+        odd = (toward_zero.view(np.uint32) | np.uint32(1)).view(np.float32)
+        t = np.where(inexact, odd, t)
+        return t.astype(FORMATS[name].dtype)

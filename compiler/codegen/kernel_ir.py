@@ -17,8 +17,13 @@ Conventions
 * ``Size``: an ``int`` (static), ``Constant(ordinal)`` -- the value of 32-bit push constant
   ``ordinal`` of the dispatch, read at run time (dynamic dims, offsets) -- or an ``Expr`` of
   sizes (e.g. ``ceildiv(Constant(0), 16)`` for a packed dim).
-* Element types are MLIR scalar type names: ``f32 f64 f16 i1 i8 i16 i32 i64`` (i1 is stored as
-  one byte; f16 is storage only: loaded as f32 and stored rounded).
+* Element types are MLIR scalar type names: ``f32 f64 i1 i8 i16 i32 i64``, the narrow floats
+  ``f16 bf16 f8E5M2 f8E4M3FN f8E5M2FNUZ f8E4M3FNUZ f8E8M0FNU`` and the sub-byte integers
+  ``i2 i4``. i1 is stored as one byte. Narrow floats are storage types: loaded as f32 and
+  computed in f32, rounded to their type after every op that yields one (as MLIR's arith on
+  them, and IREE's convert-unsupported-float-arith, compute) and stored as their bits. Sub-byte
+  integers are packed (two i4 / four i2 per byte, element 0 in the low bits, as IREE packs
+  them): a view's element ``k`` is at bit ``k * bits`` of its binding.
 * Views are row-major over their binding: element (i0..in) lives at byte
   ``offset + sum(i_k * strides[k]) * sizeof(element)``; ``strides=None`` means the contiguous
   row-major strides of ``shape``.
@@ -302,12 +307,35 @@ class Kernel:
 
 
 def element_size(element_type):
-    """Bytes per element of a scalar type name as stored in a binding (i1 takes a byte)."""
+    """Bytes per element of a scalar type name as stored in a binding (i1 takes a byte).
+
+    ValueError for sub-byte types (they have no whole byte size; see :func:`element_bits`)."""
+    bits = element_bits(element_type)
+    if bits < 8:
+        raise ValueError(f"element type {element_type} is packed {8 // bits} to a byte; it has "
+                         "no byte size (address it by bits)")
+    return bits // 8
+
+
+def element_bits(element_type):
+    """Bits per element as stored in a binding (i1: 8; i4: 4; i2: 2)."""
     try:
-        return _ELEMENT_SIZES[element_type]
+        return _ELEMENT_BITS[element_type]
     except KeyError:
         raise ValueError(f"unknown element type {element_type!r}; expected one of "
-                         f"{', '.join(_ELEMENT_SIZES)}") from None
+                         f"{', '.join(_ELEMENT_BITS)}") from None
 
 
-_ELEMENT_SIZES = {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "f32": 4, "f64": 8}
+#: Floats stored narrow and computed in f32 (see Conventions).
+NARROW_FLOATS = ("f16", "bf16", "f8E5M2", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E8M0FNU")
+def is_float(element_type):
+    """True for the floating-point type names (f32, f64 and the narrow floats)."""
+    return element_type in ("f32", "f64") or element_type in NARROW_FLOATS
+
+
+#: Integers packed several to a byte.
+SUB_BYTE_INTS = ("i2", "i4")
+
+_ELEMENT_BITS = {"i1": 8, "i2": 2, "i4": 4, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "f16": 16,
+                 "bf16": 16, "f8E5M2": 8, "f8E4M3FN": 8, "f8E5M2FNUZ": 8, "f8E4M3FNUZ": 8,
+                 "f8E8M0FNU": 8, "f32": 32, "f64": 64}

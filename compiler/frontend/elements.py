@@ -18,7 +18,6 @@ import hashlib
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    BFloat16Type,
     ComplexType,
     DenseIntOrFPElementsAttr,
     Float16Type,
@@ -32,6 +31,7 @@ from xdsl.ir import Attribute, BuiltinAttribute, Data, TypedAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 
 from rt.runtime.errors import InvalidArgumentError, UnimplementedError
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
 #: Element counts above this become an ``ElementsAttr`` (splats above it as well).
 HANDLE_THRESHOLD = 1024
@@ -39,11 +39,20 @@ HANDLE_THRESHOLD = 1024
 HEX_PRINT_THRESHOLD = 256
 
 
-def storage_dtype(element_type):
-    """numpy dtype holding one element of ``element_type`` (bf16 as its raw uint16 bits).
+def small_float_name(element_type):
+    """The MLIR name of a bf16/f8 element type (``rt.runtime.small_float``), else None."""
+    name = str(element_type.name).removeprefix("builtin.") if hasattr(element_type, "name") else ""
+    return name if name in SMALL_FLOATS else None
 
-    Raises UnimplementedError for element types rt has no storage for (complex, f8, ...).
+
+def storage_dtype(element_type):
+    """numpy dtype holding one element of ``element_type``: bf16 and the f8 types as ml_dtypes
+    dtypes; sub-byte integers one per byte (buffers pack them, see encode-host-tensors).
+
+    Raises UnimplementedError for element types rt has no storage for (complex, f4, ...).
     """
+    if (small := small_float_name(element_type)) is not None:
+        return SMALL_FLOATS[small].dtype
     if isinstance(element_type, IntegerType):
         width = element_type.width.data
         if width == 1:
@@ -56,30 +65,14 @@ def storage_dtype(element_type):
         return np.dtype(np.int64)
     elif isinstance(element_type, Float16Type):
         return np.dtype(np.float16)
-    elif isinstance(element_type, BFloat16Type):
-        return np.dtype(np.uint16)
     elif isinstance(element_type, Float32Type):
         return np.dtype(np.float32)
     elif isinstance(element_type, Float64Type):
         return np.dtype(np.float64)
     raise UnimplementedError(
         f"constants of element type {element_type} are not supported by rt; "
-        "supported: iN/uiN (N <= 64), index, f16, bf16, f32, f64"
+        "supported: iN/uiN (N <= 64), index, f16, bf16, f32, f64, " + ", ".join(n for n in SMALL_FLOATS if n != "bf16")
     )
-
-
-def float_to_bf16_bits(values):
-    """Round f32 values to bf16 (nearest-even) and return their uint16 bit patterns."""
-    bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    nan = np.isnan(np.asarray(values, dtype=np.float32))
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-    rounded = np.where(nan, (bits >> 16) | 0x40, rounded)
-    return rounded.astype(np.uint16)
-
-
-def bf16_bits_to_float(bits):
-    """Widen uint16 bf16 bit patterns to f32 values."""
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
 
 
 class ConstantPayload:
@@ -204,8 +197,12 @@ def _print_element(printer, value, element_type):
         printer.print_string("true" if bool(value) else "false")
     elif isinstance(element_type, IntegerType | IndexType):
         printer.print_string(str(int(value)))
-    elif isinstance(element_type, BFloat16Type):
-        printer.print_string(f"0x{int(value):04X}")
+    elif small_float_name(element_type) is not None:
+        if np.isfinite(float(value)):
+            printer.print_string(repr(float(value)))
+        else:
+            bits = np.asarray(value).view(np.uint16 if value.dtype.itemsize == 2 else np.uint8)
+            printer.print_string(f"0x{int(bits):0{2 * value.dtype.itemsize}X}")
     else:
         printer.print_float(float(value), element_type)
 
@@ -229,7 +226,7 @@ def make_elements(shaped_type, values):
     """Build the attribute for a tensor constant of ``shaped_type`` (static shape).
 
     ``values``: a scalar (splat) or an array-like of the type's shape, in storage dtype
-    (bf16 as uint16 bits). Small non-splat constants become xDSL ``DenseIntOrFPElementsAttr``,
+    (bf16 and f8 as ml_dtypes arrays). Small non-splat constants become xDSL ``DenseIntOrFPElementsAttr``,
     everything else an :class:`ElementsAttr`. Raises InvalidArgumentError on a shape mismatch.
     """
     shape = tuple(shaped_type.get_shape())
@@ -245,7 +242,7 @@ def make_elements(shaped_type, values):
                 f"constant of type {shaped_type}: got {arr.size} values, expected {count}"
             )
         payload = ConstantPayload(shape, dtype, array=arr.reshape(shape).astype(dtype))
-    if count > HANDLE_THRESHOLD or isinstance(element_type, BFloat16Type):
+    if count > HANDLE_THRESHOLD or small_float_name(element_type) is not None:
         return ElementsAttr(shaped_type, ConstantPayloadAttr(payload))
     flat = payload.to_numpy().reshape(-1)
     if isinstance(element_type, Float16Type | Float32Type | Float64Type):
@@ -259,7 +256,7 @@ def elements_to_numpy(attr):
     """The value of a tensor constant attribute as a numpy array of its shape.
 
     Accepts ``ElementsAttr`` (splats come back as a broadcast view) and
-    ``DenseIntOrFPElementsAttr``. bf16 comes back as uint16 bit patterns.
+    ``DenseIntOrFPElementsAttr``. bf16 and f8 come back as ml_dtypes arrays.
     Raises InvalidArgumentError for any other attribute.
     """
     if isinstance(attr, ElementsAttr):

@@ -21,10 +21,10 @@ Source followed: MLIR ``mlir/lib/AsmParser/AttributeParser.cpp`` (dense literal 
 import re
 import warnings
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     AnyFloat,
-    BFloat16Type,
     DenseResourceAttr,
     FileLineColLoc,
     Float16Type,
@@ -50,12 +50,13 @@ from rt.compiler.frontend.elements import (
     ConstantPayload,
     ConstantPayloadAttr,
     ElementsAttr,
-    float_to_bf16_bits,
     make_elements,
+    small_float_name,
     storage_dtype,
 )
 from rt.compiler.passes.legality import UNSUPPORTED, unsupported_message
 from rt.runtime.errors import RtError
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
 _OP_NAME = re.compile(r'\s*(?:(?:%[\w$.#:-]+\s*,\s*)*%[\w$.#:-]+\s*=\s*)?("[^"]*"|[A-Za-z_][\w$.]*)')
 _FLOAT_MAX = {Float16Type: 65504.0, Float32Type: float(np.finfo(np.float32).max)}
@@ -65,8 +66,8 @@ def _float_limit(element_type):
     for cls, limit in _FLOAT_MAX.items():
         if isinstance(element_type, cls):
             return limit
-    if isinstance(element_type, BFloat16Type):
-        return 3.3895313892515355e38
+    if (small := small_float_name(element_type)) is not None:
+        return float(ml_dtypes.finfo(SMALL_FLOATS[small].dtype).max)
     return None
 
 
@@ -125,6 +126,8 @@ class RtParser(Parser):
             if is_hex and not negative:
                 return FloatAttr(self._hex_to_float(value, type_, start, end), type_)
             self._check_float_range(float(value), type_, start, end)
+            if (small := small_float_name(type_)) is not None:  # keep the value the type holds
+                return FloatAttr(float(from_float64([float(value)], small).astype(np.float64)[0]), type_)
             return FloatAttr(float(value), type_)
         if isinstance(type_, IntegerType | IndexType):
             if isinstance(value, float):
@@ -137,8 +140,6 @@ class RtParser(Parser):
         size = type_.bitwidth // 8 if hasattr(type_, "bitwidth") else storage_dtype(type_).itemsize
         if bits >= 1 << (8 * size):
             self.raise_error(f"hex float literal {bits:#x} does not fit in {type_}", start, end)
-        if isinstance(type_, BFloat16Type):
-            self.raise_error("scalar bf16 literals are not supported by rt; use a tensor constant", start, end)
         unsigned = np.array([bits], dtype=f"<u{size}")
         return float(unsigned.view(storage_dtype(type_))[0])
 
@@ -148,8 +149,8 @@ class RtParser(Parser):
             return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if isinstance(type_, BFloat16Type):
-                rounded = np.isfinite(value) and abs(value) < 3.3961775292304961e38
+            if (small := small_float_name(type_)) is not None:
+                rounded = np.isfinite(from_float64([value], small).astype(np.float64)[0])
             else:
                 rounded = np.isfinite(np.array(value, dtype=storage_dtype(type_)))
         if not rounded:
@@ -213,8 +214,8 @@ class RtParser(Parser):
                 end,
             )
         values = [self._element_value(e, element_type) for e in elements]
-        if isinstance(element_type, BFloat16Type):
-            data = float_to_bf16_bits(np.array(values, dtype=np.float64).astype(np.float32))
+        if (small := small_float_name(element_type)) is not None:
+            data = from_float64(values, small)  # one rounding, as APFloat parses
         else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -264,10 +265,6 @@ class RtParser(Parser):
         return int(element.value)
 
     def _hex_to_float_element(self, bits, element_type, span):
-        if isinstance(element_type, BFloat16Type):
-            if bits >= 1 << 16:
-                self.raise_error(f"hex literal {bits:#x} does not fit in bf16", span)
-            return float(np.array([bits << 16], dtype=np.uint32).view(np.float32)[0])
         return self._hex_to_float(bits, element_type, span.start, span.end)
 
     # ---------------------------------------------------------- dense resources

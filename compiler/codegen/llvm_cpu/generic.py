@@ -17,7 +17,7 @@ Each loop dim runs the half-open range the caller passes (the workgroup's tile).
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import element_size
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, element_size
 from rt.compiler.codegen.llvm_cpu.interface import I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.scalar import BodyEmitter
@@ -25,7 +25,8 @@ from rt.compiler.codegen.llvm_cpu.views import (Access, BoundAccess, access_out_
                                                 domain_nonempty, extent_out_of_range)
 from rt.runtime.errors import CompileError
 
-_COMPUTE_BYTES = {"f16": 4, "index": 8}
+_COMPUTE_BYTES = {**{t: 4 for t in NARROW_FLOATS}, "index": 8}
+_F32_COMPUTED = set(NARROW_FLOATS) | {"f32"}
 
 
 def _body_bytes(op):
@@ -200,7 +201,7 @@ class GenericPlan:
         result = []
         for v, out_type in zip(op.yields, self.types[n_in:]):
             value = values[v]
-            if types[v] != out_type and not {types[v], out_type} <= {"f16", "f32"}:
+            if types[v] != out_type and not {types[v], out_type} <= _F32_COMPUTED:
                 raise CompileError(f"llvm-cpu codegen: yield of a {types[v]} value into a "
                                    f"{out_type} output")
             result.append(value)

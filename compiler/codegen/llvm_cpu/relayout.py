@@ -24,6 +24,7 @@ from rt.compiler.codegen.llvm_cpu.interface import I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.views import domain_nonempty, extent_out_of_range, storage_type
 from rt.runtime.errors import CompileError
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
 I1 = ir.IntType(1)
 
@@ -33,6 +34,9 @@ def _storage_constant(element_type, value):
     value = 0 if value is None else value
     if element_type == "f16":
         return ir.Constant(ty, int(np.array(value, np.float16).view(np.uint16)))
+    if element_type in SMALL_FLOATS:
+        bits = from_float64([value], element_type).view(np.uint16 if ty.width == 16 else np.uint8)
+        return ir.Constant(ty, int(bits[0]))
     if element_type in ("f32", "f64"):
         return ir.Constant(ty, float(value))
     return ir.Constant(ty, int(value) & ((1 << ty.width) - 1))

@@ -2,8 +2,9 @@
 
 Every op is emitted on values of one "lane shape": plain scalars (lanes == 1) or
 ``<lanes x T>`` vectors, so the same body serves the vector loop and its scalar tail. Types
-follow kernel_ir: ``f16`` is storage only and computed as f32, rounded to f16 after every op
-that produces an f16 (as MLIR's arith on f16 would); ``i1`` is an LLVM i1; ``index`` is i64.
+follow kernel_ir: the narrow floats (f16, bf16, f8 types) are storage only and computed as
+f32, rounded to their type after every op that produces one (as MLIR's arith on them would);
+``i1`` is an LLVM i1; ``index`` is i64.
 
 Math: exp, log and tanh on f32 are the polynomials of ``math_approximation`` (vectorizable);
 the other math ops, and all f64 math, use LLVM intrinsics or libm calls (scalarized per lane),
@@ -14,12 +15,14 @@ Source: MLIR's arith-to-llvm / math-to-llvm conversions and math-polynomial-appr
 """
 from llvmlite import ir
 
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, element_bits
 from rt.compiler.codegen.llvm_cpu import intrinsics
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
+from rt.compiler.codegen.llvm_cpu.small_float import from_float, to_f32
 from rt.compiler.codegen.llvm_cpu.math_approximation import emit_exp, emit_log, emit_tanh
 from rt.runtime.errors import CompileError
 
-FLOAT_TYPES = ("f16", "f32", "f64")
+FLOAT_TYPES = NARROW_FLOATS + ("f32", "f64")
 INT_WIDTHS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
 
 _FCMP = {"oeq": ("o", "=="), "ogt": ("o", ">"), "oge": ("o", ">="), "olt": ("o", "<"),
@@ -58,14 +61,14 @@ _F32_POLYNOMIAL = {"math.exp": emit_exp, "math.log": emit_log, "math.tanh": emit
 
 def compute_type(name):
     """The LLVM scalar type a value of kernel type ``name`` is computed in."""
-    if name in ("f16", "f32"):
+    if name in NARROW_FLOATS or name == "f32":
         return ir.FloatType()
     if name == "f64":
         return ir.DoubleType()
     if name in INT_WIDTHS:
         return ir.IntType(INT_WIDTHS[name])
     raise CompileError(f"llvm-cpu codegen: unsupported element type {name!r}; expected one of "
-                       f"f16, f32, f64, i1, i8, i16, i32, i64, index")
+                       f"{', '.join(FLOAT_TYPES)}, i1, i8, i16, i32, i64, index")
 
 
 def lane_type(ty, lanes):
@@ -96,9 +99,23 @@ def constant(name, value, lanes):
     return scalar if lanes == 1 else ir.Constant(ir.VectorType(ty, lanes), [scalar] * lanes)
 
 
-def round_to_f16(builder, value):
-    """f32 ``value`` rounded to the nearest f16 (ties to even), still as f32."""
-    return f16_bits_to_f32(builder, f32_to_f16_bits(builder, value))
+def to_bits(builder, value, name):
+    """Bit pattern (iN) of f32 ``value`` rounded to narrow float ``name`` (f32 or f64 source)."""
+    if name == "f16":
+        if value.type != ir.FloatType() and getattr(value.type, "element", None) != ir.FloatType():
+            raise CompileError("llvm-cpu codegen: f16 is rounded from f32 values only")
+        return f32_to_f16_bits(builder, value)
+    return from_float(builder, value, name)
+
+
+def from_bits(builder, bits, name):
+    """f32 value of narrow float bit pattern ``bits`` of type ``name`` (exact)."""
+    return f16_bits_to_f32(builder, bits) if name == "f16" else to_f32(builder, bits, name)
+
+
+def round_to(builder, value, name):
+    """f32 ``value`` rounded to the nearest value of narrow float ``name``, still as f32."""
+    return from_bits(builder, to_bits(builder, value, name), name)
 
 
 class BodyEmitter:
@@ -123,8 +140,8 @@ class BodyEmitter:
         except (ValueError, TypeError, AttributeError) as e:
             raise CompileError(f"llvm-cpu codegen: '{op.name}' on operands of types "
                                f"{list(arg_types)} -> {op.result_type}: {e}") from None
-        if op.result_type == "f16" and op.name not in ("arith.extf", "arith.bitcast"):
-            value = round_to_f16(self.b, value)
+        if op.result_type in NARROW_FLOATS and op.name not in _EXACT_NARROW:
+            value = round_to(self.b, value, op.result_type)
         return value
 
     def _emit(self, op, args, types):
@@ -171,7 +188,7 @@ class BodyEmitter:
             return self._classify(name, args[0])
         if name in _INTRINSIC_UNARY:
             return intrinsics.call(b, _INTRINSIC_UNARY[name], args[0])
-        if name in _F32_POLYNOMIAL and types[0] in ("f16", "f32"):
+        if name in _F32_POLYNOMIAL and types[0] in NARROW_FLOATS + ("f32",):
             return _F32_POLYNOMIAL[name](b, args[0])
         if name in _LIBM_UNARY or name in _LIBM_BINARY:
             table = _LIBM_UNARY if name in _LIBM_UNARY else _LIBM_BINARY
@@ -290,15 +307,19 @@ class BodyEmitter:
 
 
 def _extf(em, x, src, dst):
-    if src in ("f16", "f32") and dst in ("f16", "f32"):
+    if dst != "f64":
         return x
     return em.b.fpext(x, em._lanes_of(compute_type(dst)))
 
 
 def _truncf(em, x, src, dst):
+    """f64 -> narrow rounds once (no double rounding through f32); the result is exact, so
+    emit() does not round it again (``_EXACT_NARROW``)."""
+    if src == "f64" and dst in NARROW_FLOATS and dst != "f16":
+        return from_bits(em.b, from_float(em.b, x, dst), dst)
     if src == "f64":
         x = em.b.fptrunc(x, em._lanes_of(compute_type("f32")))
-    return x
+    return round_to(em.b, x, dst) if dst in NARROW_FLOATS else x
 
 
 def _int_resize(signed):
@@ -315,8 +336,14 @@ def _int_resize(signed):
 
 def _to_float(signed):
     def cast(em, x, src, dst):
+        if dst in NARROW_FLOATS and dst != "f16" and INT_WIDTHS[src] <= 32:
+            # Through f64 (exact for these widths): one rounding to the narrow type.
+            wide = em.b.sitofp(x, em._lanes_of(ir.DoubleType())) if signed else \
+                em.b.uitofp(x, em._lanes_of(ir.DoubleType()))
+            return from_bits(em.b, from_float(em.b, wide, dst), dst)
         ty = em._lanes_of(compute_type(dst))
-        return em.b.sitofp(x, ty) if signed else em.b.uitofp(x, ty)
+        value = em.b.sitofp(x, ty) if signed else em.b.uitofp(x, ty)
+        return round_to(em.b, value, dst) if dst in NARROW_FLOATS else value
     return cast
 
 
@@ -331,10 +358,15 @@ def _bitcast(em, x, src, dst):
     b = em.b
     if src == dst:
         return x
-    if src == "f16":
-        x = f32_to_f16_bits(b, x)
-    value = b.bitcast(x, em._lanes_of(ir.IntType(16) if dst == "f16" else compute_type(dst)))
-    return f16_bits_to_f32(b, value) if dst == "f16" else value
+    if src in NARROW_FLOATS:
+        x = to_bits(b, x, src)
+    narrow = dst in NARROW_FLOATS
+    value = b.bitcast(x, em._lanes_of(ir.IntType(element_bits(dst)) if narrow else compute_type(dst)))
+    return from_bits(b, value, dst) if narrow else value
+
+
+#: Ops whose narrow-float result is exact already (emit() does not round it again).
+_EXACT_NARROW = ("arith.extf", "arith.bitcast", "arith.truncf", "arith.sitofp", "arith.uitofp")
 
 _CASTS = {
     "extf": _extf, "truncf": _truncf, "extsi": _int_resize(True), "extui": _int_resize(False),

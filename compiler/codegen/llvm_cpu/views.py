@@ -4,7 +4,7 @@ An ``Access`` is one view read or written through an indexing map: its element i
 affine function ``constant + sum(coeffs[d] * i_d)`` of the loop indices, with
 ``coeffs[d] = sum_k strides[k] * coeff(map[k], d)``. Coefficients are folded Sizes, so a
 static 0 (the view does not move along d) or 1 (contiguous along d) is known when the code
-generator picks the dim to vectorize. Storage follows kernel_ir: f16 as i16 bits, i1 as a byte.
+generator picks the dim to vectorize. Storage follows kernel_ir: narrow floats as their bits (f16/bf16 i16, f8 i8), i1 as a byte.
 
 Bounds: ``access_out_of_range`` emits the check that every index the map produces over the
 whole iteration domain lies inside the view's shape, and ``extent_out_of_range`` that the
@@ -12,11 +12,12 @@ view's elements lie inside its binding (both in i128, so no push constant can wr
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import element_size
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, element_bits, element_size
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.interface import I64
 from rt.compiler.codegen.llvm_cpu.scalar import compute_type, lane_type, splat
+from rt.compiler.codegen.llvm_cpu.small_float import from_float, to_f32
 from rt.runtime.errors import CompileError
 
 I1 = ir.IntType(1)
@@ -26,8 +27,8 @@ I128 = ir.IntType(128)
 
 def storage_type(element_type):
     """The LLVM type an element occupies in memory."""
-    if element_type == "f16":
-        return ir.IntType(16)
+    if element_type in NARROW_FLOATS:
+        return ir.IntType(element_bits(element_type))
     if element_type == "i1":
         return I8
     return compute_type(element_type)
@@ -108,6 +109,8 @@ class BoundAccess:
 def _widen(b, value, element_type):
     if element_type == "f16":
         return f16_bits_to_f32(b, value)
+    if element_type in NARROW_FLOATS:
+        return to_f32(b, value, element_type)
     if element_type == "i1":
         return b.icmp_unsigned("!=", value, ir.Constant(value.type, None))
     return value
@@ -116,6 +119,8 @@ def _widen(b, value, element_type):
 def _narrow(b, value, element_type):
     if element_type == "f16":
         return f32_to_f16_bits(b, value)
+    if element_type in NARROW_FLOATS:
+        return from_float(b, value, element_type)
     if element_type == "i1":
         ty = I8 if not isinstance(value.type, ir.VectorType) else ir.VectorType(I8, value.type.count)
         return b.zext(value, ty)

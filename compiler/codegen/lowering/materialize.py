@@ -17,6 +17,8 @@ from rt.compiler.codegen.lowering.placement import (Concat, Empty, InsertSlice, 
 from rt.compiler.codegen.lowering.scalars import PASS_THROUGH
 from rt.compiler.codegen.lowering.structured import structured
 from rt.compiler.frontend import elements_to_numpy, error_at_op, is_splat, splat_value
+from rt.runtime.hal.element_type import ElementType, pack_sub_byte
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
 _ACCESS = {"readonly": "ro", "writeonly": "wo", "readwrite": "rw"}
 _DYNAMIC = -(1 << 63)
@@ -35,8 +37,16 @@ class ScalarValue:
     bodies recompute it with ``scalars.scalar_program``."""
 
 
+_SUB_BYTE = {"i2": ElementType.INT_2, "i4": ElementType.INT_4}
+
+
 def _storage_bytes(array, element_type):
-    """Little-endian bytes of ``array`` as a binding of ``element_type`` stores them."""
+    """Little-endian bytes of ``array`` as a binding of ``element_type`` stores them (narrow
+    floats as their bits, sub-byte integers packed as IREE packs them)."""
+    if element_type in kir.SUB_BYTE_INTS:
+        return pack_sub_byte(np.asarray(array).astype(np.int8), _SUB_BYTE[element_type]).tobytes()
+    if element_type in SMALL_FLOATS:
+        return np.ascontiguousarray(array).astype(SMALL_FLOATS[element_type].dtype).tobytes()
     dtype = {"f16": "<f2", "f32": "<f4", "f64": "<f8", "i1": "u1", "i8": "i1", "i16": "<i2",
              "i32": "<i4", "i64": "<i8"}[element_type]
     return np.ascontiguousarray(array).astype(dtype).tobytes()
@@ -143,7 +153,7 @@ class Lowering(Placement):
         shape = tuple(ty.get_shape())
         if is_splat(op.value):
             value = splat_value(op.value).item()
-            value = float(value) if etype.startswith("f") else int(value)
+            value = float(value) if kir.is_float(etype) else int(value)
             self.env[op.results[0]] = Splat(sym.ScalarConst(value, etype), etype, shape)
             return
         data = _storage_bytes(elements_to_numpy(op.value), etype)
@@ -239,7 +249,7 @@ class Lowering(Placement):
                                       "defined outside the region")
             value = owner.value.value.data
             etype = sym.type_name(yielded.type, op)
-            pad = sym.ScalarConst(float(value) if etype.startswith("f") else int(value), etype)
+            pad = sym.ScalarConst(float(value) if kir.is_float(etype) else int(value), etype)
         elif yielded in op.region.block.args:
             raise error_at_op(op, "tensor.pad yields a block argument; expected a padding value")
         else:

@@ -47,9 +47,12 @@ def type_name(ty, op=None):
         return "f16"
     if isinstance(ty, IndexType):
         return "index"
-    if isinstance(ty, IntegerType) and ty.width.data in (1, 8, 16, 32, 64):
+    if isinstance(ty, IntegerType) and ty.width.data in (1, 2, 4, 8, 16, 32, 64):
         return f"i{ty.width.data}"
-    message = f"element type {ty} is not supported in dispatches (f16/f32/f64/i1/i8/i16/i32/i64)"
+    if (name := getattr(ty, "name", None)) in kir.NARROW_FLOATS:
+        return name
+    message = (f"element type {ty} is not supported in dispatches (f16/bf16/f32/f64/"
+               f"f8E5M2/f8E4M3FN/f8E5M2FNUZ/f8E4M3FNUZ/f8E8M0FNU/i1/i2/i4/i8/i16/i32/i64)")
     if op is not None:
         raise error_at_op(op, message)
     raise ValueError(message)

@@ -78,7 +78,7 @@ def _convert(src, dst, value):
     signed extension / truncation for ints, sitofp / fptosi across kinds)."""
     if src == dst:
         return ()
-    float_src, float_dst = src[0] == "f", dst[0] == "f"
+    float_src, float_dst = kernel_ir.is_float(src), kernel_ir.is_float(dst)
     wider = kernel_ir.element_size(dst) > kernel_ir.element_size(src)
     if float_src and float_dst:
         name = "arith.extf" if wider else "arith.truncf"
@@ -94,7 +94,8 @@ def _mmt4d_as_generics(op, types, where):
     both inputs converted to the output type."""
     d = AffineExpr.dim
     out_t = types[2]
-    if out_t == "i1" or any(t not in ("f16", "f32", "f64", "i8", "i16", "i32", "i64") for t in types):
+    if out_t == "i1" or any(t not in kernel_ir.NARROW_FLOATS + ("f32", "f64", "i8", "i16", "i32", "i64")
+                            for t in types):
         raise CompileError(f"vmvx codegen: {where}: element types {types!r} are not supported; expected "
                            f"float or i8-i64 operands")
     body = list(_convert(types[0], out_t, 0))
@@ -102,7 +103,7 @@ def _mmt4d_as_generics(op, types, where):
     rhs_cast = _convert(types[1], out_t, 1)
     body += rhs_cast
     b = 3 + len(body) - 1 if rhs_cast else 1
-    float_ = out_t[0] == "f"
+    float_ = kernel_ir.is_float(out_t)
     body.append(ScalarOp("arith.mulf" if float_ else "arith.muli", (a, b), out_t))
     body.append(ScalarOp("arith.addf" if float_ else "arith.addi", (2, 3 + len(body) - 1), out_t))
     m1, k1, m0, k0 = op.lhs.shape

@@ -14,13 +14,10 @@ lowering first, then linalg -> loops -> vm for whatever is left.
 from rt.compiler.codegen.vmvx import ukernels
 from rt.compiler.codegen.vmvx.access import linearize
 from rt.compiler.codegen.vmvx.loop_nest import LoopNest, tile_ranges
-from rt.compiler.codegen.vmvx.scalar import ScalarEmitter, Val, emit_invariants, invariant_ids, reg_type
+from rt.compiler.codegen.vmvx.scalar import (ScalarEmitter, Val, emit_invariants, invariant_ids, load_element,
+                                             reg_type, store_element)
 from rt.runtime.errors import CompileError
 
-_LOAD = {"i1": "buffer_load_i8_u", "i8": "buffer_load_i8_s", "i16": "buffer_load_i16_s", "i32": "buffer_load_i32",
-         "i64": "buffer_load_i64", "f16": "buffer_load_f16", "f32": "buffer_load_f32", "f64": "buffer_load_f64"}
-_STORE = {"i1": "buffer_store_i8", "i8": "buffer_store_i8", "i16": "buffer_store_i16", "i32": "buffer_store_i32",
-          "i64": "buffer_store_i64", "f16": "buffer_store_f16", "f32": "buffer_store_f32", "f64": "buffer_store_f64"}
 
 
 def _check(em, g, where):
@@ -79,16 +76,14 @@ def _emit_scalar(em, g, accesses, ranges, where):
     def load(a, offsets):
         t = accesses[a].element_type
         v = Val(fb.reg(reg_type(t)), t)
-        getattr(fb, _LOAD[t])(v.reg, bufs[a], em.reg(offsets[a]))
-        if t == "i1":
-            fb.cmp_nz_i32(v.reg, v.reg)
+        load_element(fb, t, v.reg, bufs[a], em.reg(offsets[a]))
         return v
 
     def store(a, offsets, v):
         t = accesses[a].element_type
         if v.type != t and reg_type(v.type) != reg_type(t):
             raise CompileError(f"vmvx codegen: {where}: output {a - nin} of type {t} is yielded a {v.type} value")
-        getattr(fb, _STORE[t])(bufs[a], em.reg(offsets[a]), v.reg)
+        store_element(fb, t, bufs[a], em.reg(offsets[a]), v.reg)
 
     def enter(offsets, index):
         for k in range(nout):

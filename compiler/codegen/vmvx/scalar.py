@@ -2,9 +2,9 @@
 
 Register conventions (what every value id of a body holds):
 
-* ``f32`` and ``f16`` values live in f32 registers (f16 values are exact halves: every f16
-  result is rounded with ``trunc.f32.f16``, so f16 arithmetic matches numpy's); ``f64`` in
-  f64 registers.
+* ``f32`` and the narrow floats live in f32 registers (narrow values are exact: every f16
+  result is rounded with ``trunc.f32.f16``, every bf16 / f8 result with ``trunc.f64.bits`` +
+  ``ext.bits.f32``, so their arithmetic matches MLIR's); ``f64`` in f64 registers.
 * ``i8``/``i16``/``i32`` live in i32 registers sign-extended from their width; ``i1`` is 0 or
   1; ``i64`` and ``index`` live in i64 registers. Results are re-normalised after every op
   that can leave the canonical form (wrapping adds, shifts, truncations).
@@ -22,15 +22,17 @@ Source: MLIR arith/math op definitions; IREE's arith -> vm conversion
 """
 import numpy as np
 
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS
 from rt.runtime.errors import CompileError
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
-FLOAT_TYPES = ("f16", "f32", "f64")
+FLOAT_TYPES = NARROW_FLOATS + ("f32", "f64")
 INT_BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
 
 
 def reg_type(t):
     """The VM register type holding scalar type ``t``."""
-    if t in ("f16", "f32"):
+    if t in NARROW_FLOATS or t == "f32":
         return "f32"
     if t == "f64":
         return "f64"
@@ -77,6 +79,35 @@ _CMPI = {"eq": ("eq", ""), "ne": ("ne", ""), "slt": ("lt", ".s"), "sle": ("lte",
 #: Ops that may trap (division by zero): never hoisted above loops that might not run.
 _TRAPPING = frozenset({"arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.ceildivsi",
                        "arith.ceildivui", "arith.floordivsi"})
+
+
+def load_element(fb, t, dst, buf, offset):
+    """``dst`` = the element of type ``t`` at byte ``offset`` (i64 reg) of ``buf`` (narrow
+    floats widened exactly to f32; i1 as 0/1)."""
+    if t in SMALL_FLOATS:
+        bits = fb.reg("i32")
+        (fb.buffer_load_i16_u if SMALL_FLOATS[t].bits == 16 else fb.buffer_load_i8_u)(bits, buf, offset)
+        fb.ext_bits_f32(dst, bits, SMALL_FLOATS[t].code)
+        return
+    getattr(fb, _LOAD[t])(dst, buf, offset)
+    if t == "i1":
+        fb.cmp_nz_i32(dst, dst)
+
+
+def store_element(fb, t, buf, offset, value):
+    """Store register ``value`` as an element of type ``t`` at byte ``offset`` of ``buf``."""
+    if t in SMALL_FLOATS:
+        bits = fb.reg("i32")
+        fb.trunc_f64_bits(bits, value, SMALL_FLOATS[t].code)
+        (fb.buffer_store_i16 if SMALL_FLOATS[t].bits == 16 else fb.buffer_store_i8)(buf, offset, bits)
+        return
+    getattr(fb, _STORE[t])(buf, offset, value)
+
+
+_LOAD = {"i1": "buffer_load_i8_u", "i8": "buffer_load_i8_s", "i16": "buffer_load_i16_s", "i32": "buffer_load_i32",
+         "i64": "buffer_load_i64", "f16": "buffer_load_f16", "f32": "buffer_load_f32", "f64": "buffer_load_f64"}
+_STORE = {"i1": "buffer_store_i8", "i8": "buffer_store_i8", "i16": "buffer_store_i16", "i32": "buffer_store_i32",
+          "i64": "buffer_store_i64", "f16": "buffer_store_f16", "f32": "buffer_store_f32", "f64": "buffer_store_f64"}
 
 
 def invariant_ids(body, n_args):
@@ -131,7 +162,15 @@ class ScalarEmitter:
             self.fb.ext_i16_i32_s(v.reg, v.reg)
         elif v.type == "f16":
             self.fb.trunc_f32_f16(v.reg, v.reg)
+        elif v.type in SMALL_FLOATS:
+            self.round_small(v.reg, v.reg, v.type)
         return v
+
+    def round_small(self, dst, src, t):
+        """``dst`` = float register ``src`` (f32 or f64 value) rounded once to bf16/f8 ``t``."""
+        bits = self.fb.reg("i32")
+        self.fb.trunc_f64_bits(bits, src, SMALL_FLOATS[t].code)
+        self.fb.ext_bits_f32(dst, bits, SMALL_FLOATS[t].code)
 
     def unsigned(self, v):
         """A register holding ``v`` zero-extended from its width (narrow ints only)."""
@@ -162,7 +201,10 @@ class ScalarEmitter:
         if t in FLOAT_TYPES:
             value = float(value)
             with np.errstate(over="ignore"):
-                value = float({"f16": np.float16, "f32": np.float32, "f64": np.float64}[t](value))
+                if t in SMALL_FLOATS:
+                    value = float(from_float64([value], t).astype(np.float64)[0])
+                else:
+                    value = float({"f16": np.float16, "f32": np.float32, "f64": np.float64}[t](value))
             if rt == "f32":
                 self.fb.const_f32(out.reg, value)
             else:
@@ -312,6 +354,9 @@ class ScalarEmitter:
         src, rs, rt = a.type, reg_type(a.type), reg_type(t)
         out = self.new(t)
         if name in ("arith.extf", "arith.truncf"):
+            if t in SMALL_FLOATS:  # one rounding, from the f32 or f64 register
+                self.round_small(out.reg, a.reg, t)
+                return out
             if rs == rt:
                 _op(fb, f"mov.{rt}")(out.reg, a.reg)
             elif rt == "f64":
@@ -337,13 +382,15 @@ class ScalarEmitter:
             else:
                 value, sign = self.signed(a), "s"
             width = "64" if rs == "i64" else "32"
-            target = "f64" if t in ("f64", "f16") else "f32"
+            target = "f64" if t in NARROW_FLOATS or t == "f64" else "f32"  # narrow: one rounding
             _op(fb, f"cast.{sign}i{width}.{target}")(out.reg, value)
             return self.normalize(out)
         if name in ("arith.fptosi", "arith.fptoui"):
             sign = "u" if name == "arith.fptoui" and INT_BITS[t] >= 32 else "s"
             _op(fb, f"cast.{rs}.{sign}i{'64' if rt == 'i64' else '32'}")(out.reg, a.reg)
             return self.normalize(out)
+        if name == "arith.bitcast" and (src in SMALL_FLOATS or t in SMALL_FLOATS):
+            return self._bitcast_small(op, a, t, out)
         if name == "arith.bitcast":
             pair = {("f32", "i32"): "bitcast.f32.i32", ("i32", "f32"): "bitcast.i32.f32",
                     ("f64", "i64"): "bitcast.f64.i64", ("i64", "f64"): "bitcast.i64.f64"}.get((src, t))
@@ -352,3 +399,15 @@ class ScalarEmitter:
             _op(fb, pair)(out.reg, a.reg)
             return out
         self._err(op, "is not supported by the vmvx backend (no scalar lowering)")
+
+    def _bitcast_small(self, op, a, t, out):
+        """bf16/f8 <-> the integer of the same width (bits through an i32 register)."""
+        src, fb = a.type, self.fb
+        narrow, other = (src, t) if src in SMALL_FLOATS else (t, src)
+        if INT_BITS.get(other) != SMALL_FLOATS[narrow].bits:
+            self._err(op, f"from {src} to {t} is not supported; expected {narrow} <-> i{SMALL_FLOATS[narrow].bits}")
+        if src in SMALL_FLOATS:
+            fb.trunc_f64_bits(out.reg, a.reg, SMALL_FLOATS[src].code)
+            return self.normalize(out)
+        fb.ext_bits_f32(out.reg, self.unsigned(a), SMALL_FLOATS[t].code)
+        return out

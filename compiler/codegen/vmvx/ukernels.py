@@ -31,6 +31,7 @@ from rt.compiler.codegen.vmvx.scalar import ScalarEmitter, emit_invariants, inva
 from rt.devices.vmvx import _ukernels as uk
 from rt.devices.vmvx.module import (ALLOC_CCONV, BINARY_CCONV, FILL_CCONV, MATMUL_CCONV, REDUCE_CCONV,
                                     UNARY_CCONV)
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
 _BINARY = {
     "f32": {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
@@ -67,6 +68,8 @@ class _Call:
 
 def const_bits(t, value):
     """The storage bit pattern of scalar ``value`` of type ``t`` (an unsigned int)."""
+    if t in SMALL_FLOATS:
+        return int(from_float64([float(value)], t).view(np.uint16 if SMALL_FLOATS[t].bits == 16 else np.uint8)[0])
     if t in ("f16", "f32", "f64"):
         dtype = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[t]
         with np.errstate(over="ignore"):
@@ -102,7 +105,7 @@ def _elementwise(g, accesses, inv):
         return _Call(f"fill.2d.x{esize * 8}", FILL_CCONV[esize], dims,
                      [("value", const_bits(t, op.attr("value")), esize), ("view", nin)])
     if y in inv:
-        if t == "f16" or op.result_type != t:
+        if t in kernel_ir.NARROW_FLOATS or op.result_type != t:
             return None
         return _Call(f"fill.2d.x{esize * 8}", FILL_CCONV[esize], dims, [("bits", y, esize), ("view", nin)])
     if t not in _BINARY or [v for v in ops if v not in inv] != [y]:

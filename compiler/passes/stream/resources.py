@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
 )
 
 from rt.runtime.errors import UnimplementedError
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
 INDEX = IndexType()
 
@@ -45,12 +46,15 @@ def element_byte_width(element_type, where):
         return 8
     elif isinstance(element_type, (Float16Type, BFloat16Type)):
         return 2
+    elif str(element_type) in SMALL_FLOATS:
+        return SMALL_FLOATS[str(element_type)].bits // 8
     elif isinstance(element_type, Float32Type):
         return 4
     elif isinstance(element_type, Float64Type):
         return 8
     raise UnimplementedError(f"{where}: element type {element_type} has no storage layout in rt; "
-                             f"supported: i1..i64, index, f16, bf16, f32, f64")
+                             f"supported: i1..i64, index, f16, bf16, f32, f64, f8E5M2, f8E4M3FN, f8E5M2FNUZ, "
+                             f"f8E4M3FNUZ, f8E8M0FNU")
 
 
 def affinity_of(op):

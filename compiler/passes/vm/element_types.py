@@ -2,13 +2,14 @@
 
 The code packs the numerical type in the high byte and the bit count in the low byte
 (rt.runtime.hal.element_type): signless integers are INTEGER (0x10), i1 is BOOL_8, floats are
-FLOAT_IEEE (0x21), bf16 is FLOAT_BRAIN. Source: IREE ``Dialect/HAL/IR/HALTypes.cpp``
+FLOAT_IEEE (0x21), bf16 is FLOAT_BRAIN, the f8 types have a numerical type each. Source: IREE ``Dialect/HAL/IR/HALTypes.cpp``
 (getElementTypeValue).
 """
-from xdsl.dialects.builtin import BFloat16Type, IntegerType
+from xdsl.dialects.builtin import IntegerType
 
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.runtime.hal.element_type import ElementType, NumericalType
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
 _FLOATS = {"f16": 16, "f32": 32, "f64": 64}
 
@@ -23,9 +24,10 @@ def element_type_code(type_, op=None):
         numerical = {"SIGNED": NumericalType.INTEGER_SIGNED, "UNSIGNED": NumericalType.INTEGER_UNSIGNED}.get(
             signedness, NumericalType.INTEGER)
         return (int(numerical) << 24) | width
-    if isinstance(type_, BFloat16Type):
-        return int(ElementType.BFLOAT_16)
     name = str(type_)
+    if name in SMALL_FLOATS:  # bf16 (FLOAT_BRAIN) and the f8 types: their numerical type codes
+        return (SMALL_FLOATS[name].code << 24) | SMALL_FLOATS[name].bits
     if name in _FLOATS:
         return (int(NumericalType.FLOAT_IEEE) << 24) | _FLOATS[name]
-    raise error_at_op(op, f"element type {type_} has no HAL element type code; expected iN, f16, f32, f64 or bf16")
+    raise error_at_op(op, f"element type {type_} has no HAL element type code; expected iN, f16, f32, f64, "
+                          f"{', '.join(SMALL_FLOATS)}")
