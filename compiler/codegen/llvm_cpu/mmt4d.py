@@ -19,9 +19,11 @@ The inner tile keeps M0 accumulators of <N0 x f32> in registers (16 zmm for 16x1
 AVX-512); per k1 step it loads one RHS row (N0 x K0) and broadcasts each LHS element, which
 LLVM folds into ``vfmadd231ps zmm, zmm, dword ptr [..]{1to16}``. f16 operands (Kernel IR
 ``f16xf16->f32`` / ``f16xf16->f16``) take the same loops: each RHS row and LHS row is widened
-once per k1 step (``vcvtph2ps`` with F16C), LHS lanes are broadcast from the widened row, the
-sums stay f32 and an f16 OUT is rounded once per tile (ties to even), as IREE's f16 mmt4d
-ukernels do. Integer operands: mmt4d_int.py.
+once per k1 step (``vcvtph2ps`` with F16C; bf16 by a shift), LHS lanes are broadcast from the
+widened row. An f32 OUT accumulates with fused multiply-adds; an f16 OUT accumulates in f16
+(product and sum rounded at every step: the accumulator is the output's type, as linalg's
+mulf + addf on f16 define it and IREE's large_linalg_matmul f16 test expects: 2048 x 0.01
+sums to 20.28, not 20.48). Integer operands: mmt4d_int.py.
 """
 from llvmlite import ir
 
@@ -39,7 +41,8 @@ FLAG_ACCUMULATE = 1
 I16 = ir.IntType(16)
 
 #: (LHS, RHS, OUT) element types of the register-tiled float kernel.
-FLOAT_TYPES = (("f32", "f32", "f32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"))
+FLOAT_TYPES = (("f32", "f32", "f32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"),
+               ("bf16", "bf16", "f32"))
 #: Tile sizes that fill the register file of each ISA level (M0, N0, K0).
 DEFAULT_TILES = {64: (16, 16, 1), 32: (8, 8, 1), 16: (8, 4, 1)}
 
@@ -116,6 +119,13 @@ def _f32_to_f16(b, value, f16c):
     return b.bitcast(b.fptrunc(value, ir.VectorType(ir.HalfType(), n)), ir.VectorType(I16, n))
 
 
+def _bf16_to_f32(b, bits):
+    """<N x i16> bf16 bit patterns -> <N x float> (exact: the bits are the high half)."""
+    wide = ir.VectorType(I32, bits.type.count)
+    return b.bitcast(b.shl(b.zext(bits, wide), ir.Constant(wide, [I32(16)] * bits.type.count)),
+                     ir.VectorType(F32, bits.type.count))
+
+
 def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, accumulate,
                types=("f32", "f32"), f16c=False):
     """Emit the loops computing OUT tiles (m1, n1) for m1, n1 in the given [begin, end) ranges.
@@ -123,14 +133,17 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
     pointers: (lhs, rhs, out) element-0 pointers of contiguous operands; outer_strides:
     (K1 of LHS, K1 of RHS, N1 of OUT) as i64, the tile counts between consecutive m1 / n1 /
     m1 rows; k1_total: i64 reduction length; tile: static (M0, N0, K0); accumulate: i1
-    (False overwrites OUT); types: (input, output) element types, ``f32`` or ``f16`` each
-    (f16 is widened on load and OUT rounded on store; the sums are f32); f16c: the target has
-    F16C (hardware conversions).
+    (False overwrites OUT); types: (input, output) element types: inputs ``f32``, ``f16`` or
+    ``bf16`` (widened exactly on load), OUT ``f32`` or ``f16``. The accumulator is OUT's type
+    (linalg.mmt4d's body is mulf + addf in OUT's type): an f16 OUT rounds the product and the
+    sum to f16 at every step, as IREE's f16 matmuls do; an f32 OUT uses fused multiply-adds
+    (products of f32/f16/bf16 inputs are exact, except f32 x f32). f16c: the target has F16C
+    (hardware conversions).
     """
     lhs, rhs, out = pointers
     lhs_k1, rhs_k1, out_n1 = outer_strides
     m0, n0, k0 = tile
-    half_in, half_out = types[0] == "f16", types[1] == "f16"
+    half_in, half_out = types[0] in ("f16", "bf16"), types[1] == "f16"
     in_ty, out_ty = (I16 if half_in else F32), (I16 if half_out else F32)
     acc_ty = ir.VectorType(F32, n0)
     zero = ir.Constant(acc_ty, [ir.Constant(F32, 0.0)] * n0)
@@ -138,9 +151,14 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
     def gep(base, offset, ty=F32):
         return b.gep(base, [offset], inbounds=True, source_etype=ty)
 
-    def load(ptr, ty, count, half):
+    def load(ptr, ty, count, half, kind):
         value = b.load(ptr, typ=ir.VectorType(ty, count), align=2 if half else 4)
+        if kind == "bf16":
+            return _bf16_to_f32(b, value)
         return _f16_to_f32(b, value, f16c) if half else value
+
+    def round_f16(value):
+        return _f16_to_f32(b, _f32_to_f16(b, value, f16c), f16c)
 
     with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
         lhs_panel = gep(lhs, b.mul(lm.index, b.mul(lhs_k1, I64(m0 * k0))), in_ty)
@@ -150,13 +168,13 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
                            out_ty)
             init = []
             for r in range(m0):
-                row = load(gep(tile_ptr, I64(r * n0), out_ty), out_ty, n0, half_out)
+                row = load(gep(tile_ptr, I64(r * n0), out_ty), out_ty, n0, half_out, types[1])
                 init.append(b.select(accumulate, row, zero))
             with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
                 rhs_v = load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), in_ty), in_ty,
-                             n0 * k0, half_in)
+                             n0 * k0, half_in, types[0])
                 lhs_row = gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), in_ty)
-                lhs_v = load(lhs_row, in_ty, m0 * k0, True) if half_in else None
+                lhs_v = load(lhs_row, in_ty, m0 * k0, True, types[0]) if half_in else None
                 acc = list(lk.carried)
                 for kk in range(k0):
                     if k0 == 1:
@@ -174,7 +192,10 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
                         else:
                             a = _splat(b, b.load(gep(lhs_row, I64(r * k0 + kk)), typ=F32,
                                                  align=4), n0)
-                        acc[r] = intrinsics.call(b, "fmuladd", a, col, acc[r])
+                        if half_out:
+                            acc[r] = round_f16(b.fadd(acc[r], round_f16(b.fmul(a, col))))
+                        else:
+                            acc[r] = intrinsics.call(b, "fmuladd", a, col, acc[r])
                 lk.next_carried = acc
             for r in range(m0):
                 value = lk.carried[r]
@@ -194,7 +215,7 @@ def as_generics(op):
     lhs, rhs, out = op.lhs, op.rhs, op.out
     domain = (out.shape[0], out.shape[1], lhs.shape[1], lhs.shape[2], rhs.shape[2], lhs.shape[3])
     acc = out.element_type
-    is_float = acc.startswith("f")
+    is_float = kir.is_float(acc)
     body, values = [], [0, 1]
     for i, view in enumerate((lhs, rhs)):
         if view.element_type != acc:
@@ -218,7 +239,7 @@ def as_generics(op):
 
 class Mmt4dPlan:
     """Emitter for one kernel_ir.Mmt4d: the register-tiled ``emit_tiles`` for contiguous
-    f32 / f16 operands (``FLOAT_TYPES``) with static inner tiles,
+    f32 / f16 / bf16 operands (``FLOAT_TYPES``) with static inner tiles,
     ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2, else its
     ``as_generics`` form."""
 

@@ -1,5 +1,7 @@
-"""f16 mmt4d fast path (mmt4d.emit_tiles with f16 operands): f16 x f16 -> f32 / f16 against a
-float64 numpy reference, with and without F16C, accumulating or not."""
+"""f16 / bf16 mmt4d fast path (mmt4d.emit_tiles with narrow operands): f16 x f16 -> f32 against
+a float64 reference, f16 x f16 -> f16 accumulating in f16 (bit for bit), bf16 x bf16 -> f32;
+with and without F16C, accumulating or not."""
+import ml_dtypes
 import numpy as np
 import pytest
 from llvmlite import ir
@@ -17,10 +19,10 @@ RNG = np.random.default_rng(13)
 NP = {"f16": np.float16, "f32": np.float32}
 
 
-def _kernel(out_type, tile, accumulate):
+def _kernel(out_type, tile, accumulate, in_type="f16"):
     m0, n0, k0 = tile
-    lhs = kir.View(0, "f16", (C(0), C(2), m0, k0))
-    rhs = kir.View(1, "f16", (C(1), C(2), n0, k0))
+    lhs = kir.View(0, in_type, (C(0), C(2), m0, k0))
+    rhs = kir.View(1, in_type, (C(1), C(2), n0, k0))
     out = kir.View(2, out_type, (C(0), C(1), m0, n0))
     return kir.Kernel("mmt4d_f16", 3, 3, (kir.Mmt4d(lhs, rhs, out, accumulate),),
                       kir.Distribution((1, 0), (2, 2), ((1, 0),)))
@@ -55,9 +57,15 @@ def test_f16_mmt4d_matches_float64(out_type, accumulate, cpu, tile):
     if out_type == "f32":
         np.testing.assert_allclose(o, want, rtol=1e-5, atol=1e-5)
     else:
-        # Sums in f32, one rounding to f16 per element: within one f16 ulp of the exact sum.
-        ulp = np.spacing(np.abs(want).astype(np.float16)).astype(np.float64)
-        assert np.all(np.abs(o.astype(np.float64) - want) <= ulp + 1e-6)
+        # The accumulator is the output's type: product and sum rounded to f16 at every step
+        # (linalg.mmt4d's mulf + addf on f16), k ascending; bit for bit.
+        acc = start.copy() if accumulate else np.zeros_like(start)
+        for kk in range(k1):
+            for k0_ in range(k0):
+                prod = np.einsum("ma,nc->mnac", a[:, kk, :, k0_].astype(np.float32),
+                                 b[:, kk, :, k0_].astype(np.float32)).astype(np.float16)
+                acc = (acc.astype(np.float32) + prod.astype(np.float32)).astype(np.float16)
+        np.testing.assert_array_equal(o, acc)
 
 
 def test_f16_special_values_survive_the_conversions():
@@ -75,3 +83,18 @@ def test_f16_special_values_survive_the_conversions():
         want = want.astype(np.float16)
     assert np.isinf(want[5, 1])
     np.testing.assert_array_equal(o[0, 0], want)
+
+
+@pytest.mark.parametrize("cpu,tile", [("host", (16, 16, 1)), ("x86-64", (8, 4, 1))])
+def test_bf16_mmt4d_widens_exactly_into_f32(cpu, tile):
+    m1, n1, k1 = 2, 3, 29
+    m0, n0, k0 = tile
+    k = _kernel("f32", tile, False, "bf16")
+    assert _fast(k, cpu)
+    lib = compile_kernels([k], cpu=cpu)
+    a = RNG.standard_normal((m1, k1, m0, k0)).astype(ml_dtypes.bfloat16)
+    b = RNG.standard_normal((n1, k1, n0, k0)).astype(ml_dtypes.bfloat16)
+    o = np.zeros((m1, n1, m0, n0), np.float32)
+    run(lib, 0, [a, b, o], [m1, n1, k1], (2, 2, 1), threads=2)
+    want = np.einsum("mkab,nkcb->mnac", a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(o, want, rtol=1e-5, atol=1e-5)
