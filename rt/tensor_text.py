@@ -10,8 +10,11 @@ Inputs (iree/hal/string_util.c, iree-run-module ``--input``):
 * ``@x.npy``: the next array of a ``.npy`` file (repeating ``@x.npy`` reads the following
   array, as IREE does); ``2x3xf32=@x.bin``: raw little-endian bytes.
 
-Outputs: ``2x2xf32=[1 2][3 4]`` (rows bracketed, elements space-separated, floats ``%G``),
-``4xi32=1 2 3 4``, scalars ``i32=4``; ``--output=@y.npy`` writes, ``--output=+y.npy`` appends.
+Outputs: ``2x2xf32=[1 2][3 4]`` (rows bracketed, elements space-separated, floats ``%G``; bf16
+and f8 values as floats, i4 as integers), ``4xi32=1 2 3 4``, scalars ``i32=4``;
+``--output=@y.npy`` writes, ``--output=+y.npy`` appends. .npy has no bf16/f8/int4 types: bf16
+and f8 are saved as raw ``|V2`` / ``|V1`` bits (as iree-run-module saves them) and read back as
+the argument's type; i4/i2 are saved as int8 (uint8 for ui4/ui2), one value per byte.
 Errors: InvalidArgumentError naming the spec, what is wrong and the expected form.
 """
 import os
@@ -115,7 +118,7 @@ def parse_input(spec, arg=None, npy=None):
     if not text:
         raise InvalidArgumentError(f"--input= is empty; expected {FORM}")
     if text.startswith("@"):
-        return (npy or NpyReader()).next_array(text[1:], spec)
+        return _typed_npy((npy or NpyReader()).next_array(text[1:], spec), arg)
     head, sep, data = text.partition("=")
     if not sep:
         if arg is not None and arg.kind == "scalar":
@@ -129,6 +132,16 @@ def parse_input(spec, arg=None, npy=None):
     if not shape and sep and (arg is None or arg.kind == "scalar"):
         return _parse_value(data.strip(), element, spec)
     return _values(data, shape, element, spec)
+
+
+def _typed_npy(array, arg):
+    """A raw ``|V2`` / ``|V1`` .npy array (how iree-run-module and :func:`write_output` save bf16
+    and f8) read as the argument's type when the widths agree."""
+    if array.dtype.kind == "V" and arg is not None and arg.element in ELEMENT_TYPES:
+        target = numpy_dtype(arg.element)
+        if dtype_is_float(target) and target.itemsize == array.dtype.itemsize:
+            return array.view(target)
+    return array
 
 
 def _number(text):
@@ -210,6 +223,11 @@ def write_output(spec, array):
                                    "or '-' to print")
     if not isinstance(array, np.ndarray):
         array = np.asarray(array)
+    if array.dtype.kind == "V":  # ml_dtypes: .npy has no names for them
+        if dtype_is_float(array.dtype):  # bf16 / f8: their bits, as iree-run-module saves them
+            array = array.view(f"V{array.dtype.itemsize}")
+        else:  # i4 / i2: one integer per byte
+            array = array.astype(np.int8 if ml_dtypes.iinfo(array.dtype).min < 0 else np.uint8)
     try:
         with open(path, mode) as f:
             np.save(f, array, allow_pickle=False)

@@ -20,8 +20,14 @@ Conventions
 * Element types are MLIR scalar type names: ``f32 f64 i1 i8 i16 i32 i64``, the narrow floats
   ``f16 bf16 f8E5M2 f8E4M3FN f8E5M2FNUZ f8E4M3FNUZ f8E8M0FNU`` and the sub-byte integers
   ``i2 i4``. i1 is stored as one byte. Narrow floats are storage types: loaded as f32 and
-  computed in f32, rounded to their type after every op that yields one (as MLIR's arith on
-  them, and IREE's convert-unsupported-float-arith, compute) and stored as their bits. Sub-byte
+  computed in f32, rounded to their type (nearest even) as IREE's llvm-cpu rounds them:
+  f16 and the f8 types after every op that yields one (``ROUNDED_EVERY_OP``: LLVM's half
+  arithmetic; IREE's convert-unsupported-float-arith); bf16 only where it is stored
+  (``ROUNDED_ON_STORE``): when a body yields it into an output (every step of a reduction
+  included: the accumulator is the output's type), at ``arith.truncf`` and ``arith.bitcast``,
+  values in between staying f32, as IREE's bf16-to-f32 conversion computes them (its
+  extf/truncf pairs carry ``contract`` and fold away) and the seed's bf16 legalizer +
+  eliminator do. Sub-byte
   integers are packed (two i4 / four i2 per byte, element 0 in the low bits, as IREE packs
   them): a view's element ``k`` is at bit ``k * bits`` of its binding.
 * Views are row-major over their binding: element (i0..in) lives at byte
@@ -161,6 +167,29 @@ class Mmt4d:
     rhs: View
     out: View
     accumulate: bool = False
+
+
+def mmt4d_body(lhs_type, rhs_type, out_type):
+    """The ScalarOps of one Mmt4d step ``out += lhs * rhs`` over block arguments (lhs, rhs, out):
+    operands converted to the compute type (OUT's; f32 for an f16 OUT) with extf/truncf or
+    extsi/trunci, a multiply and an add; an f16 OUT rounds the sum once per step (truncf), as
+    IREE's mmt4d ukernels compute. The last op's value is the yield."""
+    compute = "f32" if out_type == "f16" else out_type
+    floating = is_float(out_type)
+    body, values = [], [0, 1, 2]
+    for i, t in enumerate((lhs_type, rhs_type, out_type)):
+        if t != compute:
+            wider = element_bits(compute) > element_bits(t)
+            name = ("arith.extf" if wider else "arith.truncf") if floating and is_float(t) else \
+                ("arith.sitofp" if floating else "arith.fptosi") if floating != is_float(t) else \
+                ("arith.extsi" if wider else "arith.trunci")
+            body.append(ScalarOp(name, (i,), compute))
+            values[i] = 2 + len(body)
+    body.append(ScalarOp("arith.mulf" if floating else "arith.muli", (values[0], values[1]), compute))
+    body.append(ScalarOp("arith.addf" if floating else "arith.addi", (values[2], 2 + len(body)), compute))
+    if compute != out_type:
+        body.append(ScalarOp("arith.truncf", (2 + len(body),), out_type))
+    return tuple(body)
 
 
 @dataclass(frozen=True)
@@ -328,6 +357,11 @@ def element_bits(element_type):
 
 #: Floats stored narrow and computed in f32 (see Conventions).
 NARROW_FLOATS = ("f16", "bf16", "f8E5M2", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E8M0FNU")
+#: Narrow floats rounded after every op that yields one / only where they are stored.
+ROUNDED_EVERY_OP = ("f16", "f8E5M2", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E8M0FNU")
+ROUNDED_ON_STORE = ("bf16",)
+
+
 def is_float(element_type):
     """True for the floating-point type names (f32, f64 and the narrow floats)."""
     return element_type in ("f32", "f64") or element_type in NARROW_FLOATS

@@ -31,6 +31,7 @@ from xdsl.ir import Attribute, BuiltinAttribute, Data, TypedAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
 
 from rt.runtime.errors import InvalidArgumentError, UnimplementedError
+from rt.runtime.hal.element_type import ElementType, pack_sub_byte
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
 #: Element counts above this become an ``ElementsAttr`` (splats above it as well).
@@ -272,6 +273,18 @@ def elements_to_numpy(attr):
             return np.broadcast_to(values.reshape(()), shape)
         return values.reshape(shape)
     raise InvalidArgumentError(f"expected a dense tensor constant attribute, got {attr}")
+
+
+def storage_bytes(attr):
+    """The bytes a buffer holds for tensor constant ``attr``: little-endian, row-major; i2/i4
+    packed as IREE packs them (element 0 in the low bits, the last byte zero-padded)."""
+    array = np.ascontiguousarray(elements_to_numpy(attr))
+    element_type = attr.get_element_type() if hasattr(attr, "get_element_type") else attr.type.element_type
+    if isinstance(element_type, IntegerType) and element_type.width.data in (2, 4):
+        bits = element_type.width.data
+        code = ElementType.INT_4 if bits == 4 else ElementType.INT_2
+        return pack_sub_byte(array.astype(np.int8), code).tobytes()
+    return array.astype(array.dtype.newbyteorder("<")).tobytes()
 
 
 def is_splat(attr):

@@ -52,7 +52,9 @@ def x86_64_matmul_tiles(element_types, config):
 
 
 def vmvx_matmul_tiles(element_types):
-    """Tiles for vmvx (any element types), best first."""
+    """Tiles for vmvx (any element types but the packed i2 / i4), best first."""
+    if any(t in ("i2", "i4") for t in element_types):
+        return []
     return _family(8, 8, 4)
 
 

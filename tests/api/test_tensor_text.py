@@ -132,3 +132,18 @@ def test_sub_byte_specs_out_of_range_and_raw_files(tmp_path):
     assert value.dtype == ml_dtypes.int4 and value.astype(np.int8).tolist() == [1, -8, 7]
     with pytest.raises(InvalidArgumentError, match=r"has 2 bytes; 5 of i4 needs 3"):
         parse_input(f"5xi4=@{path}")
+
+
+def test_npy_outputs_of_ml_dtypes_and_reading_them_back(tmp_path):
+    bf16 = np.array([1.5, -2.0, np.inf], ml_dtypes.bfloat16)
+    path = tmp_path / "b.npy"
+    write_output(f"@{path}", bf16)
+    raw = np.load(path)
+    assert raw.dtype == np.dtype("V2")  # the bits, as iree-run-module saves bf16
+    arg = ArgType("tensor", "x", "tensor<3xbf16>", (3,), "bf16")
+    back = parse_input(f"@{path}", arg)
+    assert back.dtype == ml_dtypes.bfloat16 and back.view(np.uint16).tolist() == bf16.view(np.uint16).tolist()
+    write_output(f"@{path}", np.array([-8, 7], ml_dtypes.int4))
+    assert np.load(path).dtype == np.int8 and np.load(path).tolist() == [-8, 7]
+    write_output(f"@{path}", np.array([15, 0], ml_dtypes.uint4))
+    assert np.load(path).dtype == np.uint8 and np.load(path).tolist() == [15, 0]

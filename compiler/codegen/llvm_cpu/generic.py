@@ -17,13 +17,14 @@ Each loop dim runs the half-open range the caller passes (the workgroup's tile).
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, element_size
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, SUB_BYTE_INTS, element_bits
 from rt.compiler.codegen.llvm_cpu.interface import I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
-from rt.compiler.codegen.llvm_cpu.scalar import BodyEmitter
+from rt.compiler.codegen.llvm_cpu.scalar import BodyEmitter, round_to
 from rt.compiler.codegen.llvm_cpu.views import (Access, BoundAccess, access_out_of_range,
                                                 domain_nonempty, extent_out_of_range)
 from rt.runtime.errors import CompileError
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
 _COMPUTE_BYTES = {**{t: 4 for t in NARROW_FLOATS}, "index": 8}
 _F32_COMPUTED = set(NARROW_FLOATS) | {"f32"}
@@ -31,7 +32,7 @@ _F32_COMPUTED = set(NARROW_FLOATS) | {"f32"}
 
 def _body_bytes(op):
     types = [v.element_type for v in op.inputs + op.outputs] + [s.result_type for s in op.body]
-    return max([_COMPUTE_BYTES.get(t) or element_size(t) for t in types] or [4])
+    return max([_COMPUTE_BYTES.get(t) or max(1, element_bits(t) // 8) for t in types] or [4])
 
 
 def validate_generic(op, where):
@@ -80,6 +81,8 @@ class GenericPlan:
             ctx.sizes.get(d)
         self.types = [v.element_type for v in views]
         self.lanes = max(1, ctx.target.vector_bytes // _body_bytes(op))
+        if any(t in SUB_BYTE_INTS for t in self.types):
+            self.lanes = 1  # packed elements are loaded and stored one at a time
         ins, outs = self.accesses[:len(op.inputs)], self.accesses[len(op.inputs):]
         parallel = [d for d in range(n) if op.iterator_types[d] == "parallel"]
         self.reduction = [d for d in range(n) if op.iterator_types[d] == "reduction"]
@@ -201,6 +204,8 @@ class GenericPlan:
         result = []
         for v, out_type in zip(op.yields, self.types[n_in:]):
             value = values[v]
+            if out_type in SMALL_FLOATS and types[v] in SMALL_FLOATS:
+                value = round_to(b, value, out_type)  # a yield is a store (carried sums too)
             if types[v] != out_type and not {types[v], out_type} <= _F32_COMPUTED:
                 raise CompileError(f"llvm-cpu codegen: yield of a {types[v]} value into a "
                                    f"{out_type} output")

@@ -21,9 +21,9 @@ LLVM folds into ``vfmadd231ps zmm, zmm, dword ptr [..]{1to16}``. f16 operands (K
 ``f16xf16->f32`` / ``f16xf16->f16``) take the same loops: each RHS row and LHS row is widened
 once per k1 step (``vcvtph2ps`` with F16C; bf16 by a shift), LHS lanes are broadcast from the
 widened row. An f32 OUT accumulates with fused multiply-adds; an f16 OUT accumulates in f16
-(product and sum rounded at every step: the accumulator is the output's type, as linalg's
-mulf + addf on f16 define it and IREE's large_linalg_matmul f16 test expects: 2048 x 0.01
-sums to 20.28, not 20.48). Integer operands: mmt4d_int.py.
+(the running sum rounded at every step: the accumulator is the output's type, as IREE's f16
+ukernel computes it and its large_linalg_matmul f16 test expects: 2048 x 0.01 sums to 20.28,
+not 20.48). Integer operands: mmt4d_int.py.
 """
 from llvmlite import ir
 
@@ -134,10 +134,10 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
     (K1 of LHS, K1 of RHS, N1 of OUT) as i64, the tile counts between consecutive m1 / n1 /
     m1 rows; k1_total: i64 reduction length; tile: static (M0, N0, K0); accumulate: i1
     (False overwrites OUT); types: (input, output) element types: inputs ``f32``, ``f16`` or
-    ``bf16`` (widened exactly on load), OUT ``f32`` or ``f16``. The accumulator is OUT's type
-    (linalg.mmt4d's body is mulf + addf in OUT's type): an f16 OUT rounds the product and the
-    sum to f16 at every step, as IREE's f16 matmuls do; an f32 OUT uses fused multiply-adds
-    (products of f32/f16/bf16 inputs are exact, except f32 x f32). f16c: the target has F16C
+    ``bf16`` (widened exactly on load), OUT ``f32`` or ``f16``. The accumulator is OUT's type:
+    an f16 OUT rounds the running sum to f16 at every step (the f16 product is exact in f32),
+    as IREE's f16 mmt4d ukernel does without skip-intermediate-roundings; an f32 OUT uses fused
+    multiply-adds. f16c: the target has F16C
     (hardware conversions).
     """
     lhs, rhs, out = pointers
@@ -192,10 +192,9 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
                         else:
                             a = _splat(b, b.load(gep(lhs_row, I64(r * k0 + kk)), typ=F32,
                                                  align=4), n0)
-                        if half_out:
-                            acc[r] = round_f16(b.fadd(acc[r], round_f16(b.fmul(a, col))))
-                        else:
-                            acc[r] = intrinsics.call(b, "fmuladd", a, col, acc[r])
+                        acc[r] = intrinsics.call(b, "fmuladd", a, col, acc[r])
+                        if half_out:  # the accumulator is f16: the sum rounded every step
+                            acc[r] = round_f16(acc[r])
                 lk.next_carried = acc
             for r in range(m0):
                 value = lk.carried[r]
@@ -211,20 +210,13 @@ def _d(*dims):
 def as_generics(op):
     """``op`` (kernel_ir.Mmt4d) as Generics: an optional zero fill of OUT, then the
     accumulation over domain (M1, N1, K1, M0, N0, K0) with a multiply-add body (operands
-    widened to OUT's type: extf for floats, extsi for integers)."""
+    widened to OUT's type: extf for floats, extsi for integers). An f16 OUT computes the
+    multiply-add in f32 and rounds the sum once per step (``emit_tiles``' semantics, IREE's
+    noskipround f16 ukernel)."""
     lhs, rhs, out = op.lhs, op.rhs, op.out
     domain = (out.shape[0], out.shape[1], lhs.shape[1], lhs.shape[2], rhs.shape[2], lhs.shape[3])
     acc = out.element_type
-    is_float = kir.is_float(acc)
-    body, values = [], [0, 1]
-    for i, view in enumerate((lhs, rhs)):
-        if view.element_type != acc:
-            cast = ("arith.extf" if is_float else "arith.extsi")
-            body.append(kir.ScalarOp(cast, (i,), acc))
-            values[i] = 2 + len(body)
-    mul, add = ("arith.mulf", "arith.addf") if is_float else ("arith.muli", "arith.addi")
-    body.append(kir.ScalarOp(mul, tuple(values), acc))
-    body.append(kir.ScalarOp(add, (2, 2 + len(body)), acc))
+    body = list(kir.mmt4d_body(lhs.element_type, rhs.element_type, acc))
     ops = []
     if not op.accumulate:
         zero = kir.ScalarOp("arith.constant", (), acc, (("value", 0),))

@@ -2,9 +2,9 @@
 
 Every op is emitted on values of one "lane shape": plain scalars (lanes == 1) or
 ``<lanes x T>`` vectors, so the same body serves the vector loop and its scalar tail. Types
-follow kernel_ir: the narrow floats (f16, bf16, f8 types) are storage only and computed as
-f32, rounded to their type after every op that produces one (as MLIR's arith on them would);
-``i1`` is an LLVM i1; ``index`` is i64.
+follow kernel_ir: the narrow floats are storage only and computed as f32 (f16 and f8 rounded
+after every op, bf16 only where kernel_ir says: truncf, bitcast, stores and yields); ``i1`` is
+an LLVM i1; ``index`` is i64.
 
 Math: exp, log and tanh on f32 are the polynomials of ``math_approximation`` (vectorizable);
 the other math ops, and all f64 math, use LLVM intrinsics or libm calls (scalarized per lane),
@@ -15,7 +15,7 @@ Source: MLIR's arith-to-llvm / math-to-llvm conversions and math-polynomial-appr
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, element_bits
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, ROUNDED_EVERY_OP, element_bits
 from rt.compiler.codegen.llvm_cpu import intrinsics
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.small_float import from_float, to_f32
@@ -23,7 +23,7 @@ from rt.compiler.codegen.llvm_cpu.math_approximation import emit_exp, emit_log, 
 from rt.runtime.errors import CompileError
 
 FLOAT_TYPES = NARROW_FLOATS + ("f32", "f64")
-INT_WIDTHS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
+INT_WIDTHS = {"i1": 1, "i2": 2, "i4": 4, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
 
 _FCMP = {"oeq": ("o", "=="), "ogt": ("o", ">"), "oge": ("o", ">="), "olt": ("o", "<"),
          "ole": ("o", "<="), "one": ("o", "!="), "ord": ("o", "ord"), "ueq": ("u", "=="),
@@ -140,7 +140,7 @@ class BodyEmitter:
         except (ValueError, TypeError, AttributeError) as e:
             raise CompileError(f"llvm-cpu codegen: '{op.name}' on operands of types "
                                f"{list(arg_types)} -> {op.result_type}: {e}") from None
-        if op.result_type in NARROW_FLOATS and op.name not in _EXACT_NARROW:
+        if op.result_type in ROUNDED_EVERY_OP and op.name not in _EXACT_NARROW:
             value = round_to(self.b, value, op.result_type)
         return value
 
@@ -313,8 +313,8 @@ def _extf(em, x, src, dst):
 
 
 def _truncf(em, x, src, dst):
-    """f64 -> narrow rounds once (no double rounding through f32); the result is exact, so
-    emit() does not round it again (``_EXACT_NARROW``)."""
+    """Rounds to ``dst`` (an explicit truncf always does); f64 -> bf16/f8 rounds once (no double
+    rounding through f32)."""
     if src == "f64" and dst in NARROW_FLOATS and dst != "f16":
         return from_bits(em.b, from_float(em.b, x, dst), dst)
     if src == "f64":
@@ -336,14 +336,9 @@ def _int_resize(signed):
 
 def _to_float(signed):
     def cast(em, x, src, dst):
-        if dst in NARROW_FLOATS and dst != "f16" and INT_WIDTHS[src] <= 32:
-            # Through f64 (exact for these widths): one rounding to the narrow type.
-            wide = em.b.sitofp(x, em._lanes_of(ir.DoubleType())) if signed else \
-                em.b.uitofp(x, em._lanes_of(ir.DoubleType()))
-            return from_bits(em.b, from_float(em.b, wide, dst), dst)
         ty = em._lanes_of(compute_type(dst))
         value = em.b.sitofp(x, ty) if signed else em.b.uitofp(x, ty)
-        return round_to(em.b, value, dst) if dst in NARROW_FLOATS else value
+        return round_to(em.b, value, dst) if dst in ROUNDED_EVERY_OP else value
     return cast
 
 
@@ -365,7 +360,7 @@ def _bitcast(em, x, src, dst):
     return from_bits(b, value, dst) if narrow else value
 
 
-#: Ops whose narrow-float result is exact already (emit() does not round it again).
+#: Ops whose narrow result is exact or rounded already (emit() does not round it again).
 _EXACT_NARROW = ("arith.extf", "arith.bitcast", "arith.truncf", "arith.sitofp", "arith.uitofp")
 
 _CASTS = {

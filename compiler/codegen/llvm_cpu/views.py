@@ -12,7 +12,7 @@ view's elements lie inside its binding (both in i128, so no push constant can wr
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, element_bits, element_size
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, SUB_BYTE_INTS, element_bits, element_size
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.interface import I64
@@ -26,7 +26,9 @@ I128 = ir.IntType(128)
 
 
 def storage_type(element_type):
-    """The LLVM type an element occupies in memory."""
+    """The LLVM type an element occupies in memory (sub-byte integers: the byte holding it)."""
+    if element_type in SUB_BYTE_INTS:
+        return I8
     if element_type in NARROW_FLOATS:
         return ir.IntType(element_bits(element_type))
     if element_type == "i1":
@@ -44,7 +46,7 @@ class Access:
         if len(amap) != len(view.shape):
             raise CompileError(f"llvm-cpu codegen: {where}: indexing map has {len(amap)} "
                                f"results but the view has rank {len(view.shape)}")
-        element_size(view.element_type)
+        self.bits = element_bits(view.element_type)
         self.view = view
         self.amap = tuple(amap)
         strides = sz.view_strides(view)
@@ -80,18 +82,39 @@ class BoundAccess:
         self.base = base
         self.inbounds = inbounds
 
-    def pointer(self, builder, indices):
-        """Element pointer for loop ``indices`` (dict dim -> i64 value)."""
+    def linear(self, builder, indices):
+        """The i64 element index for loop ``indices`` (dict dim -> i64 value)."""
         b = builder
         linear = self.constant
         for d, index in indices.items():
             if not self.access.is_static(d, 0):
                 linear = b.add(linear, b.mul(self.coeffs[d], index))
-        return b.gep(self.base, [linear], inbounds=self.inbounds, source_etype=self.access.storage)
+        return linear
+
+    def pointer(self, builder, indices):
+        """Element pointer for loop ``indices`` (dict dim -> i64 value); whole-byte types only."""
+        return builder.gep(self.base, [self.linear(builder, indices)], inbounds=self.inbounds,
+                           source_etype=self.access.storage)
+
+    def _packed(self, builder, indices):
+        """(byte pointer, i8 bit shift) of a sub-byte element: element k is at bit k * bits."""
+        b, bits = builder, self.access.bits
+        linear = self.linear(b, indices)
+        per_byte_log2 = {4: 1, 2: 2}[bits]
+        ptr = b.gep(self.base, [b.lshr(linear, I64(per_byte_log2))], inbounds=self.inbounds,
+                    source_etype=I8)
+        shift = b.mul(b.trunc(b.and_(linear, I64((1 << per_byte_log2) - 1)), I8), I8(bits))
+        return ptr, shift
 
     def load(self, builder, indices, lanes, vector):
         """Load one element (splat to ``lanes``) or, when ``vector``, ``lanes`` consecutive ones."""
         b, access = builder, self.access
+        if access.bits < 8:
+            if vector:
+                raise CompileError("llvm-cpu codegen: sub-byte elements are loaded one at a time")
+            ptr, shift = self._packed(b, indices)
+            value = b.trunc(b.lshr(b.load(ptr, typ=I8, align=1), shift), ir.IntType(access.bits))
+            return splat(b, value, lanes)
         ptr = self.pointer(b, indices)
         align = element_size(access.view.element_type)
         ty = lane_type(access.storage, lanes if vector else 1)
@@ -99,8 +122,19 @@ class BoundAccess:
         return value if vector else splat(b, value, lanes)
 
     def store(self, builder, indices, value):
-        """Store ``value`` (scalar or vector of consecutive elements) at ``indices``."""
+        """Store ``value`` (scalar or vector of consecutive elements) at ``indices``. A sub-byte
+        element is merged into its byte with two atomic read-modify-writes (clear, then set its
+        bits), so workgroups writing neighbouring elements of one byte never lose an update
+        (MLIR's narrow-type emulation of partial stores does the same)."""
         b, access = builder, self.access
+        if access.bits < 8:
+            if isinstance(value.type, ir.VectorType):
+                raise CompileError("llvm-cpu codegen: sub-byte elements are stored one at a time")
+            ptr, shift = self._packed(b, indices)
+            mask = b.shl(I8((1 << access.bits) - 1), shift)
+            b.atomic_rmw("and", ptr, b.xor(mask, I8(0xFF)), "monotonic")
+            b.atomic_rmw("or", ptr, b.shl(b.zext(value, I8), shift), "monotonic")
+            return
         ptr = self.pointer(b, indices)
         align = element_size(access.view.element_type)
         b.store(_narrow(b, value, access.view.element_type), ptr, align=align)
@@ -141,7 +175,8 @@ def extent_out_of_range(builder, sizes, view, length):
         e = _wide(b, sizes, extent)
         nonempty = b.and_(nonempty, b.icmp_unsigned("!=", e, I128(0)))
         last = b.add(last, b.mul(b.sub(e, I128(1)), _wide(b, sizes, stride)))
-    need = b.mul(b.add(last, I128(1)), I128(element_size(view.element_type)))
+    bits = element_bits(view.element_type)
+    need = b.udiv(b.add(b.mul(b.add(last, I128(1)), I128(bits)), I128(7)), I128(8))
     return b.and_(nonempty, b.icmp_unsigned(">", need, b.zext(length, I128)))
 
 

@@ -40,6 +40,11 @@ class ScalarValue:
 _SUB_BYTE = {"i2": ElementType.INT_2, "i4": ElementType.INT_4}
 
 
+def _merge_access(old, access):
+    """The access of a binding seen through subspans of ``old`` and ``access`` ("ro"/"wo"/"rw")."""
+    return access if old in (None, access) else "rw"
+
+
 def _storage_bytes(array, element_type):
     """Little-endian bytes of ``array`` as a binding of ``element_type`` stores them (narrow
     floats as their bits, sub-byte integers packed as IREE packs them)."""
@@ -178,6 +183,11 @@ class Lowering(Placement):
         offset = 0
         if op.byte_offset:
             offset = self.size(op.byte_offset[0], op)
+        if etype in kir.SUB_BYTE_INTS:  # packed: a byte offset is a whole number of elements
+            self.subspans[binding] = _merge_access(self.subspans.get(binding), _ACCESS[ty.access.data])
+            offset = sym.fold("mul", offset, 8 // kir.element_bits(etype))
+            self.env[op.result] = Subspan(kir.View(binding, etype, shape, offset), _ACCESS[ty.access.data])
+            return
         esize = kir.element_size(etype)
         if isinstance(offset, int):
             if offset % esize:
@@ -187,8 +197,7 @@ class Lowering(Placement):
         else:
             offset = sym.fold("floordiv", offset, esize)
         access = _ACCESS[ty.access.data]
-        old = self.subspans.get(binding)
-        self.subspans[binding] = access if old in (None, access) else "rw"
+        self.subspans[binding] = _merge_access(self.subspans.get(binding), access)
         self.env[op.result] = Subspan(kir.View(binding, etype, shape, offset), access)
 
     def _slice_lists(self, op):

@@ -33,11 +33,16 @@ class Access:
     def element_size(self):
         return kernel_ir.element_size(self.view.element_type)
 
+    @property
+    def packed(self):
+        """True for sub-byte elements (addressed by element index, see scalar.load_packed)."""
+        return self.view.element_type in kernel_ir.SUB_BYTE_INTS
+
 
 def linearize(em, view, exprs, num_dims):
     """The Access of ``view`` indexed by ``exprs`` (AffineExpr per view dim) over num_dims loops."""
     try:
-        kernel_ir.element_size(view.element_type)
+        kernel_ir.element_bits(view.element_type)
     except ValueError as e:
         raise CompileError(f"vmvx codegen: kernel {em.kernel.name!r}: binding {view.binding}: {e}") from None
     if len(exprs) != len(view.shape):

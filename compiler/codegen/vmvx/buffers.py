@@ -105,7 +105,7 @@ def check_scratch(kernel):
                 raise CompileError(f"vmvx codegen: kernel {kernel.name!r} scratch {j} is tiled along axis "
                                    f"{axis!r}, but the kernel distributes {ndims} axes")
         try:
-            size = kernel_ir.element_size(s.element_type)
+            size = max(1, kernel_ir.element_bits(s.element_type) // 8)  # sub-byte: a byte each
         except ValueError as e:
             raise CompileError(f"vmvx codegen: kernel {kernel.name!r} scratch {j}: {e}") from None
         extents = scratch_extents(kernel, s)
@@ -147,7 +147,7 @@ def allocate_scratch(em):
         count = 1
         for e in extents:
             count = em.binary("min", em.mul(count, em.binary("min", e, cap)), cap)
-        nbytes = em.binary("min", em.mul(count, kernel_ir.element_size(s.element_type)), cap)
+        nbytes = em.binary("min", em.mul(count, max(1, kernel_ir.element_bits(s.element_type) // 8)), cap)
         ref = fb.reg("ref")
         fb.call_import(imp, [em.reg(nbytes)], [ref])
         strides, running = [], 1

@@ -73,39 +73,17 @@ def emit_mmt4d(em, op, op_index, use_ukernels=True):
     fb.call_import(imp, args, [])
 
 
-def _convert(src, dst, value):
-    """ScalarOps converting operand ``value`` of type ``src`` to ``dst`` (linalg's cast rules:
-    signed extension / truncation for ints, sitofp / fptosi across kinds)."""
-    if src == dst:
-        return ()
-    float_src, float_dst = kernel_ir.is_float(src), kernel_ir.is_float(dst)
-    wider = kernel_ir.element_size(dst) > kernel_ir.element_size(src)
-    if float_src and float_dst:
-        name = "arith.extf" if wider else "arith.truncf"
-    elif not float_src and not float_dst:
-        name = "arith.extsi" if wider else "arith.trunci"
-    else:
-        name = "arith.sitofp" if float_dst else "arith.fptosi"
-    return (ScalarOp(name, (value,), dst),)
-
-
 def _mmt4d_as_generics(op, types, where):
     """The Generic(s) computing ``op``: an optional zero fill, then the 6-loop contraction with
-    both inputs converted to the output type."""
+    kernel_ir.mmt4d_body."""
     d = AffineExpr.dim
     out_t = types[2]
     if out_t == "i1" or any(t not in kernel_ir.NARROW_FLOATS + ("f32", "f64", "i8", "i16", "i32", "i64")
                             for t in types):
         raise CompileError(f"vmvx codegen: {where}: element types {types!r} are not supported; expected "
                            f"float or i8-i64 operands")
-    body = list(_convert(types[0], out_t, 0))
-    a = 3 + len(body) - 1 if body else 0
-    rhs_cast = _convert(types[1], out_t, 1)
-    body += rhs_cast
-    b = 3 + len(body) - 1 if rhs_cast else 1
+    body = kernel_ir.mmt4d_body(*types)
     float_ = kernel_ir.is_float(out_t)
-    body.append(ScalarOp("arith.mulf" if float_ else "arith.muli", (a, b), out_t))
-    body.append(ScalarOp("arith.addf" if float_ else "arith.addi", (2, 3 + len(body) - 1), out_t))
     m1, k1, m0, k0 = op.lhs.shape
     n1, n0 = op.rhs.shape[0], op.rhs.shape[2]
     gens = []

@@ -15,8 +15,9 @@ from rt.compiler.codegen.vmvx import ukernels
 from rt.compiler.codegen.vmvx.access import linearize
 from rt.compiler.codegen.vmvx.loop_nest import LoopNest, tile_ranges
 from rt.compiler.codegen.vmvx.scalar import (ScalarEmitter, Val, emit_invariants, invariant_ids, load_element,
-                                             reg_type, store_element)
+                                             load_packed, reg_type, store_element, store_packed)
 from rt.runtime.errors import CompileError
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
 
 
@@ -49,7 +50,8 @@ def emit_generic(em, g, op_index, use_ukernels=True):
     ranges = tile_ranges(em, op_index, domain, g.kind)
     views = tuple(g.inputs) + tuple(g.outputs)
     accesses = [linearize(em, v, m, n) for v, m in zip(views, g.indexing_maps)]
-    if use_ukernels and ukernels.emit_generic_ukernel(em, g, accesses, ranges, where):
+    packed = any(a.packed for a in accesses)
+    if use_ukernels and not packed and ukernels.emit_generic_ukernel(em, g, accesses, ranges, where):
         return
     _emit_scalar(em, g, accesses, ranges, where)
 
@@ -69,21 +71,27 @@ def _emit_scalar(em, g, accesses, ranges, where):
                            f"[0, {len(g.domain)})")
     constants = emit_invariants(sc, g.body, n_args, invariant_ids(g.body, n_args))
     bufs = [em.binding(a.view.binding) for a in accesses]
-    scales = [a.element_size for a in accesses]
+    scales = [1 if a.packed else a.element_size for a in accesses]  # packed: element offsets
     nest = LoopNest(em, ranges, accesses, parallel + reduction, scales)
     acc = {}
 
     def load(a, offsets):
         t = accesses[a].element_type
         v = Val(fb.reg(reg_type(t)), t)
-        load_element(fb, t, v.reg, bufs[a], em.reg(offsets[a]))
+        if accesses[a].packed:
+            load_packed(em, t, v.reg, bufs[a], em.reg(offsets[a]))
+        else:
+            load_element(fb, t, v.reg, bufs[a], em.reg(offsets[a]))
         return v
 
     def store(a, offsets, v):
         t = accesses[a].element_type
         if v.type != t and reg_type(v.type) != reg_type(t):
             raise CompileError(f"vmvx codegen: {where}: output {a - nin} of type {t} is yielded a {v.type} value")
-        store_element(fb, t, bufs[a], em.reg(offsets[a]), v.reg)
+        if accesses[a].packed:
+            store_packed(em, t, bufs[a], em.reg(offsets[a]), v.reg)
+        else:
+            store_element(fb, t, bufs[a], em.reg(offsets[a]), v.reg)
 
     def enter(offsets, index):
         for k in range(nout):
@@ -110,7 +118,10 @@ def _emit_scalar(em, g, accesses, ranges, where):
         for k, y in enumerate(g.yields):
             if hoist:
                 v, target = values[y], acc[k]
-                getattr(fb, f"mov_{reg_type(target.type)}")(target.reg, v.reg)
+                if target.type in SMALL_FLOATS and v.type in SMALL_FLOATS:  # a yield is a store
+                    sc.round_small(target.reg, v.reg, target.type)
+                else:
+                    getattr(fb, f"mov_{reg_type(target.type)}")(target.reg, v.reg)
             else:
                 store(nin + k, offsets, values[y])
 

@@ -71,6 +71,9 @@ def emit_relayout(em, op, op_index):
     packed, plain = (op.dest, op.source) if is_pack else (op.source, op.dest)
     perm, inner_of = check_relayout(op, packed, plain, where)
     r = len(plain.shape)
+    if plain.element_type in kernel_ir.SUB_BYTE_INTS:
+        raise CompileError(f"vmvx codegen: {where}: {plain.element_type} elements are packed several to a "
+                           "byte; pack/unpack of packed types is not supported (widen with arith.extsi first)")
     esize = kernel_ir.element_size(plain.element_type)
     fb = em.fb
     tiles = [em.size(t) for t in op.inner_tiles]

@@ -2,10 +2,11 @@
 
 Register conventions (what every value id of a body holds):
 
-* ``f32`` and the narrow floats live in f32 registers (narrow values are exact: every f16
-  result is rounded with ``trunc.f32.f16``, every bf16 / f8 result with ``trunc.f64.bits`` +
-  ``ext.bits.f32``, so their arithmetic matches MLIR's); ``f64`` in f64 registers.
-* ``i8``/``i16``/``i32`` live in i32 registers sign-extended from their width; ``i1`` is 0 or
+* ``f32`` and the narrow floats live in f32 registers, rounded as kernel_ir says: every f16
+  result with ``trunc.f32.f16``, every f8 result with ``trunc.f64.bits`` + ``ext.bits.f32``;
+  bf16 values stay f32 until stored, yielded into an output, truncf'd or bitcast; ``f64`` in
+  f64 registers.
+* ``i2``/``i4``/``i8``/``i16``/``i32`` live in i32 registers sign-extended from their width; ``i1`` is 0 or
   1; ``i64`` and ``index`` live in i64 registers. Results are re-normalised after every op
   that can leave the canonical form (wrapping adds, shifts, truncations).
 
@@ -22,12 +23,12 @@ Source: MLIR arith/math op definitions; IREE's arith -> vm conversion
 """
 import numpy as np
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, ROUNDED_EVERY_OP
 from rt.runtime.errors import CompileError
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
 FLOAT_TYPES = NARROW_FLOATS + ("f32", "f64")
-INT_BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
+INT_BITS = {"i1": 1, "i2": 2, "i4": 4, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "index": 64}
 
 
 def reg_type(t):
@@ -110,6 +111,46 @@ _STORE = {"i1": "buffer_store_i8", "i8": "buffer_store_i8", "i16": "buffer_store
           "i64": "buffer_store_i64", "f16": "buffer_store_f16", "f32": "buffer_store_f32", "f64": "buffer_store_f64"}
 
 
+def _packed_position(em, t, offset):
+    """(byte offset i64 reg, bit shift i32 reg) of element ``offset`` (i64 reg) of packed type ``t``."""
+    fb, bits = em.fb, INT_BITS[t]
+    per_log2 = {4: 1, 2: 2}[bits]
+    byte, lane, shift = fb.reg("i64"), fb.reg("i64"), fb.reg("i32")
+    fb.shr_i64_u(byte, offset, em.reg(per_log2))
+    fb.and_i64(lane, offset, em.reg((1 << per_log2) - 1))
+    fb.trunc_i64_i32(shift, lane)
+    fb.mul_i32(shift, shift, em.i32(bits))
+    return byte, shift
+
+
+def load_packed(em, t, dst, buf, offset):
+    """``dst`` = element ``offset`` (i64 reg, an element index) of packed i2/i4 view data in
+    ``buf``: element k at bit k * bits (IREE's packing), sign-extended as the register
+    convention wants."""
+    fb, bits = em.fb, INT_BITS[t]
+    byte, shift = _packed_position(em, t, offset)
+    fb.buffer_load_i8_u(dst, buf, byte)
+    fb.shr_i32_u(dst, dst, shift)
+    fb.shl_i32(dst, dst, em.i32(32 - bits))
+    fb.shr_i32_s(dst, dst, em.i32(32 - bits))
+
+
+def store_packed(em, t, buf, offset, value):
+    """Store register ``value`` as element ``offset`` of packed i2/i4 data in ``buf`` (the other
+    elements of its byte kept; vmvx runs workgroups one at a time, so no race)."""
+    fb, bits = em.fb, INT_BITS[t]
+    byte, shift = _packed_position(em, t, offset)
+    old, bitsv, mask = fb.reg("i32"), fb.reg("i32"), fb.reg("i32")
+    fb.buffer_load_i8_u(old, buf, byte)
+    fb.shl_i32(mask, em.i32((1 << bits) - 1), shift)
+    fb.not_i32(mask, mask)
+    fb.and_i32(old, old, mask)
+    fb.and_i32(bitsv, value, em.i32((1 << bits) - 1))
+    fb.shl_i32(bitsv, bitsv, shift)
+    fb.or_i32(old, old, bitsv)
+    fb.buffer_store_i8(buf, byte, old)
+
+
 def invariant_ids(body, n_args):
     """Value ids of the ops of ``body`` (ids numbered from ``n_args``) that depend on no block
     argument and no ``linalg.index``: constants, push constants and non-trapping ops on them."""
@@ -156,13 +197,18 @@ class ScalarEmitter:
             one = self.fb.reg("i32")
             self.fb.const_i32(one, 1)
             self.fb.and_i32(v.reg, v.reg, one)
+        elif bits in (2, 4):
+            width = self.fb.reg("i32")
+            self.fb.const_i32(width, 32 - bits)
+            self.fb.shl_i32(v.reg, v.reg, width)
+            self.fb.shr_i32_s(v.reg, v.reg, width)
         elif bits == 8:
             self.fb.ext_i8_i32_s(v.reg, v.reg)
         elif bits == 16:
             self.fb.ext_i16_i32_s(v.reg, v.reg)
         elif v.type == "f16":
             self.fb.trunc_f32_f16(v.reg, v.reg)
-        elif v.type in SMALL_FLOATS:
+        elif v.type in ROUNDED_EVERY_OP:
             self.round_small(v.reg, v.reg, v.type)
         return v
 
@@ -178,7 +224,11 @@ class ScalarEmitter:
         if bits >= 32:
             return v.reg
         r = self.fb.reg("i32")
-        if bits == 8:
+        if bits in (2, 4):
+            mask = self.fb.reg("i32")
+            self.fb.const_i32(mask, (1 << bits) - 1)
+            self.fb.and_i32(r, v.reg, mask)
+        elif bits == 8:
             self.fb.trunc_i32_i8(r, v.reg)
         elif bits == 16:
             self.fb.trunc_i32_i16(r, v.reg)
@@ -382,7 +432,7 @@ class ScalarEmitter:
             else:
                 value, sign = self.signed(a), "s"
             width = "64" if rs == "i64" else "32"
-            target = "f64" if t in NARROW_FLOATS or t == "f64" else "f32"  # narrow: one rounding
+            target = "f64" if t in ("f16", "f64") else "f32"
             _op(fb, f"cast.{sign}i{width}.{target}")(out.reg, value)
             return self.normalize(out)
         if name in ("arith.fptosi", "arith.fptoui"):

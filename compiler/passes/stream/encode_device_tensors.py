@@ -2,27 +2,28 @@
 
 Input: ``stream.executable`` dispatch functions (after convert-to-stream). Output: every
 ``stream.binding.subspan`` whose ``!flow.dispatch.tensor`` element is an integer of a width that
-is not 8, 16, 32 or 64 bits (i2..i7, i9..i15, i17..i31, i33..i63) is retyped to the aligned
-width encode-host-tensors gives the host (i4 -> i8, i11 -> i16, i33 -> i64). Loads from such a
+is not 1, 2, 4, 8, 16, 32 or 64 bits (i3, i5..i7, i9..i15, i17..i31, i33..i63) is retyped to
+the aligned width encode-host-tensors gives the host (i3 -> i8, i11 -> i16, i33 -> i64); i2 and
+i4 stay packed (the code generators address them by bits). Loads from such a
 binding then load the aligned type and narrow it with ``arith.trunci``; stores widen with
 ``arith.extui`` first. The conversions are elementwise ``linalg.generic`` ops (the form
 convert-elementwise-to-linalg gives IREE's tensor-level ``arith.trunci``/``extui``, which
 xDSL's arith ops do not accept on tensors). ``i1`` is left alone: rt's Kernel IR already stores
 an i1 element in one byte (compiler/codegen/kernel_ir.py), the layout the host uses.
 
-Example (the seeds' i4 add)::
+Example (the seeds' add, on i5)::
 
-    %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> !flow.dispatch.tensor<readonly:tensor<10xi4>>
-    %3 = flow.dispatch.tensor.load %0, offsets = [0], sizes = [10], strides = [1] : !flow.dispatch.tensor<readonly:tensor<10xi4>> -> tensor<10xi4>
+    %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> !flow.dispatch.tensor<readonly:tensor<10xi5>>
+    %3 = flow.dispatch.tensor.load %0, offsets = [0], sizes = [10], strides = [1] : !flow.dispatch.tensor<readonly:tensor<10xi5>> -> tensor<10xi5>
     // ->
     %0 = stream.binding.subspan %arg0[%c0] : !stream.binding -> !flow.dispatch.tensor<readonly:tensor<10xi8>>
     %3 = flow.dispatch.tensor.load %0, ... : !flow.dispatch.tensor<readonly:tensor<10xi8>> -> tensor<10xi8>
-    %e = tensor.empty() : tensor<10xi4>
-    %4 = linalg.generic {...} ins(%3 : tensor<10xi8>) outs(%e : tensor<10xi4>) {
-      ^bb0(%in: i8, %out: i4):
-        %t = arith.trunci %in : i8 to i4
-        linalg.yield %t : i4
-    } -> tensor<10xi4>
+    %e = tensor.empty() : tensor<10xi5>
+    %4 = linalg.generic {...} ins(%3 : tensor<10xi8>) outs(%e : tensor<10xi5>) {
+      ^bb0(%in: i8, %out: i5):
+        %t = arith.trunci %in : i8 to i5
+        linalg.yield %t : i5
+    } -> tensor<10xi5>
 
 Errors: none. Source followed: IREE ``Stream/Transforms/EncodeTensors.cpp``
 (EncodeDeviceTensorsPass: EncodeBindingSubspanOp, EncodeDispatchTensorLoadOp/StoreOp).
@@ -54,8 +55,9 @@ class EncodeDeviceTensorsPass(Pass):
 
 
 def aligned_element_type(element_type):
-    """The whole-byte storage type of an integer element (None when it is stored as is)."""
-    if not isinstance(element_type, IntegerType) or element_type.width.data == 1:
+    """The whole-byte storage type of an integer element (None when it is stored as is: i1,
+    and i2 / i4, which stay packed as IREE's legalizeStorageElementType keeps them)."""
+    if not isinstance(element_type, IntegerType) or element_type.width.data in (1, 2, 4):
         return None
     width = element_byte_width(element_type, "stream.binding.subspan") * 8
     if width == element_type.width.data:

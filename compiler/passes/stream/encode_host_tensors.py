@@ -1,8 +1,10 @@
 """``iree-stream-encode-host-tensors``: stream.tensor.* ops become byte-level stream.async.* ops.
 
 Input: host code from ``iree-stream-convert-to-stream``. Output: ``stream.tensor.sizeof`` is
-folded to index arithmetic (product of dims x element bytes, sub-byte element types widened to
-whole bytes: i1..i8 -> 1 byte, i9..i16 -> 2, ...); empty/constant/splat/clone/slice/update/fill/
+folded to index arithmetic (product of dims x element bytes; i2 and i4 packed several to a byte,
+``ceil(count * bits / 8)`` as IREE's calculateStorageElementCountInBytes and the runtime's
+``iree_hal_element_packed_byte_count``; other odd widths widened to whole bytes: i1..i8 -> 1
+byte, i9..i16 -> 2, ...); empty/constant/splat/clone/slice/update/fill/
 load/store/dispatch become ``stream.async.*`` with byte offsets and ranges; splat and fill
 values become HAL fill patterns (:func:`fill_pattern`). ``stream.tensor.import``
 and ``stream.tensor.export`` stay (the HAL conversion needs their encodings).
@@ -30,6 +32,8 @@ Source followed: IREE ``Stream/Transforms/EncodeTensors.cpp`` (EncodeHostTensors
 import dataclasses
 import struct
 
+import numpy as np
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -52,6 +56,7 @@ from rt.compiler.dialects.iree_encoding import EncodingAttr
 from rt.compiler.passes.stream.resources import INDEX, element_byte_width, host_callables, index_constant
 from rt.compiler.targets.encoding import resolved_info
 from rt.runtime.errors import CompileError, UnimplementedError
+from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,8 +152,17 @@ def _padded_dims(b, op, encoding, values):
     return values
 
 
+def _packed_bits(element_type):
+    """Bits of an element stored several to a byte (i2, i4; IREE's
+    needToPackSubByteElementBitWidth), else None."""
+    if isinstance(element_type, IntegerType) and element_type.width.data in (2, 4):
+        return element_type.width.data
+    return None
+
+
 def _byte_size(b, op, tensor_type, dims):
-    size = element_byte_width(tensor_type.element_type, op.name)
+    bits = _packed_bits(tensor_type.element_type)
+    size = 1 if bits else element_byte_width(tensor_type.element_type, op.name)
     values = _dim_values(b, tensor_type, dims)
     if isinstance(tensor_type.encoding, EncodingAttr):
         values = _padded_dims(b, op, tensor_type.encoding, values)
@@ -156,6 +170,8 @@ def _byte_size(b, op, tensor_type, dims):
         _check_encoding(op, tensor_type)
     for d in [v for v in values if isinstance(v, int)] + [v for v in values if not isinstance(v, int)]:
         size = b.mul(size, d)
+    if bits:  # packed: ceil(count * bits / 8) bytes, as the runtime sizes buffer views
+        size = b.ceildiv(b.mul(size, bits), 8)
     return size
 
 
@@ -165,6 +181,12 @@ def _byte_offset(b, op, tensor_type, dims, indices):
     offset = 0
     for extent, index in zip(_dim_values(b, tensor_type, dims), indices):
         offset = b.add(b.mul(offset, extent), index)
+    if bits := _packed_bits(tensor_type.element_type):
+        offset = _folded(offset)
+        if not isinstance(offset, int) or offset * bits % 8:
+            raise error_at_op(op, f"{op.name} of {tensor_type} starts inside a byte (elements are packed "
+                                  f"{8 // bits} to a byte); rt addresses packed tensors from byte boundaries only")
+        return offset * bits // 8
     return b.mul(offset, element_byte_width(tensor_type.element_type, op.name))
 
 
@@ -215,9 +237,12 @@ def fill_pattern(b, op, value):
     iree-stream-materialize-builtins fills them with a dispatch.
     """
     type_ = value.type
+    if packed := _packed_bits(type_):  # i2 / i4: the element repeated across a byte
+        return _packed_pattern(b, op, value, packed)
     width = element_byte_width(type_, op.name) * 8
     narrow = isinstance(type_, (Float16Type, BFloat16Type)) or (isinstance(type_, IntegerType)
-                                                                  and type_.width.data % 8)
+                                                                  and type_.width.data % 8) or \
+        str(type_) in SMALL_FLOATS
     if width <= 32 and not narrow:
         return value
     bits = _constant_bits(value)
@@ -235,6 +260,18 @@ def fill_pattern(b, op, value):
     return b.insert(arith.BitcastOp(value, IntegerType(width)))
 
 
+def _packed_pattern(b, op, value, bits):
+    """The i8 fill pattern of a packed element: ``value`` in each of the byte's 8 / bits slots."""
+    repeat = sum(1 << k for k in range(0, 8, bits))  # 0x11 for i4, 0x55 for i2
+    constant = _constant_bits(value)
+    if constant is not None:
+        pattern = (constant & ((1 << bits) - 1)) * repeat
+        return b.insert(arith.ConstantOp(IntegerAttr(pattern - 256 if pattern >= 128 else pattern, IntegerType(8))))
+    wide = b.insert(arith.ExtUIOp(value, IntegerType(8)))
+    factor = b.insert(arith.ConstantOp(IntegerAttr(repeat, IntegerType(8))))
+    return b.insert(arith.MuliOp(wide, factor))
+
+
 _FLOAT_FORMATS = {Float16Type: "<e", Float32Type: "<f", Float64Type: "<d"}
 
 
@@ -249,6 +286,9 @@ def _constant_bits(value):
         return attr.value.data & ((1 << width) - 1)
     if isinstance(attr, FloatAttr) and isinstance(type_, BFloat16Type):
         return int.from_bytes(struct.pack("<f", attr.value.data), "little") >> 16
+    if isinstance(attr, FloatAttr) and str(type_) in SMALL_FLOATS:
+        return int(from_float64([attr.value.data], str(type_)).view(
+            np.uint16 if SMALL_FLOATS[str(type_)].bits == 16 else np.uint8)[0])
     if isinstance(attr, FloatAttr) and type(type_) in _FLOAT_FORMATS:
         return int.from_bytes(struct.pack(_FLOAT_FORMATS[type(type_)], attr.value.data), "little")
     return None
@@ -295,9 +335,16 @@ def _fill(op):
     enc = op.target_encoding
     if op.start_indices:
         offset = _byte_offset(b, op, enc, op.target_encoding_dims, op.start_indices)
-        length = element_byte_width(enc.element_type, op.name)
+        packed = _packed_bits(enc.element_type)
+        length = 1 if packed else element_byte_width(enc.element_type, op.name)
         for d in op.lengths:
             length = b.mul(length, d)
+        if packed:
+            length = _folded(length)
+            if not isinstance(length, int) or length * packed % 8:
+                raise error_at_op(op, f"{op.name} of part of {enc} ends inside a byte (elements are packed "
+                                      f"{8 // packed} to a byte); rt fills packed tensors in whole bytes only")
+            length = length * packed // 8
     else:
         offset, length = 0, op.target_size
     offset, end, length = b.value(offset), b.value(b.add(offset, length)), b.value(length)

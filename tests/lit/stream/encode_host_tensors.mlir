@@ -19,14 +19,32 @@ util.func public @sizes(%n: index) -> index {
 
 // -----
 
-// Tests that sub-byte element types widen to whole bytes: 10 x i4 is 10 bytes and an i1 splat value is extended to i8.
+// Tests that i1 and odd widths widen to whole bytes (10 x i5 is 10 bytes, an i1 splat value is
+// extended to i8) while i4 and i2 pack as IREE packs them: 10 x i4 is 5 bytes, 9 x i2 is
+// ceil(18 / 8) = 3, a constant i4 splat of 3 fills bytes of 0x33 and a dynamic one multiplies
+// its zero-extended value by 0x11.
 // CHECK-LABEL: util.func public @subbyte
 // CHECK: %[[C10:.+]] = arith.constant 10 : index
 // CHECK: %[[W:.+]] = arith.extui %b : i1 to i8
 // CHECK: stream.async.splat %[[W]] : i8 -> !stream.resource<*>{%[[C10]]}
-util.func public @subbyte(%b: i1) {
-  %s = stream.tensor.sizeof tensor<10xi4> : index
+// CHECK: %[[C5:.+]] = arith.constant 5 : index
+// CHECK: %[[P:.+]] = arith.constant 51 : i8
+// CHECK: stream.async.splat %[[P]] : i8 -> !stream.resource<*>{%[[C5]]}
+// CHECK: %[[X:.+]] = arith.extui %v : i4 to i8
+// CHECK: %[[R:.+]] = arith.constant 17 : i8
+// CHECK: %[[M:.+]] = arith.muli %[[X]], %[[R]] : i8
+// CHECK: stream.async.splat %[[M]] : i8 -> !stream.resource<*>{%[[C5]]}
+// CHECK: %[[C3:.+]] = arith.constant 3 : index
+// CHECK: stream.async.alloca : !stream.resource<*>{%[[C3]]}
+util.func public @subbyte(%b: i1, %v: i4) {
+  %s = stream.tensor.sizeof tensor<10xi5> : index
   %p = stream.tensor.splat %b : i1 -> tensor<10xi1> in !stream.resource<*>{%s}
+  %s4 = stream.tensor.sizeof tensor<10xi4> : index
+  %three = arith.constant 3 : i4
+  %q = stream.tensor.splat %three : i4 -> tensor<10xi4> in !stream.resource<*>{%s4}
+  %r = stream.tensor.splat %v : i4 -> tensor<10xi4> in !stream.resource<*>{%s4}
+  %s2 = stream.tensor.sizeof tensor<9xi2> : index
+  %e = stream.tensor.empty : tensor<9xi2> in !stream.resource<*>{%s2}
   util.return
 }
 

@@ -57,14 +57,14 @@ def test_f16_mmt4d_matches_float64(out_type, accumulate, cpu, tile):
     if out_type == "f32":
         np.testing.assert_allclose(o, want, rtol=1e-5, atol=1e-5)
     else:
-        # The accumulator is the output's type: product and sum rounded to f16 at every step
-        # (linalg.mmt4d's mulf + addf on f16), k ascending; bit for bit.
+        # The accumulator is the output's type: the sum rounded to f16 at every step (the
+        # product of two f16 is exact in f32), k ascending, as IREE's f16 ukernel; bit for bit.
         acc = start.copy() if accumulate else np.zeros_like(start)
         for kk in range(k1):
             for k0_ in range(k0):
                 prod = np.einsum("ma,nc->mnac", a[:, kk, :, k0_].astype(np.float32),
-                                 b[:, kk, :, k0_].astype(np.float32)).astype(np.float16)
-                acc = (acc.astype(np.float32) + prod.astype(np.float32)).astype(np.float16)
+                                 b[:, kk, :, k0_].astype(np.float32))
+                acc = (acc.astype(np.float32) + prod).astype(np.float16)
         np.testing.assert_array_equal(o, acc)
 
 
