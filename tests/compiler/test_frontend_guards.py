@@ -135,3 +135,30 @@ def test_integer_literal_out_of_range():
     with pytest.raises(CompileError) as info:
         parse_module("%0 = arith.constant dense<[300, 1]> : tensor<2xi8>", "i.mlir")
     assert "out of range for i8" in info.value.message
+
+
+def test_small_float_constants_round_once_and_round_trip():
+    """bf16 / f8 dense literals round once from the decimal (APFloat), hex literals are bit
+    patterns, and the printed form parses back to the same bits."""
+    import ml_dtypes
+
+    text = ("%0 = arith.constant dense<[0.1, 431.99999999999994, 0x7F, -0.0]> : tensor<4xf8E4M3FN>\n"
+            "%1 = arith.constant dense<[1.00390625, 0x7F80]> : tensor<2xbf16>")
+    m = parse_module(text, "small.mlir")
+    consts = [op.value for op in m.walk() if op.name == "arith.constant"]
+    f8, bf16 = (elements_to_numpy(c) for c in consts)
+    assert f8.dtype == ml_dtypes.float8_e4m3fn and f8.view(np.uint8).tolist() == [0x1D, 0x7D, 0x7F, 0x80]
+    assert bf16.dtype == ml_dtypes.bfloat16 and bf16.view(np.uint16).tolist() == [0x3F80, 0x7F80]
+    again = parse_module(str(m), "again.mlir")
+    back = [elements_to_numpy(op.value) for op in again.walk() if op.name == "arith.constant"]
+    assert back[0].view(np.uint8).tolist() == [0x1D, 0x7D, 0x7F, 0x80]
+    assert back[1].view(np.uint16).tolist() == [0x3F80, 0x7F80]
+
+
+def test_out_of_range_small_float_is_a_located_error():
+    with pytest.raises(CompileError) as info:
+        parse_module("func.func @f() {\n  %0 = arith.constant dense<[1.0, 1000.0]> : tensor<2xf8E4M3FN>\n"
+                     "  return\n}", "f8.mlir")
+    err = info.value
+    assert (err.file, err.line, err.col) == ("f8.mlir", 2, 35)
+    assert "out of range for f8E4M3FN (largest finite magnitude 448.0)" in err.message

@@ -22,6 +22,7 @@ CASES = {
     "call_operand_type_mismatch.mlir": (9, 3, "tensor<3xi32>"),
     "check_const_type_mismatch.mlir": (5, 3, "expect_eq_const"),
     "matmul_shape_mismatch.mlir": (6, 8, "linalg.matmul"),
+    "bitcast_width_mismatch.mlir": (3, 8, "arith.bitcast"),
 }
 
 

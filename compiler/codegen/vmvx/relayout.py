@@ -33,6 +33,9 @@ def _ceildiv(a, b):
 def check_relayout(op, packed, plain, where):
     """(perm, {plain dim: inner position}) after validating ranks, permutation and static extents."""
     r, t = len(plain.shape), len(op.inner_dims_pos)
+    if plain.element_type in kernel_ir.SUB_BYTE_INTS:
+        raise CompileError(f"vmvx codegen: {where}: {plain.element_type} elements are packed several to a "
+                           "byte; pack/unpack of packed types is not supported (widen with arith.extsi first)")
     if packed.element_type != plain.element_type:
         raise CompileError(f"vmvx codegen: {where}: element types {op.source.element_type} and "
                            f"{op.dest.element_type} differ")
@@ -71,9 +74,6 @@ def emit_relayout(em, op, op_index):
     packed, plain = (op.dest, op.source) if is_pack else (op.source, op.dest)
     perm, inner_of = check_relayout(op, packed, plain, where)
     r = len(plain.shape)
-    if plain.element_type in kernel_ir.SUB_BYTE_INTS:
-        raise CompileError(f"vmvx codegen: {where}: {plain.element_type} elements are packed several to a "
-                           "byte; pack/unpack of packed types is not supported (widen with arith.extsi first)")
     esize = kernel_ir.element_size(plain.element_type)
     fb = em.fb
     tiles = [em.size(t) for t in op.inner_tiles]

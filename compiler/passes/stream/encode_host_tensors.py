@@ -70,7 +70,10 @@ class EncodeHostTensorsPass(Pass):
             for op in list(callable_op.walk()):
                 handler = _HANDLERS.get(op.name)
                 if handler is not None:
-                    handler(op)
+                    try:
+                        handler(op)
+                    except UnimplementedError as exc:  # e.g. an element type without storage
+                        raise error_at_op(op, str(exc)) from None
 
 
 class _Builder:
