@@ -165,7 +165,7 @@ class GenericPlan:
 
     def _carried(self, dims, idx, ranges, lanes, accs):
         if not dims:
-            return self._body(idx, lanes, accs)
+            return self._body(idx, lanes, accs, carried=True)
         b, d = self.ctx.b, dims[0]
         with counted_loop(b, ranges[d][0], ranges[d][1], I64(1), f"d{d}.red", carried=accs) as loop:
             idx[d] = loop.index
@@ -188,8 +188,10 @@ class GenericPlan:
         for a, value in zip(outs, self._body(idx, lanes, accs)):
             a.store(b, idx, value)
 
-    def _body(self, idx, lanes, out_values):
-        """Run the body once; returns the yielded values (one per output)."""
+    def _body(self, idx, lanes, out_values, carried=False):
+        """Run the body once; returns the yielded values (one per output). ``carried``: the
+        values stay in registers for the next step instead of being stored, so a bf16 / f8
+        yield is rounded here (a store rounds it otherwise)."""
         b, op = self.ctx.b, self.op
         n_in = len(op.inputs)
         values = [a.load(b, idx, lanes, lanes > 1 and a.access.is_static(self.vector_dim, 1))
@@ -204,8 +206,8 @@ class GenericPlan:
         result = []
         for v, out_type in zip(op.yields, self.types[n_in:]):
             value = values[v]
-            if out_type in SMALL_FLOATS and types[v] in SMALL_FLOATS:
-                value = round_to(b, value, out_type)  # a yield is a store (carried sums too)
+            if carried and out_type in SMALL_FLOATS and types[v] in SMALL_FLOATS:
+                value = round_to(b, value, out_type)  # the accumulator is the output's type
             if types[v] != out_type and not {types[v], out_type} <= _F32_COMPUTED:
                 raise CompileError(f"llvm-cpu codegen: yield of a {types[v]} value into a "
                                    f"{out_type} output")
