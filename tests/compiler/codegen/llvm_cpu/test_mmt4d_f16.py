@@ -98,3 +98,21 @@ def test_bf16_mmt4d_widens_exactly_into_f32(cpu, tile):
     run(lib, 0, [a, b, o], [m1, n1, k1], (2, 2, 1), threads=2)
     want = np.einsum("mkab,nkcb->mnac", a.astype(np.float64), b.astype(np.float64))
     np.testing.assert_allclose(o, want, rtol=1e-5, atol=1e-5)
+
+
+def test_bf16_mmt4d_accumulates_in_bf16():
+    """bf16 x bf16 -> bf16: the running sum rounded to bf16 every step, bit for bit."""
+    m1, n1, k1 = 2, 2, 33
+    k = _kernel("bf16", (16, 16, 1), True, "bf16")
+    assert _fast(k, "host")
+    lib = compile_kernels([k])
+    a = RNG.standard_normal((m1, k1, 16, 1)).astype(ml_dtypes.bfloat16)
+    b = RNG.standard_normal((n1, k1, 16, 1)).astype(ml_dtypes.bfloat16)
+    start = RNG.standard_normal((m1, n1, 16, 16)).astype(ml_dtypes.bfloat16)
+    o = start.copy()
+    run(lib, 0, [a, b, o], [m1, n1, k1], (2, 2, 1))
+    acc = start.copy()
+    for kk in range(k1):
+        prod = np.einsum("ma,nc->mnac", a[:, kk, :, 0].astype(np.float32), b[:, kk, :, 0].astype(np.float32))
+        acc = (acc.astype(np.float32) + prod).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(o.view(np.uint16), acc.view(np.uint16))
