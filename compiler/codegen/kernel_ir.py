@@ -171,10 +171,10 @@ class Mmt4d:
 
 def mmt4d_body(lhs_type, rhs_type, out_type):
     """The ScalarOps of one Mmt4d step ``out += lhs * rhs`` over block arguments (lhs, rhs, out):
-    operands converted to the compute type (OUT's; f32 for an f16 OUT) with extf/truncf or
-    extsi/trunci, a multiply and an add; an f16 OUT rounds the sum once per step (truncf), as
-    IREE's mmt4d ukernels compute. The last op's value is the yield."""
-    compute = "f32" if out_type == "f16" else out_type
+    operands converted to the compute type (OUT's; f32 for an f16 / bf16 OUT) with extf/truncf
+    or extsi/trunci, a multiply and an add; an f16 / bf16 OUT rounds the sum once per step
+    (truncf), as IREE's mmt4d ukernels compute. The last op's value is the yield."""
+    compute = "f32" if out_type in ("f16", "bf16") else out_type
     floating = is_float(out_type)
     body, values = [], [0, 1, 2]
     for i, t in enumerate((lhs_type, rhs_type, out_type)):

@@ -3,7 +3,7 @@
 Each table lists ``(M0, N0, K0)`` tiles, the widest first followed by its truncations for
 narrow M; ``choose_matmul_tile`` picks one for an encoding's static iteration sizes:
 
-- x86-64, float inputs with an f32/f16 result (bf16 inputs with an f32 result): AVX-512F
+- x86-64, float inputs with an f32/f16 result (bf16 inputs with an f32/bf16 result): AVX-512F
   16x16x1 (VFMADD on zmm), AVX 8x8x1 (ymm), baseline SSE 8x4x1 (xmm);
 - x86-64, i8 x i8 or i16 x i16 -> i32: AVX-512 VNNI / AVX-512BW 16x16x2 (VPDPWSSD /
   VPMADDWD on zmm), AVX2 8x8x2, SSE 8x4x2;
@@ -35,7 +35,7 @@ def x86_64_matmul_tiles(element_types, config):
     types ``(lhs, rhs, out)`` (MLIR names) have no data-tiling tiles."""
     lhs, rhs, out = element_types
     features = _features(config)
-    bf16 = lhs == rhs == "bf16" and out == "f32"  # widened to f32 in the mmt4d kernel
+    bf16 = lhs == rhs == "bf16" and out in ("f32", "bf16")  # widened to f32 in the mmt4d kernel
     if bf16 or (out in ("f32", "f16") and lhs.startswith("f") and rhs.startswith("f")):
         if "avx512f" in features:
             return _family(16, 16, 1)

@@ -33,6 +33,7 @@ from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.interface import F32, I32, I64, KernelInterface
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
+from rt.compiler.codegen.llvm_cpu.small_float import from_float, to_f32
 from rt.compiler.codegen.llvm_cpu.views import storage_type
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import CompileError, InvalidArgumentError
@@ -42,7 +43,7 @@ I16 = ir.IntType(16)
 
 #: (LHS, RHS, OUT) element types of the register-tiled float kernel.
 FLOAT_TYPES = (("f32", "f32", "f32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"),
-               ("bf16", "bf16", "f32"))
+               ("bf16", "bf16", "f32"), ("bf16", "bf16", "bf16"))
 #: Tile sizes that fill the register file of each ISA level (M0, N0, K0).
 DEFAULT_TILES = {64: (16, 16, 1), 32: (8, 8, 1), 16: (8, 4, 1)}
 
@@ -134,16 +135,16 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
     (K1 of LHS, K1 of RHS, N1 of OUT) as i64, the tile counts between consecutive m1 / n1 /
     m1 rows; k1_total: i64 reduction length; tile: static (M0, N0, K0); accumulate: i1
     (False overwrites OUT); types: (input, output) element types: inputs ``f32``, ``f16`` or
-    ``bf16`` (widened exactly on load), OUT ``f32`` or ``f16``. The accumulator is OUT's type:
-    an f16 OUT rounds the running sum to f16 at every step (the f16 product is exact in f32),
-    as IREE's f16 mmt4d ukernel does without skip-intermediate-roundings; an f32 OUT uses fused
-    multiply-adds. f16c: the target has F16C
+    ``bf16`` (widened exactly on load), OUT ``f32``, ``f16`` or ``bf16``. The accumulator is
+    OUT's type: an f16 / bf16 OUT rounds the running sum at every step (the product of two
+    such inputs is exact in f32), as IREE's mmt4d ukernels do without
+    skip-intermediate-roundings; an f32 OUT uses fused multiply-adds. f16c: the target has F16C
     (hardware conversions).
     """
     lhs, rhs, out = pointers
     lhs_k1, rhs_k1, out_n1 = outer_strides
     m0, n0, k0 = tile
-    half_in, half_out = types[0] in ("f16", "bf16"), types[1] == "f16"
+    half_in, half_out = types[0] in ("f16", "bf16"), types[1] in ("f16", "bf16")
     in_ty, out_ty = (I16 if half_in else F32), (I16 if half_out else F32)
     acc_ty = ir.VectorType(F32, n0)
     zero = ir.Constant(acc_ty, [ir.Constant(F32, 0.0)] * n0)
@@ -157,7 +158,14 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
             return _bf16_to_f32(b, value)
         return _f16_to_f32(b, value, f16c) if half else value
 
-    def round_f16(value):
+    def narrow(value):
+        if types[1] == "bf16":
+            return from_float(b, value, "bf16")
+        return _f32_to_f16(b, value, f16c)
+
+    def round_out(value):
+        if types[1] == "bf16":
+            return to_f32(b, from_float(b, value, "bf16"), "bf16")
         return _f16_to_f32(b, _f32_to_f16(b, value, f16c), f16c)
 
     with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
@@ -193,13 +201,13 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
                             a = _splat(b, b.load(gep(lhs_row, I64(r * k0 + kk)), typ=F32,
                                                  align=4), n0)
                         acc[r] = intrinsics.call(b, "fmuladd", a, col, acc[r])
-                        if half_out:  # the accumulator is f16: the sum rounded every step
-                            acc[r] = round_f16(acc[r])
+                        if half_out:  # the accumulator is OUT's type: rounded every step
+                            acc[r] = round_out(acc[r])
                 lk.next_carried = acc
             for r in range(m0):
                 value = lk.carried[r]
                 if half_out:
-                    value = _f32_to_f16(b, value, f16c)
+                    value = narrow(value)
                 b.store(value, gep(tile_ptr, I64(r * n0), out_ty), align=2 if half_out else 4)
 
 

@@ -62,7 +62,7 @@ from rt.runtime.errors import UnimplementedError
 CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matvec")
 #: (lhs, rhs, out) element types data tiling handles: the Kernel IR Mmt4d types.
 SUPPORTED_TYPES = {("f32", "f32", "f32"), ("i8", "i8", "i32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"),
-                   ("bf16", "bf16", "f32")}
+                   ("bf16", "bf16", "f32"), ("bf16", "bf16", "bf16")}
 #: The convolutions whose filter set-encoding packs, and their (input, filter, out) types.
 CONVOLUTIONS = ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nchw_fchw")
 CONV_TYPES = {("f32", "f32", "f32")}
