@@ -14,6 +14,9 @@ Semantics follow LLVM's APFloat (``llvm/lib/Support/APFloat.cpp``) as MLIR's ``a
   give NaN (sign kept).
 * ``fnuz`` (f8E5M2FNUZ, f8E4M3FNUZ): no infinities, no -0; 0x80 is the only NaN; overflow,
   +-inf and NaN give 0x80; -0 rounds to +0.
+* ``finite`` (f4E2M1FN): no infinities and no NaN; -0 exists; overflow and +-inf saturate to
+  the largest finite value (sign kept); a NaN becomes -0 (as ml_dtypes converts it). Stored
+  packed, two to a byte, like i4.
 * ``e8m0`` (f8E8M0FNU): an unsigned power of two 2^(bits - 127); 0xFF is NaN; no zero.
   Rounding ties go up (the significand is a single, odd bit); negative values, zero, inf,
   NaN and overflow give NaN; values below 2^-127 give 2^-127 (as ml_dtypes does).
@@ -31,7 +34,8 @@ import numpy as np
 class FloatFormat:
     """One small float format.
 
-    name: MLIR spelling; code: ``iree_hal_numerical_type_t`` (the VM ops' format immediate);
+    name: MLIR spelling; code: ``iree_hal_numerical_type_t`` (the VM ops' format immediate;
+    f4E2M1FN, which IREE's HAL has no type for, gets rt's private 0x29, never a HAL code);
     exponent_bits / mantissa_bits (explicit mantissa bits) / bias; kind: ``ieee``, ``fn``,
     ``fnuz`` or ``e8m0`` (see the module docstring); bits: storage width.
     """
@@ -65,7 +69,7 @@ class FloatFormat:
             return ((e - 1) << self.mantissa_bits) | m
         if self.kind == "fn":
             return (e << self.mantissa_bits) | (m - 1)
-        if self.kind == "fnuz":
+        if self.kind in ("fnuz", "finite"):
             return (e << self.mantissa_bits) | m
         return e - 1
 
@@ -79,6 +83,8 @@ class FloatFormat:
             return (e << self.mantissa_bits) | m
         if self.kind == "fnuz":
             return 0x80
+        if self.kind == "finite":
+            return self.sign_bit  # no NaN: -0
         return 0xFF
 
     @property
@@ -86,6 +92,8 @@ class FloatFormat:
         """What a finite value too large for the format becomes (before the sign)."""
         if self.kind == "ieee":
             return ((1 << self.exponent_bits) - 1) << self.mantissa_bits
+        if self.kind == "finite":
+            return self.max_bits  # saturate (the sign is added after)
         return self.nan_bits
 
 
@@ -96,11 +104,13 @@ FORMATS = {f.name: f for f in (
     FloatFormat("f8E5M2FNUZ", 0x26, 5, 2, 16, "fnuz"),
     FloatFormat("f8E4M3FNUZ", 0x27, 4, 3, 8, "fnuz"),
     FloatFormat("f8E8M0FNU", 0x28, 8, 0, 127, "e8m0"),
+    FloatFormat("f4E2M1FN", 0x29, 2, 1, 1, "finite"),
 )}
 
 _DTYPES = {"bf16": ml_dtypes.bfloat16, "f8E5M2": ml_dtypes.float8_e5m2,
            "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
-           "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu}
+           "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
+           "f4E2M1FN": ml_dtypes.float4_e2m1fn}
 
 
 def from_float64(values, name):

@@ -18,8 +18,8 @@ Conventions
   ``ordinal`` of the dispatch, read at run time (dynamic dims, offsets) -- or an ``Expr`` of
   sizes (e.g. ``ceildiv(Constant(0), 16)`` for a packed dim).
 * Element types are MLIR scalar type names: ``f32 f64 i1 i8 i16 i32 i64``, the narrow floats
-  ``f16 bf16 f8E5M2 f8E4M3FN f8E5M2FNUZ f8E4M3FNUZ f8E8M0FNU`` and the sub-byte integers
-  ``i2 i4``. i1 is stored as one byte. Narrow floats are storage types: loaded as f32 and
+  ``f16 bf16 f8E5M2 f8E4M3FN f8E5M2FNUZ f8E4M3FNUZ f8E8M0FNU f4E2M1FN`` and the sub-byte
+  integers ``i2 i4``. i1 is stored as one byte. Narrow floats are storage types: loaded as f32 and
   computed in f32, rounded to their type (nearest even) as IREE's llvm-cpu rounds them:
   f16 and the f8 types after every op that yields one (``ROUNDED_EVERY_OP``: LLVM's half
   arithmetic; IREE's convert-unsupported-float-arith); bf16 only where it is stored
@@ -27,9 +27,9 @@ Conventions
   included: the accumulator is the output's type), at ``arith.truncf`` and ``arith.bitcast``,
   values in between staying f32, as IREE's bf16-to-f32 conversion computes them (its
   extf/truncf pairs carry ``contract`` and fold away) and the seed's bf16 legalizer +
-  eliminator do. Sub-byte
-  integers are packed (two i4 / four i2 per byte, element 0 in the low bits, as IREE packs
-  them): a view's element ``k`` is at bit ``k * bits`` of its binding.
+  eliminator do. Sub-byte types (i2, i4 and the 4-bit float f4E2M1FN, ``PACKED``)
+  are packed (two i4 / four i2 per byte, element 0 in the low bits, as IREE packs them): a
+  view's element ``k`` is at bit ``k * bits`` of its binding.
 * Views are row-major over their binding: element (i0..in) lives at byte
   ``offset + sum(i_k * strides[k]) * sizeof(element)``; ``strides=None`` means the contiguous
   row-major strides of ``shape``.
@@ -356,9 +356,9 @@ def element_bits(element_type):
 
 
 #: Floats stored narrow and computed in f32 (see Conventions).
-NARROW_FLOATS = ("f16", "bf16", "f8E5M2", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E8M0FNU")
+NARROW_FLOATS = ("f16", "bf16", "f8E5M2", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E8M0FNU", "f4E2M1FN")
 #: Narrow floats rounded after every op that yields one / only where they are stored.
-ROUNDED_EVERY_OP = ("f16", "f8E5M2", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E8M0FNU")
+ROUNDED_EVERY_OP = ("f16", "f8E5M2", "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ", "f8E8M0FNU", "f4E2M1FN")
 ROUNDED_ON_STORE = ("bf16",)
 
 
@@ -369,7 +369,9 @@ def is_float(element_type):
 
 #: Integers packed several to a byte.
 SUB_BYTE_INTS = ("i2", "i4")
+#: Every type packed several to a byte (element k at bit k * bits of its binding).
+PACKED = SUB_BYTE_INTS + ("f4E2M1FN",)
 
 _ELEMENT_BITS = {"i1": 8, "i2": 2, "i4": 4, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "f16": 16,
                  "bf16": 16, "f8E5M2": 8, "f8E4M3FN": 8, "f8E5M2FNUZ": 8, "f8E4M3FNUZ": 8,
-                 "f8E8M0FNU": 8, "f32": 32, "f64": 64}
+                 "f8E8M0FNU": 8, "f4E2M1FN": 4, "f32": 32, "f64": 64}

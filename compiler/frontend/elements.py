@@ -284,6 +284,8 @@ def storage_bytes(attr):
         bits = element_type.width.data
         code = ElementType.INT_4 if bits == 4 else ElementType.INT_2
         return pack_sub_byte(array.astype(np.int8), code).tobytes()
+    if small_float_name(element_type) == "f4E2M1FN":  # 4-bit patterns, packed like i4
+        return pack_sub_byte(array, ElementType.INT_4).tobytes()
     return array.astype(array.dtype.newbyteorder("<")).tobytes()
 
 

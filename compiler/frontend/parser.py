@@ -137,7 +137,7 @@ class RtParser(Parser):
         self.raise_error(f"expected an integer or float type for literal, got {type_}", start, end)
 
     def _hex_to_float(self, bits, type_, start, end):
-        size = type_.bitwidth // 8 if hasattr(type_, "bitwidth") else storage_dtype(type_).itemsize
+        size = max(1, type_.bitwidth // 8) if hasattr(type_, "bitwidth") else storage_dtype(type_).itemsize
         if bits >= 1 << (8 * size):
             self.raise_error(f"hex float literal {bits:#x} does not fit in {type_}", start, end)
         unsigned = np.array([bits], dtype=f"<u{size}")

@@ -7,6 +7,7 @@ DEF _IEEE = 0
 DEF _FN = 1
 DEF _FNUZ = 2
 DEF _E8M0 = 3
+DEF _FINITE = 4
 
 
 cdef inline int _sf_params(int32_t code, int* e, int* m, int* bias, int* kind) noexcept nogil:
@@ -23,6 +24,8 @@ cdef inline int _sf_params(int32_t code, int* e, int* m, int* bias, int* kind) n
         e[0], m[0], bias[0], kind[0] = 4, 3, 8, _FNUZ
     elif code == 0x28:
         e[0], m[0], bias[0], kind[0] = 8, 0, 127, _E8M0
+    elif code == 0x29:
+        e[0], m[0], bias[0], kind[0] = 2, 1, 1, _FINITE
     else:
         return -1
     return 0
@@ -30,7 +33,8 @@ cdef inline int _sf_params(int32_t code, int* e, int* m, int* bias, int* kind) n
 
 cdef int _sf_bad_format(int32_t code) except -1:
     raise _Trap(f"small float conversion: format 0x{code & 0xFFFFFFFF:x} is not one of 0x22 (bf16), "
-                "0x24 (f8E5M2), 0x25 (f8E4M3FN), 0x26 (f8E5M2FNUZ), 0x27 (f8E4M3FNUZ), 0x28 (f8E8M0FNU)")
+                "0x24 (f8E5M2), 0x25 (f8E4M3FN), 0x26 (f8E5M2FNUZ), 0x27 (f8E4M3FNUZ), 0x28 (f8E8M0FNU), "
+                "0x29 (f4E2M1FN)")
 
 
 cdef double _sf_decode(uint32_t bits, int32_t code) except? -1.0:
@@ -38,7 +42,7 @@ cdef double _sf_decode(uint32_t bits, int32_t code) except? -1.0:
     cdef int e, m, bias, kind
     if _sf_params(code, &e, &m, &bias, &kind):
         _sf_bad_format(code)
-    bits &= 0xFFFF if e + m == 15 else 0xFF
+    bits &= (1u << (e + m + 1)) - 1
     if kind == _E8M0:
         return NAN if bits == 0xFF else ldexp(1.0, <int>bits - 127)
     if kind == _FNUZ and bits == 0x80:
@@ -84,13 +88,16 @@ cdef uint32_t _sf_encode(double x, int32_t code) except? 0xFFFFFFFF:
     elif kind == _FN:
         nan_bits = sign | (emask << m) | mmask
         max_bits = (emask << m) | (mmask - 1)
+    elif kind == _FINITE:
+        nan_bits = 1u << (e + m)  # no NaN: -0, as ml_dtypes converts one
+        max_bits = (emask << m) | mmask
     else:
         nan_bits = 0x80
         max_bits = (emask << m) | mmask
     if isnan(x):
         return nan_bits
     if a == INFINITY:
-        return sign | (emask << m) if kind == _IEEE else nan_bits
+        return sign | (emask << m) if kind == _IEEE else sign | max_bits if kind == _FINITE else nan_bits
     if a == 0.0:
         return 0 if kind == _FNUZ else sign
     frexp(a, &ex)
@@ -101,7 +108,7 @@ cdef uint32_t _sf_encode(double x, int32_t code) except? 0xFFFFFFFF:
     out = <uint32_t>q if q < ldexp(1.0, m) else \
         ((<uint32_t>(ex + bias) << m) + <uint32_t>q - (1u << m))  # a carry to 2^(m+1) bumps the exponent
     if out > max_bits:
-        return sign | (emask << m) if kind == _IEEE else nan_bits
+        return sign | (emask << m) if kind == _IEEE else sign | max_bits if kind == _FINITE else nan_bits
     if out == 0 and kind == _FNUZ:
         return 0
     return sign | out

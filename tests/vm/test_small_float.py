@@ -15,7 +15,8 @@ from vm_helpers import load
 
 DTYPES = {"bf16": ml_dtypes.bfloat16, "f8E5M2": ml_dtypes.float8_e5m2,
           "f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
-          "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu}
+          "f8E4M3FNUZ": ml_dtypes.float8_e4m3fnuz, "f8E8M0FNU": ml_dtypes.float8_e8m0fnu,
+          "f4E2M1FN": ml_dtypes.float4_e2m1fn}
 
 
 def _functions(code):
@@ -62,7 +63,7 @@ def test_decode_every_bit_pattern(name):
     decode, _ = _functions(fmt.code)
     dtype = DTYPES[name]
     width = np.uint16 if fmt.bits == 16 else np.uint8
-    patterns = range(0, 1 << fmt.bits, 1 if fmt.bits == 8 else 37)
+    patterns = range(0, 1 << fmt.bits, 1 if fmt.bits <= 8 else 37)
     with np.errstate(invalid="ignore"):
         want = np.array(list(patterns), np.uint32).astype(width).view(dtype).astype(np.float64)
     got = np.array([decode(p) for p in patterns])

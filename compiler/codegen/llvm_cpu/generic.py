@@ -17,7 +17,7 @@ Each loop dim runs the half-open range the caller passes (the workgroup's tile).
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, SUB_BYTE_INTS, element_bits
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, PACKED, element_bits
 from rt.compiler.codegen.llvm_cpu.interface import I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.scalar import BodyEmitter, round_to
@@ -81,7 +81,7 @@ class GenericPlan:
             ctx.sizes.get(d)
         self.types = [v.element_type for v in views]
         self.lanes = max(1, ctx.target.vector_bytes // _body_bytes(op))
-        if any(t in SUB_BYTE_INTS for t in self.types):
+        if any(t in PACKED for t in self.types):
             self.lanes = 1  # packed elements are loaded and stored one at a time
         ins, outs = self.accesses[:len(op.inputs)], self.accesses[len(op.inputs):]
         parallel = [d for d in range(n) if op.iterator_types[d] == "parallel"]

@@ -52,7 +52,7 @@ class RelayoutPlan:
         packed, plain = (dest, source) if self.is_pack else (source, dest)
         r, t = len(plain.shape), len(op.inner_dims_pos)
         self.packed, self.plain, self.r = packed, plain, r
-        if plain.element_type in kir.SUB_BYTE_INTS:
+        if plain.element_type in kir.PACKED:
             raise CompileError(f"llvm-cpu codegen: {where}: {plain.element_type} elements are packed "
                                "several to a byte; pack/unpack of packed types is not supported "
                                "(widen with arith.extsi first)")

@@ -12,7 +12,7 @@ view's elements lie inside its binding (both in i128, so no push constant can wr
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, SUB_BYTE_INTS, element_bits, element_size
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, PACKED, element_bits, element_size
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.interface import I64
@@ -27,7 +27,7 @@ I128 = ir.IntType(128)
 
 def storage_type(element_type):
     """The LLVM type an element occupies in memory (sub-byte integers: the byte holding it)."""
-    if element_type in SUB_BYTE_INTS:
+    if element_type in PACKED:
         return I8
     if element_type in NARROW_FLOATS:
         return ir.IntType(element_bits(element_type))
@@ -114,7 +114,7 @@ class BoundAccess:
                 raise CompileError("llvm-cpu codegen: sub-byte elements are loaded one at a time")
             ptr, shift = self._packed(b, indices)
             value = b.trunc(b.lshr(b.load(ptr, typ=I8, align=1), shift), ir.IntType(access.bits))
-            return splat(b, value, lanes)
+            return splat(b, _widen(b, value, access.view.element_type), lanes)
         ptr = self.pointer(b, indices)
         align = element_size(access.view.element_type)
         ty = lane_type(access.storage, lanes if vector else 1)
@@ -130,6 +130,7 @@ class BoundAccess:
         if access.bits < 8:
             if isinstance(value.type, ir.VectorType):
                 raise CompileError("llvm-cpu codegen: sub-byte elements are stored one at a time")
+            value = _narrow(b, value, access.view.element_type)
             ptr, shift = self._packed(b, indices)
             mask = b.shl(I8((1 << access.bits) - 1), shift)
             b.atomic_rmw("and", ptr, b.xor(mask, I8(0xFF)), "monotonic")

@@ -50,6 +50,8 @@ def _storage_bytes(array, element_type):
     floats as their bits, sub-byte integers packed as IREE packs them)."""
     if element_type in kir.SUB_BYTE_INTS:
         return pack_sub_byte(np.asarray(array).astype(np.int8), _SUB_BYTE[element_type]).tobytes()
+    if element_type in kir.PACKED:  # f4E2M1FN: its 4-bit patterns, packed like i4
+        return pack_sub_byte(np.asarray(array).astype(SMALL_FLOATS[element_type].dtype), ElementType.INT_4).tobytes()
     if element_type in SMALL_FLOATS:
         return np.ascontiguousarray(array).astype(SMALL_FLOATS[element_type].dtype).tobytes()
     dtype = {"f16": "<f2", "f32": "<f4", "f64": "<f8", "i1": "u1", "i8": "i1", "i16": "<i2",
@@ -183,7 +185,7 @@ class Lowering(Placement):
         offset = 0
         if op.byte_offset:
             offset = self.size(op.byte_offset[0], op)
-        if etype in kir.SUB_BYTE_INTS:  # packed: a byte offset is a whole number of elements
+        if etype in kir.PACKED:  # packed: a byte offset is a whole number of elements
             self.subspans[binding] = _merge_access(self.subspans.get(binding), _ACCESS[ty.access.data])
             offset = sym.fold("mul", offset, 8 // kir.element_bits(etype))
             self.env[op.result] = Subspan(kir.View(binding, etype, shape, offset), _ACCESS[ty.access.data])

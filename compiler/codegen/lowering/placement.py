@@ -308,7 +308,7 @@ class Placement:
                 self.place(init, view, op)
             self.ops.append(kir.Mmt4d(operands[0], operands[1], view, accumulate))
             return
-        if operands[0].element_type in kir.SUB_BYTE_INTS:
+        if operands[0].element_type in kir.PACKED:
             raise error_at_op(op, f"{op.name} of {operands[0].element_type}: packed elements (several to a "
                                   "byte) cannot be relaid out; widen them with arith.extsi first")
         tiles = tuple(self._mixed(op, op.static_inner_tiles.get_values(), op.inner_tiles))

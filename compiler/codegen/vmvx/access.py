@@ -36,7 +36,7 @@ class Access:
     @property
     def packed(self):
         """True for sub-byte elements (addressed by element index, see scalar.load_packed)."""
-        return self.view.element_type in kernel_ir.SUB_BYTE_INTS
+        return self.view.element_type in kernel_ir.PACKED
 
 
 def linearize(em, view, exprs, num_dims):

@@ -78,7 +78,11 @@ def _emit_scalar(em, g, accesses, ranges, where):
     def load(a, offsets):
         t = accesses[a].element_type
         v = Val(fb.reg(reg_type(t)), t)
-        if accesses[a].packed:
+        if accesses[a].packed and t in SMALL_FLOATS:  # f4: the bits, then the value
+            bits = fb.reg("i32")
+            load_packed(em, t, bits, bufs[a], em.reg(offsets[a]), signed=False)
+            fb.ext_bits_f32(v.reg, bits, SMALL_FLOATS[t].code)
+        elif accesses[a].packed:
             load_packed(em, t, v.reg, bufs[a], em.reg(offsets[a]))
         else:
             load_element(fb, t, v.reg, bufs[a], em.reg(offsets[a]))
@@ -88,7 +92,11 @@ def _emit_scalar(em, g, accesses, ranges, where):
         t = accesses[a].element_type
         if v.type != t and reg_type(v.type) != reg_type(t):
             raise CompileError(f"vmvx codegen: {where}: output {a - nin} of type {t} is yielded a {v.type} value")
-        if accesses[a].packed:
+        if accesses[a].packed and t in SMALL_FLOATS:
+            bits = fb.reg("i32")
+            fb.trunc_f64_bits(bits, v.reg, SMALL_FLOATS[t].code)
+            store_packed(em, t, bufs[a], em.reg(offsets[a]), bits)
+        elif accesses[a].packed:
             store_packed(em, t, bufs[a], em.reg(offsets[a]), v.reg)
         else:
             store_element(fb, t, bufs[a], em.reg(offsets[a]), v.reg)

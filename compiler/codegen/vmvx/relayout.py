@@ -33,7 +33,7 @@ def _ceildiv(a, b):
 def check_relayout(op, packed, plain, where):
     """(perm, {plain dim: inner position}) after validating ranks, permutation and static extents."""
     r, t = len(plain.shape), len(op.inner_dims_pos)
-    if plain.element_type in kernel_ir.SUB_BYTE_INTS:
+    if plain.element_type in kernel_ir.PACKED:
         raise CompileError(f"vmvx codegen: {where}: {plain.element_type} elements are packed several to a "
                            "byte; pack/unpack of packed types is not supported (widen with arith.extsi first)")
     if packed.element_type != plain.element_type:

@@ -23,7 +23,7 @@ Source: MLIR arith/math op definitions; IREE's arith -> vm conversion
 """
 import numpy as np
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, ROUNDED_EVERY_OP
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, ROUNDED_EVERY_OP, element_bits
 from rt.runtime.errors import CompileError
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
@@ -113,7 +113,7 @@ _STORE = {"i1": "buffer_store_i8", "i8": "buffer_store_i8", "i16": "buffer_store
 
 def _packed_position(em, t, offset):
     """(byte offset i64 reg, bit shift i32 reg) of element ``offset`` (i64 reg) of packed type ``t``."""
-    fb, bits = em.fb, INT_BITS[t]
+    fb, bits = em.fb, element_bits(t)
     per_log2 = {4: 1, 2: 2}[bits]
     byte, lane, shift = fb.reg("i64"), fb.reg("i64"), fb.reg("i32")
     fb.shr_i64_u(byte, offset, em.reg(per_log2))
@@ -123,22 +123,22 @@ def _packed_position(em, t, offset):
     return byte, shift
 
 
-def load_packed(em, t, dst, buf, offset):
-    """``dst`` = element ``offset`` (i64 reg, an element index) of packed i2/i4 view data in
-    ``buf``: element k at bit k * bits (IREE's packing), sign-extended as the register
-    convention wants."""
-    fb, bits = em.fb, INT_BITS[t]
+def load_packed(em, t, dst, buf, offset, signed=True):
+    """``dst`` = element ``offset`` (i64 reg, an element index) of packed view data in ``buf``:
+    element k at bit k * bits (IREE's packing), sign-extended as the register convention
+    wants (``signed=False``: the raw bits, zero-extended)."""
+    fb, bits = em.fb, element_bits(t)
     byte, shift = _packed_position(em, t, offset)
     fb.buffer_load_i8_u(dst, buf, byte)
     fb.shr_i32_u(dst, dst, shift)
     fb.shl_i32(dst, dst, em.i32(32 - bits))
-    fb.shr_i32_s(dst, dst, em.i32(32 - bits))
+    (fb.shr_i32_s if signed else fb.shr_i32_u)(dst, dst, em.i32(32 - bits))
 
 
 def store_packed(em, t, buf, offset, value):
     """Store register ``value`` as element ``offset`` of packed i2/i4 data in ``buf`` (the other
     elements of its byte kept; vmvx runs workgroups one at a time, so no race)."""
-    fb, bits = em.fb, INT_BITS[t]
+    fb, bits = em.fb, element_bits(t)
     byte, shift = _packed_position(em, t, offset)
     old, bitsv, mask = fb.reg("i32"), fb.reg("i32"), fb.reg("i32")
     fb.buffer_load_i8_u(old, buf, byte)

@@ -160,6 +160,8 @@ def _packed_bits(element_type):
     needToPackSubByteElementBitWidth), else None."""
     if isinstance(element_type, IntegerType) and element_type.width.data in (2, 4):
         return element_type.width.data
+    if str(element_type) == "f4E2M1FN":
+        return 4
     return None
 
 

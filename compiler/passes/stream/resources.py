@@ -47,14 +47,14 @@ def element_byte_width(element_type, where):
     elif isinstance(element_type, (Float16Type, BFloat16Type)):
         return 2
     elif str(element_type) in SMALL_FLOATS:
-        return SMALL_FLOATS[str(element_type)].bits // 8
+        return max(1, SMALL_FLOATS[str(element_type)].bits // 8)
     elif isinstance(element_type, Float32Type):
         return 4
     elif isinstance(element_type, Float64Type):
         return 8
     raise UnimplementedError(f"{where}: element type {element_type} has no storage layout in rt; "
                              f"supported: i1..i64, index, f16, bf16, f32, f64, f8E5M2, f8E4M3FN, f8E5M2FNUZ, "
-                             f"f8E4M3FNUZ, f8E8M0FNU")
+                             f"f8E4M3FNUZ, f8E8M0FNU, f4E2M1FN")
 
 
 def affinity_of(op):

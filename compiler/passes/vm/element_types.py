@@ -25,9 +25,10 @@ def element_type_code(type_, op=None):
             signedness, NumericalType.INTEGER)
         return (int(numerical) << 24) | width
     name = str(type_)
-    if name in SMALL_FLOATS:  # bf16 (FLOAT_BRAIN) and the f8 types: their numerical type codes
+    if name in SMALL_FLOATS and name != "f4E2M1FN":  # bf16 (FLOAT_BRAIN), the f8 types: their codes
         return (SMALL_FLOATS[name].code << 24) | SMALL_FLOATS[name].bits
     if name in _FLOATS:
         return (int(NumericalType.FLOAT_IEEE) << 24) | _FLOATS[name]
-    raise error_at_op(op, f"element type {type_} has no HAL element type code; expected iN, f16, f32, f64, "
-                          f"{', '.join(SMALL_FLOATS)}")
+    raise error_at_op(op, f"element type {type_} has no HAL element type code (IREE 3.13 defines none for "
+                          f"f4E2M1FN); expected iN, f16, f32, f64, "
+                          f"{', '.join(n for n in SMALL_FLOATS if n != 'f4E2M1FN')}")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rt.compiler.codegen import kernel_ir as kir
+from rt.runtime.hal.element_type import ElementType, pack_sub_byte, unpack_sub_byte
 from rt.runtime.small_float import FORMATS
 
 from kernel_helpers import compile_kernels, d, op, run
@@ -25,7 +26,7 @@ def _values(fmt):
     width = np.uint16 if fmt.bits == 16 else np.uint8
     with np.errstate(invalid="ignore"):
         exact = np.arange(1 << fmt.bits, dtype=np.uint32).astype(width).view(fmt.dtype).astype(np.float64)
-    exact = np.sort(exact[np.isfinite(exact)])[:: 1 if fmt.bits == 8 else 16]
+    exact = np.sort(exact[np.isfinite(exact)])[:: 1 if fmt.bits <= 8 else 16]
     mids = ((exact[:-1] + exact[1:]) / 2).astype(np.float32)
     extra = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3e38, -3e38, 1e-40, -1e-45], np.float32)
     values = np.concatenate([exact.astype(np.float32), mids, np.nextafter(mids, np.float32(np.inf)),
@@ -40,11 +41,14 @@ def test_truncf_and_extf_match_ml_dtypes_bit_for_bit(name):
     fmt = FORMATS[name]
     x = _values(fmt)
     n = x.size
+    packed = fmt.bits < 8  # f4E2M1FN: two to a byte in the binding
     trunc = _convert_kernel("trunc", "f32", name, [op("arith.truncf", (0,), name)], n)
     ext = _convert_kernel("ext", name, "f32", [op("arith.extf", (0,), "f32")], n)
     lib = compile_kernels([trunc, ext])
-    out = np.zeros(n, fmt.dtype)
+    out = np.zeros((n * fmt.bits + 7) // 8 if packed else n, np.uint8 if packed else fmt.dtype)
     run(lib, 0, [x, out], workgroups=(-(-n // 64), 1, 1))
+    if packed:
+        out = unpack_sub_byte(out, ElementType.UINT_4, (n,)).astype(np.uint8).view(fmt.dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         want = x.astype(fmt.dtype)
     width = np.uint16 if fmt.bits == 16 else np.uint8
@@ -52,7 +56,8 @@ def test_truncf_and_extf_match_ml_dtypes_bit_for_bit(name):
     np.testing.assert_array_equal(out.view(width)[~nan], want.view(width)[~nan])
     assert np.isnan(out[nan].astype(np.float32)).all()
     back = np.zeros(n, np.float32)
-    run(lib, 1, [want, back], workgroups=(-(-n // 64), 1, 1))
+    source = pack_sub_byte(want, ElementType.UINT_4) if packed else want
+    run(lib, 1, [source, back], workgroups=(-(-n // 64), 1, 1))
     np.testing.assert_array_equal(back, want.astype(np.float32))
 
 
