@@ -33,7 +33,7 @@ from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.interface import F32, I32, I64, KernelInterface
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
-from rt.compiler.codegen.llvm_cpu.small_float import from_float, to_f32
+from rt.compiler.codegen.llvm_cpu.small_float import from_float, round_f32_to_bf16
 from rt.compiler.codegen.llvm_cpu.views import storage_type
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import CompileError, InvalidArgumentError
@@ -165,7 +165,7 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
 
     def round_out(value):
         if types[1] == "bf16":
-            return to_f32(b, from_float(b, value, "bf16"), "bf16")
+            return round_f32_to_bf16(b, value)
         return _f16_to_f32(b, _f32_to_f16(b, value, f16c), f16c)
 
     with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:

@@ -18,7 +18,7 @@ from llvmlite import ir
 from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, ROUNDED_EVERY_OP, element_bits
 from rt.compiler.codegen.llvm_cpu import intrinsics
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
-from rt.compiler.codegen.llvm_cpu.small_float import from_float, to_f32
+from rt.compiler.codegen.llvm_cpu.small_float import from_float, round_f32_to_bf16, to_f32
 from rt.compiler.codegen.llvm_cpu.math_approximation import emit_exp, emit_log, emit_tanh
 from rt.runtime.errors import CompileError
 
@@ -115,6 +115,9 @@ def from_bits(builder, bits, name):
 
 def round_to(builder, value, name):
     """f32 ``value`` rounded to the nearest value of narrow float ``name``, still as f32."""
+    scalar = value.type.element if isinstance(value.type, ir.VectorType) else value.type
+    if name == "bf16" and scalar == ir.FloatType():
+        return round_f32_to_bf16(builder, value)
     return from_bits(builder, to_bits(builder, value, name), name)
 
 

@@ -66,6 +66,18 @@ def to_f32(builder, bits, name):
     return b.bitcast(value, f32)
 
 
+def round_f32_to_bf16(builder, x):
+    """float (or <K x float>) ``x`` rounded to the nearest bf16, still as f32: the bits of
+    ``from_float`` + ``to_f32`` in six integer ops (hot loops: a bf16 accumulator)."""
+    b = builder
+    i32 = _int_like(x.type, 32)
+    f = b.bitcast(x, i32)
+    rounded = b.add(b.add(f, _c(i32, 0x7FFF)), b.and_(b.lshr(f, _c(i32, 16)), _c(i32, 1)))
+    rounded = b.and_(rounded, _c(i32, 0xFFFF0000))
+    quiet = b.or_(b.and_(f, _c(i32, 0x80000000)), _c(i32, 0x7FC00000))
+    return b.bitcast(b.select(b.fcmp_unordered("uno", x, x), quiet, rounded), x.type)
+
+
 def from_float(builder, x, name):
     """float/double (or vectors) ``x`` rounded to format ``name`` -> iN bit patterns."""
     b, fmt = builder, FORMATS[name]
