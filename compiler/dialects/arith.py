@@ -319,6 +319,38 @@ class RemFOp(IRDLOperation):
     assembly_format = "$lhs `,` $rhs (`fastmath` `` $fastmath^)? attr-dict `:` type($result)"
 
 
+class _Scaling(IRDLOperation):
+    """``$input, $scale attr-dict : type($input), type($scale) to type($result)``: a float
+    conversion scaled by a power of two (an f8E8M0FNU ``scale``, MX formats), elementwise."""
+
+    input = operand_def(_FLOAT_LIKE)
+    scale = operand_def(_FLOAT_LIKE)
+    result = result_def(_FLOAT_LIKE)
+    fastmath = opt_prop_def(xarith.FastMathFlagsAttr)
+    traits = traits_def(Pure())
+    assembly_format = ("$input `,` $scale (`fastmath` `` $fastmath^)? attr-dict `:` type($input) `,` "
+                       "type($scale) `to` type($result)")
+
+    def verify_(self):
+        src, scale, dst = self.input.type, self.scale.type, self.result.type
+        if not _shape(src) == _shape(scale) == _shape(dst):
+            raise VerifyException(f"operand types {src}, {scale} and result type {dst} must have one shape")
+
+
+@irdl_op_definition
+class ScalingExtFOp(_Scaling):
+    """``arith.scaling_extf %x, %s : f4E2M1FN, f8E8M0FNU to f32``: ``extf(x) * extf(s)``."""
+
+    name = "arith.scaling_extf"
+
+
+@irdl_op_definition
+class ScalingTruncFOp(_Scaling):
+    """``arith.scaling_truncf %x, %s : f32, f8E8M0FNU to f4E2M1FN``: ``truncf(x / extf(s))``."""
+
+    name = "arith.scaling_truncf"
+
+
 def i1_same_shape(ty):
     """``i1``, or the i1 tensor/vector of ``ty``'s shape (MLIR ``getI1SameShape``)."""
     if isinstance(ty, TensorType):
@@ -472,7 +504,7 @@ class SelectOp(IRDLOperation):
 _REPLACED = {op.name: op for op in (
     ConstantOp, ExtSIOp, ExtUIOp, TruncIOp, IndexCastOp, SIToFPOp, UIToFPOp, FPToSIOp,
     FPToUIOp, ExtFOp, TruncFOp, DivUIOp, DivSIOp, ShRUIOp, ShRSIOp, CmpIOp, CmpFOp, SelectOp)}
-_ADDED = (IndexCastUIOp, RemFOp)
+_ADDED = (IndexCastUIOp, RemFOp, ScalingExtFOp, ScalingTruncFOp)
 
 
 def build_dialect():

@@ -103,6 +103,12 @@ func.func @f(%dev: !hal.device, %cmd: !hal.command_buffer, %exe: !hal.executable
   %st = hal.fence.await until([%s]) timeout_millis(%t) flags(None) : i32
   return
 }""",
+    "arith_scaling": """
+func.func @f(%x: f4E2M1FN, %s: f8E8M0FNU, %y: f32) -> (f32, f4E2M1FN) {
+  %0 = arith.scaling_extf %x, %s : f4E2M1FN, f8E8M0FNU to f32
+  %1 = arith.scaling_truncf %y, %s : f32, f8E8M0FNU to f4E2M1FN
+  return %0, %1 : f32, f4E2M1FN
+}""",
 }
 
 

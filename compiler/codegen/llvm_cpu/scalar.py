@@ -33,7 +33,9 @@ _ICMP = {"eq": ("s", "=="), "ne": ("s", "!="), "slt": ("s", "<"), "sle": ("s", "
          "sgt": ("s", ">"), "sge": ("s", ">="), "ult": ("u", "<"), "ule": ("u", "<="),
          "ugt": ("u", ">"), "uge": ("u", ">=")}
 _FLOAT_BINARY = {"arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul",
-                 "arith.divf": "fdiv", "arith.remf": "frem"}
+                 "arith.divf": "fdiv", "arith.remf": "frem",
+                 # MX scaling: the operands are f32 values already (the scale an f8E8M0FNU).
+                 "arith.scaling_extf": "fmul", "arith.scaling_truncf": "fdiv"}
 _INT_BINARY = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul",
                "arith.andi": "and_", "arith.ori": "or_", "arith.xori": "xor"}
 _INTRINSIC_BINARY = {"arith.maximumf": "maximum", "arith.minimumf": "minimum",

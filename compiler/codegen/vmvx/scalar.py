@@ -54,7 +54,8 @@ class Val:
         self.reg, self.type = reg, type_
 
 
-_FLOAT_BINARY = {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
+_FLOAT_BINARY = {"arith.scaling_extf": "mul", "arith.scaling_truncf": "div",  # MX scales, f32 values
+                 "arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
                  "arith.remf": "rem", "arith.maximumf": "max", "arith.minimumf": "min", "math.powf": "pow",
                  "math.atan2": "atan2"}
 _FLOAT_UNARY = {"arith.negf": "neg", "math.absf": "abs", "math.exp": "exp", "math.log": "log",

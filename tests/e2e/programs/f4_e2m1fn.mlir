@@ -32,3 +32,34 @@ func.func @truncf_and_extf() {
   check.expect_eq_const(%e, dense<[0.0, 0.0, 0.5, 0.5, 1.0, 2.0, 4.0, 6.0]> : tensor<8xf32>) : tensor<8xf32>
   return
 }
+
+// MX scaling (arith.scaling_extf / scaling_truncf with an f8E8M0FNU scale, a power of two):
+// [1.5, -3, 0.5, 6] * [4, 0.25, 2, 1] and back: x / scale rounded to f4 (12 / 4 = 3, 0.375 / 0.25
+// = 1.5, 10 / 2 = 5 ties to 4, 7 / 1 saturates to 6).
+func.func @mx_scaling() {
+  %x8 = util.unfoldable_constant dense<[-45, 113]> : tensor<2xi8>
+  %x = flow.tensor.bitcast %x8 : tensor<2xi8> -> tensor<4xf4E2M1FN>
+  %sbits = util.unfoldable_constant dense<[-127, 125, -128, 127]> : tensor<4xi8>
+  %s = arith.bitcast %sbits : tensor<4xi8> to tensor<4xf8E8M0FNU>
+  %init = tensor.empty() : tensor<4xf32>
+  %wide = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                          iterator_types = ["parallel"]}
+      ins(%x, %s : tensor<4xf4E2M1FN>, tensor<4xf8E8M0FNU>) outs(%init : tensor<4xf32>) {
+  ^bb0(%v: f4E2M1FN, %scale: f8E8M0FNU, %o: f32):
+    %e = arith.scaling_extf %v, %scale : f4E2M1FN, f8E8M0FNU to f32
+    linalg.yield %e : f32
+  } -> tensor<4xf32>
+  check.expect_eq_const(%wide, dense<[6.0, -0.75, 1.0, 6.0]> : tensor<4xf32>) : tensor<4xf32>
+  %y = util.unfoldable_constant dense<[12.0, 0.375, 10.0, 7.0]> : tensor<4xf32>
+  %e4 = tensor.empty() : tensor<4xf4E2M1FN>
+  %narrow = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                            iterator_types = ["parallel"]}
+      ins(%y, %s : tensor<4xf32>, tensor<4xf8E8M0FNU>) outs(%e4 : tensor<4xf4E2M1FN>) {
+  ^bb0(%v: f32, %scale: f8E8M0FNU, %o: f4E2M1FN):
+    %t = arith.scaling_truncf %v, %scale : f32, f8E8M0FNU to f4E2M1FN
+    linalg.yield %t : f4E2M1FN
+  } -> tensor<4xf4E2M1FN>
+  %n8 = flow.tensor.bitcast %narrow : tensor<4xf4E2M1FN> -> tensor<2xi8>
+  check.expect_eq_const(%n8, dense<[53, 118]> : tensor<2xi8>) : tensor<2xi8>
+  return
+}
