@@ -55,6 +55,26 @@ func.func @contractions(%x: tensor<2x4x8xf32>, %y: tensor<2x8x4xf32>, %z: tensor
 
 // -----
 
+// Tests that bf16 x bf16 matmuls are data-tiled into f32 and into bf16 (the tile kernel keeps a
+// bf16 accumulator), while f8 and packed i4 operands are left as they are.
+// CHECK-LABEL: func.func @narrow_types
+// CHECK: iree_encoding.set_encoding %a : tensor<4x8xbf16> -> tensor<4x8xbf16, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [bf16, bf16, f32]
+// CHECK: iree_encoding.unset_encoding {{.+}} -> tensor<4x4xf32>
+// CHECK: iree_encoding.set_encoding %a : tensor<4x8xbf16> -> tensor<4x8xbf16, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [bf16, bf16, bf16]
+// CHECK: iree_encoding.unset_encoding {{.+}} -> tensor<4x4xbf16>
+// CHECK-NOT: iree_encoding
+// CHECK: linalg.matmul ins(%f, %g : tensor<4x8xf8E4M3FN>, tensor<8x4xf8E4M3FN>)
+// CHECK: linalg.matmul ins(%i, %j : tensor<4x8xi4>, tensor<8x4xi4>)
+func.func @narrow_types(%a: tensor<4x8xbf16>, %b: tensor<8x4xbf16>, %c: tensor<4x4xf32>, %d: tensor<4x4xbf16>, %f: tensor<4x8xf8E4M3FN>, %g: tensor<8x4xf8E4M3FN>, %i: tensor<4x8xi4>, %j: tensor<8x4xi4>, %k: tensor<4x4xi32>) -> (tensor<4x4xf32>, tensor<4x4xbf16>, tensor<4x4xf32>, tensor<4x4xi32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<4x8xbf16>, tensor<8x4xbf16>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %1 = linalg.matmul ins(%a, %b : tensor<4x8xbf16>, tensor<8x4xbf16>) outs(%d : tensor<4x4xbf16>) -> tensor<4x4xbf16>
+  %2 = linalg.matmul ins(%f, %g : tensor<4x8xf8E4M3FN>, tensor<8x4xf8E4M3FN>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %3 = linalg.matmul ins(%i, %j : tensor<4x8xi4>, tensor<8x4xi4>) outs(%k : tensor<4x4xi32>) -> tensor<4x4xi32>
+  return %0, %1, %2, %3 : tensor<4x4xf32>, tensor<4x4xbf16>, tensor<4x4xf32>, tensor<4x4xi32>
+}
+
+// -----
+
 // Tests that contractions the data-tiling targets have no tiles for (f64, mixed f32 x f16, linalg.dot) are left as they are.
 // CHECK-LABEL: func.func @untouched
 // CHECK-NOT: iree_encoding

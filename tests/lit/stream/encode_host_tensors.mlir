@@ -50,6 +50,29 @@ util.func public @subbyte(%b: i1, %v: i4) {
 
 // -----
 
+// Tests that the 4-bit float f4E2M1FN packs like i4 (7 elements: 4 bytes) and bf16 / f8 splats
+// fill with their bit patterns (1.5 : bf16 is 0x3FC0 = 16320; 1.5 : f8E4M3FN is 0x3C = 60).
+// CHECK-LABEL: util.func public @small_floats
+// CHECK: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: stream.async.alloca : !stream.resource<*>{%[[C4]]}
+// CHECK: %[[B:.+]] = arith.constant 16320 : i16
+// CHECK: stream.async.splat %[[B]] : i16
+// CHECK: %[[F:.+]] = arith.constant 60 : i8
+// CHECK: stream.async.splat %[[F]] : i8
+util.func public @small_floats() {
+  %s4 = stream.tensor.sizeof tensor<7xf4E2M1FN> : index
+  %e = stream.tensor.empty : tensor<7xf4E2M1FN> in !stream.resource<*>{%s4}
+  %sb = stream.tensor.sizeof tensor<8xbf16> : index
+  %b = arith.constant 1.5 : bf16
+  %pb = stream.tensor.splat %b : bf16 -> tensor<8xbf16> in !stream.resource<*>{%sb}
+  %s8 = stream.tensor.sizeof tensor<8xf8E4M3FN> : index
+  %f = arith.constant 1.5 : f8E4M3FN
+  %pf = stream.tensor.splat %f : f8E4M3FN -> tensor<8xf8E4M3FN> in !stream.resource<*>{%s8}
+  util.return
+}
+
+// -----
+
 // Tests that clone, contiguous slice, update, fill, load and store get byte offsets in row-major order.
 // CHECK-LABEL: util.func public @ranges
 // CHECK: stream.async.clone %r : !stream.resource<*>{%c64} -> !stream.resource<*>{%c64}
