@@ -8,8 +8,8 @@ compiler's dependencies::
     c = m.foo(a, b)                                            # numpy in, numpy out
 
 ``compile`` (rt.compilation), ``load`` / ``LoadedModule`` / ``LoadedFunction``
-(rt.loaded_module), ``DeviceArray`` (rt.device_array), ``Tracer`` (rt.trace) and the error
-classes of rt.runtime.errors.
+(rt.loaded_module), ``DeviceArray`` (rt.device_array), ``Tracer`` (rt.trace), ``Topology``
+(rt.runtime.sim.topology, for simulated devices) and the error classes of rt.runtime.errors.
 """
 from rt.runtime.errors import (  # noqa: F401
     CheckError,
@@ -37,9 +37,11 @@ _LAZY = {
     "LoadedFunction": ("rt.loaded_module", "LoadedFunction"),
     "DeviceArray": ("rt.device_array", "DeviceArray"),
     "Tracer": ("rt.trace", "Tracer"),
+    "Topology": ("rt.runtime.sim.topology", "Topology"),
 }
 
-__all__ = ["compile", "load", "LoadedModule", "LoadedFunction", "DeviceArray", "Tracer", "vm", "hal",
+__all__ = ["compile", "load", "LoadedModule", "LoadedFunction", "DeviceArray", "Tracer", "Topology",
+           "vm", "hal",
            "RtError", "CompileError", "ModuleFormatError", "InvalidArgumentError", "NotFoundError",
            "UnimplementedError", "DeviceError", "ResourceExhaustedError", "DeadlineExceededError",
            "CheckError", "VMTrapError", "PermissionDeniedError"]

@@ -52,7 +52,8 @@ def _load_module(vmfb, devices):
 
 
 def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_executables=(),
-         trusted_keys=(), parameters=None):
+         trusted_keys=(), parameters=None, topology=None, deterministic=False, faults=(),
+         ranks=None, group=None):
     """Load a ``.vmfb`` (bytes or path; an ``.mlir`` path is compiled first) onto devices.
 
     devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
@@ -67,6 +68,9 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     (rt.runtime.trust, docs/SECURITY.md).
     parameters: the files the module's ``#flow.parameter.named`` globals are read from: a path,
     ``"scope=path"``, a list of those or ``{scope: path | [paths] | {key: array}}`` (rt.parameters).
+    topology / deterministic / faults / ranks / group: simulated devices and SPMD ranks
+    (rt.multi_device, docs/MULTI_DEVICE.md); with ``ranks`` the result is an
+    ``rt.multi_device.SpmdModule``.
     Returns a :class:`LoadedModule`. Raises ModuleFormatError, NotFoundError,
     InvalidArgumentError (devices), PermissionDeniedError (safe mode) or the error ``__init``
     raised.
@@ -75,6 +79,12 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     policy = policy_for(module, trusted, allowed_executables, trusted_keys)
     io_parameters = parameters_module(module, parameters)
     modules = (*modules, io_parameters) if io_parameters is not None else modules
+    if topology is not None or deterministic or faults or ranks is not None or group:
+        from rt.multi_device import load_multi_device
+
+        return load_multi_device(module, devices, modules=modules, tracer=tracer,
+                                 topology=topology, deterministic=deterministic, faults=faults,
+                                 ranks=ranks, group=group, trust_policy=policy)
     bound, owned = bind_devices(module, devices)
     try:
         return LoadedModule(module, bound, owned, modules, tracer, policy)
@@ -190,6 +200,13 @@ class LoadedFunction:
         values = self.invoke(prepared, timeout, fuel)
         return self.convert_results(values, prepared, to_host)
 
+    def spmd(self, args_per_rank, to_host=True):
+        """SPMD form of a call on a module loaded without ranks (one rank): ``[f(*args)]``."""
+        from rt.multi_device import run_spmd
+
+        return run_spmd(self._loaded.world, self._loaded.simulation, [self], args_per_rank,
+                        to_host)
+
     def async_(self, *args, to_host=True, timeout=None, fuel=None):
         """Run the call on the module's worker thread; returns a concurrent.futures.Future."""
         return self._loaded.executor().submit(self.__call__, *args, to_host=to_host,
@@ -272,8 +289,17 @@ class LoadedModule:
     the devices rt created.
     """
 
-    def __init__(self, module, devices, owned=(), modules=(), tracer=None, trust_policy=None):
+    def __init__(self, module, devices, owned=(), modules=(), tracer=None, trust_policy=None,
+                 channel_provider=None):
+        from rt.runtime.hal.drivers.local_channel import LocalWorld
+
         self.module, self.devices, self.tracer = module, tuple(devices), tracer
+        if channel_provider is None:
+            self.world = LocalWorld(1)
+            channel_provider = self.world.provider(0)
+        else:
+            self.world = getattr(channel_provider, "world", None)
+        self.simulation = None
         self._owned = list(owned)
         self.lock = threading.RLock()
         self._executor = None
@@ -281,7 +307,8 @@ class LoadedModule:
         for extra in modules:
             if not isinstance(extra, NativeModule):
                 raise InvalidArgumentError(f"modules must be NativeModule instances, got {extra!r}")
-        hal = HalModule(self.devices, trace_sink=tracer, trust_policy=trust_policy)
+        hal = HalModule(self.devices, trace_sink=tracer, trust_policy=trust_policy,
+                        channel_provider=channel_provider)
         natives = [hal, CheckModule(), *modules]
         needed = {imp.module_name for imp in module.imports}
         natives = [n for n in natives if n.name in needed or n in modules]
@@ -354,6 +381,13 @@ class LoadedModule:
                 self._executor = concurrent.futures.ThreadPoolExecutor(1, f"rt {self.module.name}")
             return self._executor
 
+    def report(self):
+        """The simulation report (rt.runtime.sim.report) of a module loaded on a topology."""
+        if self.simulation is None:
+            raise InvalidArgumentError(f"module {self.name} was not loaded on a topology; "
+                                       "rt.load(..., topology=... or deterministic=True)")
+        return self.simulation.report()
+
     def close(self):
         """Finish async calls, uninstall the tracer and release the devices rt created."""
         if self._executor is not None:
@@ -363,6 +397,8 @@ class LoadedModule:
         for device in self._owned:
             device.release()
         self._owned = []
+        if self.simulation is not None:
+            self.simulation.close()
 
     def _restore_sinks(self):
         """Give the devices back the trace sinks they had before this module (in reverse

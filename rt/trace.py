@@ -40,8 +40,16 @@ class Tracer(TraceSink):
         self._processes = {}
         self._lanes = {}
         self._open = {}
+        self._clock = "perf_counter, µs since tracer start"
         with self._lock:
             self._ids(HOST_LANE)
+
+    def use_virtual_clock(self):
+        """Take timestamps as virtual nanoseconds from 0 (a simulation's clock, see
+        rt.runtime.sim.virtual_trace); call before any event is recorded."""
+        with self._lock:
+            self._t0 = 0
+            self._clock = "simulated: virtual µs since the simulation started"
 
     def now(self):
         """Microseconds since the tracer was created."""
@@ -139,7 +147,7 @@ class Tracer(TraceSink):
 
     def to_json(self):
         return {"traceEvents": self.events, "displayTimeUnit": "ms",
-                "otherData": {"producer": "rt", "clock": "perf_counter, µs since tracer start"}}
+                "otherData": {"producer": "rt", "clock": self._clock}}
 
     def write(self, path):
         """Write the trace to ``path`` (open it in ui.perfetto.dev or chrome://tracing)."""

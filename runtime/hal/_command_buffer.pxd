@@ -37,6 +37,7 @@ cdef class CommandBuffer(Site):
     cdef readonly list executables
     cdef dict _executable_index
     cdef readonly list channels
+    cdef dict _channel_index
     cdef public dict debug_markers
     cdef list _debug_groups
     cdef public Py_ssize_t submitted
@@ -65,6 +66,10 @@ cdef class CommandBuffer(Site):
     cdef int dispatch_c(self, object executable, int64_t ordinal, int64_t x, int64_t y, int64_t z,
                         const int64_t* constants, Py_ssize_t constant_count,
                         const BindingArg* bindings, Py_ssize_t binding_count) except -1
+    cdef int collective_c(self, object channel, object op, uint32_t param, object send,
+                          int64_t send_slot, int64_t send_offset, int64_t send_length, object recv,
+                          int64_t recv_slot, int64_t recv_offset, int64_t recv_length,
+                          int64_t count) except -1
     cdef int barrier_c(self) except -1
     cdef int check_submittable_c(self, str where) except -1
     cdef int _recording(self, str kind, bint counted=*) except -1

@@ -34,10 +34,10 @@ from rt.runtime.hal._commands cimport (COMMAND_BARRIER, COMMAND_COLLECTIVE, COMM
                                        BufferRef, CollectiveCommand, Command, CommandKind,
                                        DispatchCommand)
 from rt.runtime.hal._executable cimport Executable
-from rt.runtime.hal._validation cimport (Site, buffer_arg, check_binding, check_copy,
-                                         check_dispatch, check_executable, check_fill, check_range,
-                                         check_slot, check_table_entry, host_source, i32_arg,
-                                         size_value)
+from rt.runtime.hal._validation cimport (Site, buffer_arg, check_binding, check_collective,
+                                         check_collective_range, check_copy, check_dispatch,
+                                         check_executable, check_fill, check_range, check_slot,
+                                         check_table_entry, host_source, i32_arg, size_value)
 from rt.runtime.hal import commands as records
 
 cdef uint32_t _TRANSFER_SOURCE = int(BufferUsage.TRANSFER_SOURCE)
@@ -122,6 +122,7 @@ cdef class CommandBuffer(Site):
         self.buffers, self._buffer_index = [], {}
         self.executables, self._executable_index = [], {}
         self.channels = []
+        self._channel_index = {}
         self.debug_markers, self._debug_groups = {}, []
         self._host = bytearray()
         if binding_capacity:
@@ -566,6 +567,64 @@ cdef class CommandBuffer(Site):
         finally:
             PyMem_Free(values)
             PyMem_Free(args)
+
+    cdef int collective_c(self, object channel, object op, uint32_t param, object send,
+                          int64_t send_slot, int64_t send_offset, int64_t send_length, object recv,
+                          int64_t recv_slot, int64_t recv_offset, int64_t recv_length,
+                          int64_t count) except -1:
+        cdef Buffer s, r
+        cdef Command* c
+        cdef CollectiveCommand* k
+        self._recording("collective")
+        self._category("collective", _DISPATCH)
+        op = check_collective(self, "collective", channel, op)
+        if count < 0:
+            size_arg(count, "element_count", self.where("collective"))
+        need_send, need_recv = op.byte_lengths(count, channel.count)
+        s = self._operand("collective", "send buffer", send, send_slot, send_offset, &send_length,
+                          _DISPATCH_STORAGE, False)
+        r = self._operand("collective", "recv buffer", recv, recv_slot, recv_offset, &recv_length,
+                          _DISPATCH_STORAGE, False)
+        for b, role, offset, length, need in ((s, "send buffer", send_offset, send_length, need_send),
+                                              (r, "recv buffer", recv_offset, recv_length, need_recv)):
+            if b is not None:
+                check_range(self, "collective", b, offset, length, role)
+            check_collective_range(self, "collective", role, length, op, count, need, channel.count)
+        index = self._channel_index.get(id(channel))
+        if index is None:
+            index = self._channel_index[id(channel)] = len(self.channels)
+            self.channels.append(channel)
+        c = self._new_command(COMMAND_COLLECTIVE)
+        k = &c.args.collective
+        k.channel, k.op, k.param, k.element_count = index, op.pack(), param, count
+        k.send = self._commit_ref(s, send_slot, send_offset, need_send, _DISPATCH_STORAGE, False, None)
+        k.recv = self._commit_ref(r, recv_slot, recv_offset, need_recv, _DISPATCH_STORAGE, False, None)
+        self._count += 1
+        return 0
+
+    def collective(self, channel, op, param, send, recv, element_count):
+        """Run collective ``op`` (a packed ``iree_hal_collective_op_t`` or a ``CollectiveOp``) on
+        ``channel`` over ``element_count`` elements (``iree_hal_command_buffer_collective``).
+
+        send / recv: a Buffer, ``(buffer, offset, length)`` (length None = to the end) or a
+        ``BufferRef``; each must hold the bytes ``op.byte_lengths(element_count,
+        channel.count)`` says (rt.runtime.hal.collective). param: the root rank (broadcast,
+        reduce) or the packed send_recv pair. Raises ``InvalidArgumentError``.
+        """
+        self._recording("collective")
+        operands = []
+        for role, value in (("send", send), ("recv", recv)):
+            if value is None:
+                raise InvalidArgumentError(f"{self.where('collective')}: a {role} buffer is required")
+            if isinstance(value, tuple) and len(value) == 3:
+                value = records.BufferRef(value[0], 0, value[1], value[2])
+            buffer, slot, base = records.operand(value)
+            length = value.length if isinstance(value, records.BufferRef) else None
+            operands.append((buffer, slot, base, -1 if length is None else
+                             size_value(self, "collective", length, f"{role} length")))
+        (s, s_slot, s_off, s_len), (r, r_slot, r_off, r_len) = operands
+        self.collective_c(channel, op, int(param) & 0xFFFFFFFF, s, s_slot, s_off, s_len, r, r_slot,
+                          r_off, r_len, size_value(self, "collective", element_count, "element_count"))
 
     cdef int barrier_c(self) except -1:
         cdef Command* c

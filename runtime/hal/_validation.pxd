@@ -41,3 +41,6 @@ cdef int64_t size_value(Site site, str kind, object value, str what) except? -1
 cdef int check_table_entry(Site site, str kind, uint32_t slot, Buffer buffer, uint64_t offset,
                            uint64_t length, uint32_t usage, uint64_t end, bint aligned,
                            object want_encoding) except -1
+cdef object check_collective(Site site, str kind, object channel, object op)
+cdef int check_collective_range(Site site, str kind, str role, uint64_t length, object op,
+                                int64_t count, uint64_t need, int64_t ranks) except -1

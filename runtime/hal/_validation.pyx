@@ -22,6 +22,8 @@ from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
 import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError
+from rt.runtime.hal.channel import Channel
+from rt.runtime.hal.collective import CollectiveOp
 from rt.runtime.hal._buffer cimport ALLOCATION_RELEASED, Buffer, describe, range_check, size_arg
 from rt.runtime.hal._buffer import BufferUsage
 from rt.runtime.hal._executable cimport Executable
@@ -273,4 +275,25 @@ cdef int check_table_entry(Site site, str kind, uint32_t slot, Buffer buffer, ui
             raise InvalidArgumentError(
                 f"{site.where(kind)}: binding-table slot {slot} expects encoding {want_encoding!r} "
                 f"but {describe(buffer)} holds encoding {buffer.encoding!r}")
+    return 0
+
+
+cdef object check_collective(Site site, str kind, object channel, object op):
+    """The ``CollectiveOp`` of a collective command on ``channel`` (``op`` packed or decoded);
+    ``InvalidArgumentError`` for a non-channel or an op IREE does not define."""
+    if not isinstance(channel, Channel):
+        raise InvalidArgumentError(f"{site.where(kind)}: channel must be an "
+                                   f"rt.runtime.hal.channel.Channel, got {channel!r}")
+    if isinstance(op, CollectiveOp):
+        return op
+    return CollectiveOp.unpack(op, site.where(kind))
+
+
+cdef int check_collective_range(Site site, str kind, str role, uint64_t length, object op,
+                                int64_t count, uint64_t need, int64_t ranks) except -1:
+    """A send/recv range holds the bytes ``op`` over ``count`` elements and ``ranks`` ranks needs."""
+    if length < need:
+        raise InvalidArgumentError(
+            f"{site.where(kind)}: {role} range of {length} bytes is too small for {op.describe()} "
+            f"of {count} elements over {ranks} ranks ({need} bytes)")
     return 0

@@ -9,6 +9,8 @@ length)`` — ``buffer`` None means binding-table slot ``slot`` (IREE's ``iree_h
 """
 from dataclasses import dataclass
 
+from rt.runtime.hal.collective import CollectiveOp
+
 
 @dataclass(frozen=True)
 class BufferRef:
@@ -62,7 +64,8 @@ class BarrierCommand:
 
 @dataclass(frozen=True)
 class CollectiveCommand:
-    """Reserved for channels/collectives (``iree_hal_command_buffer_collective``)."""
+    """``iree_hal_command_buffer_collective``: ``op`` is the packed ``iree_hal_collective_op_t``
+    (``rt.runtime.hal.collective.CollectiveOp.unpack``), ``channel`` a ``Channel``."""
 
     kind = "collective"
     channel: object
@@ -105,6 +108,8 @@ def command_text(record):
         return f"dispatch {record.executable.exports[record.ordinal].name}[{x},{y},{z}]"
     if record.kind in ("fill_buffer", "update_buffer", "copy_buffer"):
         return f"{record.kind} {record.target.length} B"
+    if record.kind == "collective":
+        return f"collective {CollectiveOp.unpack(record.op).describe()} x{record.element_count}"
     return record.kind
 
 
@@ -119,4 +124,8 @@ def zone(index, record):
                              "pattern": f"0x{record.pattern:0{2 * record.pattern_length}x}"}
     if record.kind in ("copy_buffer", "update_buffer"):
         return record.kind, {"command": index, "bytes": record.target.length}
+    if record.kind == "collective":
+        return record.kind, {"command": index, "op": CollectiveOp.unpack(record.op).describe(),
+                             "count": record.element_count, "rank": record.channel.rank,
+                             "ranks": record.channel.count}
     return record.kind, {"command": index}

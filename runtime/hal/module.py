@@ -35,6 +35,10 @@ command_buffer.fill_buffer         0rrIIiIiI_v               cb, target, offset,
 command_buffer.update_buffer       0rrIrIIiI_v               cb, source, source_offset, target, target_offset, length, slot, flags
 command_buffer.copy_buffer         0riirIrIII_v              cb, source_slot, target_slot, source, source_offset, target, target_offset, length, flags
 command_buffer.dispatch            0rrIiiiICiDCiirIID_v      cb, executable, ordinal, x, y, z, flags, constants..., (reserved, slot, buffer, offset, length)...
+command_buffer.collective          0rriiiirrIIIII_v          cb, channel, op, param, send_slot, recv_slot, send, recv, send_offset, send_length, recv_offset, recv_length, element_count
+channel.create                     0rIIrrii_r                device, affinity, flags, id, group, rank, count -> channel (-1: the provider's)
+channel.split                      0riiI_r                   channel, color, key, flags -> channel (null for color -1)
+channel.rank_and_count             0r_ii                     channel -> rank, count
 device.allocator                   0r_r                      device -> allocator
 device.query.i64                   0rrr_iI                   device, category, key -> ok, value
 device.queue.alloca                0rIrrIiiII_r              device, affinity, wait, signal, pool, memory_types, usage, size, flags -> buffer
@@ -71,9 +75,11 @@ from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumen
 from rt.runtime.hal.allocator import Allocator
 from rt.runtime.hal.buffer import Buffer
 from rt.runtime.hal.buffer_view import BufferView, shape_text
+from rt.runtime.hal.channel import Channel, ChannelProvider
 from rt.runtime.hal.command_buffer import CommandBuffer
 from rt.runtime.hal.commands import BufferRef
 from rt.runtime.hal.device import Device
+from rt.runtime.hal.drivers.local_channel import LocalWorld
 from rt.runtime.hal.executable import Executable
 from rt.runtime.hal.fence import Fence
 from rt.runtime.hal.status import StatusCode, status_name
@@ -136,9 +142,14 @@ class HalModule(NativeModule):
     name = "hal"
     version = 7
 
-    def __init__(self, devices=(), trace=None, trace_sink=None, trust_policy=None):
+    def __init__(self, devices=(), trace=None, trace_sink=None, trust_policy=None,
+                 channel_provider=None):
         self.devices = tuple(devices)
         self.trust_policy = trust_policy
+        if channel_provider is None:
+            channel_provider = LocalWorld(1).provider(0)
+        self.channel_provider = _ref(channel_provider, ChannelProvider,
+                                     "HalModule channel_provider")
         for i, device in enumerate(self.devices):
             _ref(device, Device, f"HalModule devices[{i}]")
         self._trace = trace
@@ -305,6 +316,32 @@ class HalModule(NativeModule):
         _ref(cb, CommandBuffer, "command_buffer.dispatch").dispatch(
             executable, ordinal, (x, y, z), constants,
             [BufferRef(buffer, slot, offset, length) for _, slot, buffer, offset, length in bindings])
+
+    @native_function("command_buffer.collective", "0rriiiirrIIIII_v")
+    def command_buffer_collective(self, cb, channel, op, param, send_slot, recv_slot, send,
+                                  recv, send_offset, send_length, recv_offset, recv_length,
+                                  element_count):
+        _ref(cb, CommandBuffer, "command_buffer.collective")
+        cb.collective(channel, op, param,
+                      None if send is None else (send, send_offset, send_length),
+                      None if recv is None else (recv, recv_offset, recv_length), element_count)
+
+    # -- channel -----------------------------------------------------------------------------
+
+    @native_function("channel.create", "0rIIrrii_r")
+    def channel_create(self, device, affinity, flags, id, group, rank, count):
+        device = _ref(device, Device, "channel.create")
+        name = None if group is None else _text(group, "channel group") or None
+        return self.channel_provider.create_channel(device, name, rank, count)
+
+    @native_function("channel.split", "0riiI_r")
+    def channel_split(self, channel, color, key, flags):
+        return _ref(channel, Channel, "channel.split").split(color, key)
+
+    @native_function("channel.rank_and_count", "0r_ii")
+    def channel_rank_and_count(self, channel):
+        channel = _ref(channel, Channel, "channel.rank_and_count")
+        return channel.rank, channel.count
 
     # -- device ------------------------------------------------------------------------------
 

@@ -25,11 +25,14 @@ def test_every_import_has_the_iree_cconv():
         "device.queue.execute": "0rIrrrI_v", "device.queue.execute.indirect": "0rIrrrICrIID_v",
         "fence.await": "0iICrD_i", "fence.create": "0rI_r",
         "executable.create": "0rIrrr_r", "devices.get": "0i_r",
+        "channel.create": "0rIIrrii_r", "channel.split": "0riiI_r",
+        "channel.rank_and_count": "0r_ii",
+        "command_buffer.collective": "0rriiiirrIIIII_v",
     }
     for name, cconv in expected.items():
         assert HalModule.exports[name][1].text == cconv
     assert HalModule.exports["buffer.set_encoding"][1].text == "0rr_v"  # rt's addition
-    assert len(HalModule.exports) == 46
+    assert len(HalModule.exports) == 50
 
 
 def test_buffer_view_imports(device):

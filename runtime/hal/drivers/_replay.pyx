@@ -10,7 +10,9 @@ queue reaches the alloca). Then one loop walks the records: fills, copies and up
 (large ones with the GIL released), a dispatch calls its library's C entry
 (``ExecutableLibrary.c_dispatch``, rt.runtime.hal._library) with the GIL released, or the
 library's Python ``dispatch`` when it has none (vmvx, test libraries). Commands run one after
-the other; a later change may run independent dispatches between barriers side by side.
+the other; a later change may run independent dispatches between barriers side by side. A
+collective calls its channel (rt.runtime.hal.collective.run_collective) with views of the send
+and receive ranges.
 
 Tracing: given a sink, each command and debug group is reported as a zone on ``lane``, timed
 with CLOCK_MONOTONIC (the clock behind ``time.perf_counter_ns`` on Linux); without one no
@@ -21,16 +23,17 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memmove
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from rt.runtime.errors import DeviceError, InvalidArgumentError, UnimplementedError
+from rt.runtime.errors import DeviceError, InvalidArgumentError
 from rt.runtime.hal._buffer cimport Buffer
 from rt.runtime.hal._command_buffer cimport CommandBuffer
 from rt.runtime.hal._commands cimport (COMMAND_BARRIER, COMMAND_COLLECTIVE, COMMAND_COPY,
                                        COMMAND_DISPATCH, COMMAND_FILL, COMMAND_UPDATE, INDIRECT,
-                                       BufferRef, Command, DispatchCommand)
+                                       BufferRef, CollectiveCommand, Command, DispatchCommand)
 from rt.runtime.hal._executable cimport Executable
 from rt.runtime.hal._library cimport LibraryEntry
 from rt.runtime.hal._validation cimport Site, queue_site, size_value
 from rt.runtime.hal import commands as records
+from rt.runtime.hal.collective import run_collective
 
 cdef enum:
     STACK_BINDINGS = 64
@@ -171,6 +174,8 @@ cdef int _user_of(CommandBuffer cb, int32_t buffer, int64_t slot) except -2:
             refs[0], refs[1] = &c.args.copy.source, &c.args.copy.target
         elif c.kind == COMMAND_UPDATE:
             refs[0] = &c.args.update.target
+        elif c.kind == COMMAND_COLLECTIVE:
+            refs[0], refs[1] = &c.args.collective.send, &c.args.collective.recv
         for k in range(2):
             if refs[k] != NULL and ((refs[k].buffer == buffer and buffer != INDIRECT) or (
                     buffer == INDIRECT and refs[k].buffer == INDIRECT and refs[k].slot == slot)):
@@ -259,6 +264,7 @@ cdef int _dispatch(CommandBuffer cb, _Addresses a, DispatchCommand* d, uint32_t 
 
 
 cdef int _run(CommandBuffer cb, _Addresses a, Command* c, uint32_t threads) except -1:
+    cdef CollectiveCommand* k
     cdef char* target
     cdef const char* source
     cdef size_t length
@@ -283,9 +289,18 @@ cdef int _run(CommandBuffer cb, _Addresses a, Command* c, uint32_t threads) exce
         target, length = a.at(&c.args.update.target), c.args.update.target.length
         memcpy(target, cb.host_bytes(c.args.update.source_offset), length)
     elif c.kind == COMMAND_COLLECTIVE:
-        raise UnimplementedError(f"{cb.label}: collective commands need a channel provider; "
-                                 "the local drivers have none")
+        k = &c.args.collective
+        run_collective(cb.channels[k.channel], k.op, k.param,
+                       _memory(a.at(&k.send), k.send.length), _memory(a.at(&k.recv), k.recv.length),
+                       k.element_count)
     return 0
+
+
+cdef object _memory(char* address, size_t length):
+    """A writable memoryview of ``length`` bytes at ``address`` (no copy)."""
+    if length == 0:
+        return memoryview(bytearray())
+    return memoryview(<unsigned char[:length]><unsigned char*>address)
 
 
 cdef Py_ssize_t _markers(tuple markers, object sink, object lane, Py_ssize_t depth) except -1:

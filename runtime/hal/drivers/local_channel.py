@@ -1,0 +1,189 @@
+"""The in-process channel provider: SPMD ranks as threads of one process.
+
+A ``LocalWorld`` of ``count`` ranks hands rank ``r`` its ``ChannelProvider``
+(``world.provider(r)``). Channels of the same communicator share a ``_Communicator``; a
+collective is a rendezvous: each rank's queue thread deposits its send array and blocks, the
+last rank to arrive checks that everyone asked for the same operation and size, computes every
+rank's result with rt.runtime.hal.collective.compute (rank-ordered reductions) and writes it
+into each receive array, then all return. ``split`` is a rendezvous of the same kind
+(``MPI_Comm_split``: ranks of one color, ordered by key then old rank).
+
+Rendezvous are numbered per communicator and rank within an *epoch*; ``new_epoch()`` (the
+SPMD runner calls it before every call) restarts the numbering, and ``abort(cause)`` fails
+every pending rendezvous and every later one of the epoch (a rank died: nobody waits for it;
+the next call starts clean). The provider interface is rt.runtime.hal.channel's; an MPI
+communicator implements the same one.
+"""
+import threading
+
+import numpy as np
+
+from rt.runtime.errors import DeviceError, InvalidArgumentError
+from rt.runtime.hal.channel import COUNT_DEFAULT, NO_COLOR, RANK_DEFAULT, Channel, ChannelProvider
+from rt.runtime.hal.collective import compute
+
+
+class LocalWorld:
+    """``count`` ranks in this process."""
+
+    def __init__(self, count):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InvalidArgumentError(f"a local world needs a positive rank count, got {count!r}")
+        self.count = count
+        self._cond = threading.Condition()
+        self._comms = {}
+        self.epoch = 0
+        self._failure = None
+
+    def provider(self, rank):
+        """The ``ChannelProvider`` of ``rank``."""
+        if not 0 <= rank < self.count:
+            raise InvalidArgumentError(f"rank {rank} is not in [0, {self.count})")
+        return LocalChannelProvider(self, rank)
+
+    def communicator(self, key, count):
+        with self._cond:
+            comm = self._comms.get(key)
+            if comm is None:
+                comm = self._comms[key] = _Communicator(self, key, count)
+            elif comm.count != count:
+                raise InvalidArgumentError(f"channel {key!r}: created with {count} ranks here "
+                                           f"but {comm.count} on another rank")
+            return comm
+
+    def new_epoch(self):
+        """Start a new call: rendezvous numbering restarts, an earlier abort is forgotten."""
+        with self._cond:
+            self.epoch += 1
+            self._failure = None
+            for comm in self._comms.values():
+                comm.reset()
+            self._cond.notify_all()
+
+    def abort(self, cause):
+        """Fail every pending and later rendezvous of this epoch with ``cause``."""
+        with self._cond:
+            if self._failure is None:
+                self._failure = cause
+            self._cond.notify_all()
+
+
+class LocalChannelProvider(ChannelProvider):
+    """Rank ``rank`` of ``world``."""
+
+    def __init__(self, world, rank):
+        self.world, self.rank = world, rank
+
+    def query_default_rank_and_count(self):
+        return self.rank, self.world.count
+
+    def create_channel(self, device, group, rank, count):
+        if rank == RANK_DEFAULT:
+            rank = self.rank
+        if count == COUNT_DEFAULT:
+            count = self.world.count
+        if not 0 <= rank < count:
+            raise InvalidArgumentError(f"hal.channel.create: rank {rank} is not in [0, {count})")
+        comm = self.world.communicator(("group", group or "", count), count)
+        return LocalChannel(comm, rank)
+
+
+class LocalChannel(Channel):
+    """Rank ``rank`` of communicator ``comm``."""
+
+    def __init__(self, comm, rank):
+        self.comm, self.rank, self.count = comm, rank, comm.count
+        self.group = comm.key
+
+    def split(self, color, key):
+        return self.comm.split(self.rank, int(color), int(key))
+
+    def collective(self, op, param, send, recv, count):
+        self.comm.collective(self.rank, op, param, send, recv, count)
+
+    def abort(self, cause):
+        self.comm.world.abort(cause)
+
+
+class _Rendezvous:
+    __slots__ = ("arrivals", "result", "error", "left")
+
+    def __init__(self, count):
+        self.arrivals, self.result, self.error, self.left = {}, None, None, count
+
+
+class _Communicator:
+    def __init__(self, world, key, count):
+        self.world, self.key, self.count = world, key, count
+        self._next = [0] * count
+        self._pending = {}
+
+    def reset(self):
+        self._next = [0] * self.count
+        self._pending = {}
+
+    def _join(self, rank, what, payload, complete):
+        """Rendezvous ``what`` of ``rank``; the last arrival runs ``complete(arrivals)``."""
+        world = self.world
+        with world._cond:
+            seq = self._next[rank]
+            self._next[rank] += 1
+            entry = self._pending.setdefault(seq, _Rendezvous(self.count))
+            entry.arrivals[rank] = payload
+            if len(entry.arrivals) == self.count:
+                try:
+                    entry.result = complete(entry.arrivals)
+                except Exception as error:  # a mismatch: every rank gets the same error
+                    entry.error = error
+                world._cond.notify_all()
+            while entry.result is None and entry.error is None and world._failure is None:
+                world._cond.wait()
+            if entry.error is None and entry.result is None:
+                entry.error = DeviceError(f"{what} on channel {self.key!r} rank {rank} of "
+                                          f"{self.count} aborted: {world._failure}")
+            entry.left -= 1
+            if entry.left == 0 and self._pending.get(seq) is entry:
+                del self._pending[seq]
+            if entry.error is not None:
+                raise entry.error
+            return entry.result
+
+    def collective(self, rank, op, param, send, recv, count):
+        what = f"collective {op.describe()} x{count}"
+
+        def complete(arrivals):
+            first = arrivals[0]
+            for r, (o, _, s, _, c) in sorted(arrivals.items()):
+                if (o, c) != (first[0], first[4]):
+                    raise DeviceError(
+                        f"collectives on channel {self.key!r} do not match: rank 0 runs "
+                        f"{first[0].describe()} x{first[4]}, rank {r} runs {o.describe()} x{c}")
+            sends = [arrivals[r][2] for r in range(self.count)]
+            params = [arrivals[r][1] for r in range(self.count)]
+            try:
+                results = compute(first[0], first[4], sends, params)
+            except InvalidArgumentError as error:
+                raise DeviceError(f"{what} on channel {self.key!r}: {error}") from None
+            for r, result in enumerate(results):
+                target = arrivals[r][3]
+                if result is not None and target is not None:
+                    np.copyto(target[:result.size], result)
+            return True
+
+        self._join(rank, what, (op, param, send, recv, count), complete)
+
+    def split(self, rank, color, key):
+        def complete(arrivals):
+            groups = {}
+            for r, (c, k) in sorted(arrivals.items()):
+                if c != NO_COLOR:
+                    groups.setdefault(c, []).append((k, r))
+            return {c: sorted(members) for c, members in groups.items()}
+
+        groups = self._join(rank, "channel split", (color, key), complete)
+        if color == NO_COLOR:
+            return None
+        members = [r for _, r in groups[color]]
+        count = len(members)
+        comm = self.world.communicator((self.key, "split", color, tuple(members)), count)
+        return LocalChannel(comm, members.index(rank))

@@ -1,0 +1,11 @@
+"""Multi-device simulation: topologies, virtual time, deterministic runs, injected faults.
+
+A layer over the HAL's public interfaces (device queue entry points, allocator statistics,
+trace sinks): ``Simulation`` wraps real local devices (the topology's ``uri``s) in
+``SimDevice``s whose queues run in virtual time. See docs/MULTI_DEVICE.md.
+
+Modules: ``topology`` (the YAML schema and its loader), ``engine`` (the discrete-event core:
+virtual clocks, links shared by their transfers), ``costs`` (roofline and transfer times of
+commands), ``collective_model`` (ring and tree algorithms as link traffic), ``faults``
+(``--inject`` specs), ``report`` (``--report=r.json``), ``sim_device`` and ``simulation``.
+"""

@@ -1,0 +1,159 @@
+"""Collectives in virtual time: ranks meet, then the algorithm's transfers cross the links.
+
+Each rank's queue reaches a collective stage at its own virtual time (its *arrival*). The
+k-th collective of every rank on one channel (``Channel.group``) forms a meeting; when the
+last rank arrives the meeting runs the algorithm's steps (rt.runtime.sim.collective_model:
+ring or tree, the topology's ``collectives.algorithm``), each step's transfers sharing the
+links like any others, and every rank's stage ends when the last step does. Time a rank spends
+waiting for the others is not counted as busy.
+
+A meeting fails for everyone when the ranks ask for different operations, when a rank's
+operation fails before it gets there (``withdraw``), when a transfer's link fails, or when the
+simulation cannot make progress while ranks are missing (``fail_incomplete``: a rank finished
+its call without joining). The real channel is aborted with the same error so the executors
+blocked in the real rendezvous return too: nothing hangs.
+"""
+import collections
+
+from rt.runtime.errors import DeviceError
+from rt.runtime.sim import collective_model, costs
+from rt.runtime.hal.collective import send_recv_ranks
+
+
+class _Meeting:
+    __slots__ = ("key", "count", "arrivals", "failure", "steps", "devices", "started",
+                 "channel")
+
+    def __init__(self, key, count):
+        self.key, self.count = key, count
+        self.arrivals, self.failure, self.steps, self.devices = {}, None, None, None
+        self.started = self.channel = None
+
+
+class Rendezvous:
+    """The collective meetings of ``simulation``."""
+
+    def __init__(self, simulation):
+        self.sim = simulation
+        self._next = collections.Counter()
+        self._meetings = {}
+
+    def new_epoch(self):
+        """Restart the numbering of collectives (the SPMD runner does it before each call)."""
+        self._next.clear()
+        self._meetings.clear()
+
+    def _meeting(self, channel):
+        number = self._next[(channel.group, channel.rank)]
+        self._next[(channel.group, channel.rank)] += 1
+        key = (channel.group, number)
+        meeting = self._meetings.get(key)
+        if meeting is None:
+            meeting = self._meetings[key] = _Meeting(key, channel.count)
+        return meeting
+
+    def arrive(self, op, stage):
+        """``op`` reached collective ``stage`` now."""
+        record = stage.record
+        meeting = self._meeting(record.channel)
+        meeting.arrivals[record.channel.rank] = (op, stage, self.sim.engine.now)
+        if meeting.failure is not None:
+            self._fail(meeting, meeting.failure)
+        elif len(meeting.arrivals) == meeting.count:
+            self._start(meeting)
+
+    def withdraw(self, op, failure):
+        """``op`` failed before reaching its remaining collective stages: fail those meetings."""
+        for stage in op.stages[op.stage:]:
+            if isinstance(stage, costs.CollectiveStage):
+                channel = stage.record.channel
+                meeting = self._meeting(channel)
+                error = DeviceError(f"rank {channel.rank} ({op.device.name}) never joined "
+                                    f"{stage.name}: {failure}")
+                error.__cause__ = failure
+                self._fail(meeting, error)
+                channel.abort(error)
+
+    def fail_incomplete(self):
+        """Fail meetings some ranks never joined (called when nothing else can progress)."""
+        waiting = [m for m in self._meetings.values() if m.arrivals and m.failure is None
+                   and m.started is None]
+        for meeting in waiting:
+            missing = [r for r in range(meeting.count) if r not in meeting.arrivals]
+            stage = next(iter(meeting.arrivals.values()))[1]
+            error = DeviceError(f"{stage.name}: rank(s) {', '.join(map(str, missing))} of "
+                                f"{meeting.count} never joined (their calls ended or are "
+                                "blocked elsewhere): the ranks ran different collectives")
+            self._fail(meeting, error)
+            stage.record.channel.abort(error)
+        return bool(waiting)
+
+    def _fail(self, meeting, error):
+        meeting.failure = error
+        arrivals, meeting.arrivals = meeting.arrivals, {}
+        for op, _, _ in arrivals.values():
+            self.sim._stage_done(op, error)
+
+    def _start(self, meeting):
+        sim = self.sim
+        arrivals = meeting.arrivals
+        records = {r: stage.record for r, (_, stage, _) in arrivals.items()}
+        first = records[0]
+        for rank, record in sorted(records.items()):
+            if (record.op, record.element_count) != (first.op, first.element_count):
+                error = DeviceError(
+                    f"collectives do not match on channel {first.channel.group!r}: rank 0 runs "
+                    f"{first.op.describe()} x{first.element_count}, rank {rank} runs "
+                    f"{record.op.describe()} x{record.element_count}")
+                self._fail(meeting, error)
+                first.channel.abort(error)
+                return
+        meeting.started = sim.engine.now
+        meeting.channel = first.channel
+        meeting.devices = [arrivals[r][0].device for r in range(meeting.count)]
+        params = {r: send_recv_ranks(rec.param) for r, rec in records.items()}
+        meeting.steps = collective_model.steps(
+            first.op.kind.name.lower(), meeting.count, first.element_count,
+            first.op.element_size, sim.topology.algorithm, params)
+        for op, _, arrived in arrivals.values():
+            op.waited_us += meeting.started - arrived
+        self._step(meeting, 0)
+
+    def _step(self, meeting, index):
+        sim = self.sim
+        if index == len(meeting.steps):
+            arrivals, meeting.arrivals = meeting.arrivals, {}
+            self._meetings.pop(meeting.key, None)
+            for rank in sorted(arrivals):
+                sim._stage_done(arrivals[rank][0], None)
+            return
+        transfers = [t for t in meeting.steps[index] if t[2] > 0]
+        if not transfers:
+            self._step(meeting, index + 1)
+            return
+        left = [len(transfers)]
+        failures = []
+
+        def done(failure):
+            if failure is not None:
+                failures.append(failure)
+            left[0] -= 1
+            if left[0] == 0:
+                if failures:
+                    error = DeviceError(f"collective step {index + 1} failed: {failures[0]}")
+                    error.__cause__ = failures[0]
+                    self._fail(meeting, error)
+                    meeting.channel.abort(error)
+                else:
+                    self._step(meeting, index + 1)
+
+        stage_name = next(iter(meeting.arrivals.values()))[1].name
+        for source, target, nbytes in transfers:
+            a, b = meeting.devices[source], meeting.devices[target]
+            label = f"{stage_name} step {index + 1}: {a.name} -> {b.name}"
+            try:
+                route = sim.route(a, b)
+            except DeviceError as error:
+                done(error)
+                continue
+            sim._hop(route, nbytes, label, done)

@@ -1,0 +1,137 @@
+"""How long queue work takes in virtual time: the roofline model and the stages of an op.
+
+A queue operation becomes a list of *stages* run one after the other on its device's queue:
+
+* ``Compute(name, args, duration, command)``: the device is busy ``duration`` µs; with the
+  ``measured`` time model ``duration`` is None and the simulator takes the time the command
+  really took on the device's executor (``command`` indexes the command in its buffer).
+* ``Transfer(name, args, source, target, nbytes, command)``: ``nbytes`` move between two
+  simulated devices over the topology's links (the engine's shared-bandwidth model).
+* ``CollectiveStage(name, args, record, command)``: the device joins a collective with the
+  other ranks of the record's channel (rt.runtime.sim.collective_model).
+
+Roofline (Williams, Waterman, Patterson, "Roofline", CACM 2009): a dispatch that does F
+flops and moves B bytes takes ``max(F / peak, B / bandwidth)``; B is the bytes of its
+bindings, F comes from the executable's per-export cost metadata (``Executable.costs``,
+emitted by the compiler; 0 when absent, i.e. the memory-bound estimate). Fills and updates
+write their bytes, a copy within a device reads and writes them. A device with neither
+``peak_gflops`` nor ``memory_gbps`` that must use the roofline (deterministic mode) takes
+``DEFAULT_PEAK_GFLOPS`` and ``DEFAULT_MEMORY_GBPS``.
+"""
+from dataclasses import dataclass
+
+from rt.runtime.sim import commands
+
+DEFAULT_PEAK_GFLOPS = 100.0
+DEFAULT_MEMORY_GBPS = 50.0
+
+
+@dataclass
+class Compute:
+    name: str
+    args: dict
+    duration: float | None
+    command: int | None = None
+
+
+@dataclass
+class Transfer:
+    name: str
+    args: dict
+    source: object
+    target: object
+    nbytes: int
+    command: int | None = None
+
+
+@dataclass
+class CollectiveStage:
+    name: str
+    args: dict
+    record: object
+    command: int | None = None
+
+
+class ComputeModel:
+    """The time model of one device: ``roofline`` (peak_gflops, memory_gbps; either may be
+    None = that term is ignored) or ``measured``."""
+
+    def __init__(self, spec, deterministic=False):
+        self.mode = "roofline" if deterministic or spec.time_model == "roofline" else "measured"
+        peak, bandwidth = spec.peak_gflops, spec.memory_gbps
+        if self.mode == "roofline" and peak is None and bandwidth is None:
+            peak, bandwidth = DEFAULT_PEAK_GFLOPS, DEFAULT_MEMORY_GBPS
+        self.peak_gflops, self.memory_gbps = peak, bandwidth
+
+    def roofline_us(self, flops, nbytes):
+        """max(flops / peak, nbytes / bandwidth) in µs (1 GFLOP/s = 1e3 flop/µs)."""
+        compute = flops / (self.peak_gflops * 1e3) if self.peak_gflops else 0.0
+        memory = nbytes / (self.memory_gbps * 1e3) if self.memory_gbps else 0.0
+        return max(compute, memory)
+
+    def duration(self, flops, nbytes):
+        """Roofline µs, or None (take the measured time) for the measured model."""
+        return self.roofline_us(flops, nbytes) if self.mode == "roofline" else None
+
+
+def dispatch_flops(executable, ordinal, workgroups):
+    """Flops of one dispatch from the executable's cost metadata (0 when it has none)."""
+    costs = getattr(executable, "costs", None)
+    if not costs:
+        return 0
+    cost = costs.get(ordinal)
+    if cost is None:
+        return 0
+    x, y, z = workgroups
+    return cost.get("flops_per_workgroup", 0) * x * y * z
+
+
+def execute_stages(model, command_buffers, owner_of):
+    """Stages of ``queue_execute(command_buffers)``; ``owner_of(buffer)`` -> simulated device."""
+    stages = []
+    for cb in command_buffers:
+        for record in commands.records(cb):
+            stages.append(_stage(model, record, owner_of))
+    return stages
+
+
+def _stage(model, record, owner_of):
+    if isinstance(record, commands.Dispatch):
+        nbytes = sum(record.binding_bytes)
+        flops = dispatch_flops(record.executable, record.ordinal, record.workgroups)
+        args = {"command": record.index, "workgroups": list(record.workgroups),
+                "bytes": nbytes}
+        if flops:
+            args["flops"] = flops
+        return Compute(record.name, args, model.duration(flops, nbytes), record.index)
+    if isinstance(record, commands.Copy):
+        args = {"command": record.index, "bytes": record.nbytes}
+        known = record.source is not None and record.target is not None
+        source = owner_of(record.source) if known else None
+        target = owner_of(record.target) if known else None
+        if source is not target:
+            args.update(source=source.name, target=target.name)
+            return Transfer(f"copy {source.name} -> {target.name}", args, source, target,
+                            record.nbytes, record.index)
+        return Compute("copy_buffer", args, model.duration(0, 2 * record.nbytes), record.index)
+    if isinstance(record, commands.Collective):
+        return CollectiveStage(record.op.describe(), {"command": record.index,
+                                                      "count": record.element_count},
+                               record, record.index)
+    name = "fill_buffer" if isinstance(record, commands.Fill) else "update_buffer"
+    return Compute(name, {"command": record.index, "bytes": record.nbytes},
+                   model.duration(0, record.nbytes), record.index)
+
+
+def copy_stages(model, source, target, nbytes):
+    """Stages of ``queue_copy`` between simulated devices ``source`` and ``target``."""
+    args = {"bytes": nbytes}
+    if source is not target:
+        args.update(source=source.name, target=target.name)
+        return [Transfer(f"copy {source.name} -> {target.name}", args, source, target, nbytes)]
+    return [Compute("copy", args, model.duration(0, 2 * nbytes))]
+
+
+def write_stages(model, name, nbytes):
+    """Stages of ``queue_fill`` / ``queue_update`` writing ``nbytes``."""
+    return [Compute(name, {"bytes": nbytes}, model.duration(0, nbytes))]

@@ -1,0 +1,165 @@
+"""The discrete-event core of the simulator: a virtual clock, events, and shared links.
+
+Virtual time is a float in microseconds. ``Engine`` keeps a heap of events ordered by
+``(time, key, insertion)``: ``key`` is a tuple the caller derives from deterministic facts
+(device index, per-queue operation number), so events at equal times run in the same order
+on every run whatever the threads did in between.
+
+``Link`` is a full-duplex-agnostic pipe of ``bandwidth`` bytes/µs and ``latency`` µs shared
+by the transfers on it (processor sharing, as in fluid network models): a transfer of B bytes
+first waits the latency, then its bytes flow at ``bandwidth / n`` while n transfers are in
+their byte phase. One transfer alone takes exactly ``latency + B / bandwidth``; two equal
+transfers that start together each take ``latency + 2B / bandwidth``. A link counts the bytes
+it carried and its busy time (the union of the intervals in which any transfer was on it).
+"""
+import heapq
+import itertools
+
+#: Bytes a transfer may have left and still count as delivered (float rounding).
+_EPSILON = 1e-6
+
+
+class Engine:
+    """Events in virtual time (µs). ``now`` is the time of the event being run."""
+
+    def __init__(self):
+        self.now = 0.0
+        self._heap = []
+        self._order = itertools.count()
+
+    def at(self, time, key, action):
+        """Run ``action()`` at virtual ``time`` (>= now); ``key`` orders equal times."""
+        if time < self.now:
+            time = self.now
+        heapq.heappush(self._heap, (time, key, next(self._order), action))
+
+    def next_time(self):
+        """The time of the next event, or None."""
+        return self._heap[0][0] if self._heap else None
+
+    def step(self):
+        """Run the next event; False if there is none."""
+        if not self._heap:
+            return False
+        time, _, _, action = heapq.heappop(self._heap)
+        self.now = time
+        action()
+        return True
+
+    def run(self):
+        """Run every event (including those events schedule); returns the final time."""
+        while self.step():
+            pass
+        return self.now
+
+    def __len__(self):
+        return len(self._heap)
+
+
+class Transfer:
+    """Bytes in flight on one link. ``done(failure)`` is called once at the end."""
+
+    __slots__ = ("link", "total", "remaining", "start", "done", "label", "failure")
+
+    def __init__(self, link, nbytes, done, label):
+        self.link, self.total, self.remaining = link, float(nbytes), float(nbytes)
+        self.start, self.done, self.label, self.failure = None, done, label, None
+
+
+class Link:
+    """A link ``name`` of ``bandwidth`` bytes/µs (1 GB/s = 1000 bytes/µs), ``latency`` µs.
+
+    ``on_transfer(link, label, start, end, nbytes)`` (optional) is told about every finished
+    transfer (the simulator draws them in traces). ``slowdown`` divides the bandwidth and
+    multiplies the latency (an injected slow link); ``failure`` set -> new transfers fail.
+    """
+
+    def __init__(self, engine, name, bandwidth, latency, key=(), on_transfer=None):
+        self.engine, self.name = engine, name
+        self.bandwidth, self.latency = float(bandwidth), float(latency)
+        self.key = key
+        self.on_transfer = on_transfer
+        self.slowdown = 1.0
+        self.failure = None
+        self.bytes = 0
+        self.busy_us = 0.0
+        self._flowing = []          # transfers in their byte phase
+        self._in_flight = 0         # transfers started and not finished (any phase)
+        self._busy_since = None
+        self._updated = 0.0
+        self._version = 0
+
+    def transfer(self, nbytes, done, label=""):
+        """Start moving ``nbytes`` now; ``done(None)`` at the end, ``done(error)`` if the link
+        is failed. Returns the ``Transfer``."""
+        engine = self.engine
+        t = Transfer(self, nbytes, done, label)
+        if self.failure is not None:
+            t.failure = self.failure
+            engine.at(engine.now, self.key + (0,), lambda: done(self.failure))
+            return t
+        t.start = engine.now
+        if self._in_flight == 0:
+            self._busy_since = engine.now
+        self._in_flight += 1
+        latency = self.latency * self.slowdown
+        engine.at(engine.now + latency, self.key + (1,), lambda: self._enter(t))
+        return t
+
+    def _rate(self):
+        return self.bandwidth / self.slowdown / max(1, len(self._flowing))
+
+    def _advance(self):
+        """Account the bytes that flowed since the last update."""
+        now = self.engine.now
+        if self._flowing and now > self._updated:
+            moved = self._rate() * (now - self._updated)
+            for t in self._flowing:
+                t.remaining -= moved
+        self._updated = now
+
+    def _enter(self, t):
+        self._advance()
+        if t.remaining <= _EPSILON:
+            self._finish(t)
+            return
+        self._flowing.append(t)
+        self._reschedule()
+
+    def _reschedule(self):
+        self._version += 1
+        if not self._flowing:
+            return
+        version = self._version
+        soonest = min(t.remaining for t in self._flowing)
+        when = self.engine.now + soonest / self._rate()
+        self.engine.at(when, self.key + (2,), lambda: self._complete(version))
+
+    def _complete(self, version):
+        if version != self._version:
+            return
+        self._advance()
+        # The soonest transfer drained at exactly this event; floats may leave a few ulps.
+        smallest = min(t.remaining for t in self._flowing)
+        finished = [t for t in self._flowing if t.remaining <= smallest + _EPSILON]
+        self._flowing = [t for t in self._flowing if t not in finished]
+        for t in finished:
+            t.remaining = 0.0
+            self._finish(t)
+        self._reschedule()
+
+    def _finish(self, t):
+        now = self.engine.now
+        self.bytes += int(t.total)
+        self._in_flight -= 1
+        if self._in_flight == 0:
+            self.busy_us += now - self._busy_since
+            self._busy_since = None
+        if self.on_transfer is not None:
+            self.on_transfer(self, t.label, t.start, now, int(t.total))
+        t.done(None)
+
+    def busy_until_now(self):
+        """Busy µs including a transfer still in flight at ``engine.now``."""
+        extra = self.engine.now - self._busy_since if self._busy_since is not None else 0.0
+        return self.busy_us + extra

@@ -1,0 +1,384 @@
+"""Device topologies: which devices exist, how much memory each has, and how they are linked.
+
+A topology is a YAML file (or a dict, or ``Topology(...)``)::
+
+    name: four-gpus                      # optional, shown in reports
+    time_model: roofline                 # optional: roofline | measured (default: per device)
+    collectives: {algorithm: ring}       # optional: ring (default) | tree
+    devices:
+      - name: gpu0                       # an identifier; "host" is reserved
+        uri: local-task://llvm-cpu       # what executes the kernels (any local device URI)
+        memory: 16GiB                    # capacity: bytes, or 64MiB / 16GiB / 1.5GB / 512KB
+        peak_gflops: 900                 # optional roofline: 1e9 flop/s ...
+        memory_gbps: 200                 # ... and 1e9 bytes/s of device memory bandwidth
+    links:
+      - between: [gpu0, gpu1]            # two device names, or a device and "host"
+        bandwidth_gbps: 50               # 1e9 bytes per second
+        latency_us: 2
+    groups:
+      tp: [gpu0, gpu1, gpu2, gpu3]       # named device groups (SPMD ranks run on a group)
+
+Units are decimal: ``bandwidth_gbps`` and ``memory_gbps`` are GB/s (10^9 bytes per second),
+``peak_gflops`` is 10^9 flop/s; sizes accept B, KB/MB/GB/TB (powers of 1000) and
+KiB/MiB/GiB/TiB (powers of 1024). Every error names the file, the line and the field, e.g.
+``topo.yaml:7: devices[1].memory: expected a size such as 64MiB or 16GiB, got 'lots'``.
+"""
+import math
+import os
+import re
+from dataclasses import dataclass, field
+
+import yaml
+
+from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
+
+HOST = "host"
+TIME_MODELS = ("roofline", "measured")
+ALGORITHMS = ("ring", "tree")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i?B|B)?\s*$", re.IGNORECASE)
+_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+_TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups")
+_DEVICE_FIELDS = ("name", "uri", "memory", "peak_gflops", "memory_gbps", "time_model")
+_LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us")
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """One device: ``name``; ``uri`` (the local device executing its kernels); ``memory``
+    capacity in bytes (None = unlimited); roofline ``peak_gflops`` (1e9 flop/s) and
+    ``memory_gbps`` (1e9 B/s), None when absent; ``time_model``: "roofline" or "measured"."""
+
+    name: str
+    uri: str
+    memory: int | None = None
+    peak_gflops: float | None = None
+    memory_gbps: float | None = None
+    time_model: str = "measured"
+
+
+@dataclass(frozen=True)
+class LinkSpec:
+    """A link ``between`` two endpoints (device names or "host"), ``bandwidth_gbps`` in 1e9
+    bytes per second and ``latency_us`` in microseconds. ``key`` is ``"a-b"``."""
+
+    between: tuple
+    bandwidth_gbps: float
+    latency_us: float = 0.0
+
+    @property
+    def key(self):
+        return f"{self.between[0]}-{self.between[1]}"
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Devices, links and groups; build with ``Topology.load(path)``, ``Topology.from_yaml``,
+    ``Topology.from_dict`` or directly (then ``validate()`` runs the same checks)."""
+
+    devices: tuple
+    links: tuple = ()
+    groups: dict = field(default_factory=dict)
+    name: str = "topology"
+    algorithm: str = "ring"
+    source: str = "<topology>"
+
+    def __post_init__(self):
+        object.__setattr__(self, "devices", tuple(self.devices))
+        object.__setattr__(self, "links", tuple(self.links))
+        object.__setattr__(self, "groups", {k: tuple(v) for k, v in dict(self.groups).items()})
+
+    # -- construction ------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path):
+        """Read a topology YAML file; ``InvalidArgumentError`` with ``file:line: field:``."""
+        path = os.fspath(path)
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise NotFoundError(f"cannot read topology file {path!r}: {e.strerror}") from None
+        return cls.from_yaml(text, path)
+
+    @classmethod
+    def from_yaml(cls, text, source="<topology>"):
+        """Parse topology YAML ``text``; ``source`` names it in errors."""
+        try:
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f"{source}:{mark.line + 1}" if mark is not None else source
+            problem = getattr(e, "problem", None) or str(e)
+            raise InvalidArgumentError(f"{where}: not valid YAML: {problem}") from None
+        if node is None:
+            raise InvalidArgumentError(f"{source}:1: the topology is empty; expected a mapping "
+                                       "with a 'devices' list")
+        lines = {}
+        data = _plain(node, (), lines, source, yaml.SafeLoader(""))
+        return _Reader(source, lines).topology(data)
+
+    @classmethod
+    def from_dict(cls, data, source="<dict>"):
+        """Build from plain Python data shaped like the YAML file."""
+        return _Reader(source, {}).topology(data)
+
+    def validate(self):
+        """Re-check a directly constructed topology; returns it."""
+        return Topology.from_dict(self.to_dict(), self.source)
+
+    def to_dict(self):
+        """The plain-data form (what ``from_dict`` reads)."""
+        devices = []
+        for d in self.devices:
+            entry = {"name": d.name, "uri": d.uri}
+            for key in ("memory", "peak_gflops", "memory_gbps"):
+                if getattr(d, key) is not None:
+                    entry[key] = getattr(d, key)
+            if d.time_model != _default_time_model(d.peak_gflops, d.memory_gbps):
+                entry["time_model"] = d.time_model
+            devices.append(entry)
+        return {"name": self.name, "collectives": {"algorithm": self.algorithm},
+                "devices": devices,
+                "links": [{"between": list(l.between), "bandwidth_gbps": l.bandwidth_gbps,
+                           "latency_us": l.latency_us} for l in self.links],
+                "groups": {k: list(v) for k, v in self.groups.items()}}
+
+    # -- queries -----------------------------------------------------------------------------
+
+    def device(self, name):
+        """The ``DeviceSpec`` called ``name``; ``NotFoundError`` listing the devices."""
+        for d in self.devices:
+            if d.name == name:
+                return d
+        raise NotFoundError(f"topology {self.name!r} has no device {name!r}; devices: "
+                            + ", ".join(d.name for d in self.devices))
+
+    def group(self, name=None):
+        """Device names of group ``name`` (None: the first group, else every device)."""
+        if name is None:
+            if self.groups:
+                return next(iter(self.groups.values()))
+            return tuple(d.name for d in self.devices)
+        if name not in self.groups:
+            raise NotFoundError(f"topology {self.name!r} has no group {name!r}; groups: "
+                                + (", ".join(self.groups) or "(none)"))
+        return self.groups[name]
+
+    def link(self, a, b):
+        """The ``LinkSpec`` joining endpoints ``a`` and ``b`` (either order), or None."""
+        for l in self.links:
+            if set(l.between) == {a, b}:
+                return l
+        return None
+
+
+def _default_time_model(peak_gflops, memory_gbps):
+    return "roofline" if peak_gflops is not None or memory_gbps is not None else "measured"
+
+
+def _plain(node, path, lines, source, loader):
+    """Plain Python data for a composed YAML node; records the line of every path."""
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        out = {}
+        for key_node, value_node in node.value:
+            key = _plain(key_node, path + ("<key>",), {}, source, loader)
+            if key in out:
+                raise InvalidArgumentError(f"{source}:{key_node.start_mark.line + 1}: "
+                                           f"{_path_text(path + (key,))}: given twice")
+            out[key] = _plain(value_node, path + (key,), lines, source, loader)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_plain(v, path + (i,), lines, source, loader) for i, v in enumerate(node.value)]
+    try:
+        return loader.construct_object(node, deep=True)
+    except yaml.YAMLError as e:
+        raise InvalidArgumentError(f"{source}:{node.start_mark.line + 1}: {_path_text(path)}: "
+                                   f"{getattr(e, 'problem', None) or e}") from None
+
+
+def _path_text(path):
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+class _Reader:
+    """Validates plain topology data; errors cite ``source:line`` when lines are known."""
+
+    def __init__(self, source, lines):
+        self.source, self.lines = source, lines
+
+    def fail(self, path, message):
+        probe = tuple(path)
+        while probe not in self.lines and probe:
+            probe = probe[:-1]
+        line = self.lines.get(probe)
+        where = f"{self.source}:{line}" if line is not None else self.source
+        raise InvalidArgumentError(f"{where}: {_path_text(path)}: {message}")
+
+    def mapping(self, value, path, allowed, required=()):
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping with fields {', '.join(allowed)}, got "
+                            f"{_kind(value)}")
+        for key in value:
+            if key not in allowed:
+                self.fail(tuple(path) + (key,), f"unknown field; expected one of "
+                                                f"{', '.join(allowed)}")
+        for key in required:
+            if key not in value:
+                self.fail(path, f"missing required field {key!r}")
+        return value
+
+    def name(self, value, path):
+        if not isinstance(value, str) or not _NAME.match(value):
+            self.fail(path, f"expected a name (letters, digits, _ . -), got {value!r}")
+        return value
+
+    def number(self, value, path, minimum=0.0, strict=True, unit=""):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self.fail(path, f"expected a number{unit}, got {value!r}")
+        if value < minimum or (strict and value == minimum):
+            bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
+            self.fail(path, f"must be {bound}, got {value!r}")
+        return float(value)
+
+    def size(self, value, path):
+        if isinstance(value, int) and not isinstance(value, bool):
+            number, unit = value, "B"
+        else:
+            match = _SIZE.match(value) if isinstance(value, str) else None
+            if match is None:
+                self.fail(path, f"expected a size such as 64MiB or 16GiB (or bytes), got {value!r}")
+            number, unit = float(match.group(1)), (match.group(2) or "B").upper()
+        size = int(number * _UNITS[unit])
+        if size <= 0:
+            self.fail(path, f"must be a positive size, got {value!r}")
+        return size
+
+    def choice(self, value, path, choices):
+        if value not in choices:
+            self.fail(path, f"expected one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    def uri(self, value, path):
+        from rt.runtime.hal.driver_registry import get_driver, parse_device_uri
+        from rt.runtime.hal.executable_loader import device_names
+
+        if not isinstance(value, str):
+            self.fail(path, f"expected a device URI such as local-task://llvm-cpu, got {value!r}")
+        try:
+            driver_name, device_name, params = parse_device_uri(value)
+            driver = get_driver(driver_name)
+            if device_name not in device_names():
+                raise NotFoundError(f"unknown device {device_name!r}; known devices: "
+                                    + ", ".join(device_names()))
+            driver.check_params(params, value)
+        except RtError as e:
+            self.fail(path, str(e))
+        if "heap_capacity" in params:
+            self.fail(path, "give the capacity as the device's 'memory' field, not as "
+                            "heap_capacity in the URI")
+        return value
+
+    def topology(self, data):
+        top = self.mapping(data, (), _TOP_FIELDS, required=("devices",))
+        name = top.get("name", "topology")
+        if not isinstance(name, str) or not name:
+            self.fail(("name",), f"expected a non-empty string, got {name!r}")
+        time_model = top.get("time_model")
+        if time_model is not None:
+            self.choice(time_model, ("time_model",), TIME_MODELS)
+        algorithm = "ring"
+        if "collectives" in top:
+            coll = self.mapping(top["collectives"], ("collectives",), ("algorithm",))
+            algorithm = self.choice(coll.get("algorithm", "ring"), ("collectives", "algorithm"),
+                                    ALGORITHMS)
+        devices = self.devices(top["devices"], time_model)
+        names = {d.name for d in devices}
+        links = self.links(top.get("links", []), names)
+        groups = self.groups(top.get("groups", {}), names)
+        return Topology(devices, links, groups, name, algorithm, self.source)
+
+    def devices(self, value, default_model):
+        if not isinstance(value, list) or not value:
+            self.fail(("devices",), f"expected a non-empty list of devices, got {_kind(value)}")
+        devices, seen = [], set()
+        for i, entry in enumerate(value):
+            path = ("devices", i)
+            d = self.mapping(entry, path, _DEVICE_FIELDS, required=("name", "uri"))
+            name = self.name(d["name"], path + ("name",))
+            if name == HOST:
+                self.fail(path + ("name",), f"{HOST!r} is reserved for the host end of links")
+            if name in seen:
+                self.fail(path + ("name",), f"device {name!r} is defined twice")
+            seen.add(name)
+            uri = self.uri(d["uri"], path + ("uri",))
+            memory = self.size(d["memory"], path + ("memory",)) if "memory" in d else None
+            peak = (self.number(d["peak_gflops"], path + ("peak_gflops",), unit=" (GFLOP/s)")
+                    if "peak_gflops" in d else None)
+            mem_bw = (self.number(d["memory_gbps"], path + ("memory_gbps",), unit=" (GB/s)")
+                      if "memory_gbps" in d else None)
+            model = d.get("time_model", default_model) or _default_time_model(peak, mem_bw)
+            self.choice(model, path + ("time_model",), TIME_MODELS)
+            devices.append(DeviceSpec(name, uri, memory, peak, mem_bw, model))
+        return devices
+
+    def links(self, value, names):
+        if not isinstance(value, list):
+            self.fail(("links",), f"expected a list of links, got {_kind(value)}")
+        links, seen = [], set()
+        for i, entry in enumerate(value):
+            path = ("links", i)
+            l = self.mapping(entry, path, _LINK_FIELDS, required=("between", "bandwidth_gbps"))
+            between = l["between"]
+            if not isinstance(between, list) or len(between) != 2:
+                self.fail(path + ("between",), f"expected two endpoints [a, b], got {between!r}")
+            for k, end in enumerate(between):
+                if end != HOST and end not in names:
+                    self.fail(path + ("between", k), f"unknown device {end!r}; expected "
+                                                     f"{HOST!r} or one of {', '.join(sorted(names))}")
+            if between[0] == between[1]:
+                self.fail(path + ("between",), f"a link joins two different endpoints, got "
+                                               f"{between!r}")
+            pair = frozenset(between)
+            if pair in seen:
+                self.fail(path + ("between",), f"a link between {between[0]} and {between[1]} "
+                                               "is already defined")
+            seen.add(pair)
+            bandwidth = self.number(l["bandwidth_gbps"], path + ("bandwidth_gbps",),
+                                    unit=" (GB/s)")
+            latency = (self.number(l["latency_us"], path + ("latency_us",), strict=False,
+                                   unit=" (µs)") if "latency_us" in l else 0.0)
+            links.append(LinkSpec(tuple(between), bandwidth, latency))
+        return links
+
+    def groups(self, value, names):
+        if not isinstance(value, dict):
+            self.fail(("groups",), f"expected a mapping of group names to device lists, got "
+                                   f"{_kind(value)}")
+        groups = {}
+        for key, members in value.items():
+            path = ("groups", key)
+            self.name(key, path)
+            if not isinstance(members, list) or not members:
+                self.fail(path, f"expected a non-empty list of device names, got {_kind(members)}")
+            for k, member in enumerate(members):
+                if member not in names:
+                    self.fail(path + (k,), f"unknown device {member!r}; devices: "
+                                           f"{', '.join(sorted(names))}")
+            if len(set(members)) != len(members):
+                self.fail(path, f"lists a device twice: {members!r}")
+            groups[key] = tuple(members)
+        return groups
+
+
+def _kind(value):
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    return repr(value)
