@@ -22,7 +22,8 @@ import numpy as np
 
 from rt.abi import FunctionABI, dtype_is_float, dtype_name, is_sub_byte_element, numpy_dtype, type_text
 from rt.device_array import DeviceArray, upload
-from rt.runtime.errors import CheckError, InvalidArgumentError, ModuleFormatError, NotFoundError
+from rt.runtime.errors import (CheckError, DeviceError, InvalidArgumentError, ModuleFormatError,
+                               NotFoundError, ResourceExhaustedError)
 from rt.device_binding import bind_devices, compile_targets
 from rt.parameters import parameters_module
 from rt.runtime.hal.module import HalModule
@@ -194,6 +195,8 @@ class LoadedFunction:
                     tracer.zone_end(HOST_LANE, now_ns())
             except CheckError as e:
                 raise _located(e) from None
+            except DeviceError as e:
+                raise _surfaced(e) from e.__cause__
 
     def __call__(self, *args, to_host=True, timeout=None, fuel=None):
         prepared = self._prepare(args)
@@ -269,6 +272,19 @@ def _host_array(abi, index, arg, value):
         limits = f" ({info.min}..{info.max})" if info is not None else ""
         raise abi.mismatch(index, f"values out of range of {arg.element}{limits}")
     return cast
+
+
+def _surfaced(error):
+    """A device failure whose root cause ran out of memory is a ResourceExhaustedError (as
+    IREE's RESOURCE_EXHAUSTED status), with the same message and chain."""
+    root = error
+    while root.__cause__ is not None:
+        root = root.__cause__
+    if not isinstance(root, ResourceExhaustedError):
+        return error
+    surfaced = ResourceExhaustedError(str(error))
+    surfaced.__notes__ = list(getattr(error, "__notes__", ()))
+    return surfaced
 
 
 def _located(error):

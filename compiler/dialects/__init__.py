@@ -24,6 +24,7 @@ RT_DIALECTS = {
     "tensor": "tensor",
     "vm": "vm",
     "io_parameters": "io_parameters",
+    "shard": "shard",
 }
 
 #: upstream xDSL dialects rt accepts as they are

@@ -47,6 +47,7 @@ from rt.compiler.dialects.flow_tensor import (  # noqa: F401  (re-exported)
     TensorTransferOp,
     TensorUpdateOp,
 )
+from rt.compiler.dialects.flow_collective import FLOW_COLLECTIVE_OPS, ChannelType
 from rt.compiler.dialects.flow_tensor_shape import (  # noqa: F401  (re-exported)
     TensorBitCastOp,
     TensorConstantOp,
@@ -144,10 +145,10 @@ FLOW_OPS = [
     TensorTieShapeOp,
     DispatchOp, DispatchRegionOp, DispatchWorkgroupsOp, DispatchTensorLoadOp, DispatchTensorStoreOp,
     ExecutableOp, ExecutableExportOp, ReturnOp, DispatchWorkgroupCountFromSliceOp, DispatchWorkgroupCountFromDagRootOp,
-    DispatchWorkloadOrdinalOp, DispatchTieShapeOp,
+    DispatchWorkloadOrdinalOp, DispatchTieShapeOp, *FLOW_COLLECTIVE_OPS,
 ]
 
 
 def build_dialect():
     """The ``flow`` Dialect."""
-    return Dialect("flow", FLOW_OPS, [DispatchTensorType, NamedParameterAttr])
+    return Dialect("flow", FLOW_OPS, [DispatchTensorType, NamedParameterAttr, ChannelType])

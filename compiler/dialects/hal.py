@@ -508,6 +508,7 @@ HAL_ATTRS = [
 
 def build_dialect():
     """The ``hal`` Dialect (structure ops here, runtime ops from hal_ops)."""
+    from rt.compiler.dialects.hal_channel import HAL_CHANNEL_OPS, ChannelType
     from rt.compiler.dialects.hal_ops import HAL_RUNTIME_OPS
 
-    return Dialect("hal", HAL_OPS + HAL_RUNTIME_OPS, HAL_ATTRS)
+    return Dialect("hal", HAL_OPS + HAL_RUNTIME_OPS + HAL_CHANNEL_OPS, HAL_ATTRS + [ChannelType])

@@ -48,6 +48,7 @@ from rt.compiler.dialects.stream_resource import RESOURCE_OPS
 from rt.compiler.dialects.stream_tensor import *  # noqa: F401,F403
 from rt.compiler.dialects.stream_tensor import TENSOR_OPS
 from rt.compiler.dialects.stream_types import *  # noqa: F401,F403
+from rt.compiler.dialects.stream_collective import STREAM_COLLECTIVE_OPS
 from rt.compiler.dialects.stream_types import (
     INDEX,
     BindingType,
@@ -133,7 +134,7 @@ class DispatchWorkgroupSizeOp(_WorkgroupQueryOp):
     name = "stream.dispatch.workgroup.size"
 
 
-STREAM_OPS = (TENSOR_OPS + ASYNC_OPS + CMD_OPS + RESOURCE_OPS
+STREAM_OPS = (TENSOR_OPS + ASYNC_OPS + CMD_OPS + RESOURCE_OPS + STREAM_COLLECTIVE_OPS
               + [ExecutableOp, ExecutableExportOp, ReturnOp, BindingSubspanOp, DispatchWorkgroupIDOp,
                  DispatchWorkgroupCountOp, DispatchWorkgroupSizeOp])
 

@@ -135,6 +135,7 @@ PHASES = (
         P("verify", "input.verify:VerifyPass"),
         P("canonicalize", "input.canonicalize:CanonicalizePass"),
         P("cse", "input.cse:CSEPass"),
+        P("iree-convert-shard-to-flow", "input.convert_shard_to_flow:ConvertShardToFlowPass"),
         P("convert-elementwise-to-linalg", "input.convert_elementwise_to_linalg:ConvertElementwiseToLinalgPass"),
         P("linalg-normalize-named-ops", "input.normalize_named_ops:NormalizeNamedOpsPass"),
         P("rt-insert-shape-checks", "input.insert_shape_checks:InsertShapeChecksPass"),

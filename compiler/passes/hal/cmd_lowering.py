@@ -37,6 +37,7 @@ from rt.compiler.dialects.hal_ops import (CommandBufferCopyBufferOp, CommandBuff
 from rt.compiler.dialects.hal_types import CommandBufferType, ExecutableType
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.hal.builder import Inserter
+from rt.compiler.passes.hal.channel_lowering import record_collective
 
 _NOOPS = ("stream.cmd.flush", "stream.cmd.invalidate", "stream.cmd.discard")
 
@@ -110,11 +111,13 @@ def _record(op, b, cmd, ctx, device_name, device):
                                   "or f32")
         b.add(CommandBufferFillBufferOp.build(operands=[cmd, op.target, [op.target_offset, op.target_length],
                                                         pattern], properties={"flags": StringAttr("None")}))
+    elif op.name == "stream.cmd.collective":
+        record_collective(op, b, cmd)
     elif op.name in ("stream.cmd.concurrent", "stream.cmd.serial"):
         _record_serial(list(op.body.blocks[0].ops), b, cmd, ctx, device_name, device)
     else:
         raise error_at_op(op, f"'{op.name}' inside stream.cmd.execute cannot be converted to HAL "
-                              "commands; expected stream.cmd.dispatch/copy/fill/serial/concurrent")
+                              "commands; expected stream.cmd.dispatch/copy/fill/collective/serial/concurrent")
 
 
 def _push_constant(b, value, op):

@@ -32,12 +32,13 @@ import dataclasses
 from xdsl.dialects.builtin import FunctionType, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, Region
 
+from rt.compiler.dialects.hal_channel import ChannelType as HalChannelType
 from rt.compiler.dialects.hal_ops import DevicesGetOp, ExecutableCreateOp
 from rt.compiler.dialects.hal_types import BufferType, DeviceType, ExecutableType, FenceType
 from rt.compiler.dialects.util import GlobalOp, GlobalStoreOp, InitializerOp, ReturnOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.hal import cmd_lowering, resource_lowering
+from rt.compiler.passes.hal import channel_lowering, cmd_lowering, resource_lowering
 from rt.compiler.passes.hal.abi_devices import record_abi_devices
 from rt.compiler.passes.hal.affinity import device_globals, op_device
 from rt.compiler.passes.hal.builder import Inserter
@@ -92,6 +93,8 @@ def _convert_type(type_):
         return BufferType()
     if type_.name == "stream.timepoint":
         return FenceType()
+    if type_.name == "stream.channel":
+        return HalChannelType()
     return type_
 
 
@@ -116,6 +119,8 @@ def _convert_block(block, conv):
             cmd_lowering.lower_execute(op, conv)
         elif op.name in resource_lowering.LOWERINGS:
             resource_lowering.LOWERINGS[op.name](op, conv)
+        elif op.name in channel_lowering.LOWERINGS:
+            channel_lowering.LOWERINGS[op.name](op, conv)
         elif op.name.startswith("stream."):
             raise resource_lowering.unsupported(op)
         else:

@@ -2,12 +2,12 @@
 
 * :data:`STREAMABLE` — ops that may be placed in a ``stream.async.execute`` region (IREE's
   ``StreamableOpInterface``): alloca, constant, splat, clone, slice, fill, update, copy,
-  transfer, dispatch.
+  transfer, dispatch, collective.
 * :func:`execution_affinity` — where an async op runs; a transfer runs on its result affinity
   unless its result is ``staging`` (then on the source side), as in IREE's
   ``AsyncTransferOp::getAffinityAttr``.
 * Ties: an op *ties* a result to an operand when the result is the operand's storage updated in
-  place: ``stream.async.fill/update/copy/store`` tie their result to the target,
+  place: ``stream.async.fill/update/copy/store/collective`` tie their result to the target,
   ``stream.timepoint.barrier`` its resource, ``stream.async.dispatch`` / ``execute`` /
   ``concurrent`` the results their ``tied_operands`` property names (indices into the resource
   operand list, -1 for a new resource). :func:`tied_operand_indices` gives, per result, the
@@ -36,12 +36,12 @@ from rt.compiler.passes.stream.resources import affinity_of
 STREAMABLE = frozenset({
     "stream.async.alloca", "stream.async.constant", "stream.async.splat", "stream.async.clone",
     "stream.async.slice", "stream.async.fill", "stream.async.update", "stream.async.copy",
-    "stream.async.transfer", "stream.async.dispatch",
+    "stream.async.transfer", "stream.async.dispatch", "stream.async.collective",
 })
 
 #: ops whose first result updates one operand in place -> index of that operand in op.operands
 _TARGET_INDEX = {"stream.async.fill": 1, "stream.async.update": 2, "stream.async.copy": 4,
-                 "stream.async.store": 1, "stream.timepoint.barrier": 0}
+                 "stream.async.store": 1, "stream.timepoint.barrier": 0, "stream.async.collective": 0}
 #: ops tying results to entries of ``resource_operands`` through their ``tied_operands`` property
 _LIST_TIED = ("stream.async.dispatch", "stream.async.execute", "stream.async.concurrent")
 
@@ -54,7 +54,7 @@ _SINGLE_SIZE = {
     "stream.tensor.import": "result_size", "stream.resource.alloc": "storage_size",
     "stream.resource.alloca": "storage_size", "stream.resource.subview": "result_size",
     "stream.resource.map": "result_size", "stream.resource.try_map": "result_size",
-    "stream.timepoint.barrier": "resource_size",
+    "stream.timepoint.barrier": "resource_size", "stream.async.collective": "target_size",
 }
 _OPERAND_SIZES = (("source", "source_size"), ("target", "target_size"), ("update", "update_size"),
                   ("operand", "operand_size"), ("resource", "resource_size"))

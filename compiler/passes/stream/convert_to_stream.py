@@ -11,7 +11,8 @@ the transfer's target). ``flow.executable`` becomes ``stream.executable`` whose 
 resource globals (immutable: ``constant``, mutable: ``variable``) set by a ``util.initializer``;
 one initialized with ``#flow.parameter.named`` gets a ``stream.tensor.constant`` of
 ``#stream.parameter.named`` (loaded at run time, see :mod:`.parameters`).
-``check.*`` ops on tensors receive exported ``!hal.buffer_view`` values.
+``check.*`` ops on tensors receive exported ``!hal.buffer_view`` values. Channels and
+collectives become ``stream.channel.*`` and ``stream.async.collective`` (:mod:`.collective_conversion`).
 
 Example::
 
@@ -64,6 +65,8 @@ from rt.compiler.passes.stream.control_flow_conversion import (
     convert_yield,
     erase_arguments,
 )
+from rt.compiler.passes.stream.collective_conversion import HANDLERS as COLLECTIVE_HANDLERS
+from rt.compiler.passes.stream.collective_conversion import retype_channels
 from rt.compiler.passes.stream.executable_conversion import convert_executable
 from rt.compiler.passes.stream.parameters import parameter_value
 from rt.compiler.passes.stream.resources import INDEX, affinity_of, host_callables
@@ -85,6 +88,7 @@ class ConvertToStreamPass(Pass):
     name = "iree-stream-convert-to-stream"
 
     def run(self, module, ctx):
+        retype_channels(module)
         self._convert_globals(module)
         for op in list(module.body.block.ops):
             if isinstance(op, flow.ExecutableOp):
@@ -204,6 +208,9 @@ class _Converter:
         handler = getattr(self, "_" + name.replace(".", "_"), None)
         if handler is not None:
             handler(op)
+            return
+        if name in COLLECTIVE_HANDLERS:
+            COLLECTIVE_HANDLERS[name](self, op)
             return
         if op.regions and not carries_tensors(op):
             for region in op.regions:

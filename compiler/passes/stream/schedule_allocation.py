@@ -12,7 +12,8 @@ propagate-timepoints). Output, per region (storage planned by :mod:`.allocation_
 * the region becomes ``stream.cmd.execute`` over all those resources: dispatch ->
   ``stream.cmd.dispatch`` (operands ``ro``, or ``rw`` when a result is tied to them; new
   results ``wo``), splat/fill -> ``stream.cmd.fill``, clone/slice/update/copy/transfer ->
-  ``stream.cmd.copy``, ``stream.async.concurrent`` -> ``stream.cmd.concurrent``;
+  ``stream.cmd.copy``, collective -> ``stream.cmd.collective`` (source ``ro``, target ``wo``),
+  ``stream.async.concurrent`` -> ``stream.cmd.concurrent``;
 * the region's timepoint becomes the join of the command timepoint and the dealloca's (and the
   constants' when a result is a constant).
 
@@ -45,6 +46,7 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Block, Region
 
 from rt.compiler.dialects import stream
+from rt.compiler.dialects.stream_collective import CmdCollectiveOp, collective_props
 from rt.compiler.dialects.stream_types import INDEX, ResourceType, TimepointType, int_list
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
@@ -255,12 +257,25 @@ class _Commands:
             return self._copy(op.update, None, op.result, op.target_offset, op.update_size)
         if name == "stream.async.copy":
             return self._copy(op.source, op.source_offset, op.result, op.target_offset, op.length)
+        if name == "stream.async.collective":
+            return self._collective(op)
         if name == "stream.async.concurrent":
             inner = Block()
             self.convert(op.body.blocks[0], inner)
             return stream.CmdConcurrentOp.build(regions=[Region(inner)])
         raise error_at_op(op, f"'{name}' inside stream.async.execute has no stream.cmd form; expected "
                               "stream.async.dispatch/splat/fill/clone/slice/update/copy/transfer/alloca/constant")
+
+    def _collective(self, op):
+        src, soff, ssize = self._range(op.source, op.source_offset)
+        dst, doff, dsize = self._range(op.result, op.target_offset)
+        props = collective_props(op.collective_kind.data, op.reduction.data if op.reduction else None,
+                                 op.element_type.data)
+        props["resource_accesses"] = ArrayAttr([StringAttr("ro"), StringAttr("wo")])
+        return CmdCollectiveOp.build(
+            operands=[op.channel, op.element_count, [op.param] if op.param is not None else [],
+                      [src, dst], [ssize, dsize], [soff, doff], [op.source_length, op.target_length]],
+            properties=props)
 
     def _dispatch(self, op):
         tied = int_list(op.tied_operands)

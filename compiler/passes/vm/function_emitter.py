@@ -7,7 +7,7 @@ induction variable (signed) with the upper bound; ``scf.while`` -> before/after 
 (through temporaries, so permutations are safe). Calls (``util.call``/``func.call``) become
 ``call``; returns ``return``; f16 entry arguments are rounded to f16 (see :mod:`half`). Every
 other op is handed to the op tables of :mod:`scalar_ops` (arith/math on scalars) and
-:mod:`import_ops` (hal, check, util globals and buffers). Each instruction carries the op's ``file:line:col`` so VM traps name the source.
+:mod:`import_ops` (hal, check, util globals and buffers), :mod:`channel_ops` (hal channels, collectives). Each instruction carries the op's ``file:line:col`` so VM traps name the source.
 
 Immediates the lowerings need (import flags, enum bits, i32 copies of ``arith.constant``
 index/i64 operands) are materialized once per straight-line scope and reused: a scope is a
@@ -23,7 +23,7 @@ import struct
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
-from rt.compiler.passes.vm import half, import_ops, scalar_ops
+from rt.compiler.passes.vm import channel_ops, half, import_ops, scalar_ops
 from rt.compiler.passes.vm.registers import RegisterAllocator, vm_type
 
 _CONTROL = ("scf.if", "scf.for", "scf.while", "cf.br", "cf.cond_br", "util.call", "func.call",
@@ -155,6 +155,8 @@ class FunctionEmitter:
             scalar_ops.LOWERINGS[op.name](self, op)
         elif op.name in import_ops.LOWERINGS:
             import_ops.LOWERINGS[op.name](self, op)
+        elif op.name in channel_ops.LOWERINGS:
+            channel_ops.LOWERINGS[op.name](self, op)
         else:
             raise error_at_op(op, f"'{op.name}' cannot be converted to the VM: the vm phase takes "
                                   "util/func/arith/math/scf/cf ops on scalars, hal ops and check ops")
