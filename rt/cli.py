@@ -5,6 +5,8 @@
                          [--compile-from=PHASE] [--timing] [--jobs=N] [--verify-each]
     python -m rt run MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--output=SPEC]...
                      [--device=URI]... [--trace=FILE.json] [--parameters=[SCOPE=]FILE]...
+                     [--topology=T.yaml [--deterministic] [--report=R.json] [--inject=SPEC]...]
+                     [--ranks=N [--group=NAME]]
     python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--repetitions=N]
     python -m rt devices
     python -m rt dump MODULE.vmfb
@@ -33,6 +35,7 @@ import sys
 import time
 import traceback
 
+from rt.cli_multi_device import add_arguments, finish, is_multi_device, load_options, run_spmd
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 
 
@@ -85,9 +88,10 @@ def _load(args, tracer=None):
         raise NotFoundError(f"module file {args.module!r} does not exist")
     if not args.untrusted and (args.allow_executable or args.trusted_key):
         raise InvalidArgumentError("--allow-executable and --trusted-key apply to --untrusted")
+    extra = load_options(args) if is_multi_device(args) else {}
     return load(args.module, devices=args.device or None, tracer=tracer,
                 trusted=not args.untrusted, allowed_executables=args.allow_executable,
-                trusted_keys=args.trusted_key, parameters=args.parameters or None)
+                trusted_keys=args.trusted_key, parameters=args.parameters or None, **extra)
 
 
 def _function(module, name):
@@ -143,12 +147,16 @@ def _cmd_run(args):
     module = _load(args, tracer)
     try:
         function = _function(module, args.function)
-        prepared = function.prepare(*_inputs(function, args.input))
-        print(f"EXEC @{function.name}")
-        values = function.convert_results(function.invoke(prepared), prepared)
-        _print_results(function, values, args.output)
+        if args.ranks is not None:
+            run_spmd(module, function, args, _inputs, _print_results)
+        else:
+            prepared = function.prepare(*_inputs(function, args.input))
+            print(f"EXEC @{function.name}")
+            values = function.convert_results(function.invoke(prepared), prepared)
+            _print_results(function, values, args.output)
         if args.print_statistics:
             _print_statistics(module)
+        finish(module, args)
     finally:
         module.close()
         if tracer is not None:
@@ -170,6 +178,8 @@ def _cmd_benchmark(args):
     if args.repetitions < 1 or args.warmup < 0 or args.min_time < 0:
         raise InvalidArgumentError(f"--repetitions must be >= 1, --warmup >= 0 and --min-time >= 0, got "
                                    f"{args.repetitions}, {args.warmup} and {args.min_time}")
+    if args.ranks is not None:
+        raise InvalidArgumentError("rt benchmark runs one rank; time SPMD programs with rt run --ranks")
     tracer = _tracer(args)
     module = _load(args, tracer)
     try:
@@ -184,6 +194,7 @@ def _cmd_benchmark(args):
             times.append((time.perf_counter() - start) * 1e3)
         if args.print_statistics:
             _print_statistics(module)
+        finish(module, args)
     finally:
         module.close()
         if tracer is not None:
@@ -304,6 +315,7 @@ def build_parser():
                        help="parameter file (.irpa or .safetensors) for the module's parameters (repeatable)")
         p.add_argument("--print-statistics", action="store_true",
                        help="print each device's allocator statistics after the run")
+        add_arguments(p)
         p.set_defaults(func=func)
         if name == "run":
             p.add_argument("--output", action="append", default=[], metavar="SPEC",

@@ -256,6 +256,7 @@ def run_spmd(world, sim, functions, args_per_rank, to_host=True):
             errors[r] = error
             world.abort(RtError(f"rank {r} failed: {error}"))
         finally:
+            world.finish(r)
             if hosts is not None:
                 sim.detach(hosts[r])
 

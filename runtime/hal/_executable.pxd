@@ -11,6 +11,7 @@ cdef class Executable:
     cdef readonly object name
     cdef readonly tuple exports
     cdef dict _encodings
+    cdef readonly dict costs
     cdef uint32_t* binding_counts
     cdef uint32_t* constant_counts
     cdef readonly uint32_t export_count

@@ -20,6 +20,9 @@ from rt.runtime.hal._library cimport LibraryEntry
 from rt.runtime.hal.executable_library import ExecutableLibrary
 
 BINDING_ENCODINGS = "binding_encodings"
+#: metadata key of per-export work estimates: ``{"export": {"flops": int}}`` (the simulator's
+#: roofline model reads ``Executable.costs``; exports without an entry have unknown flops).
+COSTS = "costs"
 
 
 cdef class Executable:
@@ -41,6 +44,7 @@ cdef class Executable:
         first = self.exports[0].name if self.exports else "no exports"
         self.name = name or getattr(library, "name", None) or f"{format}:{first}"
         self._encodings = self._parse_encodings((metadata or {}).get(BINDING_ENCODINGS))
+        self.costs = self._parse_costs((metadata or {}).get(COSTS))
         n = len(self.exports)
         self.binding_counts = <uint32_t*>PyMem_Malloc(max(n, 1) * sizeof(uint32_t))
         self.constant_counts = <uint32_t*>PyMem_Malloc(max(n, 1) * sizeof(uint32_t))
@@ -56,6 +60,15 @@ cdef class Executable:
     def __dealloc__(self):
         PyMem_Free(self.binding_counts)
         PyMem_Free(self.constant_counts)
+
+    def _parse_costs(self, table):
+        """``{ordinal: {"flops": int}}`` from the metadata's ``costs`` (malformed entries of an
+        optional estimate are ignored)."""
+        if not isinstance(table, dict):
+            return {}
+        by_name = {e.name: i for i, e in enumerate(self.exports)}
+        return {by_name[name]: {"flops": int(cost["flops"])} for name, cost in table.items()
+                if name in by_name and isinstance(cost, dict) and isinstance(cost.get("flops"), int)}
 
     def _parse_encodings(self, table):
         if table is None:

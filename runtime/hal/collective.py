@@ -71,6 +71,9 @@ DTYPES = {
     CollectiveElementType.FLOAT_16: np.float16, CollectiveElementType.FLOAT_32: np.float32,
     CollectiveElementType.FLOAT_64: np.float64, CollectiveElementType.BFLOAT_16: np.uint16,
 }
+#: IREE's spelling of each element type in collective ops (``si8`` ... ``bf16``).
+SHORT_NAMES = dict(zip(CollectiveElementType, ("si8", "ui8", "si16", "ui16", "si32", "ui32", "si64",
+                                                "ui64", "f16", "f32", "f64", "bf16")))
 _NO_RANK = 0xFFFF
 
 
@@ -117,11 +120,12 @@ class CollectiveOp:
         return self.dtype.itemsize
 
     def describe(self):
-        """``all_reduce sum f32``-style text for errors and traces."""
+        """``all_reduce with sum : f32`` (IREE's ``#stream.collective`` text), for errors and
+        traces."""
         kind = self.kind.name.lower()
         reduction = "" if self.reduction == CollectiveReduction.NONE else \
-            f" {self.reduction.name.lower()}"
-        return f"{kind}{reduction} {self.element_type.name.lower()}"
+            f" with {self.reduction.name.lower()}"
+        return f"{kind}{reduction} : {SHORT_NAMES[self.element_type]}"
 
     def byte_lengths(self, count, ranks):
         """``(send bytes, recv bytes)`` a rank's buffers need for ``count`` elements."""

@@ -10,8 +10,9 @@ waiting for the others is not counted as busy.
 A meeting fails for everyone when the ranks ask for different operations, when a rank's
 operation fails before it gets there (``withdraw``), when a transfer's link fails, or when the
 simulation cannot make progress while ranks are missing (``fail_incomplete``: a rank finished
-its call without joining). The real channel is aborted with the same error so the executors
-blocked in the real rendezvous return too: nothing hangs.
+its call without joining). The real channel is aborted with the same error first, so the executors
+blocked in the real rendezvous return too (each rank's operation ends only once its executor
+settled it): nothing hangs.
 """
 import collections
 
@@ -71,8 +72,8 @@ class Rendezvous:
                 error = DeviceError(f"rank {channel.rank} ({op.device.name}) never joined "
                                     f"{stage.name}: {failure}")
                 error.__cause__ = failure
-                self._fail(meeting, error)
                 channel.abort(error)
+                self._fail(meeting, error)
 
     def fail_incomplete(self):
         """Fail meetings some ranks never joined (called when nothing else can progress)."""
@@ -84,8 +85,8 @@ class Rendezvous:
             error = DeviceError(f"{stage.name}: rank(s) {', '.join(map(str, missing))} of "
                                 f"{meeting.count} never joined (their calls ended or are "
                                 "blocked elsewhere): the ranks ran different collectives")
-            self._fail(meeting, error)
             stage.record.channel.abort(error)
+            self._fail(meeting, error)
         return bool(waiting)
 
     def _fail(self, meeting, error):
@@ -105,8 +106,8 @@ class Rendezvous:
                     f"collectives do not match on channel {first.channel.group!r}: rank 0 runs "
                     f"{first.op.describe()} x{first.element_count}, rank {rank} runs "
                     f"{record.op.describe()} x{record.element_count}")
-                self._fail(meeting, error)
                 first.channel.abort(error)
+                self._fail(meeting, error)
                 return
         meeting.started = sim.engine.now
         meeting.channel = first.channel
@@ -142,8 +143,8 @@ class Rendezvous:
                 if failures:
                     error = DeviceError(f"collective step {index + 1} failed: {failures[0]}")
                     error.__cause__ = failures[0]
-                    self._fail(meeting, error)
                     meeting.channel.abort(error)
+                    self._fail(meeting, error)
                 else:
                     self._step(meeting, index + 1)
 

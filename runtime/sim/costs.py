@@ -74,16 +74,10 @@ class ComputeModel:
         return self.roofline_us(flops, nbytes) if self.mode == "roofline" else None
 
 
-def dispatch_flops(executable, ordinal, workgroups):
+def dispatch_flops(executable, ordinal):
     """Flops of one dispatch from the executable's cost metadata (0 when it has none)."""
-    costs = getattr(executable, "costs", None)
-    if not costs:
-        return 0
-    cost = costs.get(ordinal)
-    if cost is None:
-        return 0
-    x, y, z = workgroups
-    return cost.get("flops_per_workgroup", 0) * x * y * z
+    cost = (getattr(executable, "costs", None) or {}).get(ordinal)
+    return cost["flops"] if cost else 0
 
 
 def execute_stages(model, command_buffers, owner_of):
@@ -98,7 +92,7 @@ def execute_stages(model, command_buffers, owner_of):
 def _stage(model, record, owner_of):
     if isinstance(record, commands.Dispatch):
         nbytes = sum(record.binding_bytes)
-        flops = dispatch_flops(record.executable, record.ordinal, record.workgroups)
+        flops = dispatch_flops(record.executable, record.ordinal)
         args = {"command": record.index, "workgroups": list(record.workgroups),
                 "bytes": nbytes}
         if flops:

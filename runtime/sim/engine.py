@@ -5,12 +5,14 @@ Virtual time is a float in microseconds. ``Engine`` keeps a heap of events order
 (device index, per-queue operation number), so events at equal times run in the same order
 on every run whatever the threads did in between.
 
-``Link`` is a full-duplex-agnostic pipe of ``bandwidth`` bytes/µs and ``latency`` µs shared
-by the transfers on it (processor sharing, as in fluid network models): a transfer of B bytes
-first waits the latency, then its bytes flow at ``bandwidth / n`` while n transfers are in
-their byte phase. One transfer alone takes exactly ``latency + B / bandwidth``; two equal
-transfers that start together each take ``latency + 2B / bandwidth``. A link counts the bytes
-it carried and its busy time (the union of the intervals in which any transfer was on it).
+``Link`` is one direction of a link: a pipe of ``bandwidth`` bytes/µs and ``latency`` µs
+shared by the transfers on it (processor sharing, as in fluid network models): a transfer of
+B bytes first waits the latency, then its bytes flow at ``bandwidth / n`` while n transfers
+are in their byte phase. One transfer alone takes exactly ``latency + B / bandwidth``; two
+equal transfers that start together each take ``latency + 2B / bandwidth``. The two
+directions of a topology link are two ``Link``s (full duplex) sharing one ``Meter``, which
+counts the bytes carried and the busy time (the union of the intervals in which any transfer
+was on either direction).
 """
 import heapq
 import itertools
@@ -66,26 +68,53 @@ class Transfer:
         self.start, self.done, self.label, self.failure = None, done, label, None
 
 
+class Meter:
+    """Bytes and busy time of a link (both directions): ``start()`` / ``stop(nbytes)`` around
+    each transfer; busy time is the union of the intervals with a transfer in flight."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.bytes = 0
+        self.busy_us = 0.0
+        self._in_flight = 0
+        self._since = None
+
+    def start(self):
+        if self._in_flight == 0:
+            self._since = self.engine.now
+        self._in_flight += 1
+
+    def stop(self, nbytes):
+        self.bytes += nbytes
+        self._in_flight -= 1
+        if self._in_flight == 0:
+            self.busy_us += self.engine.now - self._since
+            self._since = None
+
+    def busy_until_now(self):
+        """Busy µs including transfers still in flight at ``engine.now``."""
+        extra = self.engine.now - self._since if self._since is not None else 0.0
+        return self.busy_us + extra
+
+
 class Link:
-    """A link ``name`` of ``bandwidth`` bytes/µs (1 GB/s = 1000 bytes/µs), ``latency`` µs.
+    """One direction ``name`` of a link: ``bandwidth`` bytes/µs (1 GB/s = 1000 bytes/µs),
+    ``latency`` µs, accounted on ``meter`` (a ``Meter``; a fresh one by default).
 
     ``on_transfer(link, label, start, end, nbytes)`` (optional) is told about every finished
     transfer (the simulator draws them in traces). ``slowdown`` divides the bandwidth and
     multiplies the latency (an injected slow link); ``failure`` set -> new transfers fail.
     """
 
-    def __init__(self, engine, name, bandwidth, latency, key=(), on_transfer=None):
+    def __init__(self, engine, name, bandwidth, latency, key=(), on_transfer=None, meter=None):
         self.engine, self.name = engine, name
         self.bandwidth, self.latency = float(bandwidth), float(latency)
         self.key = key
         self.on_transfer = on_transfer
+        self.meter = meter if meter is not None else Meter(engine)
         self.slowdown = 1.0
         self.failure = None
-        self.bytes = 0
-        self.busy_us = 0.0
         self._flowing = []          # transfers in their byte phase
-        self._in_flight = 0         # transfers started and not finished (any phase)
-        self._busy_since = None
         self._updated = 0.0
         self._version = 0
 
@@ -99,9 +128,7 @@ class Link:
             engine.at(engine.now, self.key + (0,), lambda: done(self.failure))
             return t
         t.start = engine.now
-        if self._in_flight == 0:
-            self._busy_since = engine.now
-        self._in_flight += 1
+        self.meter.start()
         latency = self.latency * self.slowdown
         engine.at(engine.now + latency, self.key + (1,), lambda: self._enter(t))
         return t
@@ -149,17 +176,7 @@ class Link:
         self._reschedule()
 
     def _finish(self, t):
-        now = self.engine.now
-        self.bytes += int(t.total)
-        self._in_flight -= 1
-        if self._in_flight == 0:
-            self.busy_us += now - self._busy_since
-            self._busy_since = None
+        self.meter.stop(int(t.total))
         if self.on_transfer is not None:
-            self.on_transfer(self, t.label, t.start, now, int(t.total))
+            self.on_transfer(self, t.label, t.start, self.engine.now, int(t.total))
         t.done(None)
-
-    def busy_until_now(self):
-        """Busy µs including a transfer still in flight at ``engine.now``."""
-        extra = self.engine.now - self._busy_since if self._busy_since is not None else 0.0
-        return self.busy_us + extra

@@ -1,7 +1,7 @@
 """``MeasureSink``: how long an executor really took, per queue operation and per command.
 
 A ``TraceSink`` installed on a simulated device's executor (the public tracing hook of
-rt.runtime.hal.trace). The executor reports one zone per queue operation on its queue lane
+rt.runtime.hal.trace). The executor reports one zone per queue operation on its ``queue`` lane
 (in submission order) and, nested in it, one zone per command carrying ``{"command": i}``;
 the simulator's ``measured`` time model turns those durations into virtual time.
 """
@@ -17,15 +17,15 @@ class MeasureSink(TraceSink):
     a waiter can re-check ``duration``.
     """
 
-    def __init__(self, lane, notify):
-        self.lane, self._notify = lane, notify
+    def __init__(self, notify):
+        self._notify = notify
         self._lock = threading.Lock()
         self._stack = []
         self._ops = 0
         self._durations = {}
 
     def zone_begin(self, lane, name, timestamp_ns, args=None):
-        if lane != self.lane:
+        if lane.name != "queue":
             return
         with self._lock:
             if not self._stack:
@@ -34,7 +34,7 @@ class MeasureSink(TraceSink):
             self._stack.append((timestamp_ns, command))
 
     def zone_end(self, lane, timestamp_ns, args=None):
-        if lane != self.lane:
+        if lane.name != "queue":
             return
         with self._lock:
             start, command = self._stack.pop()

@@ -12,7 +12,8 @@ Shape (times in µs rounded to the nanosecond, bytes as integers)::
 ``makespan_us`` is the virtual time of the last event (every queue drained); ``busy_us`` the
 time a device's queue spent running operations, without the time it waited in collectives
 for other ranks; ``peak_bytes`` the high-water mark of the device's heap (allocator
-statistics); a link's ``busy_us`` is the time any transfer was on it.
+statistics); a link's ``bytes`` count both directions and its ``busy_us`` is the time any
+transfer was on it (links are full duplex: each direction has the full bandwidth).
 """
 import json
 
@@ -30,8 +31,8 @@ def build(simulation, busy_us):
             "busy_us": _us(busy_us(device)), "peak_bytes": int(stats.bytes_peak),
             "capacity_bytes": stats.capacity, "submissions": device.submissions,
             "time_model": device.model.mode}
-    links = {key: {"bytes": int(link.bytes), "busy_us": _us(link.busy_until_now())}
-             for key, link in simulation.links.items()}
+    links = {key: {"bytes": int(meter.bytes), "busy_us": _us(meter.busy_until_now())}
+             for key, meter in simulation.links.items()}
     return {"topology": simulation.topology.name, "deterministic": simulation.deterministic,
             "algorithm": simulation.topology.algorithm,
             "makespan_us": _us(simulation.engine.now), "devices": devices, "links": links}

@@ -27,11 +27,10 @@ from rt.runtime.hal.driver_registry import create_device, parse_device_uri
 from rt.runtime.hal.trace import Lane
 from rt.runtime.sim import costs, report
 from rt.runtime.sim.collective_rendezvous import Rendezvous
-from rt.runtime.sim.engine import Engine, Link
+from rt.runtime.sim.engine import Engine, Link, Meter
 from rt.runtime.sim.faults import FaultPlan, InjectedFaultError
 from rt.runtime.sim.measure import MeasureSink
 from rt.runtime.sim.sim_device import SimDevice
-from rt.runtime.sim.topology import HOST
 from rt.runtime.sim.virtual_trace import VirtualTrace
 
 #: Event key priorities at equal times: operation starts, stage ends, link events.
@@ -125,21 +124,25 @@ class Simulation:
         except BaseException:
             self.release()
             raise
-        self.links = {}
+        self.links = {}          # "a-b" -> Meter (both directions)
+        self._directions = {}    # (a, b) -> Link carrying a to b
+        self._routes = {}
         self._transfers = collections.Counter()
         for index, spec in enumerate(topology.links):
             slow, fail, fail_at, text = self.faults.link_settings(spec.key, topology)
-            link = Link(self.engine, spec.key, spec.bandwidth_gbps * 1e3, spec.latency_us,
-                        key=(LINK, index), on_transfer=self.trace.transfer)
-            link.slowdown = slow
-            if fail:
-                link.failure = InjectedFaultError(f"link {spec.key} failed: injected fault "
-                                                  f"{text!r}", text)
-            link.fail_at, link.fault_text = fail_at, text
-            self.links[spec.key] = link
+            meter = self.links[spec.key] = Meter(self.engine)
+            for way, (a, b) in enumerate((spec.between, spec.between[::-1])):
+                link = Link(self.engine, f"{a} -> {b}", spec.bandwidth_gbps * 1e3, spec.latency_us,
+                            key=(LINK, index, way), on_transfer=self.trace.transfer, meter=meter)
+                link.slowdown = slow
+                if fail:
+                    link.failure = InjectedFaultError(f"link {spec.key} failed: injected fault "
+                                                      f"{text!r}", text)
+                link.fail_at, link.fault_text, link.topology_key = fail_at, text, spec.key
+                self._directions[(a, b)] = link
         self._queues = [_Queue() for _ in self.devices]
         self.rendezvous = Rendezvous(self)
-        self.trace.declare(self.devices, self.links)
+        self.trace.declare(self.devices, self._directions.values())
 
     def _add_device(self, index, spec):
         memory = self.faults.memory(spec.name) or spec.memory
@@ -151,7 +154,7 @@ class Simulation:
         device = SimDevice(self, spec, index, executor,
                            costs.ComputeModel(spec, self.deterministic))
         if device.model.mode == "measured":
-            sink = MeasureSink(executor.queue_lane, self._notify)
+            sink = MeasureSink(self._notify)
             executor.set_trace_sink(sink)
             self._measures[index] = sink
         self.devices.append(device)
@@ -174,17 +177,38 @@ class Simulation:
         return device
 
     def route(self, source, target):
-        """The links a transfer from ``source`` to ``target`` crosses: the direct link, else
-        through the host; ``DeviceError`` when the topology connects them neither way."""
-        spec = self.topology.link(source.name, target.name)
-        if spec is not None:
-            return [self.links[spec.key]]
-        up, down = self.topology.link(source.name, HOST), self.topology.link(HOST, target.name)
-        if up is not None and down is not None:
-            return [self.links[up.key], self.links[down.key]]
-        raise DeviceError(f"no link connects {source.name} and {target.name} in topology "
-                          f"{self.topology.name!r}: add a link between them (or links from each "
-                          "to host)")
+        """The links a transfer from ``source`` to ``target`` crosses: the shortest path over
+        the topology's links (devices and the host relay; ties broken by link order), one hop
+        after the other. ``DeviceError`` when nothing connects them."""
+        key = (source.name, target.name)
+        route = self._routes.get(key)
+        if route is None:
+            route = self._routes[key] = self._shortest_path(*key)
+        if not route:
+            raise DeviceError(f"no link connects {source.name} and {target.name} in topology "
+                              f"{self.topology.name!r}: add a link between them (or a path of "
+                              "links through other devices or the host)")
+        return route
+
+    def _shortest_path(self, source, target):
+        previous = {source: None}
+        frontier = [source]
+        while frontier and target not in previous:
+            following = []
+            for node in frontier:
+                for (a, b), link in self._directions.items():
+                    if a == node and b not in previous:
+                        previous[b] = link
+                        following.append(b)
+            frontier = following
+        if target not in previous:
+            return []
+        path, node = [], target
+        while previous[node] is not None:
+            link = previous[node]
+            path.append(link)
+            node = link.name.split(" -> ")[0]
+        return path[::-1]
 
     # -- hosts -------------------------------------------------------------------------------
 
@@ -351,9 +375,9 @@ class Simulation:
             done(None)
             return
         link = route[0]
-        self._transfers[link.name] += 1
-        if link.fail_at is not None and self._transfers[link.name] == link.fail_at:
-            error = InjectedFaultError(f"link {link.name}: transfer {link.fail_at} failed: "
+        self._transfers[link.topology_key] += 1
+        if link.fail_at is not None and self._transfers[link.topology_key] == link.fail_at:
+            error = InjectedFaultError(f"link {link.topology_key}: transfer {link.fail_at} failed: "
                                        f"injected fault {link.fault_text!r}", link.fault_text)
             self.engine.at(self.engine.now, link.key + (0,), lambda: done(error))
             return

@@ -265,6 +265,7 @@ class _Reader:
         return value
 
     def uri(self, value, path):
+        from rt.runtime.hal.driver import parse_int_param
         from rt.runtime.hal.driver_registry import get_driver, parse_device_uri
         from rt.runtime.hal.executable_loader import device_names
 
@@ -277,6 +278,8 @@ class _Reader:
                 raise NotFoundError(f"unknown device {device_name!r}; known devices: "
                                     + ", ".join(device_names()))
             driver.check_params(params, value)
+            if "threads" in params:
+                parse_int_param("threads", params["threads"], 1, 256, f"device URI {value!r}")
         except RtError as e:
             self.fail(path, str(e))
         if "heap_capacity" in params:

@@ -31,11 +31,11 @@ class VirtualTrace:
 
     # -- lanes -------------------------------------------------------------------------------
 
-    def declare(self, devices, links):
+    def declare(self, devices, directions):
         for device in devices:
             self.declare_lane(Lane(device.name, "queue"))
-        for key in links:
-            self.declare_lane(Lane(LINKS, key))
+        for link in directions:
+            self.declare_lane(Lane(LINKS, link.name))
 
     def declare_lane(self, lane):
         with self._lock:

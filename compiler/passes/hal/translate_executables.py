@@ -10,7 +10,9 @@ see rt.compiler.dialects.hal_blobs) and each export's ``count`` region computes 
 grid from the dispatch's push constants (Kernel Distribution: ceildiv(domain, tile)). When an
 export binds encoded (packed) tensors, the metadata's ``binding_encodings`` lists per export
 the layout identifier each binding expects (:mod:`layouts`; None for plain bindings), which
-the runtime checks against the buffers it is given (runtime/hal/executable.py).
+the runtime checks against the buffers it is given (runtime/hal/executable.py); ``costs``
+gives the flops of each export whose sizes are static (rt.compiler.codegen.cost), which the
+simulator's roofline model uses.
 
 Example::
 
@@ -45,7 +47,8 @@ from rt.compiler.passes.hal.layouts import layout_identifier
 from rt.compiler.passes.hal.target_devices import from_attr
 from rt.compiler.passes.hal.workgroup_count import build_count_region
 from rt.runtime.errors import CompileError, RtError
-from rt.runtime.hal.executable import BINDING_ENCODINGS
+from rt.compiler.codegen.cost import kernel_flops
+from rt.runtime.hal.executable import BINDING_ENCODINGS, COSTS
 
 
 def _backend(variant):
@@ -89,7 +92,7 @@ class TranslateExecutablesPass(Pass):
                 funcs = {op.sym_name.data: op for op in inner[0].body.block.ops if op.name == "func.func"}
                 exports = sorted((op for op in variant.body.block.ops if op.name == "hal.executable.export"),
                                  key=lambda e: e.ordinal.value.data if e.ordinal is not None else 0)
-                kernels, encodings = [], {}
+                kernels, encodings, costs = [], {}, {}
                 for export in exports:
                     func = funcs.get(export.sym_name.data)
                     if func is None:
@@ -101,6 +104,9 @@ class TranslateExecutablesPass(Pass):
                     entries = [layouts.get(i) for i in range(kernel.binding_count)]
                     if any(entries):
                         encodings[kernel.name] = entries
+                    flops = kernel_flops(kernel)
+                    if flops is not None:
+                        costs[kernel.name] = {"flops": flops}
                     self._set_count_region(export, kernel)
                 try:
                     fmt, data, metadata = backend.serialize(exe.sym_name.data, kernels, config)
@@ -111,6 +117,8 @@ class TranslateExecutablesPass(Pass):
                                                f"{backend.name}: {exc}") from None
                 if encodings:
                     metadata = {**metadata, BINDING_ENCODINGS: encodings}
+                if costs:
+                    metadata = {**metadata, COSTS: costs}
                 binary = ExecutableBinaryOp.create_binary(variant.sym_name.data, fmt, data, metadata)
                 variant.body.block.insert_op_before(binary, inner[0])
                 variant.body.block.erase_op(inner[0])

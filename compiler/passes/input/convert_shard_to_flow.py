@@ -48,7 +48,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.dialects.linalg import TransposeOp
+from xdsl.dialects.linalg.ops import TransposeOp
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint, Rewriter
 

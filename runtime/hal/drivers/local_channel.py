@@ -9,9 +9,10 @@ into each receive array, then all return. ``split`` is a rendezvous of the same 
 (``MPI_Comm_split``: ranks of one color, ordered by key then old rank).
 
 Rendezvous are numbered per communicator and rank within an *epoch*; ``new_epoch()`` (the
-SPMD runner calls it before every call) restarts the numbering, and ``abort(cause)`` fails
+SPMD runner calls it before every call) restarts the numbering, ``abort(cause)`` fails
 every pending rendezvous and every later one of the epoch (a rank died: nobody waits for it;
-the next call starts clean). The provider interface is rt.runtime.hal.channel's; an MPI
+the next call starts clean), and ``finish(rank)`` fails the rendezvous a rank whose call is
+over never joined (the ranks ran different collectives). The provider interface is rt.runtime.hal.channel's; an MPI
 communicator implements the same one.
 """
 import threading
@@ -34,6 +35,7 @@ class LocalWorld:
         self._comms = {}
         self.epoch = 0
         self._failure = None
+        self._finished = set()
 
     def provider(self, rank):
         """The ``ChannelProvider`` of ``rank``."""
@@ -41,11 +43,11 @@ class LocalWorld:
             raise InvalidArgumentError(f"rank {rank} is not in [0, {self.count})")
         return LocalChannelProvider(self, rank)
 
-    def communicator(self, key, count):
+    def communicator(self, key, count, members=None):
         with self._cond:
             comm = self._comms.get(key)
             if comm is None:
-                comm = self._comms[key] = _Communicator(self, key, count)
+                comm = self._comms[key] = _Communicator(self, key, count, members)
             elif comm.count != count:
                 raise InvalidArgumentError(f"channel {key!r}: created with {count} ranks here "
                                            f"but {comm.count} on another rank")
@@ -56,8 +58,15 @@ class LocalWorld:
         with self._cond:
             self.epoch += 1
             self._failure = None
+            self._finished = set()
             for comm in self._comms.values():
                 comm.reset()
+            self._cond.notify_all()
+
+    def finish(self, rank):
+        """``rank``'s call of this epoch is over: rendezvous still waiting for it fail."""
+        with self._cond:
+            self._finished.add(rank)
             self._cond.notify_all()
 
     def abort(self, cause):
@@ -113,8 +122,9 @@ class _Rendezvous:
 
 
 class _Communicator:
-    def __init__(self, world, key, count):
+    def __init__(self, world, key, count, members=None):
         self.world, self.key, self.count = world, key, count
+        self.members = tuple(members) if members is not None else tuple(range(count))
         self._next = [0] * count
         self._pending = {}
 
@@ -137,6 +147,14 @@ class _Communicator:
                     entry.error = error
                 world._cond.notify_all()
             while entry.result is None and entry.error is None and world._failure is None:
+                gone = [r for r in range(self.count)
+                        if r not in entry.arrivals and self.members[r] in world._finished]
+                if gone:
+                    entry.error = DeviceError(
+                        f"{what} on channel {self.key!r}: rank(s) {', '.join(map(str, gone))} of "
+                        f"{self.count} finished their call without joining it (the ranks ran "
+                        "different collectives)")
+                    break
                 world._cond.wait()
             if entry.error is None and entry.result is None:
                 entry.error = DeviceError(f"{what} on channel {self.key!r} rank {rank} of "
@@ -185,5 +203,6 @@ class _Communicator:
             return None
         members = [r for _, r in groups[color]]
         count = len(members)
-        comm = self.world.communicator((self.key, "split", color, tuple(members)), count)
+        world_ranks = tuple(self.members[r] for r in members)
+        comm = self.world.communicator((self.key, "split", color, world_ranks), count, world_ranks)
         return LocalChannel(comm, members.index(rank))

@@ -1,0 +1,82 @@
+"""``rt run`` / ``rt benchmark`` on simulated topologies and SPMD ranks (the CLI side of
+rt.multi_device).
+
+Flags: ``--topology=t.yaml`` (simulate the topology's devices), ``--deterministic`` (roofline
+times only, byte-identical runs), ``--report=r.json`` (the simulation report),
+``--inject=SPEC`` (repeatable fault, rt.runtime.sim.faults), ``--ranks=N`` (SPMD: run the
+function once per rank; ``{rank}`` in ``--input`` / ``--output`` expands to the rank),
+``--group=NAME`` (the topology group the ranks run on). A simulated ``rt run`` ends with a
+summary table (makespan, per-device busy time and peak bytes, per-link traffic).
+"""
+from rt.runtime.errors import InvalidArgumentError
+
+RANK = "{rank}"
+
+
+def add_arguments(parser):
+    """Add the multi-device flags to a run/benchmark subparser."""
+    parser.add_argument("--topology", default=None, metavar="FILE.yaml",
+                        help="simulate the devices and links of a topology file")
+    parser.add_argument("--deterministic", action="store_true",
+                        help="simulated time from the roofline model only: byte-identical runs")
+    parser.add_argument("--report", default=None, metavar="FILE.json",
+                        help="write the simulation report (makespan, devices, links)")
+    parser.add_argument("--inject", action="append", default=[], metavar="SPEC",
+                        help="inject a fault: device=NAME,fail_at=N | link=A-B,fail | link=A-B,slow=F "
+                             "| device=NAME,memory=SIZE (repeatable)")
+    parser.add_argument("--ranks", type=int, default=None, metavar="N",
+                        help="run the function SPMD on N ranks ({rank} in --input/--output)")
+    parser.add_argument("--group", default=None, metavar="NAME",
+                        help="the topology group the ranks run on (default: the first group)")
+
+
+def load_options(args):
+    """Keyword arguments for ``rt.load`` from the parsed flags."""
+    if args.ranks is not None and args.ranks < 1:
+        raise InvalidArgumentError(f"--ranks must be >= 1, got {args.ranks}")
+    return {"topology": args.topology, "deterministic": args.deterministic, "faults": args.inject,
+            "ranks": args.ranks, "group": args.group}
+
+
+def is_multi_device(args):
+    return bool(args.topology or args.deterministic or args.inject or args.ranks is not None
+                or args.group or args.report)
+
+
+def rank_specs(specs, rank):
+    """``specs`` with ``{rank}`` replaced by ``rank``."""
+    return [s.replace(RANK, str(rank)) for s in specs]
+
+
+def run_spmd(module, function, args, parse_inputs, print_results):
+    """``rt run --ranks=N``: per-rank inputs, one SPMD call, per-rank results."""
+    ranks = len(module.ranks)
+    if ranks > 1 and args.input and not any(RANK in s for s in args.input + args.output):
+        raise InvalidArgumentError(f"--ranks={ranks}: give per-rank inputs with {RANK} in their path "
+                                   f"(e.g. --input=@x_{RANK}.npy); the same inputs on every rank would "
+                                   "be passed as written")
+    inputs = [parse_inputs(function, rank_specs(args.input, r)) for r in range(ranks)]
+    print(f"EXEC @{function.name} on {ranks} rank(s)")
+    results = function.spmd(inputs)
+    for r, values in enumerate(results):
+        print(f"rank {r}:")
+        print_results(function, values, rank_specs(args.output, r))
+
+
+def finish(module, args):
+    """After a run: the summary table and ``--report`` (a simulated module only)."""
+    from rt.runtime.sim.report import summary, to_json
+
+    sim = getattr(module, "simulation", None)
+    if sim is None:
+        if args.report:
+            raise InvalidArgumentError("--report needs a simulation: give --topology or --deterministic")
+        return
+    report = sim.report()
+    print(summary(report))
+    if args.report:
+        try:
+            with open(args.report, "w", encoding="utf-8") as f:
+                f.write(to_json(report))
+        except OSError as e:
+            raise InvalidArgumentError(f"cannot write {args.report!r}: {e.strerror}") from None
