@@ -49,7 +49,7 @@ class GridOp(IRDLOperation):
         pos = parser.pos
         dims = _parse_sizes(parser)
         if any(d < 1 for d in dims):
-            parser.raise_error("shard.grid: sizes must be static and positive (2x4), not dynamic", pos)
+            parser.raise_error("shard.grid: sizes must be positive (2x4)", pos)
         parser.parse_punctuation(")")
         attrs = parser.parse_optional_attr_dict()
         return cls.build(properties={"sym_name": name, "shape": DenseArrayBase.from_list(i64, dims)},
@@ -71,38 +71,17 @@ class GridOp(IRDLOperation):
 
 
 def _parse_sizes(parser):
-    """``2x4x?``: sizes joined by ``x`` (``?`` = dynamic, -1)."""
-    dims = []
+    """``2x4``: static sizes joined by ``x`` (the lexer reads ``2`` then ``x4``)."""
+    dims = [parser.parse_integer(allow_boolean=False, allow_negative=False)]
     while True:
-        if parser.parse_optional_punctuation("?") is not None:
-            dims.append(-1)
-        else:
-            token = parser.parse_optional_integer(allow_boolean=False, allow_negative=False)
-            if token is None:
-                ident = parser.parse_optional_identifier()
-                if ident is None:
-                    parser.raise_error("expected grid sizes such as 2x4")
-                parts = ident.split("x")
-                for part in parts:
-                    if part == "":
-                        continue
-                    if not part.isdigit():
-                        parser.raise_error(f"bad grid size {part!r} in {ident!r}")
-                    dims.append(int(part))
-                if ident.endswith("x"):
-                    continue
-                return dims
-            dims.append(token)
-        if parser.parse_optional_keyword("x") is None:
-            ident_pos = parser.pos
-            nxt = parser.parse_optional_identifier()
-            if nxt is None:
-                return dims
-            if not nxt.startswith("x") or not all(p.isdigit() for p in nxt[1:].split("x")):
-                parser.raise_error(f"bad grid sizes after {dims}", ident_pos)
-            dims.extend(int(p) for p in nxt[1:].split("x") if p)
-            if not nxt.endswith("x"):
-                return dims
+        pos = parser.pos
+        word = parser.parse_optional_identifier()
+        if word is None:
+            return dims
+        parts = word.split("x")
+        if parts[0] or not all(p.isdigit() for p in parts[1:]):
+            parser.raise_error(f"expected static grid sizes such as 2x4, got '{word}'", pos)
+        dims += [int(p) for p in parts[1:]]
 
 
 class _AxesDirective(Directive):
