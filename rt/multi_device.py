@@ -76,8 +76,9 @@ def _bind(module, sim, names, ranks):
 
 
 def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology=None,
-                      deterministic=False, faults=(), ranks=None, group=None):
-    """What ``rt.load`` does when a topology, determinism, faults or ranks are asked for."""
+                      deterministic=False, faults=(), ranks=None, group=None, trust_policy=None):
+    """What ``rt.load`` does when a topology, determinism, faults or ranks are asked for
+    (``trust_policy``: rt.load's, applied to every rank)."""
     from rt.device_binding import bind_devices
     from rt.loaded_module import LoadedModule
 
@@ -112,7 +113,7 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
             else:
                 bound, owned = bind_devices(module, devices)
                 sink = tracer
-            loaded[rank] = LoadedModule(module, bound, owned, modules, sink,
+            loaded[rank] = LoadedModule(module, bound, owned, modules, sink, trust_policy,
                                         channel_provider=world.provider(rank))
         except BaseException as error:
             errors[rank] = error
