@@ -20,6 +20,7 @@ Model (DESIGN.md §10, docs/MULTI_DEVICE.md):
   simulation's lock): IREE's donate-caller, through the semaphores' ``producer``.
 """
 import collections
+import sys
 import threading
 
 from rt.runtime.errors import DeviceError, InvalidArgumentError, ResourceExhaustedError, RtError
@@ -35,6 +36,9 @@ from rt.runtime.sim.virtual_trace import VirtualTrace
 
 #: Event key priorities at equal times: operation starts, stage ends, link events.
 START, STAGE, LINK = 0, 1, 2
+#: Known signal times kept before forgetting those of semaphores nobody else references
+#: (references then: our entry's tuple and getrefcount's argument).
+_PRUNE_AT, _ONLY_OURS = 4096, 2
 
 
 class _Op:
@@ -290,6 +294,12 @@ class Simulation:
             self._cond.notify_all()
 
     def _record_signal(self, semaphore, value, time, only_unknown=False):
+        """Remember that ``semaphore`` reached ``value`` at virtual ``time`` (the entry holds
+        the semaphore, so its id is not reused while it is known; entries nobody else holds
+        are dropped now and then)."""
+        if len(self._signal_times) > _PRUNE_AT:
+            self._signal_times = {k: v for k, v in self._signal_times.items()
+                                  if sys.getrefcount(v[0]) > _ONLY_OURS}
         times = self._signal_times.setdefault(id(semaphore), (semaphore, []))[1]
         if only_unknown and times and times[-1][0] >= value:
             return
