@@ -386,7 +386,10 @@ class _Compare(IRDLOperation):
     @classmethod
     def parse(cls, parser):
         pos = parser.pos
-        mnemonic = parser.parse_identifier(" (comparison predicate)")
+        # MLIR's enum attributes parse as a keyword or a string: ``sgt`` or ``"sgt"``.
+        mnemonic = parser.parse_optional_str_literal()
+        if mnemonic is None:
+            mnemonic = parser.parse_identifier(" (comparison predicate)")
         if mnemonic not in cls.PREDICATES:
             parser.raise_error(f"unknown {cls.name} predicate '{mnemonic}'; expected one of "
                                f"{', '.join(cls.PREDICATES)}", pos)

@@ -125,6 +125,18 @@ class EncodingAttr(ParametrizedAttribute):
                             NoneAttr(), ArrayAttr([]), ArrayAttr(list(layouts)))
 
 
+@irdl_attr_definition
+class PackedStorageAttr(ParametrizedAttribute):
+    """``#iree_encoding.packed_storage``: the tensor's sub-byte elements are stored densely.
+
+    IREE packs i2 / i4 by default; with this encoding an ``i1`` tensor is packed too, eight
+    elements to a byte (element k at bit k % 8). rt keeps such tensors in byte storage inside
+    a program and converts where they are bitcast (``rt-unpack-packed-storage``).
+    """
+
+    name = "iree_encoding.packed_storage"
+
+
 def tensor_encoding(type_):
     """The ``EncodingAttr`` of a tensor type, or None."""
     if isinstance(type_, TensorType) and isinstance(type_.encoding, EncodingAttr):
@@ -179,4 +191,4 @@ class UnsetEncodingOp(_EncodingCastOp):
 
 def build_dialect():
     """The ``iree_encoding`` Dialect."""
-    return Dialect("iree_encoding", [SetEncodingOp, UnsetEncodingOp], [EncodingAttr])
+    return Dialect("iree_encoding", [SetEncodingOp, UnsetEncodingOp], [EncodingAttr, PackedStorageAttr])

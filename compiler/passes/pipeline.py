@@ -133,6 +133,7 @@ class Phase:
 PHASES = (
     Phase("input", (
         P("verify", "input.verify:VerifyPass"),
+        P("rt-unpack-packed-storage", "input.unpack_packed_storage:UnpackPackedStoragePass"),
         P("canonicalize", "input.canonicalize:CanonicalizePass"),
         P("cse", "input.cse:CSEPass"),
         P("iree-convert-shard-to-flow", "input.convert_shard_to_flow:ConvertShardToFlowPass"),
