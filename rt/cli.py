@@ -35,7 +35,8 @@ import sys
 import time
 import traceback
 
-from rt.cli_multi_device import add_arguments, finish, is_multi_device, load_options, run_spmd
+from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_spmd,
+                                 simulated_clock, simulated_rows)
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 
 
@@ -187,11 +188,15 @@ def _cmd_benchmark(args):
         prepared = function.prepare(*_inputs(function, args.input))
         for _ in range(args.warmup):
             function.invoke(prepared)
-        times = []
+        clock = simulated_clock(module)
+        times, simulated = [], []
         while len(times) < args.repetitions or sum(times) < args.min_time * 1e3:
+            begin = clock() if clock else 0.0
             start = time.perf_counter()
             function.invoke(prepared)
             times.append((time.perf_counter() - start) * 1e3)
+            if clock:
+                simulated.append(clock() - begin)
         if args.print_statistics:
             _print_statistics(module)
         finish(module, args)
@@ -209,6 +214,10 @@ def _cmd_benchmark(args):
     print("-" * 60)
     for key in ("median", "mean", "stddev", "min", "max"):
         print(f"{name + '_' + key:<40}{summary[key + '_ms']:>9.4f} ms{len(times):>8}")
+    if simulated:
+        rows, more = simulated_rows(f"BM_{function.name}", simulated)
+        print("\n".join(rows))
+        summary.update(more)
     if args.json:
         try:
             with open(args.json, "w", encoding="utf-8") as f:

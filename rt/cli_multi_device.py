@@ -6,7 +6,8 @@ times only, byte-identical runs), ``--report=r.json`` (the simulation report),
 ``--inject=SPEC`` (repeatable fault, rt.runtime.sim.faults), ``--ranks=N`` (SPMD: run the
 function once per rank; ``{rank}`` in ``--input`` / ``--output`` expands to the rank),
 ``--group=NAME`` (the topology group the ranks run on). A simulated ``rt run`` ends with a
-summary table (makespan, per-device busy time and peak bytes, per-link traffic).
+summary table (makespan, per-device busy time and peak bytes, per-link traffic); a simulated
+``rt benchmark`` adds rows of the simulated time per call.
 """
 from rt.runtime.errors import InvalidArgumentError
 
@@ -61,6 +62,25 @@ def run_spmd(module, function, args, parse_inputs, print_results):
     for r, values in enumerate(results):
         print(f"rank {r}:")
         print_results(function, values, rank_specs(args.output, r))
+
+
+def simulated_clock(module):
+    """``rt benchmark``: a function returning the simulation's virtual time (µs) once every
+    pending event has run, or None for a module on real devices."""
+    sim = getattr(module, "simulation", None)
+    return None if sim is None else sim.drain
+
+
+def simulated_rows(name, times_us):
+    """``rt benchmark`` rows of the simulated time per call (µs) and their summary entries."""
+    import statistics
+
+    stats = {"median": statistics.median(times_us), "mean": statistics.fmean(times_us),
+             "min": min(times_us), "max": max(times_us)}
+    summary = {f"simulated_{key}_us": round(value, 3) for key, value in stats.items()}
+    rows = [f"{name + '/simulated_time_' + key:<40}{summary['simulated_' + key + '_us']:>9.3f} us"
+            f"{len(times_us):>8}" for key in ("median", "mean", "min", "max")]
+    return rows, summary
 
 
 def finish(module, args):

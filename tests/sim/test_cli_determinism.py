@@ -94,3 +94,17 @@ def test_cli_errors_name_what_is_wrong(files):
     assert failing.returncode == 1 and "injected fault 'device=gpu2,fail_at=1'" in failing.stderr
     same = _rt("run", "m.vmfb", "--ranks=4", "--input=@x_0.npy", "--input=@w_0.npy", cwd=files)
     assert same.returncode == 1 and "{rank}" in same.stderr
+
+
+def test_benchmark_reports_the_simulated_time_per_call(files):
+    (files / "one.vmfb").write_bytes(rt.compile(SPMD.replace("shape = 4", "shape = 1"), devices=["llvm-cpu"]))
+    out = _rt("benchmark", "one.vmfb", "--topology=t.yaml", "--deterministic", "--repetitions=3",
+              "--warmup=0", "--input=@x_0.npy", "--input=@w_0.npy", "--json=bench.json",
+              "--report=bench_report.json", cwd=files)
+    assert out.returncode == 0, out.stderr
+    bench = json.loads((files / "bench.json").read_text())
+    report = json.loads((files / "bench_report.json").read_text())
+    assert bench["repetitions"] == 3 and bench["simulated_min_us"] == bench["simulated_max_us"] > 0
+    assert abs(3 * bench["simulated_median_us"] - report["makespan_us"]) < 0.01
+    row = next(line for line in out.stdout.splitlines() if line.startswith("BM_main/simulated_time_median"))
+    assert row.split()[1:] == [f"{bench['simulated_median_us']:.3f}", "us", "3"]
