@@ -167,13 +167,13 @@ def _reduce(op, arrays):
         fn = np.minimum if r == CollectiveReduction.MINIMUM else np.maximum
         out = arrays[0].copy()
         for a in arrays[1:]:
-            out = fn(out, a)
+            fn(out, a, out=out)
     else:
         fn = np.multiply if r == CollectiveReduction.PRODUCT else np.add
         out = arrays[0].copy()
         with np.errstate(over="ignore", invalid="ignore"):
             for a in arrays[1:]:
-                out = fn(out, a)
+                fn(out, a, out=out)
             if r == CollectiveReduction.AVERAGE:
                 if out.dtype.kind == "f":
                     out = (out / len(arrays)).astype(out.dtype)
@@ -187,20 +187,19 @@ def compute(op, count, sends, params=None):
 
     sends: one 1-D array per rank (``op.dtype``; None where the rank sends nothing).
     params: per rank, the op's ``param`` (send_recv pairs, broadcast/reduce roots).
-    Returns one array per rank (None where the rank receives nothing). Raises
+    Returns one array per rank (None where the rank receives nothing; ranks receiving the same
+    elements share one array: copy it into the rank's buffer, never write to it). Raises
     ``InvalidArgumentError`` for sizes the kind cannot split (all_to_all over n ranks).
     """
     n = len(sends)
     k = op.kind
     if k == CollectiveKind.ALL_REDUCE:
-        result = _reduce(op, sends)
-        return [result.copy() for _ in range(n)]
+        return [_reduce(op, sends)] * n
     if k == CollectiveKind.ALL_GATHER:
-        result = np.concatenate(sends)
-        return [result.copy() for _ in range(n)]
+        return [np.concatenate(sends)] * n
     if k == CollectiveKind.REDUCE_SCATTER:
         result = _reduce(op, sends)
-        return [result[r * count:(r + 1) * count].copy() for r in range(n)]
+        return [result[r * count:(r + 1) * count] for r in range(n)]
     if k == CollectiveKind.ALL_TO_ALL:
         if count % n:
             raise InvalidArgumentError(f"all_to_all of {count} elements over {n} ranks: the "
@@ -227,7 +226,7 @@ def compute(op, count, sends, params=None):
                     f"{'rank ' + str(pairs[source][0]) if 0 <= source < n else 'no such rank'}; "
                     "every receive needs the matching send")
             else:
-                out.append(sends[source].copy())
+                out.append(sends[source].copy())  # a rank's recv may be its send
         return out
     raise InvalidArgumentError(f"collective {k.name.lower()} is not supported (point-to-point "
                                "send and recv: use send_recv, which every rank joins)")
