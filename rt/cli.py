@@ -3,6 +3,7 @@
     python -m rt compile IN.mlir -o OUT.vmfb [--device=[NAME=]TARGET]... [--dump-after=PASS|all
                          --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
                          [--compile-from=PHASE] [--timing] [--jobs=N] [--verify-each]
+                         [--cache-dir=DIR]
     python -m rt run MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--output=SPEC]...
                      [--device=URI]... [--trace=FILE.json] [--parameters=[SCOPE=]FILE]...
                      [--topology=T.yaml [--deterministic] [--report=R.json] [--inject=SPEC]...]
@@ -66,7 +67,7 @@ def _cmd_compile(args):
     vmfb = compile(args.input, devices=args.device or None, dump_after=args.dump_after,
                    dump_dir=args.dump_dir, data_tiling=args.data_tiling, compile_to=args.compile_to,
                    compile_from=args.compile_from, timing=args.timing, jobs=args.jobs,
-                   verify_each=args.verify_each)
+                   verify_each=args.verify_each, cache_dir=args.cache_dir)
     if args.output == "-":
         sys.stdout.buffer.write(vmfb)
         sys.stdout.flush()
@@ -295,6 +296,8 @@ def build_parser():
     p.add_argument("--compile-from", default=None, metavar="PHASE",
                    help="the input is IR dumped after this phase; run the phases after it")
     p.add_argument("--timing", action="store_true", help="print the time of every pass to stderr")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="keep generated executables in DIR by content and reuse them in later compiles")
     p.add_argument("--verify-each", action="store_true",
                    help="verify the IR after every pass (default: after every phase)")
     p.add_argument("--jobs", type=int, default=0, metavar="N",

@@ -32,7 +32,7 @@ def read_source(source):
 
 
 def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=True, compile_to="end",
-            compile_from=None, timing=False, jobs=0, verify_each=False):
+            compile_from=None, timing=False, jobs=0, verify_each=False, cache_dir=None):
     """Compile MLIR (text, or a path to an .mlir file) into ``.vmfb`` bytes.
 
     devices: None (the input's own device globals, else one llvm-cpu device), a list of
@@ -44,7 +44,8 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
     stop after a phase (the result is then the module's MLIR text, as UTF-8 bytes) or start
     from IR dumped after one. timing: print the time of every pass to stderr. jobs: processes
     translating executables in parallel (0: one per core). verify_each: verify the IR after
-    every pass (default: after every phase).
+    every pass (default: after every phase). cache_dir: a directory keeping generated
+    executables by content, reused by later compilations.
     Raises CompileError (``file:line:col: error: ...``), NotFoundError for a missing file,
     InvalidArgumentError for bad options, UnimplementedError when the compiler is missing.
     """
@@ -65,5 +66,6 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
                                  "compiler dependencies (xdsl) or run a precompiled .vmfb") from None
     options = {"dump_after": dump_after, "dump_dir": None if dump_dir is None else os.fspath(dump_dir),
                "data_tiling": bool(data_tiling), "compile_to": compile_to, "compile_from": compile_from,
-               "timing": bool(timing), "jobs": jobs, "verify_each": bool(verify_each)}
+               "timing": bool(timing), "jobs": jobs, "verify_each": bool(verify_each),
+               "cache_dir": None if cache_dir is None else os.fspath(cache_dir)}
     return compile_source(text, filename, devices=devices, options=options)

@@ -46,6 +46,8 @@ class CompileOptions:
     timing: print the time of every pass, nested by phase, to stderr (like ``--mlir-timing``).
     progress: show the running pass on stderr (None: only when stderr is a terminal).
     jobs: processes translating executables in parallel (0: one per available core).
+    cache_dir: a directory where serialized executables are kept by content and reused by later
+    compilations ("": no such directory).
     """
 
     devices: tuple = ()
@@ -58,6 +60,7 @@ class CompileOptions:
     timing: bool = False
     progress: typing.Optional[bool] = None
     jobs: int = 0
+    cache_dir: str = ""
 
     @classmethod
     def from_dict(cls, options):
@@ -194,7 +197,8 @@ PHASES = (
     )),
     Phase("executable-configurations", ()),
     Phase("executable-targets", (
-        P("iree-hal-translate-executables", "hal.translate_executables:TranslateExecutablesPass"),
+        P("iree-hal-translate-executables", "hal.translate_executables:TranslateExecutablesPass",
+          jobs="jobs", cache_dir="cache_dir"),
     )),
     Phase("hal", (
         P("iree-hal-convert-to-hal", "hal.convert_to_hal:ConvertToHALPass"),

@@ -14,6 +14,11 @@ the runtime checks against the buffers it is given (runtime/hal/executable.py); 
 gives the flops of each export whose sizes are static (rt.compiler.codegen.cost), which the
 simulator's roofline model uses.
 
+Lowering runs here; the code generators run through a content-keyed cache
+(rt.compiler.targets.codegen_cache: identical variants are generated once, and with
+``cache_dir`` not again in later compilations) and, for many executables, in parallel worker
+processes (:mod:`serialization_jobs`); the output does not depend on the worker count.
+
 Example::
 
     hal.executable.variant public @vmvx_bytecode target(#hal.executable.target<"vmvx", "vmvx-bytecode">) {
@@ -40,14 +45,16 @@ import dataclasses
 
 from xdsl.dialects.builtin import ModuleOp
 
+from rt.compiler.codegen.cost import kernel_flops
 from rt.compiler.dialects.hal import ExecutableBinaryOp
-from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.frontend.diagnostics import error_at_op, op_location
+from rt.compiler.passes import instrumentation
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.hal.layouts import layout_identifier
+from rt.compiler.passes.hal.serialization_jobs import Job, JobError, serialize_all, worker_count
 from rt.compiler.passes.hal.target_devices import from_attr
 from rt.compiler.passes.hal.workgroup_count import build_count_region
 from rt.runtime.errors import CompileError, RtError
-from rt.compiler.codegen.cost import kernel_flops
 from rt.runtime.hal.executable import BINDING_ENCODINGS, COSTS
 
 
@@ -75,53 +82,90 @@ def _binding_layouts(func):
 
 @dataclasses.dataclass(frozen=True)
 class TranslateExecutablesPass(Pass):
-    """Lower every variant's dispatch functions to Kernel IR and serialize them."""
+    """Lower every variant's dispatch functions to Kernel IR and serialize them.
+
+    Options: ``jobs`` (processes running the code generators: 0 = one per core, see
+    serialization_jobs), ``cache_dir`` (a directory keeping serialized executables by content
+    across compilations; "" = only within this compilation, see rt.compiler.targets.codegen_cache).
+    """
 
     name = "iree-hal-translate-executables"
+    jobs: int = 0
+    cache_dir: str = ""
 
     def run(self, module, ctx):
+        from rt.compiler.targets.codegen_cache import CodegenCache
+
+        with instrumentation.scope("lower to Kernel IR"):
+            pending = [self._lower(exe, variant)
+                       for exe in [op for op in module.body.block.ops if op.name == "hal.executable"]
+                       for variant in [op for op in exe.body.block.ops if op.name == "hal.executable.variant"]
+                       if any(isinstance(op, ModuleOp) for op in variant.body.block.ops)]
+        cache = CodegenCache(self.cache_dir or None)
+        keys = [cache.key(job.backend, job.name, job.kernels, job.config) for _, job, _ in pending]
+        results = [cache.get(key) for key in keys]
+        # identical variants are generated once; Kernel IR that cannot be pickled stays in-process
+        shared = list(dict.fromkeys(k for k, r in zip(keys, results) if r is None and k is not None))
+        local = [i for i, (k, r) in enumerate(zip(keys, results)) if r is None and k is None]
+        first = {}
+        for i, key in enumerate(keys):
+            first.setdefault(key, i)
+        jobs = [pending[first[key]][1] for key in shared]
+        with instrumentation.scope("code generation"):
+            done = dict(zip(shared, serialize_all(jobs, worker_count(self.jobs, len(jobs)))))
+            done.update(zip(local, serialize_all([pending[i][1] for i in local], 1)))
+        for i, key in enumerate(keys):
+            if results[i] is None:
+                results[i] = done[key if key is not None else i]
+        for (variant, job, extra), key, result in zip(pending, keys, results):
+            if isinstance(result, JobError):
+                raise self._error(variant, job, result)
+            cache.put(key, result)
+            fmt, data, metadata = result
+            metadata = {**metadata, **extra}
+            inner = next(op for op in variant.body.block.ops if isinstance(op, ModuleOp))
+            binary = ExecutableBinaryOp.create_binary(variant.sym_name.data, fmt, data, metadata)
+            variant.body.block.insert_op_before(binary, inner)
+            variant.body.block.erase_op(inner)
+
+    def _lower(self, exe, variant):
+        """``(variant, Job, metadata the code generator does not make)``: the variant's exports
+        lowered to Kernel IR, their count regions set; the metadata holds the binding encodings
+        and the flops of each export (when any)."""
         from rt.compiler.codegen.lowering import lower_dispatch_function
 
-        for exe in [op for op in module.body.block.ops if op.name == "hal.executable"]:
-            for variant in [op for op in exe.body.block.ops if op.name == "hal.executable.variant"]:
-                inner = [op for op in variant.body.block.ops if isinstance(op, ModuleOp)]
-                if not inner:
-                    continue
-                backend = _backend(variant)
-                config = from_attr(variant.target.configuration)
-                funcs = {op.sym_name.data: op for op in inner[0].body.block.ops if op.name == "func.func"}
-                exports = sorted((op for op in variant.body.block.ops if op.name == "hal.executable.export"),
-                                 key=lambda e: e.ordinal.value.data if e.ordinal is not None else 0)
-                kernels, encodings, costs = [], {}, {}
-                for export in exports:
-                    func = funcs.get(export.sym_name.data)
-                    if func is None:
-                        raise error_at_op(export, f"hal.executable.export @{export.sym_name.data} has no "
-                                                  "func.func of that name in its variant")
-                    layouts = _binding_layouts(func)
-                    kernel = lower_dispatch_function(func, backend, config)
-                    kernels.append(kernel)
-                    entries = [layouts.get(i) for i in range(kernel.binding_count)]
-                    if any(entries):
-                        encodings[kernel.name] = entries
-                    flops = kernel_flops(kernel)
-                    if flops is not None:
-                        costs[kernel.name] = {"flops": flops}
-                    self._set_count_region(export, kernel)
-                try:
-                    fmt, data, metadata = backend.serialize(exe.sym_name.data, kernels, config)
-                except CompileError:
-                    raise
-                except RtError as exc:
-                    raise error_at_op(variant, f"serializing @{exe.sym_name.data} for "
-                                               f"{backend.name}: {exc}") from None
-                if encodings:
-                    metadata = {**metadata, BINDING_ENCODINGS: encodings}
-                if costs:
-                    metadata = {**metadata, COSTS: costs}
-                binary = ExecutableBinaryOp.create_binary(variant.sym_name.data, fmt, data, metadata)
-                variant.body.block.insert_op_before(binary, inner[0])
-                variant.body.block.erase_op(inner[0])
+        inner = next(op for op in variant.body.block.ops if isinstance(op, ModuleOp))
+        backend = _backend(variant)
+        config = from_attr(variant.target.configuration)
+        funcs = {op.sym_name.data: op for op in inner.body.block.ops if op.name == "func.func"}
+        exports = sorted((op for op in variant.body.block.ops if op.name == "hal.executable.export"),
+                         key=lambda e: e.ordinal.value.data if e.ordinal is not None else 0)
+        kernels, encodings, costs = [], {}, {}
+        for export in exports:
+            func = funcs.get(export.sym_name.data)
+            if func is None:
+                raise error_at_op(export, f"hal.executable.export @{export.sym_name.data} has no "
+                                          "func.func of that name in its variant")
+            layouts = _binding_layouts(func)
+            kernel = lower_dispatch_function(func, backend, config)
+            kernels.append(kernel)
+            entries = [layouts.get(i) for i in range(kernel.binding_count)]
+            if any(entries):
+                encodings[kernel.name] = entries
+            flops = kernel_flops(kernel)
+            if flops is not None:
+                costs[kernel.name] = {"flops": flops}
+            self._set_count_region(export, kernel)
+        extra = {key: value for key, value in ((BINDING_ENCODINGS, encodings), (COSTS, costs)) if value}
+        return variant, Job(backend.name, exe.sym_name.data, tuple(kernels), config), extra
+
+    @staticmethod
+    def _error(variant, job, error):
+        if error.kind == "compile" and error.where[0] is not None:
+            return CompileError(error.message, *error.where)
+        # executables carry no location of their own: name the first source op they hold
+        located = next((op for op in variant.walk() if op_location(op) is not None), variant)
+        return error_at_op(located, f"serializing @{job.name} for {job.backend}: {error.message}")
 
     @staticmethod
     def _set_count_region(export, kernel):

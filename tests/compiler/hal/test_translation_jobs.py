@@ -1,0 +1,89 @@
+"""iree-hal-translate-executables: parallel code generation, its determinism, the codegen cache."""
+import os
+
+import numpy as np
+import pytest
+
+import rt
+from rt.compiler.passes.hal import serialization_jobs
+from rt.compiler.targets import get_backend
+from rt.runtime.errors import CompileError, RtError
+
+WIDTHS = [8, 16, 24, 32, 40, 48]
+
+
+def distinct_layers():
+    """Five matmul + tanh layers of different widths: five distinct dispatches, none shared."""
+    args = [f"%x: tensor<4x{WIDTHS[0]}xf32>"] + [f"%w{i}: tensor<{WIDTHS[i]}x{WIDTHS[i + 1]}xf32>"
+                                                  for i in range(len(WIDTHS) - 1)]
+    lines = [f"func.func @f({', '.join(args)}) -> tensor<4x{WIDTHS[-1]}xf32> {{", "  %zero = arith.constant 0.0 : f32"]
+    current = "%x"
+    for i in range(len(WIDTHS) - 1):
+        a, b = WIDTHS[i], WIDTHS[i + 1]
+        t = f"tensor<4x{b}xf32>"
+        lines += [f"  %e{i} = tensor.empty() : {t}",
+                  f"  %z{i} = linalg.fill ins(%zero : f32) outs(%e{i} : {t}) -> {t}",
+                  f"  %m{i} = linalg.matmul ins({current}, %w{i} : tensor<4x{a}xf32>, tensor<{a}x{b}xf32>) "
+                  f"outs(%z{i} : {t}) -> {t}",
+                  f"  %g{i} = math.tanh %m{i} : {t}"]
+        current = f"%g{i}"
+    return "\n".join(lines + [f"  return {current} : tensor<4x{WIDTHS[-1]}xf32>", "}"]) + "\n"
+
+
+def _inputs():
+    rng = np.random.default_rng(3)
+    return [rng.standard_normal((4, WIDTHS[0])).astype(np.float32)] + [
+        rng.standard_normal((WIDTHS[i], WIDTHS[i + 1])).astype(np.float32) / 4 for i in range(len(WIDTHS) - 1)]
+
+
+def _numpy(x, *weights):
+    for w in weights:
+        x = np.tanh(x @ w)
+    return x
+
+
+@pytest.mark.parametrize("target,uri", [("llvm-cpu", "local-sync://llvm-cpu"), ("vmvx", "local-sync://vmvx")])
+def test_parallel_translation_gives_the_same_module(target, uri):
+    serial = rt.compile(distinct_layers(), devices=[target], data_tiling=False, jobs=1)
+    parallel = rt.compile(distinct_layers(), devices=[target], data_tiling=False, jobs=3)
+    assert parallel == serial
+    args = _inputs()
+    with rt.load(parallel, devices=[uri]) as module:
+        np.testing.assert_allclose(module.f(*args), _numpy(*args), rtol=1e-5, atol=1e-5)
+
+
+def test_worker_count_policy():
+    cores = serialization_jobs.available_cores()
+    assert serialization_jobs.worker_count(0, serialization_jobs.MIN_PARALLEL_JOBS - 1) == 1
+    assert serialization_jobs.worker_count(0, 64) == min(cores, 64)
+    assert serialization_jobs.worker_count(1, 64) == 1
+    assert serialization_jobs.worker_count(3, 2) == 2 and serialization_jobs.worker_count(3, 1) == 1
+
+
+def test_cache_dir_reuses_generated_executables(tmp_path, monkeypatch):
+    first = rt.compile(distinct_layers(), devices=["llvm-cpu"], data_tiling=False, jobs=1, cache_dir=tmp_path)
+    entries = sorted(p for p in tmp_path.rglob("*.bin"))
+    assert len(entries) == len(WIDTHS) - 1  # one entry per executable
+    backend = get_backend("llvm-cpu")
+    calls = []
+    real = type(backend).serialize
+
+    def counting(self, *args):
+        calls.append(args[0])
+        return real(self, *args)
+
+    monkeypatch.setattr(type(backend), "serialize", counting)
+    assert rt.compile(distinct_layers(), devices=["llvm-cpu"], data_tiling=False, jobs=1, cache_dir=tmp_path) == first
+    assert calls == []
+    entries[0].write_bytes(entries[0].read_bytes()[:-1])  # truncated: a miss, generated again
+    assert rt.compile(distinct_layers(), devices=["llvm-cpu"], data_tiling=False, jobs=1, cache_dir=tmp_path) == first
+    assert len(calls) == 1
+
+
+def test_code_generator_errors_are_located_at_the_variant(monkeypatch):
+    def failing(self, name, kernels, config):
+        raise RtError("boom")
+
+    monkeypatch.setattr(type(get_backend("vmvx")), "serialize", failing)
+    with pytest.raises(CompileError, match=r"<input>:\d+:\d+: error: serializing @f_dispatch_0 for vmvx: boom"):
+        rt.compile(distinct_layers(), devices=["vmvx"], data_tiling=False, jobs=1)
