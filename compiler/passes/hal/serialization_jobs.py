@@ -7,16 +7,21 @@ in job order, so the module that comes out is byte-identical whatever the worker
 Why processes: llvmlite serializes every LLVM call behind one lock and builds LLVM IR in Python,
 so threads do not overlap (measured: 48 executables, 2 threads no faster than 1); forked
 workers do. A pool is used when there are at least ``MIN_PARALLEL_JOBS`` jobs (fewer with an
-explicit worker count) and more than one worker: workers are forked from a single-threaded
-process (copy-on-write: nothing to import or pickle but the Kernel IR, a few KB per
-executable) and come from a fork server otherwise (forking a process whose other threads may
-hold locks is unsafe). Each worker returns plain values; a code generator's CompileError or
-RtError comes back as a :class:`JobError` for the caller to raise at the variant.
+explicit worker count), more than one worker, and the process has no other Python thread:
+workers are forked (copy-on-write: nothing to import or pickle but the Kernel IR, a few KB per
+executable). With other threads alive the jobs run in-process instead, since forking a process
+whose other threads may hold locks is unsafe, and the spawn/forkserver start methods re-run the
+caller's ``__main__`` module in every worker (a script without a ``__main__`` guard would
+compile again, recursively). Each worker returns plain values; a code generator's CompileError
+or RtError comes back as a :class:`JobError` for the caller to raise at the variant; a worker
+that dies (killed, out of memory) is an RtError naming the executable it was generating.
 """
 import dataclasses
 import multiprocessing
 import os
 import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from rt.compiler.passes import instrumentation
 from rt.runtime.errors import CompileError, RtError
@@ -82,19 +87,36 @@ def _serialize_job(job):
 
 
 def serialize_all(jobs, workers):
-    """``(format, data, metadata)`` or a JobError for each of ``jobs``, in order."""
+    """``(format, data, metadata)`` or a JobError for each of ``jobs``, in order.
+
+    Raises RtError when a worker process dies (killed, out of memory) instead of hanging.
+    """
+    if workers > 1 and fork_is_safe():
+        return serialize_forked(jobs, workers)
     results = []
-    if workers <= 1:
-        for done, job in enumerate(jobs, start=1):
-            results.append(_serialize_job(job))
-            instrumentation.progress(done, len(jobs))
-        return results
-    method = "fork" if threading.active_count() == 1 else "forkserver"
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
-        context.set_forkserver_preload([__name__])
-    with context.Pool(workers) as pool:
-        for done, result in enumerate(pool.imap(_serialize_job, jobs, chunksize=1), start=1):
-            results.append(result)
-            instrumentation.progress(done, len(jobs))
+    for done, job in enumerate(jobs, start=1):
+        results.append(_serialize_job(job))
+        instrumentation.progress(done, len(jobs))
+    return results
+
+
+def fork_is_safe():
+    """True when this process may fork workers: the platform has fork and no other Python
+    thread is alive (a device queue thread of a loaded module, a caller's thread pool)."""
+    return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+
+
+def serialize_forked(jobs, workers):
+    """serialize_all(jobs) in ``workers`` forked processes; only when fork_is_safe()."""
+    results = []
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        try:
+            for done, result in enumerate(pool.map(_serialize_job, jobs), start=1):
+                results.append(result)
+                instrumentation.progress(done, len(jobs))
+        except BrokenProcessPool:
+            job = jobs[len(results)]
+            raise RtError(f"a code generator process died while generating @{job.name} for {job.backend} "
+                          "(killed or out of memory?); compile with --jobs=1 to generate in-process") from None
     return results

@@ -1,10 +1,13 @@
 """iree-hal-translate-executables: parallel code generation, its determinism, the codegen cache."""
+import dataclasses
 import os
+import threading
 
 import numpy as np
 import pytest
 
 import rt
+from rt.compiler.codegen import lowering
 from rt.compiler.passes.hal import serialization_jobs
 from rt.compiler.targets import get_backend
 from rt.runtime.errors import CompileError, RtError
@@ -42,10 +45,28 @@ def _numpy(x, *weights):
     return x
 
 
+@pytest.fixture
+def forked(monkeypatch):
+    """Workers are forked even if an earlier test left a device thread alive; returns the list
+    of worker counts serialize_forked was called with."""
+    calls = []
+    real = serialization_jobs.serialize_forked
+
+    def recording(jobs, workers):
+        calls.append(workers)
+        return real(jobs, workers)
+
+    monkeypatch.setattr(serialization_jobs, "fork_is_safe", lambda: True)
+    monkeypatch.setattr(serialization_jobs, "serialize_forked", recording)
+    return calls
+
+
 @pytest.mark.parametrize("target,uri", [("llvm-cpu", "local-sync://llvm-cpu"), ("vmvx", "local-sync://vmvx")])
-def test_parallel_translation_gives_the_same_module(target, uri):
+def test_parallel_translation_gives_the_same_module(target, uri, forked):
     serial = rt.compile(distinct_layers(), devices=[target], data_tiling=False, jobs=1)
+    assert forked == []
     parallel = rt.compile(distinct_layers(), devices=[target], data_tiling=False, jobs=3)
+    assert forked == [3]
     assert parallel == serial
     args = _inputs()
     with rt.load(parallel, devices=[uri]) as module:
@@ -87,3 +108,65 @@ def test_code_generator_errors_are_located_at_the_variant(monkeypatch):
     monkeypatch.setattr(type(get_backend("vmvx")), "serialize", failing)
     with pytest.raises(CompileError, match=r"<input>:\d+:\d+: error: serializing @f_dispatch_0 for vmvx: boom"):
         rt.compile(distinct_layers(), devices=["vmvx"], data_tiling=False, jobs=1)
+
+
+def _read_only_outputs(monkeypatch, dispatch):
+    """Make lowering mark every binding of ``dispatch``'s kernel read-only, which the vmvx code
+    generator rejects (in whichever process runs it)."""
+    real = lowering.lower_dispatch_function
+
+    def lower(func, backend, config):
+        kernel = real(func, backend, config)
+        if f"_dispatch_{dispatch}_" in kernel.name:
+            kernel = dataclasses.replace(kernel, binding_access=("ro",) * kernel.binding_count)
+        return kernel
+
+    monkeypatch.setattr(lowering, "lower_dispatch_function", lower)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_code_generator_errors_in_workers_come_back_located(monkeypatch, forked, jobs):
+    _read_only_outputs(monkeypatch, 2)
+    with pytest.raises(CompileError) as info:
+        rt.compile(distinct_layers(), devices=["vmvx"], data_tiling=False, jobs=jobs)
+    message = str(info.value)
+    assert message.startswith("<input>:13:9: error: serializing @f_dispatch_2 for vmvx: vmvx codegen:")
+    assert "writes binding 2, which the kernel declares read-only" in message
+    assert "%m2 = linalg.matmul" in message  # the source line of the variant's first op
+    assert forked == ([2] if jobs == 2 else [])
+
+
+def test_other_threads_make_translation_run_in_process(monkeypatch):
+    serial = rt.compile(distinct_layers(), devices=["llvm-cpu"], data_tiling=False, jobs=1)
+    monkeypatch.setattr(serialization_jobs, "serialize_forked", None)  # never reached
+    release = threading.Event()
+    waiter = threading.Thread(target=release.wait)
+    waiter.start()
+    try:
+        assert rt.compile(distinct_layers(), devices=["llvm-cpu"], data_tiling=False, jobs=2) == serial
+    finally:
+        release.set()
+        waiter.join()
+
+
+def test_a_dying_worker_is_an_error_not_a_hang(monkeypatch):
+    parent = os.getpid()
+
+    real = serialization_jobs.serialize
+
+    def die_in_worker(job):
+        if os.getpid() != parent:
+            os._exit(9)
+        return real(job)
+
+    monkeypatch.setattr(serialization_jobs, "serialize", die_in_worker)
+    jobs = [serialization_jobs.Job("vmvx", f"e{i}", (), {}) for i in range(4)]
+    with pytest.raises(RtError, match=r"a code generator process died while generating @e\d for vmvx"):
+        serialization_jobs.serialize_forked(jobs, 2)
+
+
+def test_worker_count_on_small_machines(monkeypatch):
+    monkeypatch.setattr(serialization_jobs, "available_cores", lambda: 2)
+    assert serialization_jobs.worker_count(0, 160) == 2
+    monkeypatch.setattr(serialization_jobs, "available_cores", lambda: 1)
+    assert serialization_jobs.worker_count(0, 160) == 1
