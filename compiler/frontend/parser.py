@@ -12,12 +12,16 @@ Guards (each has a regression test in tests/compiler/test_frontend_guards.py):
   into the module's own constants, never into xDSL's process-wide builtin resource table;
 * any exception raised while building an op (declarative formats raise location-less
   ``VerifyException``/``ValueError``) becomes a parse error at the op's name;
+* a plain ``tensor<...>``/``vector<...>`` type (static or dynamic dims, a scalar element type,
+  no encoding) is parsed once per spelling and shared: a model repeats a few types thousands
+  of times, and xDSL's type parser costs ~0.1 ms a type;
 * every parsed op gets a ``loc("file":line:col)`` location at its name (``%0 = linalg.matmul``
   is located at ``linalg``, as mlir-opt and iree-compile locate it), so later passes report
   located errors too.
 
 Source followed: MLIR ``mlir/lib/AsmParser/AttributeParser.cpp`` (dense literal semantics).
 """
+import bisect
 import re
 import warnings
 
@@ -59,6 +63,8 @@ from rt.runtime.errors import RtError
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
 _OP_NAME = re.compile(r'\s*(?:(?:%[\w$.#:-]+\s*,\s*)*%[\w$.#:-]+\s*=\s*)?("[^"]*"|[A-Za-z_][\w$.]*)')
+#: a tensor/vector type fully given by its spelling: dims, then a scalar element type
+_PLAIN_SHAPED_TYPE = re.compile(r"(?:tensor|vector)<(?:(?:\d+|\?)x)*[a-z][a-z0-9]*>")
 _FLOAT_MAX = {Float16Type: 65504.0, Float32Type: float(np.finfo(np.float32).max)}
 
 
@@ -78,6 +84,7 @@ class RtParser(Parser):
         super().__init__(ctx, text, name)
         self.resource_blobs = {}
         self.resource_spans = {}
+        self._shaped_types = {}
 
     # ----------------------------------------------------------------- operations
     def parse_operation(self):
@@ -94,9 +101,18 @@ class RtParser(Parser):
             where = Span(name_pos, name_pos + len(match.group(1)), start.input) if match else start
             raise ParseError(where, f"invalid '{name}': {message}") from exc
         if isinstance(op.location, UnknownLoc):
-            loc = Span(name_pos, name_pos + 1, start.input).get_location()
-            op.location = FileLineColLoc(StringAttr(loc.file), IntAttr(loc.line), IntAttr(loc.col))
+            op.location = self._location(name_pos, start.input)
         return op
+
+    def _location(self, pos, source):
+        """``loc("file":line:col)`` of offset ``pos`` (a table of line starts, built once: xDSL's
+        Span.get_location counts the newlines before every op, quadratic in the file)."""
+        if getattr(self, "_line_starts", None) is None:
+            content = source.content
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", content)]
+            self._file = StringAttr(Span(0, 0, source).get_location().file)
+        line = bisect.bisect_right(self._line_starts, pos)
+        return FileLineColLoc(self._file, IntAttr(line), IntAttr(pos - self._line_starts[line - 1] + 1))
 
     def _get_op_by_name(self, name):
         if (op_type := self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)) is not None:
@@ -104,6 +120,21 @@ class RtParser(Parser):
                 return op_type
         pos = getattr(self, "_op_name_pos", None)
         self.raise_error(unsupported_message(self.ctx, name), pos, pos + len(name) if pos is not None else None)
+
+    # ---------------------------------------------------------------------- types
+    def _parse_optional_builtin_parametrized_type(self):
+        token = self._current_token
+        if token.kind != MLIRTokenKind.BARE_IDENT or token.text not in ("tensor", "vector"):
+            return super()._parse_optional_builtin_parametrized_type()
+        match = _PLAIN_SHAPED_TYPE.match(token.span.input.content, token.span.start)
+        if match is None:
+            return super()._parse_optional_builtin_parametrized_type()
+        cached = self._shaped_types.get(match.group(0))
+        if cached is None:
+            cached = self._shaped_types[match.group(0)] = super()._parse_optional_builtin_parametrized_type()
+        else:
+            self._resume_from(match.end())
+        return cached
 
     # ------------------------------------------------------------ scalar literals
     def parse_optional_builtin_int_or_float_attr(self):

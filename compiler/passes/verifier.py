@@ -5,10 +5,13 @@ property/attribute constraints, variadic segment sizes, region shapes), its trai
 op's own ``verify_``. The first part is a pure function of the op's class, operand and result
 types, properties, attributes, region shapes (block counts, entry block argument types) and
 successor count, and it is most of the cost (~30 µs an op in xDSL 0.74). ``Verifier`` checks it
-once per distinct such key and remembers the keys that passed, comparing attributes by identity
-(attributes are immutable and the table keeps them alive, so an id is never reused while
-remembered; hashing deep types by value costs about as much as checking them). Traits and custom verifiers
-(which may look at parents, uses or nested ops) run on every op, every time. The structural
+once per distinct such key and remembers the keys that passed, first comparing attributes by
+identity (attributes are immutable and the table keeps them alive, so an id is never reused while
+remembered), then, for a new combination of objects, by value (passes rebuild equal types, and
+hashing them is still cheaper than checking them). Traits and custom verifiers
+(which may look at parents, uses or nested ops) run on every op, every time, except the
+custom verifiers listed in ``SIGNATURE_VERIFIERS``, which read only what the key holds (operand,
+result and entry block argument types, properties, attributes) and are memoized with it. The structural
 checks ``Operation.verify`` makes (erased operands, successors, terminators) run every time too.
 Any failure is a CompileError at the op: ``'<op name>' op <reason>``, as mlir-opt prints.
 
@@ -18,6 +21,8 @@ op's ``custom_verify``).
 """
 import dataclasses
 
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.ops import FillOp
 from xdsl.irdl import traits_def
 from xdsl.ir import ErasedSSAValue
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait
@@ -27,6 +32,11 @@ from rt.runtime.errors import CompileError
 
 #: the "no custom verifier" marker in the per-class table
 _NONE = object()
+
+#: custom ``verify_`` functions that are pure functions of the memo key (xDSL 0.74's linalg
+#: structured-op verifier: operand kinds, indexing maps vs operand ranks, body argument types
+#: vs element types, loop bounds vs static shapes; linalg.fill's scalar input check)
+SIGNATURE_VERIFIERS = frozenset({LinalgStructuredOperation.verify_, FillOp.verify_})
 
 
 def _split(cls):
@@ -53,6 +63,7 @@ class Verifier:
     def __init__(self):
         self._classes = {}
         self._passed = {}
+        self._passed_values = set()
 
     def verify_module(self, module):
         """Verify every op of ``module``; CompileError at the first op that fails."""
@@ -87,15 +98,28 @@ class Verifier:
         if op.regions:
             entries = [r.first_block.arg_types if r.first_block else () for r in op.regions]
             key += tuple((len(r.blocks), *map(id, e)) for r, e in zip(op.regions, entries))
-        if key not in self._passed:
-            definition.verify(op)
+        fresh, missed = False, key not in self._passed
+        if missed:
+            # an equal signature built of other attribute objects (passes rebuild types) passed too
+            try:
+                value_key = (cls, tuple(operand_types), tuple(result_types), tuple(properties.items()),
+                             tuple(attributes.items()), len(op._successors),
+                             tuple(len(r.blocks) for r in op.regions), *map(tuple, entries))
+                fresh = value_key not in self._passed_values
+            except TypeError:  # an attribute without a value hash
+                value_key, fresh = None, True
+            if fresh:
+                definition.verify(op)
+        for check in traits:
+            check(op)
+        if custom is not None and (fresh or custom not in SIGNATURE_VERIFIERS):
+            custom(op)
+        if missed:
+            if fresh and value_key is not None:
+                self._passed_values.add(value_key)
             # the values keep the attributes alive, so their ids in the key cannot be reused
             self._passed[key] = (operand_types, result_types, tuple(properties.values()),
                                  tuple(attributes.values()), entries)
-        for check in traits:
-            check(op)
-        if custom is not None:
-            custom(op)
 
 
 def _verify_isolated(op):

@@ -4,6 +4,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, f32
 
 from rt.compiler.frontend import ElementsAttr, elements_to_numpy, is_splat, parse_module, splat_value
 from rt.runtime.errors import CompileError
@@ -162,3 +163,31 @@ def test_out_of_range_small_float_is_a_located_error():
     err = info.value
     assert (err.file, err.line, err.col) == ("f8.mlir", 2, 35)
     assert "out of range for f8E4M3FN (largest finite magnitude 448.0)" in err.message
+
+
+def test_plain_shaped_types_are_parsed_once_and_shared():
+    text = ("func.func @f(%a: tensor<4x?xf32>, %b: tensor<4x?xf32>, %c: vector<8xi1>, %d: tensor<f32>)"
+            " -> (tensor<4x?xf32>, vector<8xi1>) {\n"
+            "  return %a, %c : tensor<4x?xf32>, vector<8xi1>\n}\n")
+    fn = next(op for op in parse_module(text, "t.mlir").walk() if op.name == "func.func")
+    a, b, c, d = fn.function_type.inputs.data
+    assert a is b and a is fn.function_type.outputs.data[0] and c is fn.function_type.outputs.data[1]
+    assert str(a) == "tensor<4x?xf32>" and a == TensorType(f32, [4, DYNAMIC_INDEX])
+    assert (list(c.get_shape()), str(c.element_type)) == ([8], "i1")
+    assert list(d.get_shape()) == [] and str(d.element_type) == "f32"
+
+
+def test_types_after_a_cached_type_parse_and_locate_as_before():
+    text = ("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+            "  %0 = arith.addf %a, %a : tensor<4xf32>\n"
+            "  %e = tensor.empty() : tensor<4xf32, 7 : i64>\n"  # an encoding: not the plain form
+            "  %2 = arith.addf %0, %a : tensor<4xf32>\n"
+            "  %3 = arith.addf %2, %a : tensor<4xf33>\n"
+            "  return %3 : tensor<4xf32>\n}\n")
+    with pytest.raises(CompileError) as info:
+        parse_module(text, "cached.mlir")
+    assert (info.value.file, info.value.line) == ("cached.mlir", 5)
+    ok = text.replace("tensor<4xf33>", "tensor<4xf32>")
+    ops = [op for op in parse_module(ok, "cached.mlir").walk() if op.name in ("arith.addf", "tensor.empty")]
+    assert [(op.location.line.data, op.location.column.data) for op in ops] == [(2, 8), (3, 8), (4, 8), (5, 8)]
+    assert str(ops[1].results[0].type) == "tensor<4xf32, 7 : i64>"

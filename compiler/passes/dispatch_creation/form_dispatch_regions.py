@@ -185,9 +185,14 @@ def _count_region(n):
     return Region(block)
 
 
-def _build_region(group, block):
-    members = sorted(group["members"], key=lambda o: block.get_operation_index(o))
-    clones = sorted(group["clones"], key=lambda o: block.get_operation_index(o))
+def _build_region(group, block, order):
+    """Outline ``group`` into a flow.dispatch.region; ``order`` maps the block's ops to their
+    positions (taken once per block: building a region keeps the order of the ops it leaves)."""
+    if any(o not in order for o in (*group["members"], *group["clones"])):
+        order.clear()
+        order.update((o, i) for i, o in enumerate(block.ops))
+    members = sorted(group["members"], key=order.__getitem__)
+    clones = sorted(group["clones"], key=order.__getitem__)
     member_set = set(members)
     last = members[-1]
     escaping = []
@@ -312,6 +317,7 @@ class FormDispatchRegionsPass(Pass):
                 processed.add(id(group))
                 grouping.fuse_producers(group)
         _splat_host_fills(block, grouping)
+        order = {o: i for i, o in enumerate(block.ops)}
         for group in grouping.groups:
-            _build_region(group, block)
+            _build_region(group, block, order)
 

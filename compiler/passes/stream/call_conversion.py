@@ -83,7 +83,7 @@ def finish_signature(callable_op, old_args):
         return
     block = callable_op.regions[0].blocks[0]
     for arg in old_args:
-        if list(arg.uses):
+        if arg.uses:
             raise error_at_op(callable_op, f"argument {arg.index} of @{callable_op.sym_name.data} is still used by "
                                            f"'{next(iter(arg.uses)).operation.name}', which convert-to-stream cannot "
                                            f"convert")

@@ -51,7 +51,7 @@ def carries_tensors(op):
 def erase_arguments(args, error):
     """Erase replaced tensor block arguments; ``error(arg, user)`` builds the error for one still used."""
     for arg in args:
-        if list(arg.uses):
+        if arg.uses:
             raise error(arg, next(iter(arg.uses)).operation)
         arg.block.erase_arg(arg)
 

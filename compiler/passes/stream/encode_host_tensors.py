@@ -392,7 +392,7 @@ def _replace(op, new):
     constants = [v.owner for v in op.operands if isinstance(getattr(v, "owner", None), arith.ConstantOp)]
     Rewriter.replace_op(op, new)
     for const in constants:
-        if const.parent is not None and not list(const.result.uses):
+        if const.parent is not None and not const.result.uses:
             Rewriter.erase_op(const)
 
 

@@ -93,7 +93,7 @@ def _update_signature(func):
 
 
 def _elide_transfer(op):
-    if not list(op.result.uses):
+    if not op.result.uses:
         Rewriter.erase_op(op)
         return
     if op.source_affinity != op.result_affinity or op.source.type != op.result.type:
