@@ -4,6 +4,7 @@
 dialects (util, flow, stream, hal, iree_encoding, iree_cpu, check, vm, io_parameters) and our extensions of
 upstream ones (arith, linalg, math, tensor: ops xDSL 0.74.0 lacks plus parser fixes) replace
 xDSL's versions under the same names; each module is imported only when a parse first needs it.
+It also shares equal integer ``DenseArrayBase`` values (:mod:`dense_array_cache`).
 """
 import importlib
 
@@ -42,6 +43,9 @@ def make_context():
     """A fresh xDSL Context with every dialect rt parses (lazily loaded)."""
     from xdsl.dialects import get_all_dialects
 
+    from rt.compiler.dialects import dense_array_cache
+
+    dense_array_cache.install()
     ctx = Context()
     upstream = get_all_dialects()
     for name in UPSTREAM_DIALECTS:

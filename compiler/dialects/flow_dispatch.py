@@ -16,7 +16,6 @@ Tied results (``-> %b``, ``-> %t as type{dims}``) are recorded as IREE does, in 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Flow/IR/FlowOps.td`` and the
 ``custom<ShapedFunctionType>`` directive of ``Dialect/Util/IR/ClosureOpUtils``.
 """
-import functools
 from typing import ClassVar
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DenseArrayBase, IndexType, IntegerAttr, SymbolRefAttr, TensorType, i64
@@ -347,14 +346,8 @@ def full_slice(shape, dims):
 
 
 def _mixed(values):
-    static = tuple(v if isinstance(v, int) else DYNAMIC_INDEX for v in values)
-    return [v for v in values if not isinstance(v, int)], _static_array(static)
-
-
-@functools.lru_cache(maxsize=1024)
-def _static_array(static):
-    """The i64 DenseArrayBase of ``static`` (immutable, so shared: building one costs ~50 µs)."""
-    return DenseArrayBase.from_list(i64, list(static))
+    static = [v if isinstance(v, int) else DYNAMIC_INDEX for v in values]
+    return [v for v in values if not isinstance(v, int)], DenseArrayBase.from_list(i64, static)
 
 
 @irdl_op_definition
