@@ -8,6 +8,7 @@
                      [--device=URI]... [--trace=FILE.json] [--parameters=[SCOPE=]FILE]...
                      [--topology=T.yaml [--deterministic] [--report=R.json] [--inject=SPEC]...]
                      [--ranks=N [--group=NAME]]
+    mpiexec -n N python -m rt run MODULE.vmfb --channel=mpi --input=@x_{rank}.npy ...
     python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--repetitions=N]
     python -m rt devices
     python -m rt dump MODULE.vmfb
@@ -36,8 +37,8 @@ import sys
 import time
 import traceback
 
-from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_spmd,
-                                 simulated_clock, simulated_rows)
+from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_mpi,
+                                 run_spmd, simulated_clock, simulated_rows)
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 
 
@@ -151,6 +152,8 @@ def _cmd_run(args):
         function = _function(module, args.function)
         if args.ranks is not None:
             run_spmd(module, function, args, _inputs, _print_results)
+        elif args.channel:
+            run_mpi(module, function, args, _inputs, _print_results)
         else:
             prepared = function.prepare(*_inputs(function, args.input))
             print(f"EXEC @{function.name}")
@@ -180,8 +183,9 @@ def _cmd_benchmark(args):
     if args.repetitions < 1 or args.warmup < 0 or args.min_time < 0:
         raise InvalidArgumentError(f"--repetitions must be >= 1, --warmup >= 0 and --min-time >= 0, got "
                                    f"{args.repetitions}, {args.warmup} and {args.min_time}")
-    if args.ranks is not None:
-        raise InvalidArgumentError("rt benchmark runs one rank; time SPMD programs with rt run --ranks")
+    if args.ranks is not None or args.channel:
+        raise InvalidArgumentError("rt benchmark runs one rank; time SPMD programs with rt run --ranks "
+                                   "or --channel=mpi")
     tracer = _tracer(args)
     module = _load(args, tracer)
     try:
@@ -376,6 +380,7 @@ def _fail(command, error):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     command = argv[0] if argv and argv[0] in _COMMANDS else None
+    args = None
     try:
         if command in _PASSTHROUGH:
             return _PASSTHROUGH[command](argv[1:])
@@ -385,12 +390,19 @@ def main(argv=None):
 
             argv = [command] + translate(command, argv[1:], _long_flags(parser, command))
         args = parser.parse_args(argv)
-        return args.func(args)
+        code = args.func(args)
     except RtError as e:
-        return _fail(command, e)
+        code = _fail(command, e)
     except KeyboardInterrupt:
-        return 130
+        code = 130
     except Exception as e:
         if os.environ.get("RT_TRACEBACK"):
             traceback.print_exc()
-        return _fail(command, f"internal error: {type(e).__name__}: {e} (set RT_TRACEBACK=1 for details)")
+        code = _fail(command, f"internal error: {type(e).__name__}: {e} (set RT_TRACEBACK=1 for details)")
+    if code and getattr(args, "channel", None) == "mpi":
+        # A failed rank skips MPI_Finalize, which would wait for the peers it failed: mpiexec
+        # sees the exit code and ends the job (the peers have seen the cause: run_mpi).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

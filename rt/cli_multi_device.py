@@ -5,10 +5,15 @@ Flags: ``--topology=t.yaml`` (simulate the topology's devices), ``--deterministi
 times only, byte-identical runs), ``--report=r.json`` (the simulation report),
 ``--inject=SPEC`` (repeatable fault, rt.runtime.sim.faults), ``--ranks=N`` (SPMD: run the
 function once per rank; ``{rank}`` in ``--input`` / ``--output`` expands to the rank),
-``--group=NAME`` (the topology group the ranks run on). A simulated ``rt run`` ends with a
-summary table (makespan, per-device busy time and peak bytes, per-link traffic); a simulated
-``rt benchmark`` adds rows of the simulated time per call.
+``--group=NAME`` (the topology group the ranks run on), ``--channel=mpi`` (this process is one
+rank of an MPI job started by ``mpiexec``; ``{rank}`` expands to the MPI rank). A simulated
+``rt run`` ends with a summary table (makespan, per-device busy time and peak bytes, per-link
+traffic); a simulated ``rt benchmark`` adds rows of the simulated time per call.
 """
+import contextlib
+import io
+import sys
+
 from rt.runtime.errors import InvalidArgumentError
 
 RANK = "{rank}"
@@ -29,6 +34,10 @@ def add_arguments(parser):
                         help="run the function SPMD on N ranks ({rank} in --input/--output)")
     parser.add_argument("--group", default=None, metavar="NAME",
                         help="the topology group the ranks run on (default: the first group)")
+    parser.add_argument("--channel", choices=["mpi"], default=None,
+                        help="run as one rank of an MPI job (mpiexec -n N python -m rt run ... "
+                             "--channel=mpi; {rank} in --input/--output is the MPI rank; "
+                             "RT_MPI_TIMEOUT=seconds bounds each collective's wait)")
 
 
 def load_options(args):
@@ -36,12 +45,12 @@ def load_options(args):
     if args.ranks is not None and args.ranks < 1:
         raise InvalidArgumentError(f"--ranks must be >= 1, got {args.ranks}")
     return {"topology": args.topology, "deterministic": args.deterministic, "faults": args.inject,
-            "ranks": args.ranks, "group": args.group}
+            "ranks": args.ranks, "group": args.group, "channel": args.channel}
 
 
 def is_multi_device(args):
     return bool(args.topology or args.deterministic or args.inject or args.ranks is not None
-                or args.group or args.report)
+                or args.group or args.report or args.channel)
 
 
 def rank_specs(specs, rank):
@@ -50,18 +59,55 @@ def rank_specs(specs, rank):
 
 
 def run_spmd(module, function, args, parse_inputs, print_results):
-    """``rt run --ranks=N``: per-rank inputs, one SPMD call, per-rank results."""
+    """``rt run --ranks=N``: per-rank inputs, one SPMD call, per-rank results. Under
+    ``--channel=mpi`` the N ranks are this process's share of N x (MPI size): ``{rank}`` is the
+    global rank and MPI rank 0 prints every process's results in rank order."""
     ranks = len(module.ranks)
+    offset = getattr(module.world, "rank_offset", 0)
     if ranks > 1 and args.input and not any(RANK in s for s in args.input + args.output):
         raise InvalidArgumentError(f"--ranks={ranks}: give per-rank inputs with {RANK} in their path "
                                    f"(e.g. --input=@x_{RANK}.npy); the same inputs on every rank would "
                                    "be passed as written")
-    inputs = [parse_inputs(function, rank_specs(args.input, r)) for r in range(ranks)]
-    print(f"EXEC @{function.name} on {ranks} rank(s)")
-    results = function.spmd(inputs)
-    for r, values in enumerate(results):
-        print(f"rank {r}:")
-        print_results(function, values, rank_specs(args.output, r))
+    text = io.StringIO()
+    try:
+        inputs = [parse_inputs(function, rank_specs(args.input, offset + r)) for r in range(ranks)]
+        results = function.spmd(inputs)
+        with contextlib.redirect_stdout(text):
+            for r, values in enumerate(results):
+                print(f"rank {offset + r}:")
+                print_results(function, values, rank_specs(args.output, offset + r))
+    except BaseException as error:
+        module.world.abort(error)
+        raise
+    mpi = getattr(module.world, "mpi", None)
+    parts = [text.getvalue()] if mpi is None else mpi.gather_text(text.getvalue())
+    if parts is not None:
+        processes = "" if mpi is None else f" in {mpi.count} MPI processes"
+        print(f"EXEC @{function.name} on {ranks * (1 if mpi is None else mpi.count)} rank(s){processes}")
+        sys.stdout.write("".join(parts))
+
+
+def run_mpi(module, function, args, parse_inputs, print_results):
+    """``rt run --channel=mpi``: this process's rank runs the call; rank 0 prints every rank's
+    results in rank order. A failure on any rank is posted to the others (their collectives
+    fail naming it) before the error propagates."""
+    provider = module.channel_provider
+    rank = provider.rank
+    try:
+        inputs = parse_inputs(function, rank_specs(args.input, rank))
+        prepared = function.prepare(*inputs)
+        values = function.convert_results(function.invoke(prepared), prepared)
+        text = io.StringIO()
+        with contextlib.redirect_stdout(text):
+            print(f"rank {rank}:")
+            print_results(function, values, rank_specs(args.output, rank))
+    except BaseException as error:
+        provider.abort(error)
+        raise
+    parts = provider.gather_text(text.getvalue())
+    if parts is not None:
+        print(f"EXEC @{function.name} on {provider.count} MPI rank(s)")
+        sys.stdout.write("".join(parts))
 
 
 def simulated_clock(module):

@@ -54,7 +54,7 @@ def _load_module(vmfb, devices):
 
 def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_executables=(),
          trusted_keys=(), parameters=None, topology=None, deterministic=False, faults=(),
-         ranks=None, group=None):
+         ranks=None, group=None, channel=None):
     """Load a ``.vmfb`` (bytes or path; an ``.mlir`` path is compiled first) onto devices.
 
     devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
@@ -72,6 +72,11 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     topology / deterministic / faults / ranks / group: simulated devices and SPMD ranks
     (rt.multi_device, docs/MULTI_DEVICE.md); with ``ranks`` the result is an
     ``rt.multi_device.SpmdModule``.
+    channel: where ``hal.channel.create`` gets its communicator: None (this module is the only
+    rank), ``"mpi"`` (this process is one rank of ``MPI_COMM_WORLD``; run under ``mpiexec``;
+    rt.runtime.hal.drivers.mpi_channel) or a ``rt.runtime.hal.channel.ChannelProvider``; with
+    ``ranks=L`` and ``"mpi"`` each process runs L ranks of the L x (MPI size) group
+    (rt.runtime.hal.drivers.hierarchical_channel).
     Returns a :class:`LoadedModule`. Raises ModuleFormatError, NotFoundError,
     InvalidArgumentError (devices), PermissionDeniedError (safe mode) or the error ``__init``
     raised.
@@ -80,19 +85,41 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     policy = policy_for(module, trusted, allowed_executables, trusted_keys)
     io_parameters = parameters_module(module, parameters)
     modules = (*modules, io_parameters) if io_parameters is not None else modules
+    provider = channel_provider(channel)
+    if provider is not None and (topology is not None or deterministic or faults):
+        raise InvalidArgumentError("channel= runs real devices across processes; a simulated "
+                                   "topology (topology=, deterministic=, faults=) runs in one")
     if topology is not None or deterministic or faults or ranks is not None or group:
         from rt.multi_device import load_multi_device
 
         return load_multi_device(module, devices, modules=modules, tracer=tracer,
                                  topology=topology, deterministic=deterministic, faults=faults,
-                                 ranks=ranks, group=group, trust_policy=policy)
+                                 ranks=ranks, group=group, trust_policy=policy, channel=provider)
     bound, owned = bind_devices(module, devices)
     try:
-        return LoadedModule(module, bound, owned, modules, tracer, policy)
+        return LoadedModule(module, bound, owned, modules, tracer, policy, provider)
     except BaseException:
         for device in owned:
             device.release()
         raise
+
+
+def channel_provider(channel):
+    """The ChannelProvider ``rt.load(channel=...)`` names (None: the default single rank)."""
+    from rt.runtime.hal.channel import ChannelProvider
+
+    if channel is None or isinstance(channel, ChannelProvider):
+        return channel
+    if channel == "mpi":
+        from rt.runtime.hal.drivers.mpi_channel import DEFAULT_TIMEOUT, MpiChannelProvider
+
+        timeout = os.environ.get("RT_MPI_TIMEOUT", DEFAULT_TIMEOUT)
+        try:
+            timeout = float(timeout)
+        except ValueError:
+            raise InvalidArgumentError(f"RT_MPI_TIMEOUT must be seconds, got {timeout!r}") from None
+        return MpiChannelProvider(timeout=timeout)
+    raise InvalidArgumentError(f"channel must be None, 'mpi' or a ChannelProvider, got {channel!r}")
 
 
 class LoadedFunction:
@@ -193,10 +220,13 @@ class LoadedFunction:
                     return self._function(*prepared)
                 finally:
                     tracer.zone_end(HOST_LANE, now_ns())
-            except CheckError as e:
-                raise _located(e) from None
-            except DeviceError as e:
-                raise _surfaced(e) from e.__cause__
+            except BaseException as e:
+                self._loaded.channel_provider.abort(e)
+                if isinstance(e, CheckError):
+                    raise _located(e) from None
+                if isinstance(e, DeviceError):
+                    raise _surfaced(e) from e.__cause__
+                raise
 
     def __call__(self, *args, to_host=True, timeout=None, fuel=None):
         prepared = self._prepare(args)
@@ -315,6 +345,7 @@ class LoadedModule:
             channel_provider = self.world.provider(0)
         else:
             self.world = getattr(channel_provider, "world", None)
+        self.channel_provider = channel_provider
         self.simulation = None
         self._owned = list(owned)
         self.lock = threading.RLock()

@@ -76,16 +76,23 @@ def _bind(module, sim, names, ranks):
 
 
 def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology=None,
-                      deterministic=False, faults=(), ranks=None, group=None, trust_policy=None):
+                      deterministic=False, faults=(), ranks=None, group=None, trust_policy=None,
+                      channel=None):
     """What ``rt.load`` does when a topology, determinism, faults or ranks are asked for
-    (``trust_policy``: rt.load's, applied to every rank)."""
+    (``trust_policy``: rt.load's, applied to every rank; ``channel``: an MPI channel provider
+    the ranks nest in, rt.runtime.hal.drivers.hierarchical_channel)."""
     from rt.device_binding import bind_devices
     from rt.loaded_module import LoadedModule
 
     count = 1 if ranks is None else ranks
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise InvalidArgumentError(f"ranks must be a positive integer, got {ranks!r}")
-    world = LocalWorld(count)
+    if channel is None:
+        world = LocalWorld(count)
+    else:
+        from rt.runtime.hal.drivers.hierarchical_channel import HierarchicalWorld
+
+        world = HierarchicalWorld(count, channel)
     sim = None
     if topology is not None or deterministic or faults:
         if devices:

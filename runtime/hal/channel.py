@@ -23,6 +23,7 @@ Interface for providers (all a provider must implement):
   raises ``DeviceError`` naming the channel, the rank and the cause)
 * ``Channel.abort(cause)``: make pending and blocked collectives fail with ``cause`` (a rank
   died); later ones work again.
+* ``ChannelProvider.abort(cause)`` (optional): a call on this rank failed; tell the peers.
 """
 import abc
 
@@ -68,3 +69,9 @@ class ChannelProvider(abc.ABC):
     def create_channel(self, device, group, rank, count):
         """A ``Channel`` of ``device`` in group ``group`` (str or None) as ``rank`` of
         ``count`` (both resolved)."""
+
+    def abort(self, cause):
+        """A call on this rank failed with ``cause``: tell the other ranks, whose collectives
+        must fail rather than wait for it. Threads of one process are aborted by their SPMD
+        runner (rt.multi_device), so the default does nothing; an MPI provider messages its
+        peers."""

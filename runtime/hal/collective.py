@@ -144,11 +144,11 @@ def send_recv_ranks(param):
     return (None if target == _NO_RANK else target), (None if source == _NO_RANK else source)
 
 
-def _bf16_to_f32(bits):
+def bf16_to_f32(bits):
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
-def _f32_to_bf16(values):
+def f32_to_bf16(values):
     bits = values.astype(np.float32).view(np.uint32)
     rounded = bits + 0x7FFF + ((bits >> 16) & 1)
     nan = np.isnan(values)
@@ -161,7 +161,7 @@ def _reduce(op, arrays):
     """Reduce ``arrays`` (one per rank, equal shapes) in rank order."""
     bf16 = op.element_type == CollectiveElementType.BFLOAT_16
     if bf16:
-        arrays = [_bf16_to_f32(a) for a in arrays]
+        arrays = [bf16_to_f32(a) for a in arrays]
     r = op.reduction
     if r == CollectiveReduction.MINIMUM or r == CollectiveReduction.MAXIMUM:
         fn = np.minimum if r == CollectiveReduction.MINIMUM else np.maximum
@@ -179,7 +179,7 @@ def _reduce(op, arrays):
                     out = (out / len(arrays)).astype(out.dtype)
                 else:
                     out = (np.sign(out) * (np.abs(out) // len(arrays))).astype(out.dtype)
-    return _f32_to_bf16(out) if bf16 else out
+    return f32_to_bf16(out) if bf16 else out
 
 
 def compute(op, count, sends, params=None):
