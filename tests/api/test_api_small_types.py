@@ -40,6 +40,11 @@ func.func @negate_i4(%x: tensor<?x3xi4>) -> tensor<?x3xi4> {
   } -> tensor<?x3xi4>
   return %r : tensor<?x3xi4>
 }
+func.func @double_bf16(%x: bf16) -> (bf16, tensor<2xbf16>) {
+  %y = arith.addf %x, %x : bf16
+  %s = tensor.splat %y : tensor<2xbf16>
+  return %y, %s : bf16, tensor<2xbf16>
+}
 """
 
 DEVICES = [("llvm-cpu", "local-task://llvm-cpu"), ("vmvx", "local-sync://vmvx")]
@@ -66,6 +71,14 @@ def test_f8_result(module):
     got = module.to_f8(np.array([448, 464, 465, -0.0, 0.3], np.float32))
     assert got.dtype == ml_dtypes.float8_e4m3fn
     assert got.view(np.uint8).tolist() == [0x7E, 0x7E, 0x7F, 0x80, 0x2A]
+
+
+def test_bf16_scalar_arguments_are_rounded_at_entry(module):
+    # 1 + 2^-8 is a tie between 1 and 1 + 2^-7: nearest even is 1.0, so 2.0 comes back.
+    y, s = module.double_bf16(1.00390625)
+    assert y == 2.0 and s.dtype == ml_dtypes.bfloat16 and s.astype(np.float32).tolist() == [2.0, 2.0]
+    y, _ = module.double_bf16(1.01171875)  # rounds up to 1 + 2^-6
+    assert y == 2.03125
 
 
 def test_i4_arrays_and_plain_integers(module):

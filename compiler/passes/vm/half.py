@@ -1,7 +1,8 @@
-"""f16 scalars on the host: carried in f32 registers, rounded explicitly, converted to/from bits.
+"""f16 and bf16 scalars on the host: carried in f32 registers, rounded explicitly, converted to/from bits.
 
-The VM has no half register bank (IREE's VM has none either). An ``f16`` SSA value lives in an
-``f32`` register that always holds a value exactly representable in binary16:
+The VM has no half register bank (IREE's VM has none either). An ``f16`` (``bf16``) SSA value
+lives in an ``f32`` register that always holds a value exactly representable in binary16
+(bfloat16):
 
 * producers round: ``arith.constant`` and global initial values are rounded at compile time
   (numpy ``float16``: nearest, ties to even); arithmetic results, ``arith.truncf`` and
@@ -20,11 +21,17 @@ on f16 runs in f64 (the product of two f16 values is exact there) and is then ro
 with 2 bytes) convert with :func:`to_bits` / :func:`from_bits`, VM instruction sequences over
 the f32 bit pattern (normal, subnormal, zero, inf and NaN cases).
 
+bf16 follows the same rules, as IREE's bf16 legalization computes it (the seed
+002_fcac7caf3252cf5b.txt): the op in f32, then rounded to nearest even (``bits + 0x7FFF +
+lsb``, NaNs kept quiet) with integer VM instructions; ``math.fma`` and a ``truncf`` from f64
+round through f32 first. ``from_bits`` is a 16-bit shift.
+
 Source followed: IEEE 754-2008 binary16; IREE's VM has no f16 register type either (its
 ``Dialect/VM/Conversion`` maps floats to f32/f64 only), so host f16 is carried widened here.
 """
+import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import Float16Type
+from xdsl.dialects.builtin import BFloat16Type, Float16Type
 
 #: f32 bit pattern of 2**-14, the smallest normal f16
 _F32_MIN_NORMAL_F16 = 0x38800000
@@ -36,20 +43,75 @@ def is_f16(type_):
     return isinstance(type_, Float16Type)
 
 
-def round_constant(value):
-    """A Python float rounded to the nearest binary16 value (ties to even, overflow to inf)."""
+def is_bf16(type_):
+    return isinstance(type_, BFloat16Type)
+
+
+def is_narrow(type_):
+    """True for the float types held in f32 registers with rounding (f16, bf16)."""
+    return isinstance(type_, (Float16Type, BFloat16Type))
+
+
+def round_constant(value, type_):
+    """A Python float rounded to the nearest f16 / bf16 value of ``type_`` (ties to even,
+    overflow to inf); other types unchanged."""
+    if not is_narrow(type_):
+        return value
     with np.errstate(over="ignore"):
-        return float(np.float16(value))
+        return float(np.float16(value) if is_f16(type_) else ml_dtypes.bfloat16(value))
 
 
 def round_result(e, dst, type_):
-    """Round ``dst`` (an f32 register) to f16 in place when the MLIR result type is f16."""
+    """Round ``dst`` (an f32 register) in place when the MLIR result type is f16 or bf16."""
     if is_f16(type_):
         e.fb.trunc_f32_f16(dst, dst)
+    elif is_bf16(type_):
+        bits = e.scratch("i32")
+        _bf16_to_bits(e, bits, dst)
+        _bf16_from_bits(e, dst, bits)
 
 
-def to_bits(e, dst, value):
-    """``dst`` (i32 register) = the binary16 bit pattern (zero-extended) of f16 register ``value``."""
+def to_bits(e, dst, value, type_):
+    """``dst`` (i32 register) = the 16-bit pattern (zero-extended) of f16 / bf16 register ``value``."""
+    if is_bf16(type_):
+        _bf16_to_bits(e, dst, value)
+    else:
+        _f16_to_bits(e, dst, value)
+
+
+def from_bits(e, dst, bits, type_):
+    """``dst`` (f32 register) = the f16 / bf16 value of the low 16 bits of i32 register ``bits``."""
+    if is_bf16(type_):
+        _bf16_from_bits(e, dst, bits)
+    else:
+        _f16_from_bits(e, dst, bits)
+
+
+def _bf16_to_bits(e, dst, value):
+    """Round to nearest even on the f32 bit pattern; a NaN keeps its top bits, made quiet."""
+    fb = e.fb
+    bits, lsb, out, nan = e.scratch("i32"), e.scratch("i32"), e.scratch("i32"), e.scratch("i32")
+    fb.bitcast_f32_i32(bits, value)
+    fb.shr_i32_u(lsb, bits, e.const("i32", 16))
+    fb.and_i32(lsb, lsb, e.const("i32", 1))
+    fb.add_i32(out, bits, e.const("i32", 0x7FFF))
+    fb.add_i32(out, out, lsb)
+    fb.shr_i32_u(out, out, e.const("i32", 16))
+    fb.shr_i32_u(nan, bits, e.const("i32", 16))
+    fb.or_i32(nan, nan, e.const("i32", 0x40))
+    fb.and_i32(bits, bits, e.const("i32", 0x7FFFFFFF))
+    fb.cmp_gt_i32_s(lsb, bits, e.const("i32", 0x7F800000))
+    fb.select_i32(dst, lsb, nan, out)
+
+
+def _bf16_from_bits(e, dst, bits):
+    out = e.scratch("i32")
+    e.fb.and_i32(out, bits, e.const("i32", 0xFFFF))
+    e.fb.shl_i32(out, out, e.const("i32", 16))
+    e.fb.bitcast_i32_f32(dst, out)
+
+
+def _f16_to_bits(e, dst, value):
     fb = e.fb
     bits, mag, out = e.scratch("i32"), e.scratch("i32"), e.scratch("i32")
     fb.bitcast_f32_i32(bits, value)
@@ -77,8 +139,7 @@ def to_bits(e, dst, value):
     fb.or_i32(dst, out, bits)
 
 
-def from_bits(e, dst, bits):
-    """``dst`` (f32 register) = the f16 value of the low 16 bits of i32 register ``bits``."""
+def _f16_from_bits(e, dst, bits):
     fb = e.fb
     mag, exp, out, flag = e.scratch("i32"), e.scratch("i32"), e.scratch("i32"), e.scratch("i32")
     fb.and_i32(mag, bits, e.const("i32", 0x7FFF))

@@ -19,6 +19,7 @@ Source followed: IREE ``Dialect/HAL/Conversion/HALToVM``, ``Modules/Check/Conver
 import struct
 
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -105,10 +106,10 @@ def _element_bytes(op, type_):
             return max(1, width // 8)
     elif isinstance(type_, IndexType):
         return 8
-    elif isinstance(type_, (Float16Type, Float32Type, Float64Type)):
+    elif isinstance(type_, (Float16Type, BFloat16Type, Float32Type, Float64Type)):
         return type_.bitwidth // 8
     raise error_at_op(op, f"'{op.name}' of {type_}: host element access takes i1, i8, i16, i32, i64, "
-                          "index, f16, f32 or f64")
+                          "index, f16, bf16, f32 or f64")
 
 
 def _load_word(e, op, buffer, offset, length, out=None):
@@ -138,8 +139,8 @@ def _buffer_load(e, op):
         e.fb.or_i64(bits, high, low)
         if dst.type == "f64":
             e.fb.bitcast_i64_f64(dst, bits)
-    elif isinstance(type_, Float16Type):
-        half.from_bits(e, dst, _load_word(e, op, buffer, offset, 2))
+    elif half.is_narrow(type_):
+        half.from_bits(e, dst, _load_word(e, op, buffer, offset, 2), type_)
     elif dst.type == "f32":
         e.fb.bitcast_i32_f32(dst, _load_word(e, op, buffer, offset, 4))
     else:
@@ -166,9 +167,9 @@ def _buffer_store(e, op):
         _store_word(e, low, buffer, offset, 4)
         _store_word(e, high, buffer, high_offset, 4)
         return
-    if isinstance(type_, Float16Type):
+    if half.is_narrow(type_):
         bits = e.scratch("i32")
-        half.to_bits(e, bits, value)
+        half.to_bits(e, bits, value, type_)
         value = bits
     elif value.type == "f32":
         bits = e.scratch("i32")

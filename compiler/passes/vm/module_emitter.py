@@ -44,8 +44,8 @@ class ModuleEmitter:
             initial = value.value.data
             if type_name in ("i32", "i64"):
                 initial = int(initial)
-            elif half.is_f16(op.type):
-                initial = half.round_constant(initial)
+            else:
+                initial = half.round_constant(initial, op.type)
         self._globals[name] = self.mb.global_(name, type_name, initial)
         if op.type.name == "hal.device":
             self.devices.append(name)

@@ -2,16 +2,16 @@
 
 Type mapping (IREE's VM conversion, with rt's banks): ``index`` and ``i64`` -> ``i64``;
 ``i1``/``i8``/``i16``/``i32`` -> ``i32`` (i1 as 0/1); ``f32`` -> ``f32``; ``f64`` -> ``f64``;
-``f16`` -> ``f32`` (holding a value exactly representable in f16; see rt.compiler.passes.vm.half);
-HAL handles, ``!util.buffer`` and other reference types -> ``ref``. ``bf16`` and other small
-floats have no host register type (they live only inside executables).
+``f16`` and ``bf16`` -> ``f32`` (holding a value exactly representable in the narrow type; see
+rt.compiler.passes.vm.half); HAL handles, ``!util.buffer`` and other reference types -> ``ref``.
+The f8 and f4 types have no host register type (they live only inside executables).
 
 Allocation: every SSA value gets a register when it is defined; a value defined by an op of a
 block and used only by later ops of that same block gives its register back after its last
 use, so straight-line code reuses registers. Block arguments and values live across blocks or
 nested regions keep theirs for the whole function (always safe for loops and joins).
 """
-from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, IndexType, IntegerType
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IndexType, IntegerType
 
 #: cconv letter of each register type
 CCONV_LETTER = {"i32": "i", "i64": "I", "f32": "f", "f64": "F", "ref": "r"}
@@ -26,7 +26,7 @@ def vm_type(type_):
         if width == 64:
             return "i64"
         return "i32" if width <= 32 else None
-    if isinstance(type_, (Float16Type, Float32Type)):
+    if isinstance(type_, (Float16Type, BFloat16Type, Float32Type)):
         return "f32"
     if isinstance(type_, Float64Type):
         return "f64"

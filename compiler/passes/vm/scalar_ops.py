@@ -70,7 +70,7 @@ def _constant(e, op):
         _emit(e, f"const_{t}", dst, v)
     elif isinstance(value, FloatAttr):
         v = value.value.data
-        _emit(e, f"const_{t}", dst, half.round_constant(v) if half.is_f16(result.type) else v)
+        _emit(e, f"const_{t}", dst, half.round_constant(v, result.type))
     else:
         raise error_at_op(op, f"{op.name} of {result.type} cannot live in a VM register; tensor "
                               "constants must be outlined by the stream phase")
@@ -257,26 +257,30 @@ def _to_int(e, op, signed):
 
 
 def _float_resize(e, op):
-    """extf/truncf among f16, f32 and f64; truncation to f16 rounds once from the source value."""
+    """extf/truncf among f16, bf16, f32 and f64; truncation to f16 rounds once from the source
+    value, to bf16 from its f32 value."""
     a = e.get(op.input, op)
     t = e.type_of(op.result, op)
     dst = e.define(op.result, op)
     if half.is_f16(op.result.type) and not half.is_f16(op.input.type):
         e.fb.trunc_f32_f16(dst, a)
-    elif a.type == t:
+        return
+    if a.type == t:
         e.mov(dst, a)
     else:
         _emit(e, "ext_f32_f64" if t == "f64" else "trunc_f64_f32", dst, a)
+    if half.is_bf16(op.result.type) and not half.is_bf16(op.input.type):
+        half.round_result(e, dst, op.result.type)
 
 
 def _bitcast(e, op):
     a = e.get(op.input, op)
     t = e.type_of(op.result, op)
     dst = e.define(op.result, op)
-    if half.is_f16(op.input.type):
-        half.to_bits(e, dst, a)
-    elif half.is_f16(op.result.type):
-        half.from_bits(e, dst, a)
+    if half.is_narrow(op.input.type):
+        half.to_bits(e, dst, a, op.input.type)
+    elif half.is_narrow(op.result.type):
+        half.from_bits(e, dst, a, op.result.type)
     elif a.type == t:
         e.mov(dst, a)
     else:
