@@ -16,6 +16,7 @@ import contextlib
 import os
 import threading
 import time
+import weakref
 
 import ml_dtypes
 import numpy as np
@@ -317,6 +318,23 @@ def _surfaced(error):
     return surfaced
 
 
+class _Resources:
+    """What a LoadedModule owns outside the VM: the devices rt created and the async worker.
+    Kept apart from the module so that a weakref finalizer can release them."""
+
+    def __init__(self, owned):
+        self.owned, self.executor = owned, None
+
+    def release(self, wait):
+        """Stop the worker (waiting for its calls if ``wait``) and release the owned devices."""
+        if self.executor is not None:
+            self.executor.shutdown(wait=wait)
+            self.executor = None
+        for device in self.owned:
+            device.release()
+        self.owned = []
+
+
 def _located(error):
     stack = getattr(error, "vm_stack", ())
     if not stack:
@@ -332,7 +350,8 @@ class LoadedModule:
     module: the vm Module; context: the vm Context; devices: tuple of HAL devices (in
     ``rt.devices`` order); functions: exported function names (without ``__init``);
     ``m.name`` / ``m["name"]``: a :class:`LoadedFunction`. ``close()`` (or ``with``) releases
-    the devices rt created.
+    the devices rt created; a module dropped without ``close()`` releases them when it is
+    garbage-collected (a weakref finalizer), so their queue threads do not outlive it.
     """
 
     def __init__(self, module, devices, owned=(), modules=(), tracer=None, trust_policy=None,
@@ -347,9 +366,9 @@ class LoadedModule:
             self.world = getattr(channel_provider, "world", None)
         self.channel_provider = channel_provider
         self.simulation = None
-        self._owned = list(owned)
+        self._resources = _Resources(list(owned))
+        self._dropped = weakref.finalize(self, self._resources.release, False)
         self.lock = threading.RLock()
-        self._executor = None
         self._functions = {}
         for extra in modules:
             if not isinstance(extra, NativeModule):
@@ -424,9 +443,10 @@ class LoadedModule:
     def executor(self):
         """The single worker thread behind ``async_`` calls (created on first use)."""
         with self.lock:
-            if self._executor is None:
-                self._executor = concurrent.futures.ThreadPoolExecutor(1, f"rt {self.module.name}")
-            return self._executor
+            if self._resources.executor is None:
+                self._resources.executor = concurrent.futures.ThreadPoolExecutor(
+                    1, f"rt {self.module.name}")
+            return self._resources.executor
 
     def report(self):
         """The simulation report (rt.runtime.sim.report) of a module loaded on a topology."""
@@ -437,13 +457,12 @@ class LoadedModule:
 
     def close(self):
         """Finish async calls, uninstall the tracer and release the devices rt created."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
-            self._executor = None
+        self._dropped.detach()
+        if self._resources.executor is not None:
+            self._resources.executor.shutdown(wait=True)
+            self._resources.executor = None
         self._restore_sinks()
-        for device in self._owned:
-            device.release()
-        self._owned = []
+        self._resources.release(True)
         if self.simulation is not None:
             self.simulation.close()
 

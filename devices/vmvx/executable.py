@@ -29,11 +29,12 @@ Source: runtime/src/iree/hal/local/loaders/vmvx_module_loader.c.
 import array
 import sys
 import threading
+import time
 
 from rt.devices.vmvx.module import VmvxModule
-from rt.runtime.errors import DeviceError, InvalidArgumentError, ModuleFormatError
+from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError, ModuleFormatError
 from rt.runtime.hal.executable_library import ExecutableLibrary, ExportInfo
-from rt.runtime.vm import Context, Instance, Module, VMBuffer, VMList
+from rt.runtime.vm import Context, Instance, Module, VMBuffer, VMList, thread_deadline
 
 FORMAT = "vmvx-bytecode"
 ENTRY_CCONV = "0rriiiiii_v"
@@ -109,7 +110,9 @@ class VmvxExecutable(ExecutableLibrary):
 
         See ``ExecutableLibrary.dispatch``. Raises ``InvalidArgumentError`` for a bad ordinal,
         workgroup count, constant count or binding count, and ``DeviceError`` naming the
-        export, the workgroup and the cause when a workgroup fails (remaining ones are skipped).
+        export, the workgroup and the cause when a workgroup fails (remaining ones are skipped),
+        and ``DeadlineExceededError`` once the calling thread's deadline (``f(..., timeout=)``)
+        has passed, checked every 256 workgroups (a Ctrl-C interrupts between workgroups too).
         """
         if type(ordinal) is not int or not 0 <= ordinal < len(self.exports):
             raise InvalidArgumentError(
@@ -142,10 +145,15 @@ class VmvxExecutable(ExecutableLibrary):
         bindings = VMList(buffers, element_type="ref")
         fn = self._functions()[ordinal]
         cx, cy, cz = counts
+        deadline = thread_deadline()
         try:
             for z in range(cz):
                 for y in range(cy):
                     for x in range(cx):
+                        if deadline is not None and x & 255 == 0 and time.monotonic() >= deadline:
+                            raise DeadlineExceededError(
+                                f"vmvx dispatch {info.name}: the call's deadline passed at "
+                                f"workgroup ({x}, {y}, {z}) of ({cx}, {cy}, {cz})")
                         try:
                             fn(constants_buffer, bindings, x, y, z, cx, cy, cz)
                         except Exception as e:  # noqa: BLE001 - every failure becomes a DeviceError

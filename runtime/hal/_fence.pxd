@@ -17,7 +17,7 @@ cdef class Fence:
     cdef bint settled_c(self)
     cdef int signal_c(self) except -1
     cdef int fail_c(self, object cause) except -1
-    cdef int wait_c(self, object timeout) except -1
+    cdef int wait_c(self, object timeout, bint timeout_status=*) except -1
     cdef int _raise_failure(self) except -1
     cdef bint _donate(self, list pending) except -1
 

@@ -13,7 +13,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport uint64_t
 
 from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
-from rt.runtime.hal._semaphore cimport Notify, Semaphore, Timepoint, Waiter, payload_arg, timeout_arg
+from rt.runtime.hal._semaphore cimport (Notify, Semaphore, Timepoint, Waiter, failure_error,
+                                        payload_arg, wait_limit)
 from rt.runtime.hal.status import StatusCode, status_code_of
 
 
@@ -181,14 +182,14 @@ cdef class Fence:
         for semaphore in self._semaphores:
             failure = (<Semaphore>semaphore)._failure
             if failure is not None:
-                error = DeviceError(f"fence wait failed: {(<Semaphore>semaphore).label} failed: "
-                                    f"{failure}")
-                error.__cause__ = failure
-                raise error
+                raise failure_error(f"fence wait failed: {(<Semaphore>semaphore).label}", failure)
         return 0
 
-    cdef int wait_c(self, object timeout) except -1:
+    cdef int wait_c(self, object timeout, bint timeout_status=False) except -1:
+        """0 once reached; when ``timeout`` passes first, 1 if ``timeout_status`` else
+        DeadlineExceededError. The calling thread's deadline passing always raises."""
         cdef Py_ssize_t i, n = len(self._semaphores)
+        cdef bint by_deadline = False
         cdef list pending = []
         cdef list handles
         cdef Waiter waiter
@@ -213,28 +214,39 @@ cdef class Fence:
             for i in pending:
                 semaphore = self._semaphores[i]
                 handles.append((semaphore, semaphore.acquire(self._values[i], waiter)))
-            waiter.block(timeout_arg(timeout))
+            waiter.block(wait_limit(timeout, &by_deadline))
         finally:
             for semaphore, tp in handles:
                 semaphore.cancel(tp)
         if self.failure_c() is not None:
             return self._raise_failure()
         if not self.reached_c():
+            if timeout_status and not by_deadline:
+                return 1
             waiting = ", ".join(f"{self._semaphores[i].label} at {self._semaphores[i].query()} < "
                                 f"{self._values[i]}" for i in pending
                                 if not (<Semaphore>self._semaphores[i]).reached(self._values[i]))
-            raise DeadlineExceededError(f"fence wait timed out after {timeout} s; still waiting on: "
-                                        f"{waiting}")
+            what = ("the call's deadline passed during a fence wait" if by_deadline
+                    else f"fence wait timed out after {timeout} s")
+            raise DeadlineExceededError(f"{what}; still waiting on: {waiting}")
         return 0
 
     def wait(self, timeout=None):
         """Block until reached; ``timeout`` in seconds (None = forever). IREE's fence await.
 
-        Raises ``DeadlineExceededError`` naming the pending timepoints on timeout,
-        ``DeviceError`` whose message and ``__cause__`` carry the failure, and
-        ``KeyboardInterrupt`` if Ctrl-C interrupts the wait.
+        Raises ``DeadlineExceededError`` naming the pending timepoints on timeout or when the
+        calling thread's deadline (``f(..., timeout=)``) passes, ``DeviceError`` whose message
+        and ``__cause__`` carry the failure (ResourceExhaustedError / DeadlineExceededError
+        if that was the failure's root cause), and ``KeyboardInterrupt`` if Ctrl-C interrupts
+        the wait.
         """
         self.wait_c(timeout)
+
+    def try_wait(self, timeout=None):
+        """Like ``wait``, but False instead of DeadlineExceededError when ``timeout`` passes
+        first (True once reached): the status of the hal module's ``fence.await``. The calling
+        thread's deadline passing still raises."""
+        return self.wait_c(timeout, True) == 0
 
     cdef bint _donate(self, list pending) except -1:
         """Run ready work of the queue producing ``pending`` here; True if any ran.

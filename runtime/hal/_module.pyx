@@ -15,7 +15,7 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 
-from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError
+from rt.runtime.errors import InvalidArgumentError
 from rt.runtime.hal._buffer cimport Buffer, new_buffer, range_check, describe
 from rt.runtime.hal._buffer_view cimport BufferView, new_view
 from rt.runtime.hal._command_buffer cimport BindingArg, CommandBuffer
@@ -330,6 +330,7 @@ cdef int fence_await(object state, ImportCall* c) except -1:
     """(timeout_ms, flags, fences...) -> 0, or DEADLINE_EXCEEDED when the timeout passed."""
     cdef uint32_t timeout_ms = <uint32_t>int_arg(c, 0)
     cdef Fence joined
+    cdef int timed_out
     if (<HalState>state).module.trace_sink is not None:
         set_i32(c, 0, (<HalState>state).module.fence_await(
             int_arg(c, 0), int_arg(c, 1), [ref_arg(c, 2 + k) for k in range(c.spans[0])]))
@@ -338,12 +339,8 @@ cdef int fence_await(object state, ImportCall* c) except -1:
     if joined.reached_c():
         set_i32(c, 0, 0)
         return 0
-    try:
-        joined.wait_c(None if timeout_ms == _INFINITE_MS else timeout_ms / 1000.0)
-    except DeadlineExceededError:
-        set_i32(c, 0, _DEADLINE_EXCEEDED)
-        return 0
-    set_i32(c, 0, 0)
+    timed_out = joined.wait_c(None if timeout_ms == _INFINITE_MS else timeout_ms / 1000.0, True)
+    set_i32(c, 0, _DEADLINE_EXCEEDED if timed_out else 0)
     return 0
 
 

@@ -15,8 +15,12 @@ which is the lock that orders them (no Python code runs between reading and upda
 callbacks run after the update). A blocked waiter holds a POSIX semaphore of its own and
 sleeps on it with the GIL released, in slices of ``WAIT_SLICE_S``: between slices it takes the
 GIL to run pending signal handlers, so Ctrl-C interrupts a wait (``KeyboardInterrupt``) instead
-of hanging it. A failure keeps its original exception (its type and message) as the cause of
-what waiters raise.
+of hanging it. A wait never outlasts the call that waits: it is bounded by the calling
+thread's deadline (``f(..., timeout=)``, ``rt.runtime.vm.set_thread_deadline``), so a fence
+nobody signals cannot hang a call. A failure keeps its original exception (its type and
+message) as the cause of what waiters raise; out-of-memory and out-of-time failures keep their
+class too (``ResourceExhaustedError``, ``DeadlineExceededError``), wherever in the chain of
+propagated failures they arose.
 """
 from cpython.exc cimport PyErr_CheckSignals
 from libc.errno cimport EINTR, errno
@@ -24,10 +28,13 @@ from libc.stdint cimport uint64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 import threading
+import time
 
 import numpy as np
 
-from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
+from rt.runtime.errors import (DeadlineExceededError, DeviceError, InvalidArgumentError,
+                               ResourceExhaustedError)
+from rt.runtime.vm._interp import thread_deadline
 
 cdef extern from "<semaphore.h>" nogil:
     int sem_init(sem_t* sem, int pshared, unsigned int value)
@@ -65,6 +72,20 @@ cdef double timeout_arg(object timeout) except? -2.0:
     return min(max(0.0, float(timeout)), _TIMEOUT_MAX)
 
 
+cdef double wait_limit(object timeout, bint* by_deadline) except? -2.0:
+    """Seconds a wait may block (-1: forever): ``timeout`` (seconds, None = forever) bounded by
+    the calling thread's deadline; ``by_deadline[0]`` says whether the deadline set the bound."""
+    cdef double limit = timeout_arg(timeout), remaining
+    by_deadline[0] = False
+    deadline = thread_deadline()
+    if deadline is not None:
+        remaining = max(0.0, deadline - time.monotonic())
+        if limit < 0 or remaining < limit:
+            by_deadline[0] = True
+            return remaining
+    return limit
+
+
 def _without_tracebacks(error):
     """Drop the tracebacks along ``error``'s cause/context chain and return it.
 
@@ -83,9 +104,20 @@ def _without_tracebacks(error):
     return error
 
 
+#: Failure classes a waiter raises as themselves, not as DeviceError: what they mean (out of
+#: memory, out of time) is what the caller acts on (``except ResourceExhaustedError``).
+cdef tuple _PRESERVED = (ResourceExhaustedError, DeadlineExceededError)
+
+
 cdef object failure_error(str label, object cause):
-    """The ``DeviceError`` a waiter on a failed semaphore raises; its __cause__ is ``cause``."""
-    error = DeviceError(f"{label} failed: {cause}")
+    """The error a waiter on a failed semaphore raises: of the root cause's class if that is
+    ResourceExhaustedError or DeadlineExceededError, else ``DeviceError``; its __cause__ is
+    ``cause``."""
+    cdef int depth = 0
+    root = cause
+    while root.__cause__ is not None and depth < 64:
+        root, depth = root.__cause__, depth + 1
+    error = (type(root) if type(root) in _PRESERVED else DeviceError)(f"{label} failed: {cause}")
     error.__cause__ = cause
     return error
 
@@ -296,12 +328,14 @@ cdef class Semaphore:
     def wait(self, value, timeout=None):
         """Block until the payload is >= ``value``; ``timeout`` in seconds (None = forever).
 
-        Raises ``DeadlineExceededError`` on timeout and ``DeviceError`` (whose ``__cause__``
-        is the failure) if the semaphore failed; a Ctrl-C while blocked raises
+        Raises ``DeadlineExceededError`` on timeout or when the calling thread's deadline
+        passes, and ``DeviceError`` (whose ``__cause__`` is the failure; see
+        ``failure_error`` for the classes kept) if the semaphore failed; a Ctrl-C while blocked raises
         ``KeyboardInterrupt``.
         """
         cdef uint64_t v = payload_arg(value, f"{self.label}: wait")
-        cdef double limit = timeout_arg(timeout)
+        cdef bint by_deadline
+        cdef double limit = wait_limit(timeout, &by_deadline)
         cdef Waiter waiter
         cdef Timepoint tp
         if self._failure is None and self.value < v and self.producer is not None:
@@ -315,9 +349,10 @@ cdef class Semaphore:
             finally:
                 self.cancel(tp)
             if self._failure is None and self.value < v:
+                what = "passed the call's deadline" if by_deadline else f"timed out after {timeout} s"
                 raise DeadlineExceededError(
-                    f"{self.label}: wait for payload {v} timed out after {timeout} s "
-                    f"(payload is {self.value}); signal it or wait longer")
+                    f"{self.label}: wait for payload {v} {what} (payload is {self.value}); "
+                    f"signal it or wait longer")
         if self._failure is not None:
             raise failure_error(self.label, self._failure)
 

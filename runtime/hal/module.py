@@ -71,7 +71,7 @@ a failed fence, naming device, queue, command/export and cause); the VM adds its
 """
 import sys
 
-from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
+from rt.runtime.errors import DeviceError, InvalidArgumentError
 from rt.runtime.hal.allocator import Allocator
 from rt.runtime.hal.buffer import Buffer
 from rt.runtime.hal.buffer_view import BufferView, shape_text
@@ -490,8 +490,4 @@ class HalModule(NativeModule):
 
     @staticmethod
     def _await(fence, timeout):
-        try:
-            fence.wait(timeout)
-        except DeadlineExceededError:
-            return int(StatusCode.DEADLINE_EXCEEDED)
-        return 0
+        return 0 if fence.try_wait(timeout) else int(StatusCode.DEADLINE_EXCEEDED)

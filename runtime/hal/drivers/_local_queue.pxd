@@ -28,6 +28,7 @@ cdef class Submission:
     cdef tuple command_buffers
     cdef BindingTable table
     cdef uint32_t threads
+    cdef object deadline
 
     cdef int perform(self, object sink, object lane) except -1
 

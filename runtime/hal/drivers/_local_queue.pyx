@@ -5,7 +5,9 @@ A submission is (wait fence, signal fence, work, label): command buffers to exec
 submission's binding table) or a Python action. The head of a queue runs when its wait fence is
 *settled*: reached -> run the work and signal; failed -> do not run, fail the signal fence with
 an error naming this queue and the cause (propagation). Work that raises fails the signal fence
-the same way; the error keeps the original exception as its cause. Nothing blocks on an
+the same way; the error keeps the original exception as its cause. Work interrupted by Ctrl-C
+fails it too before the ``KeyboardInterrupt`` goes on, so no waiter is left on a fence nobody
+will signal and the queue stays usable (issue 13). Nothing blocks on an
 unreached fence: queues learn of progress through fence callbacks (IREE's semaphore
 timepoints). At most one submission of a queue runs at a time, in submission order.
 
@@ -14,7 +16,7 @@ that submits it, or — if its wait fence is not reached yet — on the thread t
 local-sync device gives each submitting thread its own inline queue (IREE's sync device runs
 everything on its caller): threads calling into one device run side by side, each in order.
 ``ThreadQueue`` (local-task, after IREE's local_task/task_queue.c) runs work on one dedicated
-thread per device; a thread that waits for a semaphore this queue will signal may *donate*
+thread per device, under the deadline of the call that submitted it (``f(..., timeout=)``); a thread that waits for a semaphore this queue will signal may *donate*
 itself (``donate``, after ``iree_task_executor_donate_caller`` in runtime/src/iree/task/
 executor.h): while the queue is idle it runs the queue's ready submissions itself instead of
 sleeping until the queue thread has woken up, run them and woken it back.
@@ -38,6 +40,7 @@ from rt.runtime.hal._semaphore cimport Semaphore
 from rt.runtime.hal.drivers._heap_allocator cimport HeapAllocator
 from rt.runtime.hal.drivers._replay cimport BindingTable, execute_command_buffer
 from rt.runtime.hal.trace import now_ns, timepoint_texts
+from rt.runtime.vm._interp import set_thread_deadline, thread_deadline
 
 cdef extern from "<semaphore.h>" nogil:
     ctypedef struct sem_t:
@@ -111,11 +114,24 @@ cdef class _Queue:
                                 f"failed: {failure}")
             error.__cause__ = failure
         else:
+            previous = None if submission.deadline is None else set_thread_deadline(submission.deadline)
             try:
                 submission.perform(sink, self.lane)
             except Exception as cause:
                 error = DeviceError(f"{self.label}: {submission.label} failed: {cause}")
                 error.__cause__ = cause
+            except BaseException as interrupt:
+                # Ctrl-C (or SystemExit) while this thread ran the work: fail the signal fence
+                # so that nothing waits on it forever, then let the interrupt go on.
+                error = DeviceError(f"{self.label}: {submission.label} was interrupted "
+                                    f"({type(interrupt).__name__}); its results are undefined")
+                if sink is not None:
+                    sink.zone_end(self.lane, now_ns(), {"error": str(error)})
+                submission.signal_fence.fail_c(error)
+                raise
+            finally:
+                if submission.deadline is not None:
+                    set_thread_deadline(previous)
         if sink is not None:
             sink.zone_end(self.lane, now_ns(), None if error is None else {"error": str(error)})
         if error is not None:
@@ -271,6 +287,7 @@ cdef class ThreadQueue(_Queue):
             raise DeviceError(f"{self.label}: cannot submit {submission.label}: {self._closed}")
         for semaphore in submission.signal_fence._semaphores:
             semaphore.producer = self
+        submission.deadline = thread_deadline()
         self._pending.append(submission)
         self._signal()
         return 0

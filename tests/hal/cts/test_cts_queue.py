@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from rt.runtime import hal
-from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
+from rt.runtime.errors import (DeadlineExceededError, DeviceError, InvalidArgumentError,
+                               ResourceExhaustedError)
 
 FAIL = 3  # ordinal of the fake executable's failing export
 
@@ -127,7 +128,8 @@ def test_alloca_over_capacity_fails_its_fence(device_factory):
     dev = device_factory(heap_capacity=1024)
     done = dev.create_fence()
     buf = dev.queue_alloca(2048, signal_fence=done)
-    with pytest.raises(DeviceError, match=r"queue_alloca failed: .*heap capacity of 1024 bytes"):
+    # The waiter sees the root cause's class (issue 13): out of memory stays ResourceExhaustedError.
+    with pytest.raises(ResourceExhaustedError, match=r"queue_alloca failed: .*heap capacity of 1024 bytes"):
         done.wait(timeout=10)
     assert done.query() == hal.StatusCode.RESOURCE_EXHAUSTED
     with pytest.raises(InvalidArgumentError, match=r"queue_alloca failed"):
