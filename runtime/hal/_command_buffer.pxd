@@ -39,6 +39,7 @@ cdef class CommandBuffer(Site):
     cdef readonly list channels
     cdef dict _channel_index
     cdef public dict debug_markers
+    cdef public dict sources
     cdef list _debug_groups
     cdef public Py_ssize_t submitted
     cdef list _zones

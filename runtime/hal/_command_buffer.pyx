@@ -39,6 +39,7 @@ from rt.runtime.hal._validation cimport (Site, buffer_arg, check_binding, check_
                                          check_executable, check_fill, check_range, check_slot,
                                          check_table_entry, host_source, i32_arg, size_value)
 from rt.runtime.hal import commands as records
+from rt.runtime.vm._interp import current_call_site
 
 cdef uint32_t _TRANSFER_SOURCE = int(BufferUsage.TRANSFER_SOURCE)
 cdef uint32_t _TRANSFER_TARGET = int(BufferUsage.TRANSFER_TARGET)
@@ -124,6 +125,7 @@ cdef class CommandBuffer(Site):
         self.channels = []
         self._channel_index = {}
         self.debug_markers, self._debug_groups = {}, []
+        self.sources = {}
         self._host = bytearray()
         if binding_capacity:
             self._slot_end = <uint64_t*>PyMem_Malloc(binding_capacity * sizeof(uint64_t))
@@ -505,6 +507,9 @@ cdef class CommandBuffer(Site):
         self._constant_count += <uint32_t>constant_count
         self._ref_count += <uint32_t>binding_count
         self._count += 1
+        site = current_call_site()
+        if site is not None:
+            self.sources[self._count - 1] = site
         return 0
 
     def dispatch(self, executable, ordinal, workgroup_count, constants=(), bindings=()):
@@ -741,8 +746,9 @@ cdef class CommandBuffer(Site):
         c = &self._commands[index]
         if c.kind == COMMAND_DISPATCH:
             e = self.executables[c.args.dispatch.executable]
+            site = self.sources.get(index)
             return (f"command {index} (dispatch of export {e.exports[c.args.dispatch.ordinal].name!r} "
-                    f"in executable {e.name})")
+                    f"in executable {e.name}" + ("" if site is None else f", recorded at {site}") + ")")
         return f"command {index} ({KIND_NAMES[c.kind]})"
 
     def dispatch_names(self):

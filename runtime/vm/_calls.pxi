@@ -29,7 +29,12 @@ cdef Py_ssize_t _call_import(ModuleState st, const int32_t* c, Py_ssize_t pc, in
                              bint variadic) except -1:
     """Call import c[pc+1] with registers from the instruction's lists; returns the next pc.
 
-    A ``NativeFunction`` target reads and writes the registers itself (no argument list)."""
+    A ``NativeFunction`` target reads and writes the registers itself (no argument list).
+    While a native target runs, the thread's call site is this instruction (``current_call_site``)."""
+    global rt_vm_site_state, rt_vm_site_code, rt_vm_site_pc
+    cdef void* outer_state = rt_vm_site_state
+    cdef const int32_t* outer_code = rt_vm_site_code
+    cdef Py_ssize_t outer_pc = rt_vm_site_pc
     cdef int32_t ordinal = c[pc + 1]
     cdef Py_ssize_t p = pc + 2, k, j, s, nspans = 0, nargs, nres
     cdef const int32_t* spans = NULL
@@ -50,7 +55,11 @@ cdef Py_ssize_t _call_import(ModuleState st, const int32_t* c, Py_ssize_t pc, in
         call.i, call.f, call.r = I, F, <PyObject*>R
         call.args, call.spans, call.nargs = a, spans, <int32_t>nargs
         call.nresults, call.results = c[p], c + p + 1
-        (<NativeFunction>target).fn((<NativeFunction>target).state, &call)
+        rt_vm_site_state, rt_vm_site_code, rt_vm_site_pc = <void*>st, c, pc
+        try:
+            (<NativeFunction>target).fn((<NativeFunction>target).state, &call)
+        finally:
+            rt_vm_site_state, rt_vm_site_code, rt_vm_site_pc = outer_state, outer_code, outer_pc
         return p + 1 + c[p]
     sig = (<tuple>entry)[1]
     imp = st.module.imports[ordinal]
@@ -73,7 +82,11 @@ cdef Py_ssize_t _call_import(ModuleState st, const int32_t* c, Py_ssize_t pc, in
     if type(target) is Function:
         result = _invoke((<Function>target).state, (<Function>target).ordinal, args, False)
     else:
-        result = target(*args)
+        rt_vm_site_state, rt_vm_site_code, rt_vm_site_pc = <void*>st, c, pc
+        try:
+            result = target(*args)
+        finally:
+            rt_vm_site_state, rt_vm_site_code, rt_vm_site_pc = outer_state, outer_code, outer_pc
     nres = c[p]
     if nres == 1:
         _store_result(ord(sig.results[0]), result, c[p + 1], I, F, R, f"import {imp.name}")

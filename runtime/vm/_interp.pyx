@@ -36,8 +36,16 @@ cdef extern from *:
     """
     /* The calling thread's deadline (CLOCK_MONOTONIC ns, 0 = none), see set_thread_deadline. */
     static __thread long long rt_vm_deadline_ns = 0;
+    /* The call.import whose native function runs on this thread (NULL state: none), see
+       current_call_site: the caller's ModuleState (borrowed), its function's code, the pc. */
+    static __thread void* rt_vm_site_state = 0;
+    static __thread const int32_t* rt_vm_site_code = 0;
+    static __thread Py_ssize_t rt_vm_site_pc = 0;
     """
     long long rt_vm_deadline_ns
+    void* rt_vm_site_state
+    const int32_t* rt_vm_site_code
+    Py_ssize_t rt_vm_site_pc
 
 #: Maximum number of live bytecode frames per invocation.
 MAX_DEPTH = 1024
@@ -395,6 +403,36 @@ cdef class ModuleState:
         if bank == "f64":
             return self.gf[self.n_gf32 + ordinal]
         return self.grefs[ordinal]
+
+
+cdef class CallSite:
+    """Where bytecode called a native function (``current_call_site``): ``str()`` gives
+    ``file:line:col in @function`` (``module pc N in @function`` without locations)."""
+    cdef ModuleState state
+    cdef Py_ssize_t offset, pc
+
+    def __str__(self):
+        m = self.state.module
+        for k in range(self.state.nfns):
+            if self.state.fns[k].offset == self.offset:
+                name, loc = m.functions[k].name, m.location(k, self.pc)
+                return f"{loc} in @{name}" if loc is not None else f"{m.name} pc {self.pc} in @{name}"
+        return f"{m.name} pc {self.pc}"
+
+    def __repr__(self):
+        return f"<CallSite {self}>"
+
+
+def current_call_site():
+    """The ``CallSite`` of the ``call.import`` whose native function runs on this thread, or
+    None outside one. The HAL records it with each dispatch, so that a failed dispatch names
+    the op that dispatched it (``file:line:col in @fn``)."""
+    if rt_vm_site_state == NULL:
+        return None
+    cdef CallSite site = CallSite.__new__(CallSite)
+    site.state = <ModuleState>rt_vm_site_state
+    site.offset, site.pc = rt_vm_site_code - site.state.code, rt_vm_site_pc
+    return site
 
 
 include "_generated/dispatch.pxi"

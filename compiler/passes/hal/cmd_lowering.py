@@ -145,7 +145,8 @@ def _dispatch(op, b, cmd, ctx, device_name, device):
     ordinal = b.const_index(export.ordinal.value.data if export.ordinal is not None else 0)
     b.add(CommandBufferDispatchOp.build(
         operands=[cmd, exe, ordinal, counts, constants, list(op.resources), list(op.resource_offsets),
-                  list(op.resource_lengths)], properties={"flags": StringAttr("None")}))
+                  list(op.resource_lengths)], properties={"flags": StringAttr("None")})
+          ).location = op.location  # the dispatch's own op, named when it fails (issue 13)
 
 
 def _workgroup_count(b, export, device, constants, workload, op):

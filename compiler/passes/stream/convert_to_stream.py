@@ -516,6 +516,7 @@ class _Converter:
         new = self._before(op, stream.TensorDispatchOp.build(
             operands=[list(op.workload), operands, sizes, enc_dims, rsizes, rdims],
             result_types=[[stream.ResourceType()] * len(op.results)], properties=props))
+        new.location = op.location  # a failed dispatch names its source op (rt run, issue 13)
         for result, value, size, dims in zip(op.results, new.results, rsizes, res_dims):
             self.bind(result, value, size, dims, aff)
         self.dead.append(op)

@@ -390,6 +390,7 @@ def _dispatch(op):
 def _replace(op, new):
     """Replace ``op`` by ``new``; a scalar constant ``op`` used and ``new`` no longer uses goes too."""
     constants = [v.owner for v in op.operands if isinstance(getattr(v, "owner", None), arith.ConstantOp)]
+    new.location = op.location
     Rewriter.replace_op(op, new)
     for const in constants:
         if const.parent is not None and not const.result.uses:

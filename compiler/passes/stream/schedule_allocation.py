@@ -302,10 +302,12 @@ class _Commands:
             offsets.append(start)
             lengths.append(op.result_sizes[k])
             accesses.append("wo")
-        return stream.CmdDispatchOp.build(
+        new = stream.CmdDispatchOp.build(
             operands=[list(op.workload), uniforms, resources, sizes, offsets, lengths],
             properties={"entry_points": op.entry_points,
                         "resource_accesses": ArrayAttr([StringAttr(a) for a in accesses])})
+        new.location = op.location
+        return new
 
 
 def _load(op):
