@@ -1,18 +1,15 @@
-"""``linalg`` as xDSL 0.74.0 defines it, plus the named ops rt needs that xDSL lacks.
+"""``linalg`` as xDSL 0.74.0 defines it, with rt's fixes and the ops xDSL lacks.
 
-Added (MLIR's printed form, ``ins(...) outs(...) -> type``): ``batch_matmul``, ``matvec``,
-``vecmat``, ``batch_matvec``, ``dot``, ``mmt4d``, ``batch_mmt4d``, ``div``, ``negf``,
-``pooling_nhwc_sum``, ``pooling_nhwc_max``, ``pooling_nchw_sum``,
-``depthwise_conv_2d_nhwc_hwc``, and ``linalg.pack`` / ``linalg.unpack`` (data-tiling relayouts,
-``inner_dims_pos = [..] inner_tiles = [..] into %dest``).
-Fixed: ``linalg.generic`` with several results (``-> (tensor<..>, tensor<..>)``), which
-xDSL 0.74.0 cannot parse; the implicit bodies of contractions, convolutions, poolings and
-``linalg.fill`` cast their inputs to the output element type as MLIR's ``cast_signed`` does
-(``matmul`` i8 x i8 -> i32 extends with ``arith.extsi``, f16 -> f32 with ``arith.extf``), and
-``pooling_nchw_max`` reads the input, not the window operand.
+* Named structured ops (contractions, convolutions, depthwise convolutions, poolings) come from
+  the table in ``linalg_named.py``, replacing xDSL's versions (MLIR's syntax and defaults:
+  ``indexing_maps = [...]`` on matmul/batch_matmul, strides and dilations of 1 when absent,
+  bodies that cast to the output element type).
+* Added: ``div``, ``negf`` (elementwise), ``linalg.pack`` / ``linalg.unpack`` (relayouts,
+  ``inner_dims_pos = [..] inner_tiles = [..] into %dest``).
+* Fixed: ``linalg.generic`` with several results (``-> (tensor<..>, tensor<..>)``), which
+  xDSL 0.74.0 cannot parse; ``linalg.fill`` casts its value to the output element type.
 
-Source followed: MLIR ``LinalgNamedStructuredOps.yaml`` (indexing maps, iterator types) and
-``LinalgOps.td`` (pack/unpack syntax).
+Source followed: MLIR ``LinalgNamedStructuredOps.yaml`` and ``LinalgOps.td`` (pack/unpack syntax).
 """
 from typing import ClassVar
 
@@ -30,7 +27,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.builder import Builder
 from xdsl.ir import Dialect
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -48,7 +45,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects import arith as rt_arith
+from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES, cast_to
 
 DYNAMIC = -(1 << 63)
 
@@ -94,169 +91,6 @@ def _parse_operand_group(parser, keyword):
     types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
     parser.parse_punctuation(")")
     return parser.resolve_operands(names, types, pos)
-
-
-def _dims(n):
-    return [AffineDimExpr(i) for i in range(n)]
-
-
-def cast_signed(value, to_type):
-    """``value`` converted to ``to_type`` as MLIR's ``TypeFn.cast_signed`` does in an implicit
-    named-op body: ``extsi``/``trunci`` between integers, ``sitofp``/``fptosi`` across kinds,
-    ``extf``/``truncf`` between floats, ``index_cast`` to or from index (the new op is inserted
-    into the body being built). Source followed: MLIR ``RegionBuilderHelper::buildTypeFn``.
-    """
-    from_type = value.type
-    if from_type == to_type:
-        return value
-    is_float = isinstance(from_type, AnyFloat), isinstance(to_type, AnyFloat)
-    if isinstance(from_type, IndexType) or isinstance(to_type, IndexType):
-        cls = rt_arith.IndexCastOp
-    elif is_float == (False, False):
-        cls = rt_arith.ExtSIOp if to_type.width.data > from_type.width.data else rt_arith.TruncIOp
-    elif is_float == (True, True):
-        cls = rt_arith.ExtFOp if to_type.bitwidth > from_type.bitwidth else rt_arith.TruncFOp
-    else:
-        cls = rt_arith.SIToFPOp if is_float[1] else rt_arith.FPToSIOp
-    return cls.build(operands=[value], result_types=[to_type]).result
-
-
-def _mac_region(inputs, outputs):
-    """Body ``out + cast(in0) * cast(in1)`` in the output element type (MLIR's contractions)."""
-    arg_types = abstract_ops.NamedOperation.body_arg_types((*inputs, *outputs))
-    out = arg_types[-1]
-    add, mul = (arith.AddfOp, arith.MulfOp) if isinstance(out, AnyFloat) else (arith.AddiOp, arith.MuliOp)
-
-    @Builder.implicit_region(arg_types)
-    def region(args):
-        YieldOp(add(args[2], mul(cast_signed(args[0], out), cast_signed(args[1], out))))
-
-    return region
-
-
-def _pooling_region(kind, inputs, outputs):
-    """Body ``out (+|max) cast(in)`` (window operand unused), as MLIR's pooling ops."""
-    arg_types = abstract_ops.NamedOperation.body_arg_types((*inputs, *outputs))
-    out = arg_types[-1]
-    fp = isinstance(out, AnyFloat)
-    op = {"sum": arith.AddfOp if fp else arith.AddiOp, "max": arith.MaximumfOp if fp else arith.MaxSIOp}[kind]
-
-    @Builder.implicit_region(arg_types)
-    def region(args):
-        YieldOp(op(args[2], cast_signed(args[0], out)))
-
-    return region
-
-
-def _fill_region(inputs, outputs):
-    """Body ``yield cast(value)`` (MLIR's ``linalg.fill`` casts its value to the output type)."""
-    arg_types = abstract_ops.NamedOperation.body_arg_types((*inputs, *outputs))
-
-    @Builder.implicit_region(arg_types)
-    def region(args):
-        YieldOp(cast_signed(args[0], arg_types[-1]))
-
-    return region
-
-
-def _with_region(base, build):
-    """xDSL's named op ``base`` with its implicit body built by ``build(inputs, outputs)``."""
-    doc = f"``{base.name}`` with MLIR's implicit body (operands cast to the output element type)."
-    return type(base.__name__, (base,), {"get_hidden_region": classmethod(lambda cls, i, o: build(i, o)),
-                                         "__doc__": doc})
-
-
-class _Contraction(abstract_ops.NamedOperation):
-    """Named contraction: maps from ``MAPS`` (dims -> per-operand exprs), mul-add body."""
-
-    NUM_DIMS: ClassVar[int] = 0
-    MAPS: ClassVar[tuple] = ()
-    ITERATORS: ClassVar[str] = ""
-
-    @classmethod
-    def get_hidden_region(cls, inputs, outputs):
-        return _mac_region(inputs, outputs)
-
-    def get_default_indexing_maps(self):
-        d = _dims(self.NUM_DIMS)
-        return tuple(AffineMap(self.NUM_DIMS, 0, tuple(d[i] for i in m)) for m in self.MAPS)
-
-    def get_indexing_maps(self):
-        return ArrayAttr([AffineMapAttr(m) for m in self.get_default_indexing_maps()])
-
-    def get_iterator_types(self):
-        return ArrayAttr([IteratorTypeAttr.parallel() if c == "p" else IteratorTypeAttr.reduction()
-                          for c in self.ITERATORS])
-
-
-@irdl_op_definition
-class BatchMatmulOp(_Contraction):
-    """``linalg.batch_matmul``: C[b,m,n] += A[b,m,k] * B[b,k,n]."""
-
-    name = "linalg.batch_matmul"
-    NUM_DIMS: ClassVar = 4
-    MAPS: ClassVar = ((0, 1, 3), (0, 3, 2), (0, 1, 2))
-    ITERATORS: ClassVar = "pppr"
-
-
-@irdl_op_definition
-class MatvecOp(_Contraction):
-    """``linalg.matvec``: y[m] += A[m,k] * x[k]."""
-
-    name = "linalg.matvec"
-    NUM_DIMS: ClassVar = 2
-    MAPS: ClassVar = ((0, 1), (1,), (0,))
-    ITERATORS: ClassVar = "pr"
-
-
-@irdl_op_definition
-class VecmatOp(_Contraction):
-    """``linalg.vecmat``: y[n] += x[k] * A[k,n]."""
-
-    name = "linalg.vecmat"
-    NUM_DIMS: ClassVar = 2
-    MAPS: ClassVar = ((1,), (1, 0), (0,))
-    ITERATORS: ClassVar = "pr"
-
-
-@irdl_op_definition
-class BatchMatvecOp(_Contraction):
-    """``linalg.batch_matvec``: y[b,m] += A[b,m,k] * x[b,k]."""
-
-    name = "linalg.batch_matvec"
-    NUM_DIMS: ClassVar = 3
-    MAPS: ClassVar = ((0, 1, 2), (0, 2), (0, 1))
-    ITERATORS: ClassVar = "ppr"
-
-
-@irdl_op_definition
-class DotOp(_Contraction):
-    """``linalg.dot``: r[] += x[k] * y[k]."""
-
-    name = "linalg.dot"
-    NUM_DIMS: ClassVar = 1
-    MAPS: ClassVar = ((0,), (0,), ())
-    ITERATORS: ClassVar = "r"
-
-
-@irdl_op_definition
-class Mmt4DOp(_Contraction):
-    """``linalg.mmt4d``: C[m,n,m0,n0] += A[m,k,m0,k0] * B[n,k,n0,k0] (tiled, RHS transposed)."""
-
-    name = "linalg.mmt4d"
-    NUM_DIMS: ClassVar = 6
-    MAPS: ClassVar = ((0, 2, 3, 5), (1, 2, 4, 5), (0, 1, 3, 4))
-    ITERATORS: ClassVar = "pprppr"
-
-
-@irdl_op_definition
-class BatchMmt4DOp(_Contraction):
-    """``linalg.batch_mmt4d``: mmt4d with a leading batch dimension."""
-
-    name = "linalg.batch_mmt4d"
-    NUM_DIMS: ClassVar = 7
-    MAPS: ClassVar = ((0, 1, 3, 4, 6), (0, 2, 3, 5, 6), (0, 1, 2, 4, 5))
-    ITERATORS: ClassVar = "ppprppr"
 
 
 class _Elementwise(abstract_ops.NamedOperation):
@@ -306,73 +140,6 @@ class NegFOp(_Elementwise):
     @staticmethod
     def scalar(args):
         return arith.NegfOp(args[0])
-
-
-class _Pooling(abstract_ops.PoolingOperation):
-    KIND: ClassVar[str] = "sum"
-    LAYOUT: ClassVar[str] = "nhwc"
-
-    @classmethod
-    def get_hidden_region(cls, inputs, outputs):
-        return _pooling_region(cls.KIND, inputs, outputs)
-
-    def get_default_indexing_maps(self):
-        n, a, b, c, kh, kw = _dims(6)
-        sh, sw = self.strides.get_values()
-        dh, dw = self.dilations.get_values()
-        if self.LAYOUT == "nhwc":
-            oh, ow, ch = a, b, c
-            inp = (n, oh * sh + kh * dh, ow * sw + kw * dw, ch)
-            out = (n, oh, ow, ch)
-        else:
-            ch, oh, ow = a, b, c
-            inp = (n, ch, oh * sh + kh * dh, ow * sw + kw * dw)
-            out = (n, ch, oh, ow)
-        return (AffineMap(6, 0, inp), AffineMap(6, 0, (kh, kw)), AffineMap(6, 0, out))
-
-
-@irdl_op_definition
-class PoolingNhwcSumOp(_Pooling):
-    """``linalg.pooling_nhwc_sum``: window sum over H, W (input NHWC, window HW)."""
-
-    name = "linalg.pooling_nhwc_sum"
-
-
-@irdl_op_definition
-class PoolingNhwcMaxOp(_Pooling):
-    """``linalg.pooling_nhwc_max``: window max over H, W (input NHWC)."""
-
-    name = "linalg.pooling_nhwc_max"
-    KIND: ClassVar = "max"
-
-
-@irdl_op_definition
-class PoolingNchwSumOp(_Pooling):
-    """``linalg.pooling_nchw_sum``: window sum over H, W (input NCHW)."""
-
-    name = "linalg.pooling_nchw_sum"
-    LAYOUT: ClassVar = "nchw"
-
-
-@irdl_op_definition
-class DepthwiseConv2DNhwcHwcOp(abstract_ops.ConvOperation):
-    """``linalg.depthwise_conv_2d_nhwc_hwc``: per-channel 2-D convolution."""
-
-    name = "linalg.depthwise_conv_2d_nhwc_hwc"
-
-    @classmethod
-    def get_hidden_region(cls, inputs, outputs):
-        return _mac_region(inputs, outputs)
-
-    def get_default_indexing_maps(self):
-        n, oh, ow, c, kh, kw = _dims(6)
-        sh, sw = self.strides.get_values()
-        dh, dw = self.dilations.get_values()
-        return (AffineMap(6, 0, (n, oh * sh + kh * dh, ow * sw + kw * dw, c)),
-                AffineMap(6, 0, (kh, kw, c)), AffineMap(6, 0, (n, oh, ow, c)))
-
-    def get_iterator_types(self):
-        return ArrayAttr([IteratorTypeAttr.parallel()] * 4 + [IteratorTypeAttr.reduction()] * 2)
 
 
 def _parse_int_list(parser):
@@ -494,31 +261,45 @@ class UnPackOp(_Relayout):
     name = "linalg.unpack"
 
 
-RT_LINALG_OPS = [BatchMatmulOp, MatvecOp, VecmatOp, BatchMatvecOp, DotOp, Mmt4DOp, BatchMmt4DOp, DivOp, NegFOp,
-                 PoolingNhwcSumOp, PoolingNhwcMaxOp, PoolingNchwSumOp, DepthwiseConv2DNhwcHwcOp, PackOp, UnPackOp]
+#: MLIR's aliases for the named ops rt's passes look up by class
+Mmt4DOp = NAMED_OP_CLASSES["mmt4d"]
+BatchMmt4DOp = NAMED_OP_CLASSES["batch_mmt4d"]
+MatmulOp = NAMED_OP_CLASSES["matmul"]
+BatchMatmulOp = NAMED_OP_CLASSES["batch_matmul"]
+
+RT_LINALG_OPS = [DivOp, NegFOp, PackOp, UnPackOp, *NAMED_OP_CLASSES.values()]
 
 
-#: xDSL ops whose implicit body ignores mixed element types (matmul i8 x i8 -> i32 fails to
-#: verify), or reads the wrong block argument (pooling_nchw_max), rebuilt as MLIR builds them
-_REBODIED = {
-    xlinalg.MatmulOp: _mac_region,
-    xlinalg.FillOp: _fill_region,
-    xlinalg.PoolingNchwMaxOp: lambda i, o: _pooling_region("max", i, o),
-}
+def _fill_region(inputs, outputs):
+    """Body ``yield cast(value)`` (MLIR's ``linalg.fill`` casts its value to the output type)."""
+    arg_types = abstract_ops.NamedOperation.body_arg_types((*inputs, *outputs))
+
+    @Builder.implicit_region(arg_types)
+    def region(args):
+        YieldOp(cast_to(args[0], arg_types[-1]))
+
+    return region
 
 
-def _replacement(op):
-    if op is xlinalg.GenericOp:
-        return GenericOp
-    if op in _REBODIED:
-        return _with_region(op, _REBODIED[op])
-    if issubclass(op, abstract_ops.ConvOperation):
-        return _with_region(op, _mac_region)
-    return op
+def _with_region(base, build):
+    """xDSL's named op ``base`` with its implicit body built by ``build(inputs, outputs)``."""
+    doc = f"``{base.name}`` with MLIR's implicit body (its value cast to the output element type)."
+    return type(base.__name__, (base,), {"get_hidden_region": classmethod(lambda cls, i, o: build(i, o)),
+                                         "__doc__": doc})
 
 
 def build_dialect():
-    """xDSL's linalg Dialect with GenericOp fixed, cast-aware implicit bodies and rt's extra ops."""
-    ops = [_replacement(op) for op in xlinalg_dialect.Linalg.operations]
+    """xDSL's linalg Dialect with GenericOp fixed, fill's cast-aware body, the named structured
+    ops of ``linalg_named`` (replacing xDSL's contractions, convolutions and poolings) and
+    rt's other extra ops."""
+    ours = {op.name for op in RT_LINALG_OPS}
+    ops = []
+    for op in xlinalg_dialect.Linalg.operations:
+        if op.name in ours:
+            continue
+        if op is xlinalg.GenericOp:
+            op = GenericOp
+        elif op is xlinalg.FillOp:
+            op = _with_region(op, _fill_region)
+        ops.append(op)
     return Dialect("linalg", ops + RT_LINALG_OPS, list(xlinalg_dialect.Linalg.attributes))
-

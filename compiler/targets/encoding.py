@@ -97,8 +97,8 @@ class Contraction:
 def contraction(encoding):
     """The Contraction of ``encoding`` (from user_indexing_maps, matmul-like only).
 
-    Raises UnimplementedError for contractions with more than one batch/M/N/K dim or
-    operand maps that are not projected permutations.
+    Raises UnimplementedError for contractions with more than one batch/M/N/K dim, operand
+    maps that are not projected permutations, or an operand broadcast along a loop.
     """
     maps = [m.data for m in encoding.user_indexing_maps.data]
     if len(maps) != 3:
@@ -116,6 +116,9 @@ def contraction(encoding):
     if any(len(g) > 1 for g in groups.values()) or len(groups["k"]) != 1:
         raise UnimplementedError(f"encoding {encoding}: data tiling handles contractions with at "
                                  f"most one batch, M and N dim and exactly one K dim")
+    if set().union(*groups.values()) != lhs | rhs | out:
+        raise UnimplementedError(f"encoding {encoding}: an operand is broadcast along a loop of "
+                                 f"another operand; data tiling handles matmul-like maps only")
     one = {name: next(iter(g)) if g else None for name, g in groups.items()}
     return Contraction(one["batch"], one["m"], one["n"], one["k"], tuple(loops))
 
