@@ -262,3 +262,23 @@ util.func public @bitcast_tie_shape(%arg0: !hal.buffer_view, %n: index, %m: inde
 // CHECK-NEXT: %[[C:.+]] = stream.tensor.constant : tensor<2x4xf32> in !stream.resource<constant> = #stream.parameter.named<"model"::"w">
 // CHECK-NEXT: util.global.store %[[C]], @w : !stream.resource<constant>
 util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<2x4xf32>
+
+// -----
+
+// Tests that a private function returning a tensor without taking one gets the expanded result types (resource, size, dynamic dims) in its signature, its return and its calls.
+// CHECK-LABEL: util.func private @gen
+// CHECK-SAME: (%{{.+}}: index, %{{.+}}: index) -> (!stream.resource<*>, index, index, index)
+// CHECK: util.return %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : !stream.resource<*>, index, index, index
+// CHECK-LABEL: util.func private @use
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}}, %[[D1:.+]] = util.call @gen(%{{.+}}, %{{.+}}) : (index, index) -> (!stream.resource<*>, index, index, index)
+// CHECK: util.return %[[D1]] : index
+util.func private @gen(%h: index, %w: index) -> tensor<?x?xi32> {
+  %0 = flow.tensor.empty : tensor<?x?xi32>{%h, %w}
+  util.return %0 : tensor<?x?xi32>
+}
+util.func private @use(%h: index, %w: index) -> index {
+  %c1 = arith.constant 1 : index
+  %0 = util.call @gen(%h, %w) : (index, index) -> tensor<?x?xi32>
+  %1 = tensor.dim %0, %c1 : tensor<?x?xi32>
+  util.return %1 : index
+}
