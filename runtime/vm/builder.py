@@ -22,7 +22,7 @@ from rt.runtime.errors import InvalidArgumentError
 from rt.runtime.vm.bytecode import TAG_SHIFT, TAG_TYPES
 from rt.runtime.vm.cconv import BANK_OF, TYPE_OF, parse_cconv
 from rt.runtime.vm.format import write_module
-from rt.runtime.vm.manifest import IDENT, MAX_ALIGNMENT, MAX_REGISTERS, QUALIFIED
+from rt.runtime.vm.manifest import IDENT, MAX_ALIGNMENT, MAX_REGISTERS, QUALIFIED, SYMBOL
 from rt.runtime.vm._generated.isa_table import OPS, Emitters
 
 BANK_OF_TYPE = {"i32": "i", "i64": "i", "f32": "f", "f64": "f", "ref": "r"}
@@ -322,8 +322,9 @@ class ModuleBuilder:
 
     def function(self, name, cconv, export=False, reflection=None):
         """Start a function; returns its FunctionBuilder."""
-        if not isinstance(name, str) or not IDENT.match(name):
-            raise InvalidArgumentError(f"function name {name!r} must be an identifier")
+        if not isinstance(name, str) or not SYMBOL.match(name):
+            raise InvalidArgumentError(f"function name {name!r} must be a symbol name "
+                                       f"([A-Za-z_][A-Za-z0-9_.$-]*)")
         if any(f.name == name for f in self._functions):
             raise InvalidArgumentError(f"function @{name} defined twice in module {self.name}")
         fb = FunctionBuilder(self, len(self._functions), name, cconv, bool(export), reflection)

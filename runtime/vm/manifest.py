@@ -5,7 +5,7 @@ Top level (every key required, no others)::
     name         str, identifier ([A-Za-z_][A-Za-z0-9_]*)
     version      int >= 0
     attributes   {str: str}                      module reflection
-    functions    [{name, cconv, registers: [i, f, r], bytecode: segment, reflection: {str: str},
+    functions    [{name (a symbol: [A-Za-z_][A-Za-z0-9_.$-]*, as MLIR symbol names), cconv, registers: [i, f, r], bytecode: segment, reflection: {str: str},
                    locations: [[pc, file, line, col], ...] sorted by pc}]
     exports      {name: function ordinal}
     imports      [{name: "module.function", cconv, optional: bool}]
@@ -27,6 +27,8 @@ MAX_REGISTERS = 1 << 16
 MAX_ALIGNMENT = 1 << 16
 BANKS = ("i32", "i64", "f32", "f64", "ref")
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: function and export names: MLIR symbol names (``@matmul.f32``, ``@f$1``, ``@conv-2d``)
+SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_.$-]*\Z")
 QUALIFIED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z0-9_.$-]+\Z")
 _INT_RANGE = {"i32": (-(1 << 31), (1 << 32) - 1), "i64": (-(1 << 63), (1 << 64) - 1)}
 
@@ -93,7 +95,7 @@ def validate_manifest(m):
     for k, f in enumerate(_list(m["functions"], "functions")):
         w = f"functions[{k}]"
         _obj(f, w, ("name", "cconv", "registers", "bytecode", "reflection", "locations"))
-        _str(f["name"], w + ".name", IDENT)
+        _str(f["name"], w + ".name", SYMBOL)
         if f["name"] in names:
             _fail(w + ".name", "a name not used by another function", f["name"])
         names.add(f["name"])
@@ -125,7 +127,7 @@ def validate_manifest(m):
     if not isinstance(m["exports"], dict):
         _fail("exports", "an object of function ordinals", m["exports"])
     for name, ordinal in m["exports"].items():
-        _str(name, "exports key", IDENT)
+        _str(name, "exports key", SYMBOL)
         _int(ordinal, f"exports[{name!r}]", 0, nfunc - 1)
     for k, imp in enumerate(_list(m["imports"], "imports")):
         w = f"imports[{k}]"

@@ -20,7 +20,7 @@ func.func @adds() {
   check.expect_eq_const(%b, dense<[2, 4]> : tensor<2xi32>) : tensor<2xi32>
   return
 }
-func.func @"wrong_result"() {
+func.func @"wrong.result"() {
   %a = util.unfoldable_constant dense<[1, 2]> : tensor<2xi32>
   check.expect_eq_const(%a, dense<[1, 3]> : tensor<2xi32>) : tensor<2xi32>
   return
@@ -96,7 +96,7 @@ def test_ops_and_tests_read_from_text():
     assert conf.ops_of(CHECKS) == {"util.unfoldable_constant", "arith.addi", "check.expect_eq_const",
                                   "func.func"}
     assert conf.ops_of(FOREIGN) >= {"stablehlo.abs"}
-    assert conf.test_functions(CHECKS) == ["adds", "wrong_result"]
+    assert conf.test_functions(CHECKS) == ["adds", "wrong.result"]
 
 
 def test_discover_scope_suites_and_exclusions(tree):
@@ -104,7 +104,7 @@ def test_discover_scope_suites_and_exclusions(tree):
     assert set(files) == {"ops/checks.mlir", "ops/foreign.mlir", "ops/gpu_only.mlir", "ops/lit_run.mlir"}
     checks = files["ops/checks.mlir"]
     assert checks["in_scope"] and checks["kind"] == "check" and checks["excluded"] is None
-    assert checks["tests"] == ["adds", "wrong_result"]
+    assert checks["tests"] == ["adds", "wrong.result"]
     assert files["ops/foreign.mlir"]["foreign_ops"] == ["stablehlo.abs"]
     assert files["ops/gpu_only.mlir"]["excluded"] == "IREE runs it only on GPU backends (cuda)"
     assert files["ops/lit_run.mlir"]["kind"] == "lit"
@@ -127,7 +127,7 @@ def test_end_to_end_report(tree, tmp_path):
     data = json.loads(out.read_text())
     by_test = {(r["file"], r["test"]): r for r in data["results"]}
     assert by_test[("ops/checks.mlir", "adds")]["ok"] is True
-    wrong = by_test[("ops/checks.mlir", "wrong_result")]
+    wrong = by_test[("ops/checks.mlir", "wrong.result")]
     assert wrong["ok"] is False and wrong["kind"] == "check"
     lit = [r for r in data["results"] if r["file"] == "ops/lit_run.mlir"]
     assert [r["ok"] for r in lit] == [True, None]

@@ -4,7 +4,7 @@ import struct
 
 import pytest
 
-from rt.runtime.errors import ModuleFormatError, NotFoundError
+from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, NotFoundError
 from rt.runtime.vm import Module, ModuleBuilder, dump
 from rt.runtime.vm.format import HEADER_SIZE, reseal
 
@@ -54,10 +54,24 @@ def _rewrite_manifest(data, edit):
     (lambda m: m["segments"][0].update(size=1 << 40), "segment 0"),
     (lambda m: m["exports"].update(fib=7), r"exports\['fib'\]"),
     (lambda m: m["imports"].append({"name": "nodot", "cconv": "0v_v", "optional": False}), r"imports\[0\].name"),
+    (lambda m: m["functions"][0].update(name="has space"), r"functions\[0\].name"),
+    (lambda m: m["exports"].update({"1up": 0}), "exports key"),
 ])
 def test_manifest_and_verifier_errors(edit, match):
     with pytest.raises(ModuleFormatError, match=match):
         Module.from_bytes(_rewrite_manifest(fib_module().build(), edit))
+
+
+def test_function_names_are_mlir_symbol_names():
+    mb = ModuleBuilder("mymod")
+    for name in ("matmul.f32", "pack_1x9.mlir", "f$1", "conv-2d"):
+        fb = mb.function(name, "0v_v", export=True)
+        fb.return_([])
+    m = Module.from_bytes(mb.build())
+    assert m.function_names == ["matmul.f32", "pack_1x9.mlir", "f$1", "conv-2d"]
+    assert m.exports == {"matmul.f32": 0, "pack_1x9.mlir": 1, "f$1": 2, "conv-2d": 3}
+    with pytest.raises(InvalidArgumentError, match=r"function name 'a b' must be a symbol name"):
+        mb.function("a b", "0v_v")
 
 
 def _patch_word(data, function_pc, value):

@@ -147,8 +147,13 @@ class ConversionPass(Pass):
                                     "index, iN, f32 or f64 after the abi/hal phases")
         visibility = func.sym_visibility.data if func.sym_visibility is not None else "public"
         export = visibility == "public"
-        fb = mb.function(fname, cconv, export=export, reflection=_reflection(func) if export else None)
-        FunctionEmitter(emitter, fb, func).emit_function(func.body, list(fb.args))
+        try:
+            fb = mb.function(fname, cconv, export=export, reflection=_reflection(func) if export else None)
+            FunctionEmitter(emitter, fb, func).emit_function(func.body, list(fb.args))
+        except RtError as exc:
+            if getattr(exc, "file", None) is not None:
+                raise
+            raise error_at_op(func, f"iree-vm-conversion of @{fname}: {exc}") from None
 
 
 def vmfb_bytes(module):
