@@ -4,7 +4,8 @@
   the table in ``linalg_named.py``, replacing xDSL's versions (MLIR's syntax and defaults:
   ``indexing_maps = [...]`` on matmul/batch_matmul, strides and dilations of 1 when absent,
   bodies that cast to the output element type).
-* Added: ``div``, ``negf`` (elementwise), ``linalg.pack`` / ``linalg.unpack`` (relayouts,
+* Added: ``div``, ``negf`` (elementwise), ``softmax`` (decomposed by
+  ``iree-codegen-decompose-softmax``), ``linalg.pack`` / ``linalg.unpack`` (relayouts,
   ``inner_dims_pos = [..] inner_tiles = [..] into %dest``).
 * Fixed: ``linalg.generic`` with several results (``-> (tensor<..>, tensor<..>)``), which
   xDSL 0.74.0 cannot parse; ``linalg.fill`` casts its value to the output element type.
@@ -21,6 +22,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     IndexType,
+    IntegerAttr,
     TensorType,
     i64,
 )
@@ -261,13 +263,67 @@ class UnPackOp(_Relayout):
     name = "linalg.unpack"
 
 
+@irdl_op_definition
+class SoftmaxOp(IRDLOperation):
+    """``linalg.softmax dimension(d) ins(%x : t) outs(%init : t) -> t``: exp(x - max) / sum along
+    ``d`` (MLIR's aggregate op; ``iree-codegen-decompose-softmax`` rewrites it into linalg.generics)."""
+
+    name = "linalg.softmax"
+    input = operand_def(TensorType)
+    output = operand_def(TensorType)
+    result = result_def(TensorType)
+    dimension = prop_def(IntegerAttr)
+
+    @classmethod
+    def parse(cls, parser):
+        parser.parse_keyword("dimension")
+        parser.parse_punctuation("(")
+        dim = parser.parse_integer()
+        parser.parse_punctuation(")")
+        (source,) = _parse_operand_group(parser, "ins") or [None]
+        (init,) = _parse_operand_group(parser, "outs") or [None]
+        if source is None or init is None:
+            parser.raise_error("linalg.softmax needs one 'ins' and one 'outs' operand")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation("->")
+        result = parser.parse_type()
+        return cls.build(operands=[source, init], result_types=[result],
+                         properties={"dimension": IntegerAttr(dim, i64)}, attributes=attrs)
+
+    def print(self, printer):
+        printer.print_string(f" dimension({self.dimension.value.data}) ins(")
+        printer.print_ssa_value(self.input)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        printer.print_string(") outs(")
+        printer.print_ssa_value(self.output)
+        printer.print_string(" : ")
+        printer.print_attribute(self.output.type)
+        printer.print_string(")")
+        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self):
+        shapes = [t.get_shape() for t in (self.input.type, self.output.type, self.result.type)]
+        if not (shapes[0] == shapes[1] == shapes[2]) or len({t.element_type for t in (
+                self.input.type, self.output.type, self.result.type)}) != 1:
+            raise VerifyException(f"expected input, init and result of one type, got {self.input.type}, "
+                                  f"{self.output.type} and {self.result.type}")
+        if not isinstance(self.input.type.element_type, AnyFloat):
+            raise VerifyException(f"expected a float element type, got {self.input.type.element_type}")
+        dim = self.dimension.value.data
+        if not 0 <= dim < len(shapes[0]):
+            raise VerifyException(f"dimension {dim} is out of range for {self.input.type}")
+
+
 #: MLIR's aliases for the named ops rt's passes look up by class
 Mmt4DOp = NAMED_OP_CLASSES["mmt4d"]
 BatchMmt4DOp = NAMED_OP_CLASSES["batch_mmt4d"]
 MatmulOp = NAMED_OP_CLASSES["matmul"]
 BatchMatmulOp = NAMED_OP_CLASSES["batch_matmul"]
 
-RT_LINALG_OPS = [DivOp, NegFOp, PackOp, UnPackOp, *NAMED_OP_CLASSES.values()]
+RT_LINALG_OPS = [DivOp, NegFOp, PackOp, UnPackOp, SoftmaxOp, *NAMED_OP_CLASSES.values()]
 
 
 def _fill_region(inputs, outputs):
@@ -288,6 +344,10 @@ def _with_region(base, build):
                                          "__doc__": doc})
 
 
+#: ``linalg.fill`` with MLIR's casting body (the class the dialect registers)
+FillOp = _with_region(xlinalg.FillOp, _fill_region)
+
+
 def build_dialect():
     """xDSL's linalg Dialect with GenericOp fixed, fill's cast-aware body, the named structured
     ops of ``linalg_named`` (replacing xDSL's contractions, convolutions and poolings) and
@@ -300,6 +360,6 @@ def build_dialect():
         if op is xlinalg.GenericOp:
             op = GenericOp
         elif op is xlinalg.FillOp:
-            op = _with_region(op, _fill_region)
+            op = FillOp
         ops.append(op)
     return Dialect("linalg", ops + RT_LINALG_OPS, list(xlinalg_dialect.Linalg.attributes))

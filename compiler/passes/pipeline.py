@@ -210,8 +210,11 @@ PHASES = (
     )),
 )
 
-#: passes ``rt opt --pass=NAME`` runs that the default pipeline does not
-STANDALONE = ()
+#: passes ``rt opt --pass=NAME`` runs that the default pipeline does not (codegen rewrites run
+#: inside iree-hal-translate-executables, on each dispatch function)
+STANDALONE = (
+    P("iree-codegen-decompose-softmax", "codegen.decompose_softmax:DecomposeSoftmaxPass"),
+)
 
 
 def phase_names():

@@ -88,3 +88,20 @@ def test_bad_named_ops_are_located_errors(op_text, fragment):
         parse_module(text, "bad.mlir")
     assert (info.value.file, info.value.line, info.value.col) == ("bad.mlir", 2, 8)
     assert fragment in info.value.message
+
+
+@pytest.mark.parametrize("op_text,fragment", [
+    ("linalg.softmax dimension(2) ins(%x : tensor<2x3xf32>) outs(%x : tensor<2x3xf32>) -> tensor<2x3xf32>",
+     "dimension 2 is out of range for tensor<2x3xf32>"),
+    ("linalg.softmax dimension(0) ins(%x : tensor<2x3xf32>) outs(%y : tensor<3x2xf32>) -> tensor<3x2xf32>",
+     "expected input, init and result of one type"),
+    ("linalg.softmax dimension(0) ins(%i : tensor<2x3xi32>) outs(%i : tensor<2x3xi32>) -> tensor<2x3xi32>",
+     "expected a float element type, got i32"),
+])
+def test_bad_softmax_is_located(op_text, fragment):
+    text = ("func.func @f(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>, %i: tensor<2x3xi32>) {\n"
+            f"  %r = {op_text}\n  return\n}}\n")
+    with pytest.raises(CompileError) as info:
+        parse_module(text, "bad.mlir")
+    assert (info.value.file, info.value.line, info.value.col) == ("bad.mlir", 2, 8)
+    assert fragment in info.value.message

@@ -35,7 +35,9 @@ from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering.distribution import distribute
 from rt.compiler.codegen.lowering.encoding import materialize_encodings
 from rt.compiler.codegen.lowering.materialize import Lowering
+from rt.compiler.dialects.linalg import SoftmaxOp
 from rt.compiler.frontend import error_at_op
+from rt.compiler.passes.codegen.decompose_softmax import decompose as decompose_softmax
 
 
 def lower_dispatch_function(func_op, backend, config):
@@ -43,9 +45,12 @@ def lower_dispatch_function(func_op, backend, config):
 
     backend: the TargetBackend (asked for workgroup tiles); config: its target config dict.
     Raises CompileError located at the offending op. Encoded tensors are first materialized
-    as packed ones (encoding.py).
+    as packed ones (encoding.py) and ``linalg.softmax`` is decomposed
+    (``iree-codegen-decompose-softmax``).
     """
     materialize_encodings(func_op, backend, config)
+    for op in [o for o in func_op.walk() if isinstance(o, SoftmaxOp)]:
+        decompose_softmax(op)
     lowering = Lowering(func_op)
     for op in func_op.body.block.ops:
         lowering.visit(op)
@@ -56,7 +61,8 @@ def lower_dispatch_function(func_op, backend, config):
     bindings = lowering.binding_count()
     base = bindings + len(lowering.rodata)
     ordinals = [base + j for j in range(len(lowering.scratch))]
-    distribution, tiled = distribute(ops, bindings, ordinals, lowering.subviews, backend, config)
+    shapes = {o: shape for o, (_, shape) in zip(ordinals, lowering.scratch)}
+    distribution, tiled = distribute(ops, bindings, shapes, lowering.subviews, backend, config)
     scratch = []
     for ordinal, (etype, shape) in zip(ordinals, lowering.scratch):
         axes = tiled.get(ordinal, {})

@@ -224,6 +224,13 @@ class Lowering(Placement):
                             list(op.dynamic_sizes))
         self.env[op.tensor] = Empty(tuple(shape), sym.type_name(op.tensor.type.element_type, op))
 
+    def _tensor_dim(self, op):
+        index = self.size(op.index, op)
+        dims = self.dims_of(op.source, op)
+        if not isinstance(index, int) or not 0 <= index < len(dims):
+            raise error_at_op(op, f"tensor.dim index {index} is not a constant in [0, {len(dims)})")
+        self.env[op.result] = dims[index]
+
     def _tensor_splat(self, op):
         ty = op.result.type
         shape = self._mixed(op, [d if d >= 0 else _DYNAMIC for d in ty.get_shape()],

@@ -50,6 +50,8 @@ def _tied_source(op, index):
         return outputs[index]
     if op.name in ("linalg.pack", "linalg.unpack", "tensor.insert_slice", "tensor.insert"):
         return op.dest
+    if op.name == "linalg.softmax":
+        return op.output
     if op.name == "util.optimization_barrier":
         return op.operands[index]
     if op.name == "iree_encoding.set_encoding":
@@ -204,6 +206,9 @@ def fold_tensor_dims(root):
         dims = known_dims(op.source)
         if dims is None:
             continue
-        Rewriter.replace_op(op, [], [dims[sum(1 for s in shape[:d] if s == DYNAMIC_INDEX)]])
+        known = dims[sum(1 for s in shape[:d] if s == DYNAMIC_INDEX)]
+        if known is op.result:
+            continue
+        Rewriter.replace_op(op, [], [known])
         changed = True
     return changed
