@@ -58,10 +58,10 @@ def _parallel(op, dim):
 class _Plan:
     """Inputs of the analysis: ops, binding count, scratch ordinals, sub-view table."""
 
-    def __init__(self, ops, binding_count, scratch_ordinals, subviews):
+    def __init__(self, ops, binding_count, scratch, subviews):
         self.ops = ops
         self.binding_count = binding_count
-        self.scratch = set(scratch_ordinals)
+        self.scratch = dict(scratch)
         self.subviews = subviews
         self.written_bindings = {v.binding for op in ops for v, _ in _written(op)
                                  if v.binding < binding_count}
@@ -80,6 +80,10 @@ class _Plan:
                     op.kind in _SPECIAL):
                 return i
         return real[-1]
+
+    def whole(self, view):
+        """Whether ``view`` is its whole scratch buffer (only those can be tiled per workgroup)."""
+        return view.offset == 0 and view.strides is None and tuple(view.shape) == tuple(self.scratch[view.binding])
 
     def shift(self, view, root_view, k):
         """Offset (Size) of ``view`` inside ``root_view`` along dim ``k``, or None if ``view``
@@ -131,7 +135,7 @@ class _Plan:
                 if v.binding in self.scratch:
                     want = demand.get(v.binding)
                     tiled = None
-                    if d is not None and amap is not None and want not in ("full",):
+                    if d is not None and amap is not None and want not in ("full",) and self.whole(v):
                         ks = [kk for kk, e in enumerate(amap) if sym.single_dim(e) == d]
                         tiled = ks[0] if ks and want in (None, ks[0]) else None
                     if d is not None and tiled is None:
@@ -144,7 +148,7 @@ class _Plan:
             for v, amap in _read(op):
                 if v.binding in self.scratch:
                     ks = [kk for kk, e in enumerate(amap or ()) if d is not None and off == 0
-                          and sym.single_dim(e) == d]
+                          and self.whole(v) and sym.single_dim(e) == d]
                     want = ks[0] if ks else "full"
                     old = demand.get(v.binding)
                     demand[v.binding] = want if old in (None, want) else "full"
@@ -199,15 +203,18 @@ def _tile_kind(ops, root):
     return _kind(root)
 
 
-def distribute(ops, binding_count, scratch_ordinals, subviews, backend, config):
+def distribute(ops, binding_count, scratch, subviews, backend, config):
     """(kernel_ir.Distribution, {scratch ordinal: {dim: axis}}) for ``ops``.
+
+    scratch: {scratch ordinal: shape}; a scratch buffer some op reads or writes through a
+    strided or shifted view (a slice of a fused producer) is never tiled.
 
     Shifted sub-views (``op_offsets``) are used only when ``backend.kernel_ir_features``
     names ``"op_offsets"``; other backends get such kernels narrowed instead.
     """
     if "op_offsets" not in getattr(backend, "kernel_ir_features", ()):
         subviews = {}
-    plan = _Plan(ops, binding_count, scratch_ordinals, subviews)
+    plan = _Plan(ops, binding_count, scratch, subviews)
     root_index = plan.root()
     root = ops[root_index]
     view, view_dims, root_dims = _root_axes(root)

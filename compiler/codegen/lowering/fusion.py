@@ -7,9 +7,16 @@ producer's result through map ``M`` (consumer dims -> result dims), so producer 
 composed accordingly. The producer's body runs first, its yield replaces the consumer's block
 argument. Repeats until no input can be inlined. What IREE's elementwise fusion
 (FuseElementwiseOps / linalg fusion of generics on tensors) does before bufferization.
+
+A consumer reading a ``tensor.extract_slice`` of such a producer (static offsets and strides,
+same rank) inlines it through the slice: consumer read ``M[k]`` becomes
+``offset_k + stride_k * M[k]`` on the producer's result, and the producer's ``linalg.index``
+values become that index arithmetic. Only the sliced elements are computed (IREE's tile and
+fuse of a producer into an extract_slice), instead of the whole producer in scratch.
 """
 from dataclasses import replace
 
+from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering import symbols as sym
 from rt.compiler.codegen.lowering.structured import Structured
 
@@ -39,19 +46,52 @@ def _renumber(ops, mapping, dims_map=None):
     return out
 
 
-def _fuse(c, j, p, result_dims):
-    """Consumer ``c`` with input ``j`` replaced by producer ``p``'s computation."""
-    read = c.maps[j]
+def _index_program(expr, first_id):
+    """ScalarOps computing AffineExpr ``expr`` of consumer loop indices (ids from ``first_id``)."""
+    ops = []
+
+    def emit(name, operands=(), value=None):
+        attrs = (("dim", value),) if name == "linalg.index" else (("value", value),) if value is not None else ()
+        ops.append(kir.ScalarOp(name, tuple(operands), "index", attrs))
+        return first_id + len(ops) - 1
+
+    total = None
+    for d, coeff in expr.terms:
+        term = emit("linalg.index", value=d)
+        if coeff != 1:
+            term = emit("arith.muli", (term, emit("arith.constant", value=coeff)))
+        total = term if total is None else emit("arith.addi", (total, term))
+    if expr.constant or total is None:
+        const = emit("arith.constant", value=expr.constant)
+        total = const if total is None else emit("arith.addi", (total, const))
+    return ops, total
+
+
+def _expand_indices(p, producer_dim_exprs):
+    """``p``'s body with each ``linalg.index`` replaced by the consumer index arithmetic that
+    computes it (linalg.index dims become consumer dims); returns (body, yields)."""
+    base = len(p.inputs) + len(p.outputs)
+    body, ids = [], {i: i for i in range(base)}
+    for i, s in enumerate(p.body):
+        if s.name == "linalg.index":
+            ops, result = _index_program(producer_dim_exprs[s.attr("dim")], base + len(body))
+            body += ops
+        else:
+            body.append(replace(s, operands=tuple(ids[v] for v in s.operands)))
+            result = base + len(body) - 1
+        ids[base + i] = result
+    return body, tuple(ids[v] for v in p.yields)
+
+
+def _fuse(c, j, p, result_dims, read=None):
+    """Consumer ``c`` with input ``j`` replaced by producer ``p``'s computation; ``read``: the
+    consumer's map onto the producer's result (default: its map of input ``j``)."""
+    read = c.maps[j] if read is None else read
     producer_dim_exprs = [None] * len(p.iterator_types)
     for k, e in enumerate(result_dims):
         producer_dim_exprs[e] = read[k]
-    dims_map = {}
-    for s in p.body:
-        if s.name == "linalg.index":
-            d = sym.single_dim(producer_dim_exprs[s.attr("dim")])
-            if d is None:
-                return None
-            dims_map[s.attr("dim")] = d
+    body, yields = _expand_indices(p, producer_dim_exprs)
+    p = replace(p, body=body, yields=yields)
     c_in, c_out, p_in = len(c.inputs), len(c.outputs), len(p.inputs)
     kept = [i for i in range(c_in) if i != j]
     inputs = [c.inputs[i] for i in kept] + list(p.inputs)
@@ -63,7 +103,7 @@ def _fuse(c, j, p, result_dims):
     p_map = {i: len(kept) + i for i in range(p_in)}
     for i, _ in enumerate(p.body):
         p_map[p_in + 1 + i] = body_base + i
-    p_body = _renumber(p.body, p_map, dims_map)
+    p_body = _renumber(p.body, p_map)
     c_map = {i: kept.index(i) for i in kept}
     c_map[j] = p_map[p.yields[0]]
     for o in range(c_out):
@@ -86,16 +126,29 @@ def inline_producers(node, env, placed=lambda entry: False):
     while changed:
         changed = False
         for j, value in enumerate(node.inputs):
-            entry = env.get(value)
+            entry, read = env.get(value), None
+            if hasattr(entry, "lists") and hasattr(entry, "source"):
+                entry, read = env.get(entry.source), through_slice(entry, node.maps[j])
+                if read is None:
+                    continue
             producer = getattr(entry, "node", None)
             if producer is None or placed(entry) or getattr(entry, "index", 0) != 0:
                 continue
             dims = _inlinable(producer)
             if dims is None:
                 continue
-            fused = _fuse(node, j, producer, dims)
+            fused = _fuse(node, j, producer, dims, read)
             if fused is not None:
                 node, changed = fused, True
                 break
     return node
 
+
+def through_slice(entry, read):
+    """The read map onto a slice's source (``offset + stride * read`` per dim), or None when the
+    slice drops dims or has dynamic offsets or strides."""
+    offsets, sizes, strides = entry.lists
+    if len(sizes) != len(read) or not all(isinstance(v, int) for v in (*offsets, *strides)):
+        return None
+    return tuple(sym.add_affine(sym.scale_affine(e, stride), kir.AffineExpr((), offset))
+                 for e, offset, stride in zip(read, offsets, strides))

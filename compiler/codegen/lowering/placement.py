@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.lowering import symbols as sym
-from rt.compiler.codegen.lowering.fusion import inline_producers
+from rt.compiler.codegen.lowering.fusion import inline_producers, through_slice
+from rt.compiler.codegen.lowering.structured import Structured
 from rt.compiler.codegen.lowering.scalars import scalar_program
 from rt.compiler.frontend import error_at_op
 
@@ -193,6 +194,8 @@ class Placement:
         if isinstance(entry, InsertSlice):
             return self._insert_slice(entry, view)
         if isinstance(entry, Slice):
+            if self._slice_of_producer(entry, view):
+                return
             src = self.view_of(self.get(entry.source, entry.op), entry.source, entry.op)
             part = slice_view(src, *entry.lists, entry.shape, entry.op)
             if part != view:
@@ -255,7 +258,7 @@ class Placement:
         return scratch
 
     def _structured(self, node, index, view):
-        n_in, n_out = len(node.inputs), len(node.outputs)
+        n_out = len(node.outputs)
         views = []
         for j in range(n_out):
             key = (id(node), j)
@@ -273,6 +276,30 @@ class Placement:
             self.placed[key] = views[j]
         for j in range(n_out):
             self.place(self.get(node.outputs[j], node.op), views[j], node.op)
+        self._emit(node, views)
+
+    def _slice_of_producer(self, entry, view):
+        """Compute a same-rank, statically strided slice of an elementwise producer straight into
+        ``view`` -- only the sliced elements -- as a copy the producer is inlined into (fusion.py);
+        False when that does not apply (the source is then materialized and sliced)."""
+        source = self.get(entry.source, entry.op)
+        rank = len(entry.shape)
+        ident = tuple(kir.AffineExpr.dim(d) for d in range(rank))
+        read = through_slice(entry, ident)
+        if not isinstance(source, Result) or _key(source) in self.placed or read is None:
+            return False
+        copy = Structured(entry.op, tuple(entry.shape), ("parallel",) * rank, [entry.source],
+                          [entry.op.results[0]], [read, ident], [], (0,), "copy")
+        fused = inline_producers(copy, self.env, lambda e: _key(e) in self.placed)
+        if fused is copy:
+            return False
+        self._emit(fused, [view])
+        return True
+
+    def _emit(self, node, views):
+        """Append the Generic computing ``node`` into ``views`` (inputs read from their views or
+        recomputed when inlinable, scalars and splats folded into the body)."""
+        n_out = len(views)
         node = inline_producers(node, self.env, lambda e: _key(e) in self.placed)
         n_in = len(node.inputs)
         used = {v for s in node.body for v in s.operands} | set(node.yields)
