@@ -23,6 +23,10 @@ CASES = {
     "check_const_type_mismatch.mlir": (5, 3, "expect_eq_const"),
     "matmul_shape_mismatch.mlir": (6, 8, "linalg.matmul"),
     "bitcast_width_mismatch.mlir": (3, 8, "arith.bitcast"),
+    "extract_slice_out_of_bounds.mlir": (4, 8, "slice along dimension 0 runs out-of-bounds: 10 >= 10"),
+    "insert_slice_offset_out_of_bounds.mlir": (5, 8, "offset 1 is out-of-bounds: 4 >= 4"),
+    "extract_slice_type_mismatch.mlir": (4, 8, "expected result type to be 'tensor<3x2xf32>'"),
+    "softmax_dimension_out_of_range.mlir": (5, 8, "dimension 2 is out of range"),
 }
 
 
