@@ -56,6 +56,8 @@ FLAG_OPTIONS = {
     "--iree-opt-data-tiling=true": {"data_tiling": True},
     "--iree-opt-data-tiling=false": {"data_tiling": False},
     "--iree-dispatch-creation-data-tiling": {"data_tiling": True},
+    "--iree-llvmcpu-reassociate-fp-reductions=false": {"reassociate_fp_reductions": False},
+    "--iree-llvmcpu-reassociate-fp-reductions=true": {"reassociate_fp_reductions": True},
 }
 
 _COMMENT = re.compile(r"//.*")

@@ -68,7 +68,8 @@ def _cmd_compile(args):
     vmfb = compile(args.input, devices=args.device or None, dump_after=args.dump_after,
                    dump_dir=args.dump_dir, data_tiling=args.data_tiling, compile_to=args.compile_to,
                    compile_from=args.compile_from, timing=args.timing, jobs=args.jobs,
-                   verify_each=args.verify_each, cache_dir=args.cache_dir)
+                   verify_each=args.verify_each, cache_dir=args.cache_dir,
+                   reassociate_fp_reductions=args.reassociate_fp_reductions)
     if args.output == "-":
         sys.stdout.buffer.write(vmfb)
         sys.stdout.flush()
@@ -295,6 +296,8 @@ def build_parser():
                    help="directory for --dump-after files (- prints them to stderr)")
     p.add_argument("--no-data-tiling", dest="data_tiling", action="store_false",
                    help="do not pack matmul operands (no set-encoding)")
+    p.add_argument("--no-reassociate-fp-reductions", dest="reassociate_fp_reductions", action="store_false",
+                   help="keep llvm-cpu float reductions in loop order (reproducible sums, slower)")
     p.add_argument("--compile-to", default="end", metavar="PHASE",
                    help="stop after this phase and write its MLIR (input, abi, ..., flow, stream, hal, vm)")
     p.add_argument("--compile-from", default=None, metavar="PHASE",

@@ -32,7 +32,8 @@ def read_source(source):
 
 
 def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=True, compile_to="end",
-            compile_from=None, timing=False, jobs=0, verify_each=False, cache_dir=None):
+            compile_from=None, timing=False, jobs=0, verify_each=False, cache_dir=None,
+            reassociate_fp_reductions=True):
     """Compile MLIR (text, or a path to an .mlir file) into ``.vmfb`` bytes.
 
     devices: None (the input's own device globals, else one llvm-cpu device), a list of
@@ -45,7 +46,8 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
     from IR dumped after one. timing: print the time of every pass to stderr. jobs: processes
     translating executables in parallel (0: one per core). verify_each: verify the IR after
     every pass (default: after every phase). cache_dir: a directory keeping generated
-    executables by content, reused by later compilations.
+    executables by content, reused by later compilations. reassociate_fp_reductions: False keeps llvm-cpu
+    float reductions in loop order (IREE's ``--iree-llvmcpu-reassociate-fp-reductions=false``).
     Raises CompileError (``file:line:col: error: ...``), NotFoundError for a missing file,
     InvalidArgumentError for bad options, UnimplementedError when the compiler is missing.
     """
@@ -67,5 +69,6 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
     options = {"dump_after": dump_after, "dump_dir": None if dump_dir is None else os.fspath(dump_dir),
                "data_tiling": bool(data_tiling), "compile_to": compile_to, "compile_from": compile_from,
                "timing": bool(timing), "jobs": jobs, "verify_each": bool(verify_each),
-               "cache_dir": None if cache_dir is None else os.fspath(cache_dir)}
+               "cache_dir": None if cache_dir is None else os.fspath(cache_dir),
+               "reassociate_fp_reductions": bool(reassociate_fp_reductions)}
     return compile_source(text, filename, devices=devices, options=options)

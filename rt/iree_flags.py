@@ -27,6 +27,8 @@ ALIASES = (
     (COMPILE, "--iree-llvmcpu-target-cpu=CPU", "--device=llvm-cpu:CPU",
      "applied to every llvm-cpu device; host = the default; generic = x86-64"),
     (COMPILE, "--iree-opt-data-tiling[=true|false]", "(default) | --no-data-tiling", ""),
+    (COMPILE, "--iree-llvmcpu-reassociate-fp-reductions[=true|false]", "(default) | --no-reassociate-fp-reductions",
+     "false: llvm-cpu float reductions in loop order"),
     (COMPILE, "--mlir-print-ir-after-all", "--dump-after=all --dump-dir=-", "IR after every pass on stderr"),
     (COMPILE, "--mlir-print-ir-after=PASS", "--dump-after=PASS --dump-dir=-", "pass names are IREE's"),
     (COMPILE, "--compile-to=PHASE", "--compile-to=PHASE", "IREE's phase names"),
@@ -92,6 +94,9 @@ class _Compile:
         elif flag == "--iree-opt-data-tiling":
             if not _bool(flag, value):
                 self.out.append("--no-data-tiling")
+        elif flag == "--iree-llvmcpu-reassociate-fp-reductions":
+            if not _bool(flag, value):
+                self.out.append("--no-reassociate-fp-reductions")
         elif flag == "--mlir-print-ir-after-all":
             self.out += ["--dump-after=all", "--dump-dir=-"]
         elif flag == "--mlir-print-ir-after":

@@ -48,6 +48,7 @@ class CompileOptions:
     jobs: processes translating executables in parallel (0: one per available core).
     cache_dir: a directory where serialized executables are kept by content and reused by later
     compilations ("": no such directory).
+    reassociate_fp_reductions: False keeps llvm-cpu float reductions in loop order.
     """
 
     devices: tuple = ()
@@ -61,6 +62,7 @@ class CompileOptions:
     progress: typing.Optional[bool] = None
     jobs: int = 0
     cache_dir: str = ""
+    reassociate_fp_reductions: bool = True
 
     @classmethod
     def from_dict(cls, options):
@@ -198,7 +200,8 @@ PHASES = (
     Phase("executable-configurations", ()),
     Phase("executable-targets", (
         P("iree-hal-translate-executables", "hal.translate_executables:TranslateExecutablesPass",
-          jobs="jobs", cache_dir="cache_dir"),
+          jobs="jobs", cache_dir="cache_dir",
+          reassociate_fp_reductions="reassociate_fp_reductions"),
     )),
     Phase("hal", (
         P("iree-hal-convert-to-hal", "hal.convert_to_hal:ConvertToHALPass"),

@@ -12,6 +12,8 @@ is the dict behind ``#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64"
 Source: IREE compiler/plugins/target/LLVMCPU (LLVMCPUTarget.cpp, LLVMTargetOptions) and the
 tile-size heuristics of KernelDispatch.cpp, reduced to one table per op kind.
 """
+import dataclasses
+
 from rt.compiler.codegen.llvm_cpu.kernel_codegen import emit_kernel
 from rt.compiler.codegen.llvm_cpu.library import LibraryBuilder
 from rt.compiler.codegen.llvm_cpu.target import NAMED_CPUS, TRIPLE, CpuTarget, cpu_target
@@ -110,8 +112,11 @@ def target_from_config(config):
         raise CompileError(f"llvm-cpu: target_triple {triple!r} is not x86_64; this backend "
                            f"emits x86-64 objects only")
     name = str(config.get("target", config.get("cpu", "x86-64")))
+    reassociate = config.get("reassociate_fp_reductions", True)
+    if not isinstance(reassociate, bool):
+        raise CompileError(f"llvm-cpu: reassociate_fp_reductions must be true or false, got {reassociate!r}")
     if name == "host" and "cpu_features" not in config:
-        return cpu_target("host")
+        return dataclasses.replace(cpu_target("host"), reassociate_fp_reductions=reassociate)
     try:
         on, off = parse_feature_list(str(config.get("cpu_features", "")))
     except ValueError as e:
@@ -123,7 +128,7 @@ def target_from_config(config):
     extra = ",".join([f"+{f}" for f in on] + [f"-{f}" for f in off])
     target = cpu_target(base, extra)
     cpu = str(config.get("cpu", target.cpu))
-    return CpuTarget(name, cpu if cpu != "host" else target.cpu, target.features)
+    return CpuTarget(name, cpu if cpu != "host" else target.cpu, target.features, reassociate)
 
 
 BACKEND = LlvmCpuBackend()

@@ -27,6 +27,8 @@ def rt_cli(*args, **kwargs):
     (["--device=llvm-cpu", "--iree-llvmcpu-target-cpu=x86-64-v3"], ["--device=llvm-cpu:x86-64-v3"]),
     (["--iree-opt-data-tiling=false"], ["--no-data-tiling"]),
     (["--iree-opt-data-tiling"], []),
+    (["--iree-llvmcpu-reassociate-fp-reductions=false"], ["--no-reassociate-fp-reductions"]),
+    (["--iree-llvmcpu-reassociate-fp-reductions=true"], []),
     (["--mlir-print-ir-after-all"], ["--dump-after=all", "--dump-dir=-"]),
     (["--mlir-print-ir-after=iree-stream-convert-to-stream"],
      ["--dump-after=iree-stream-convert-to-stream", "--dump-dir=-"]),

@@ -13,6 +13,8 @@ andi ori xori maxsi minsi maxui minui) gets, per output element:
 
 This reassociates the reduction (the order of additions differs from the sequential loop),
 which llvm-cpu accepts as IREE's CPU vectorization does; vmvx stays the in-order reference.
+A target with ``reassociate_fp_reductions`` off (``--iree-llvmcpu-reassociate-fp-reductions=false``)
+keeps float reductions sequential; integer ones are exact either way.
 Other reduction dims run as outer loops around ``r``; parallel dims as outer loops.
 Only when GenericPlan found no parallel dim to vectorize (so column sums keep the parallel
 vectorization) and for f32/f64/integer outputs (f16 rounds per step, so it stays sequential).
@@ -199,6 +201,8 @@ def plan(ctx, op, where):
     """A ReductionPlan for ``op`` (a kernel_ir.Generic) when the module docstring's conditions
     hold, else None."""
     if len(op.outputs) != 1 or op.outputs[0].element_type not in _TYPES:
+        return None
+    if op.outputs[0].element_type.startswith("f") and not ctx.target.reassociate_fp_reductions:
         return None
     if "reduction" not in op.iterator_types:
         return None

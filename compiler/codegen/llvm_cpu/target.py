@@ -88,11 +88,14 @@ class CpuTarget:
 
     name: how the user named it (``"host"``, ``"znver4"``, ...). cpu: the LLVM processor
     name. features: enabled feature names (no ``+``), sorted, closed under ``IMPLIES``.
+    reassociate_fp_reductions: float reductions may be reordered (vector partial sums);
+    False keeps them in loop order (IREE's ``--iree-llvmcpu-reassociate-fp-reductions``).
     """
 
     name: str
     cpu: str
     features: tuple
+    reassociate_fp_reductions: bool = True
 
     @property
     def vector_bytes(self):

@@ -86,12 +86,16 @@ class TranslateExecutablesPass(Pass):
 
     Options: ``jobs`` (processes running the code generators: 0 = one per core, see
     serialization_jobs), ``cache_dir`` (a directory keeping serialized executables by content
-    across compilations; "" = only within this compilation, see rt.compiler.targets.codegen_cache).
+    across compilations; "" = only within this compilation, see rt.compiler.targets.codegen_cache),
+    ``reassociate_fp_reductions`` (False keeps llvm-cpu float reductions in loop order: the
+    target config gets ``reassociate_fp_reductions = false``, IREE's
+    ``--iree-llvmcpu-reassociate-fp-reductions=false``; vmvx reductions are in order anyway).
     """
 
     name = "iree-hal-translate-executables"
     jobs: int = 0
     cache_dir: str = ""
+    reassociate_fp_reductions: bool = True
 
     def run(self, module, ctx):
         from rt.compiler.targets.codegen_cache import CodegenCache
@@ -137,6 +141,8 @@ class TranslateExecutablesPass(Pass):
         inner = next(op for op in variant.body.block.ops if isinstance(op, ModuleOp))
         backend = _backend(variant)
         config = from_attr(variant.target.configuration)
+        if not self.reassociate_fp_reductions and backend.name == "llvm-cpu":
+            config = {**config, "reassociate_fp_reductions": False}
         funcs = {op.sym_name.data: op for op in inner.body.block.ops if op.name == "func.func"}
         exports = sorted((op for op in variant.body.block.ops if op.name == "hal.executable.export"),
                          key=lambda e: e.ordinal.value.data if e.ordinal is not None else 0)
