@@ -50,6 +50,8 @@ INPUT_DIALECTS = frozenset(
 CPU_BACKENDS = frozenset({"llvm-cpu", "vmvx"})
 #: rt target -> device URI (IREE's check suites run on the local-task driver)
 DEVICES = {"llvm-cpu": "local-task://llvm-cpu", "vmvx": "local-task://vmvx"}
+#: the peer column: IREE 3.13 (benchmarks/iree_peer.py) on the CPU backend of IREE's own suite
+PEER = "iree"
 #: IREE compiler flag -> rt.compile keyword arguments with the same meaning
 FLAG_OPTIONS = {
     "--iree-opt-data-tiling": {"data_tiling": True},
@@ -169,6 +171,16 @@ def exclusion(entry):
     return None
 
 
+def peer_backend(entry):
+    """(IREE backend, IREE's compiler flags) the peer runs a check file with: the suite's CPU
+    backend (llvm-cpu first) and its flags, or llvm-cpu without flags for GPU-only files."""
+    for backend in ("llvm-cpu", "vmvx"):
+        for s in entry["suites"]:
+            if s["kind"] == "check" and s["backend"] == backend:
+                return backend, s["flags"]
+    return "llvm-cpu", []
+
+
 def compile_options(entry, target):
     """(rt.compile kwargs, ignored IREE flags) from IREE's suite for ``target``'s backend."""
     suites = [s for s in entry["suites"] if s["kind"] == "check" and s["backend"] == target]
@@ -237,6 +249,39 @@ def worker_check(path, target, uri, options, functions):
         _emit(record)
 
 
+def worker_peer(path, backend, flags, functions):
+    """``worker_check`` for the peer: iree-compile ``path`` with IREE's suite flags, then call
+    each function in a fresh context holding a ``check`` module (``iree_peer.iree_check_module``)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from iree_peer import iree_check_module, load_iree
+
+    ic, ireert = load_iree()
+    start = time.perf_counter()
+    try:
+        vmfb = ic.compile_file(path, target_backends=[backend], extra_args=[f.replace("\\", "") for f in flags])
+    except BaseException as exc:
+        error = next((l for l in str(exc).splitlines() if "error:" in l), _first_line(exc))
+        _emit({"event": "compile", "ok": False, "kind": "error", "error": error.strip()[:300],
+               "located": True, "seconds": time.perf_counter() - start})
+        return
+    _emit({"event": "compile", "ok": True, "seconds": time.perf_counter() - start, "bytes": len(vmfb)})
+    for name in functions:
+        _emit({"event": "start", "function": name})
+        start = time.perf_counter()
+        record = {"event": "function", "function": name, "ok": True}
+        try:
+            module, ctx = iree_check_module(ireert, vmfb)
+            getattr(module, name)()
+            del module, ctx
+        except BaseException as exc:
+            text = str(exc)
+            kind = "check" if "check.expect" in text else "error"
+            line = next((l for l in text.splitlines() if "check.expect" in l), _first_line(exc))
+            record.update(ok=False, kind=kind, error=line.strip()[:300])
+        record["seconds"] = time.perf_counter() - start
+        _emit(record)
+
+
 def worker_compile(path, target):
     """Compile ``path`` only; report whether a failure is a located rt error."""
     import rt
@@ -276,9 +321,15 @@ def _run_worker(args, timeout):
 
 def run_check(entry, target, timeout):
     """Results of one check file on one device: a list of test dicts."""
-    options, ignored = compile_options(entry, target)
-    args = {"mode": "check", "path": entry["path"], "target": target, "uri": DEVICES[target],
-            "options": options, "functions": entry["tests"]}
+    if target == PEER:
+        backend, ignored = peer_backend(entry)
+        args = {"mode": "peer", "path": entry["path"], "backend": backend, "flags": ignored,
+                "functions": entry["tests"]}
+        ignored = []
+    else:
+        options, ignored = compile_options(entry, target)
+        args = {"mode": "check", "path": entry["path"], "target": target, "uri": DEVICES[target],
+                "options": options, "functions": entry["tests"]}
     records, failure = _run_worker(args, timeout)
     compiled = next((r for r in records if r["event"] == "compile"), None)
     compile_seconds = compiled.get("seconds") if compiled else None
@@ -475,7 +526,8 @@ def markdown_tables(summary, devices):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("iree", nargs="?", help="root of an IREE checkout (holding tests/e2e)")
-    ap.add_argument("--devices", default="llvm-cpu,vmvx")
+    ap.add_argument("--devices", default=f"llvm-cpu,vmvx,{PEER}",
+                    help=f"rt devices ({', '.join(DEVICES)}) and {PEER} (IREE 3.13, the peer)")
     ap.add_argument("--jobs", type=int, default=1, help="files run at once (default 1)")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per file and device")
     ap.add_argument("--filter", default=None, help="only files whose path contains this")
@@ -489,6 +541,8 @@ def main(argv=None):
         w = json.loads(args.worker)
         if w["mode"] == "check":
             worker_check(w["path"], w["target"], w["uri"], w["options"], w["functions"])
+        elif w["mode"] == "peer":
+            worker_peer(w["path"], w["backend"], w["flags"], w["functions"])
         else:
             worker_compile(w["path"], w["target"])
         return 0
@@ -496,14 +550,15 @@ def main(argv=None):
         ap.error("give the path of an IREE checkout")
     devices = [d for d in args.devices.split(",") if d]
     for d in devices:
-        if d not in DEVICES:
-            ap.error(f"--devices: {d!r} is not one of {', '.join(DEVICES)}")
+        if d not in DEVICES and d != PEER:
+            ap.error(f"--devices: {d!r} is not one of {', '.join([*DEVICES, PEER])}")
     files = discover(args.iree, args.filter)
     jobs = []
     for f in files:
         if f["in_scope"]:
             for d in devices:
-                jobs.append((run_lit if f["kind"] == "lit" else run_check, f, d))
+                if f["kind"] == "check" or d != PEER:
+                    jobs.append((run_lit if f["kind"] == "lit" else run_check, f, d))
         if (not f["in_scope"] or f["kind"] == "lit") and not args.no_out_of_scope:
             jobs.append((sweep, f, None))
     started = time.perf_counter()

@@ -60,6 +60,59 @@ def iree_module(ireert, vmfb, driver="local-task"):
     return ctx.modules.module, ctx
 
 
+
+def iree_check_module(ireert, vmfb, driver="local-task"):
+    """Load an IREE ``.vmfb`` compiled from a ``check`` program, as ``iree-check-module`` runs it.
+
+    The Python wheels do not ship IREE's native ``check`` module, so this registers one with the
+    same imports and semantics (``runtime/src/iree/modules/check/module.cc``): ``expect_eq``
+    compares element type, shape and bytes; ``expect_almost_eq`` is numpy's ``isclose`` with the
+    op's ``atol``/``rtol`` against the right-hand (expected) side, NaN equal to NaN. A failed
+    expectation raises from the call. Returns ``(module namespace, context)``.
+    """
+    import numpy as np
+
+    config = ireert.Config(driver)
+
+    def host(ref):
+        return ireert.DeviceArray(config.device, ref.deref(ireert.HalBufferView)).to_host()
+
+    class Check:
+        def __init__(self, iface):
+            pass
+
+        def expect_true(self, value):
+            if not value:
+                raise AssertionError("check.expect_true failed")
+
+        def expect_false(self, value):
+            if value:
+                raise AssertionError("check.expect_false failed")
+
+        def expect_all_true(self, device, ref):
+            if not np.all(host(ref)):
+                raise AssertionError("check.expect_all_true failed")
+
+        def expect_eq(self, device, lhs, rhs):
+            a, b = host(lhs), host(rhs)
+            if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+                raise AssertionError(f"check.expect_eq failed: {a!r} != {b!r}"[:400])
+
+        def expect_almost_eq(self, device, lhs, rhs, atol, rtol):
+            a, b = host(lhs), host(rhs)
+            if a.shape != b.shape or not np.allclose(a.astype(np.float64), b.astype(np.float64),
+                                                     atol=atol, rtol=rtol, equal_nan=True):
+                raise AssertionError(f"check.expect_almost_eq failed: {a!r} !~ {b!r}"[:400])
+
+    iface = ireert.PyModuleInterface("check", Check)
+    for name, cconv in (("expect_true", "0i_v"), ("expect_false", "0i_v"), ("expect_all_true", "0rr_v"),
+                        ("expect_eq", "0rrr_v"), ("expect_almost_eq", "0rrrff_v")):
+        iface.export(name, cconv, getattr(Check, name))
+    ctx = ireert.SystemContext(config=config)
+    ctx.add_vm_module(iface.create())
+    ctx.add_vm_module(ireert.VmModule.copy_buffer(ctx.instance, vmfb))
+    return ctx.modules.module, ctx
+
 def median_time(fn, n):
     """Median wall time in seconds of ``n`` calls of ``fn`` (after one warm-up call)."""
     fn()
