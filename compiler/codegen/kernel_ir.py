@@ -106,6 +106,12 @@ class ScalarOp:
     attrs: op attributes as plain Python values (``predicate`` as its MLIR keyword, ``value``
     for constants, ``dim`` for linalg.index, ``ordinal`` for a push constant, ``fastmath``
     ignored).
+
+    ``tensor.extract`` reads one element of a whole View at data-dependent indices (a gather,
+    as a ``linalg.generic`` body reading a captured tensor): attr ``view`` is the View (any
+    binding or rodata; never a tiled scratch), operands are one ``index`` value per view dim.
+    Indices are clamped into ``[0, dim - 1]`` (MLIR leaves an out-of-range extract undefined;
+    rt never reads outside the view).
     """
 
     name: str
@@ -142,6 +148,11 @@ class Generic:
     body: tuple
     yields: tuple
     kind: str = "generic"
+
+    @property
+    def gathers(self):
+        """The Views the body reads through ``tensor.extract`` (in body order)."""
+        return tuple(s.attr("view") for s in self.body if s.name == "tensor.extract")
 
 
 @dataclass(frozen=True)

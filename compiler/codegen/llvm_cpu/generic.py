@@ -12,12 +12,14 @@ ops), in one step:
 - reductions: when outputs do not move along the reduction dims and no input reads an output's
   binding, the outputs are loaded once, carried through the reduction loops in registers and
   stored once; otherwise every iteration loads and stores them (still correct for any Generic).
+- gathers (``tensor.extract`` in the body): each reads one element of its whole view at
+  indices clamped into the view; a body with a gather runs on scalars (``lanes`` = 1).
 
 Each loop dim runs the half-open range the caller passes (the workgroup's tile).
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, PACKED, element_bits
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, PACKED, AffineExpr, element_bits
 from rt.compiler.codegen.llvm_cpu.interface import I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.scalar import BodyEmitter, round_to
@@ -81,8 +83,9 @@ class GenericPlan:
             ctx.sizes.get(d)
         self.types = [v.element_type for v in views]
         self.lanes = max(1, ctx.target.vector_bytes // _body_bytes(op))
-        if any(t in PACKED for t in self.types):
-            self.lanes = 1  # packed elements are loaded and stored one at a time
+        if any(t in PACKED for t in self.types) or op.gathers:
+            self.lanes = 1  # packed elements and gathered ones are loaded one at a time
+        self.gathers = [_Gather(ctx, v, where) for v in op.gathers]
         ins, outs = self.accesses[:len(op.inputs)], self.accesses[len(op.inputs):]
         parallel = [d for d in range(n) if op.iterator_types[d] == "parallel"]
         self.reduction = [d for d in range(n) if op.iterator_types[d] == "reduction"]
@@ -113,6 +116,8 @@ class GenericPlan:
             length = self.ctx.buffers.length(access.view.binding)
             if length is not None:
                 bad = b.or_(bad, extent_out_of_range(b, sizes, access.view, length))
+        for g in self.gathers:
+            bad = b.or_(bad, g.checks(b, sizes, self.ctx.buffers.length(g.view.binding)))
         return b.and_(domain_nonempty(b, sizes, self.op.domain), bad)
 
     def emit(self, ranges, unroll=2):
@@ -200,8 +205,13 @@ class GenericPlan:
         indices = [idx.get(d, I64(0)) for d in range(len(op.domain))]
         em = BodyEmitter(b, lanes, indices, self.vector_dim if lanes > 1 else None,
                          self.push_constants)
+        gathers = iter(self.gathers)
         for s in op.body:
-            values.append(em.emit(s, [values[v] for v in s.operands], [types[v] for v in s.operands]))
+            if s.name == "tensor.extract":
+                values.append(next(gathers).load(b, [values[v] for v in s.operands]))
+            else:
+                values.append(em.emit(s, [values[v] for v in s.operands],
+                                      [types[v] for v in s.operands]))
             types.append(s.result_type)
         result = []
         for v, out_type in zip(op.yields, self.types[n_in:]):
@@ -213,3 +223,34 @@ class GenericPlan:
                                    f"{out_type} output")
             result.append(value)
         return result
+
+
+class _Gather:
+    """One ``tensor.extract`` of a Generic body: its whole view, addressed by clamped indices
+    (extents - 1 and strides as entry-block i64 values)."""
+
+    def __init__(self, ctx, view, where):
+        rank = len(view.shape)
+        access = Access(ctx.buffers.view(view), tuple(AffineExpr.dim(k) for k in range(rank)),
+                        rank, where)
+        self.view = access.view
+        self.bound = BoundAccess(access, ctx.sizes, ctx.binding(view.binding),
+                                 ctx.buffers.inbounds(view.binding))
+        self.last = [ctx.b.sub(ctx.sizes.get(e), I64(1)) for e in view.shape]
+
+    def checks(self, b, sizes, length):
+        """i1: the view lies outside its buffer or is empty (nothing to read)."""
+        bad = ir.Constant(ir.IntType(1), 0)
+        for e in self.view.shape:
+            bad = b.or_(bad, b.icmp_unsigned("==", sizes.get(e), I64(0)))
+        if length is not None:
+            bad = b.or_(bad, extent_out_of_range(b, sizes, self.view, length))
+        return bad
+
+    def load(self, b, indices):
+        """The element at i64 ``indices`` (one per view dim), each clamped to [0, extent)."""
+        clamped = {}
+        for k, (index, last) in enumerate(zip(indices, self.last)):
+            index = b.select(b.icmp_signed("<", index, I64(0)), I64(0), index)
+            clamped[k] = b.select(b.icmp_signed(">", index, last), last, index)
+        return self.bound.load(b, clamped, 1, False)

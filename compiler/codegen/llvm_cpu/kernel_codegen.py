@@ -68,7 +68,7 @@ class KernelContext:
 
 def _views(op):
     if isinstance(op, kir.Generic):
-        return op.inputs + op.outputs
+        return op.inputs + op.outputs + op.gathers
     if isinstance(op, kir.Mmt4d):
         return (op.lhs, op.rhs, op.out)
     return (op.source, op.dest)
@@ -134,7 +134,8 @@ def _touches(op):
     if isinstance(op, kir.Generic):
         n_in = len(op.inputs)
         return [(v, m, i >= n_in) for i, (v, m) in enumerate(zip(op.inputs + op.outputs,
-                                                                 op.indexing_maps))]
+                                                                 op.indexing_maps))] + [
+            (v, None, False) for v in op.gathers]
     if isinstance(op, kir.Mmt4d):
         return [(op.lhs, (d(0), d(2), d(3), d(5)), False), (op.rhs, (d(1), d(2), d(4), d(5)), False),
                 (op.out, (d(0), d(1), d(3), d(4)), True)]

@@ -39,8 +39,10 @@ def _written(op):
 
 
 def _read(op):
+    """(view, map) pairs of what ``op`` reads (None: any element, as a gather reads)."""
     if isinstance(op, kir.Generic):
-        return list(zip(op.inputs, op.indexing_maps[:len(op.inputs)]))
+        return (list(zip(op.inputs, op.indexing_maps[:len(op.inputs)]))
+                + [(v, None) for v in op.gathers])
     if isinstance(op, kir.Mmt4d):
         d = kir.AffineExpr.dim
         return [(op.lhs, (d(0), d(2), d(3), d(5))), (op.rhs, (d(1), d(2), d(4), d(5)))]

@@ -320,10 +320,20 @@ class Placement:
                 out_view = views[0] if n_out == 1 and not reads_out else None
                 kept.append((i, self.view_of(e, value, node.op, out_view, amap, node.maps[n_in])))
         body, yields = _rebuild(node, [i for i, _ in kept], consts)
+        body = [self._gather(s, node.op) if s.name == "tensor.extract" else s for s in body]
+        kind = "generic" if any(s.name == "tensor.extract" for s in body) else node.kind
         self.ops.append(kir.Generic(
             tuple(node.domain), tuple(node.iterator_types), tuple(v for _, v in kept),
             tuple(views), tuple(node.maps[i] for i, _ in kept) + tuple(node.maps[n_in:]),
-            tuple(body), yields, node.kind))
+            tuple(body), yields, kind))
+
+    def _gather(self, scalar, op):
+        """A body's ``tensor.extract`` ScalarOp with its captured tensor (attr ``source``)
+        replaced by the View holding it (attr ``view``): a binding, rodata or a scratch the
+        tensor is computed into first (read whole, so never tiled)."""
+        source = scalar.attr("source")
+        view = self.view_of(self.get(source, op), source, op)
+        return replace(scalar, attrs=(("view", view),))
 
     def _relayout(self, node, view):
         op = node.op

@@ -8,7 +8,8 @@ A ``linalg.generic`` carrying a string attribute ``rt.kind`` (set by rt's own
 rewrites, e.g. the packed-filter convolution of conv data tiling) takes it as its kind hint.
 Body ops become kernel_ir.ScalarOps numbered after the block arguments; scalars captured from
 outside the body become constants or the ops computing them from push constants
-(``scalars.scalar_program``).
+(``scalars.scalar_program``); a ``tensor.extract`` of a captured tensor (a gather) becomes a
+``tensor.extract`` ScalarOp whose tensor placement turns into a View.
 
 Source: MLIR LinalgStructuredInterface (indexing maps, iterator types, region) and
 LinalgNamedStructuredOps.yaml (the named ops' generic forms).
@@ -19,7 +20,7 @@ from xdsl.dialects.builtin import StringAttr
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering.scalars import scalar_op, scalar_program, splice
-from rt.compiler.codegen.lowering.symbols import ScalarConst, affine_map
+from rt.compiler.codegen.lowering.symbols import ScalarConst, affine_map, type_name
 from rt.compiler.frontend import error_at_op
 
 #: Kind hints by linalg op name (kernel_ir.Generic.kind).
@@ -72,10 +73,22 @@ def convert_body(block, n_args, env, op):
     for inner in block.ops:
         if inner.name in ("linalg.yield",):
             return body, tuple(value_id(v, inner) for v in inner.operands)
-        operands = tuple(value_id(v, inner) for v in inner.operands)
-        body.append(scalar_op(inner, operands))
+        if inner.name == "tensor.extract":
+            body.append(_extract(inner, tuple(value_id(v, inner) for v in inner.indices), ids))
+        else:
+            body.append(scalar_op(inner, tuple(value_id(v, inner) for v in inner.operands)))
         ids[inner.results[0]] = n_args + len(body) - 1
     raise error_at_op(op, "linalg body has no linalg.yield")
+
+
+def _extract(op, index_ids, ids):
+    """The ScalarOp of a ``tensor.extract`` of a tensor captured from outside the body (a
+    gather); attr ``source`` is that SSA tensor until placement resolves it to a View."""
+    if op.tensor in ids or not hasattr(op.tensor.type, "get_shape"):
+        raise error_at_op(op, "'tensor.extract' in a linalg body must read a tensor defined "
+                              "outside the body")
+    return kir.ScalarOp("tensor.extract", index_ids, type_name(op.result.type, op),
+                        (("source", op.tensor),))
 
 
 def _shape(value):

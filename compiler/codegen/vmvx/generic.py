@@ -7,10 +7,12 @@ VM registers (see scalar.py) and each output element is written with ``buffer.st
 When no output depends on a reduction dim (linalg's usual form), outputs are loaded once
 before the reduction loops into accumulator registers and stored once after them.
 Loop-invariant body values (constants, push constants and ops on them) are computed once,
-before the loops.
+before the loops. A gather (``tensor.extract`` in the body) loads one element of its whole view
+at indices clamped into the view; such a body always takes the scalar path.
 Source: IREE's VMVX pipeline (compiler/src/iree/compiler/Codegen/VMVX/Passes.cpp): ukernel
 lowering first, then linalg -> loops -> vm for whatever is left.
 """
+from rt.compiler.codegen.kernel_ir import PACKED, element_size
 from rt.compiler.codegen.vmvx import ukernels
 from rt.compiler.codegen.vmvx.access import linearize
 from rt.compiler.codegen.vmvx.loop_nest import LoopNest, tile_ranges
@@ -51,7 +53,8 @@ def emit_generic(em, g, op_index, use_ukernels=True):
     views = tuple(g.inputs) + tuple(g.outputs)
     accesses = [linearize(em, v, m, n) for v, m in zip(views, g.indexing_maps)]
     packed = any(a.packed for a in accesses)
-    if use_ukernels and not packed and ukernels.emit_generic_ukernel(em, g, accesses, ranges, where):
+    if use_ukernels and not packed and not g.gathers and ukernels.emit_generic_ukernel(em, g, accesses, ranges,
+                                                                                       where):
         return
     _emit_scalar(em, g, accesses, ranges, where)
 
@@ -71,6 +74,7 @@ def _emit_scalar(em, g, accesses, ranges, where):
                            f"[0, {len(g.domain)})")
     constants = emit_invariants(sc, g.body, n_args, invariant_ids(g.body, n_args))
     bufs = [em.binding(a.view.binding) for a in accesses]
+    gathers = [_gather_layout(em, v, where) for v in g.gathers]
     scales = [1 if a.packed else a.element_size for a in accesses]  # packed: element offsets
     nest = LoopNest(em, ranges, accesses, parallel + reduction, scales)
     acc = {}
@@ -112,6 +116,7 @@ def _emit_scalar(em, g, accesses, ranges, where):
 
     def body(offsets, index):
         values = dict(constants)
+        n_gathered = 0
         for a in range(n_args):
             if a in used:
                 values[a] = acc[a - nin] if (hoist and a >= nin) else load(a, offsets)
@@ -121,6 +126,9 @@ def _emit_scalar(em, g, accesses, ranges, where):
                 continue
             if op.name == "linalg.index":
                 values[vid] = Val(index[op.attr("dim")], "index")
+            elif op.name == "tensor.extract":
+                values[vid] = gather(n_gathered, [values[v] for v in op.operands])
+                n_gathered += 1
             else:
                 values[vid] = sc.emit(op, [values[v] for v in op.operands])
         for k, y in enumerate(g.yields):
@@ -133,4 +141,31 @@ def _emit_scalar(em, g, accesses, ranges, where):
             else:
                 store(nin + k, offsets, values[y])
 
+    def gather(k, indices):
+        buf, offset, strides, lasts, zero, size = gathers[k]
+        t, off = fb.reg("i64"), fb.reg("i64")
+        fb.mov_i64(off, offset)
+        for index, stride, last in zip(indices, strides, lasts):
+            fb.max_i64_s(t, index.reg, zero)
+            fb.min_i64_s(t, t, last)
+            fb.mul_i64(t, t, stride)
+            fb.add_i64(off, off, t)
+        fb.mul_i64(off, off, size)
+        etype = g.gathers[k].element_type
+        v = Val(fb.reg(reg_type(etype)), etype)
+        load_element(fb, etype, v.reg, buf, off)
+        return v
+
     nest.run(body, {len(parallel): (enter, leave)} if hoist else None)
+
+
+def _gather_layout(em, view, where):
+    """Registers made before the loops for a gather from ``view``: (buffer, element offset,
+    strides, extents - 1, zero, element size), index values as i64 registers."""
+    if view.element_type in PACKED:
+        raise CompileError(f"vmvx codegen: {where}: a gather (tensor.extract in a body) from a packed "
+                           f"{view.element_type} tensor is not supported")
+    offset, strides = em.layout(view)
+    lasts = [em.reg(em.sub(em.size(e), 1)) for e in view.shape]
+    return (em.binding(view.binding), em.reg(offset), [em.reg(s) for s in strides], lasts, em.reg(0),
+            em.reg(element_size(view.element_type)))

@@ -152,12 +152,16 @@ def store_packed(em, t, buf, offset, value):
     fb.buffer_store_i8(buf, byte, old)
 
 
+#: Ops never computed before the loops: loop indices and gathers (memory reads).
+_NOT_HOISTED = frozenset({"linalg.index", "tensor.extract"})
+
+
 def invariant_ids(body, n_args):
     """Value ids of the ops of ``body`` (ids numbered from ``n_args``) that depend on no block
     argument and no ``linalg.index``: constants, push constants and non-trapping ops on them."""
     inv = set()
     for k, op in enumerate(body):
-        if op.name != "linalg.index" and op.name not in _TRAPPING and all(v in inv for v in op.operands):
+        if op.name not in _NOT_HOISTED and op.name not in _TRAPPING and all(v in inv for v in op.operands):
             inv.add(n_args + k)
     return inv
 
