@@ -40,15 +40,19 @@ layouts that disagree with the target's resolver, and ops on encoded tensors oth
 above.
 """
 from xdsl.dialects import arith, tensor
+from xdsl.dialects import linalg as xlinalg
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, FloatAttr, IndexType, IntegerAttr,
                                    TensorType, i64)
 
 from rt.compiler.dialects.flow import DispatchTensorLoadOp, DispatchTensorStoreOp
 from rt.compiler.dialects.flow_types import DispatchTensorType
-from rt.compiler.dialects.iree_encoding import EncodingAttr
+from rt.compiler.dialects.hal import InterfaceBindingSubspanOp
+from rt.compiler.dialects.iree_encoding import EncodingAttr, SetEncodingOp, UnsetEncodingOp
 from rt.compiler.dialects.linalg import BatchMmt4DOp, Mmt4DOp, PackOp, UnPackOp
+from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES
 from rt.compiler.codegen.lowering.packed_conv import packed_conv
 from rt.compiler.frontend import error_at_op
+from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.targets.encoding import contraction, encoding_info, mmt4d_packed_shape, resolved_info
 from rt.runtime.errors import CompileError, UnimplementedError
 
@@ -70,6 +74,9 @@ def has_encodings(func_op):
 
 
 class _Materializer:
+
+    handler = OpHandlers()
+
     def __init__(self, func_op, backend, config):
         self.func = func_op
         self.backend = backend
@@ -159,7 +166,7 @@ class _Materializer:
     # -- rewrites -------------------------------------------------------------------------
     def run(self):
         for op in list(self.func.body.block.ops):
-            handler = getattr(self, "_" + op.name.replace(".", "_"), None)
+            handler = self.handler(op)
             encoded = any(_encoding(v.type) is not None for v in (*op.operands, *op.results))
             if handler is not None and (encoded or op.name.startswith("iree_encoding.")):
                 handler(op)
@@ -169,6 +176,7 @@ class _Materializer:
         for op in reversed(self.replaced):
             op.parent_block().erase_op(op, safe_erase=False)
 
+    @handles(InterfaceBindingSubspanOp)
     def _hal_interface_binding_subspan(self, op):
         bound = op.result.type.bound_type
         info = self.info(bound.encoding, op)
@@ -185,6 +193,7 @@ class _Materializer:
         self.infos[new.result] = info
         self.replaced.append(op)
 
+    @handles(DispatchTensorLoadOp)
     def _flow_dispatch_tensor_load(self, op):
         source = self.packed.get(op.source)
         if source is None:
@@ -195,6 +204,7 @@ class _Materializer:
         self.infos[new] = self.infos[source]
         self.replaced.append(op)
 
+    @handles(DispatchTensorStoreOp)
     def _flow_dispatch_tensor_store(self, op):
         target = self.packed.get(op.target)
         value = self.packed.get(op.value)
@@ -216,6 +226,7 @@ class _Materializer:
                     return resolved_info(encoding)
         return None
 
+    @handles(SetEncodingOp)
     def _iree_encoding_set_encoding(self, op):
         encoding = op.result.type.encoding
         info = self.info(encoding, op, self._layout_of_use(op.result))
@@ -228,6 +239,7 @@ class _Materializer:
         self._record(op.result, self.insert(_relayout(PackOp, op.source, empty, info, pad), op), info)
         self.replaced.append(op)
 
+    @handles(UnsetEncodingOp)
     def _iree_encoding_unset_encoding(self, op):
         source = self.packed.get(op.source)
         if source is None:
@@ -238,6 +250,7 @@ class _Materializer:
         op.result.replace_all_uses_with(unpacked)
         self.replaced.append(op)
 
+    @handles(tensor.EmptyOp)
     def _tensor_empty(self, op):
         encoding = op.tensor.type.encoding
         info = self.info(encoding, op, self._layout_of_use(op.tensor))
@@ -248,6 +261,7 @@ class _Materializer:
         self.dims[self.packed[op.tensor]] = packed_dims
         self.replaced.append(op)
 
+    @handles(xlinalg.FillOp)
     def _linalg_fill(self, op):
         init = self.packed.get(op.outputs[0])
         if init is None:
@@ -256,6 +270,7 @@ class _Materializer:
                      self.infos[init])
         self.replaced.append(op)
 
+    @handles(*(NAMED_OP_CLASSES[row] for row in ("matmul", "batch_matmul", "matvec", "vecmat", "batch_matvec")))
     def _contraction(self, op):
         lhs, rhs = (self.packed.get(v) for v in op.inputs)
         init = self.packed.get(op.outputs[0])
@@ -274,8 +289,7 @@ class _Materializer:
             fill.parent_block().erase_op(fill)
         self.replaced.append(op)
 
-    _linalg_matmul = _linalg_batch_matmul = _linalg_matvec = _linalg_vecmat = _linalg_batch_matvec = _contraction
-
+    @handles(NAMED_OP_CLASSES["conv_2d_nhwc_hwcf"], NAMED_OP_CLASSES["conv_2d_nchw_fchw"])
     def _convolution(self, op):
         packed = self.packed.get(op.inputs[1])
         if packed is None or _encoding(op.inputs[0].type) is not None or any(
@@ -285,8 +299,6 @@ class _Materializer:
         generic = self.insert(packed_conv(op, op.inputs[1].type.encoding, self.infos[packed], packed), op)
         op.results[0].replace_all_uses_with(generic)
         self.replaced.append(op)
-
-    _linalg_conv_2d_nhwc_hwcf = _linalg_conv_2d_nchw_fchw = _convolution
 
     def _record(self, old, new, info):
         self.packed[old] = new

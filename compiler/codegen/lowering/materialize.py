@@ -9,6 +9,7 @@ Anything else is a located CompileError naming the op.
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects import arith, tensor
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering import symbols as sym
@@ -16,7 +17,9 @@ from rt.compiler.codegen.lowering.placement import (Concat, Empty, InsertSlice, 
                                                     Relayout, Result, Slice, Splat, slice_view)
 from rt.compiler.codegen.lowering.scalars import PASS_THROUGH
 from rt.compiler.codegen.lowering.structured import structured
+from rt.compiler.dialects import flow, hal
 from rt.compiler.frontend import elements_to_numpy, error_at_op, is_splat, splat_value
+from rt.compiler.op_handlers import OpHandlers, handles
 from rt.runtime.hal.element_type import ElementType, pack_sub_byte
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
@@ -61,6 +64,9 @@ def _storage_bytes(array, element_type):
 
 class Lowering(Placement):
     """Symbol table and op emission for one dispatch function."""
+
+    handler = OpHandlers()
+
 
     def __init__(self, func_op):
         self.func = func_op
@@ -126,7 +132,7 @@ class Lowering(Placement):
         name = op.name
         if name in ("func.return", "return"):
             return
-        visitor = getattr(self, "_" + name.replace(".", "_"), None)
+        visitor = self.handler(op)
         if visitor is not None:
             return visitor(op)
         if name.startswith("linalg."):
@@ -143,10 +149,11 @@ class Lowering(Placement):
         raise error_at_op(op, f"'{name}' is not supported inside a dispatch by rt's dispatch "
                               f"lowering")
 
+    @handles(arith.ConstantOp)
     def _arith_constant(self, op):
         ty = op.results[0].type
         if hasattr(ty, "get_shape"):
-            return self._tensor_constant(op)
+            return self._dense_constant(op)
         value = op.value.value.data
         tname = sym.type_name(ty, op)
         if tname.startswith("i") or tname == "index":
@@ -154,7 +161,7 @@ class Lowering(Placement):
         else:
             self.env[op.results[0]] = sym.ScalarConst(float(value), tname)
 
-    def _tensor_constant(self, op):
+    def _dense_constant(self, op):
         ty = op.results[0].type
         etype = sym.type_name(ty.element_type, op)
         shape = tuple(ty.get_shape())
@@ -168,11 +175,13 @@ class Lowering(Placement):
         ordinal = self.binding_count() + len(self.rodata) - 1
         self.env[op.results[0]] = kir.View(ordinal, etype, shape)
 
+    @handles(hal.InterfaceConstantLoadOp)
     def _hal_interface_constant_load(self, op):
         ordinal = op.ordinal.value.data
         self.max_constant = max(self.max_constant, ordinal)
         self.env[op.results[0]] = kir.Constant(ordinal)
 
+    @handles(hal.InterfaceBindingSubspanOp)
     def _hal_interface_binding_subspan(self, op):
         binding = op.binding.value.data
         ty = op.result.type
@@ -207,11 +216,13 @@ class Lowering(Placement):
                 self._mixed(op, op.static_sizes.get_values(), op.sizes),
                 self._mixed(op, op.static_strides.get_values(), op.strides))
 
+    @handles(flow.DispatchTensorLoadOp)
     def _flow_dispatch_tensor_load(self, op):
         src = self.get(op.source, op)
         self.env[op.result] = slice_view(src.view, *self._slice_lists(op),
                                          op.result.type.get_shape(), op)
 
+    @handles(flow.DispatchTensorStoreOp)
     def _flow_dispatch_tensor_store(self, op):
         dst = self.get(op.target, op)
         if dst.access == "ro":
@@ -219,11 +230,13 @@ class Lowering(Placement):
         view = slice_view(dst.view, *self._slice_lists(op), op.value.type.get_shape(), op)
         self.stores.append((op.value, view, op))
 
+    @handles(tensor.EmptyOp)
     def _tensor_empty(self, op):
         shape = self._mixed(op, [d if d >= 0 else _DYNAMIC for d in op.tensor.type.get_shape()],
                             list(op.dynamic_sizes))
         self.env[op.tensor] = Empty(tuple(shape), sym.type_name(op.tensor.type.element_type, op))
 
+    @handles(tensor.DimOp)
     def _tensor_dim(self, op):
         index = self.size(op.index, op)
         dims = self.dims_of(op.source, op)
@@ -231,6 +244,7 @@ class Lowering(Placement):
             raise error_at_op(op, f"tensor.dim index {index} is not a constant in [0, {len(dims)})")
         self.env[op.result] = dims[index]
 
+    @handles(tensor.SplatOp)
     def _tensor_splat(self, op):
         ty = op.result.type
         shape = self._mixed(op, [d if d >= 0 else _DYNAMIC for d in ty.get_shape()],
@@ -239,6 +253,7 @@ class Lowering(Placement):
         self.env[op.result] = Splat(value if isinstance(value, sym.ScalarConst) else op.input,
                                     sym.type_name(ty.element_type, op), tuple(shape))
 
+    @handles(tensor.ExtractSliceOp)
     def _tensor_extract_slice(self, op):
         src = self.get(op.source, op)
         lists = self._slice_lists(op)
@@ -249,9 +264,11 @@ class Lowering(Placement):
         result = tuple(lists[1][k] for k in _kept_dims(lists[1], len(shape)))
         self.env[op.result] = Slice(op, op.source, lists, result)
 
+    @handles(tensor.InsertSliceOp)
     def _tensor_insert_slice(self, op):
         self.env[op.result] = InsertSlice(op, op.source, op.dest, *self._slice_lists(op))
 
+    @handles(tensor.PadOp)
     def _tensor_pad(self, op):
         low = self._mixed(op, op.static_low.get_values(), op.low)
         high = self._mixed(op, op.static_high.get_values(), op.high)
@@ -276,6 +293,7 @@ class Lowering(Placement):
         etype = sym.type_name(op.result.type.element_type, op)
         self.env[op.result] = Pad(op, op.source, tuple(low), shape, etype, pad)
 
+    @handles(tensor.ConcatOp)
     def _tensor_concat(self, op):
         dim = op.dim.value.data
         dims = [self.dims_of(v, op) for v in op.inputs]
@@ -285,9 +303,11 @@ class Lowering(Placement):
         shape = tuple(total if k == dim else dims[0][k] for k in range(len(dims[0])))
         self.env[op.result] = Concat(op, list(op.inputs), dim, shape)
 
+    @handles(tensor.CollapseShapeOp)
     def _tensor_collapse_shape(self, op):
         self._reshape(op, op.src)
 
+    @handles(tensor.ExpandShapeOp)
     def _tensor_expand_shape(self, op):
         self._reshape(op, op.src)
 

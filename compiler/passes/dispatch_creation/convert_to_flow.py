@@ -42,6 +42,7 @@ from xdsl.rewriter import Rewriter
 from rt.compiler.dialects import flow, util
 from rt.compiler.dialects.flow_types import constant_index
 from rt.compiler.frontend import is_splat, splat_value
+from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
 from rt.compiler.passes.dispatch_creation.shapes import fold_tensor_dims, materialize_dims
@@ -110,6 +111,7 @@ class ConvertToFlowPass(Pass):
     """Host tensor data movement -> flow.tensor.* ops."""
 
     name = "iree-flow-convert-to-flow"
+    handler = OpHandlers()
 
     def run(self, module, ctx):
         for fn in [op for op in module.body.block.ops if isinstance(op, (util.FuncOp, util.InitializerOp))]:
@@ -117,7 +119,7 @@ class ConvertToFlowPass(Pass):
             for op in list(fn.walk()):
                 if self._in_linalg_body(op):
                     continue
-                handler = getattr(self, "_" + op.name.replace(".", "_"), None)
+                handler = self.handler(op)
                 if handler is not None:
                     handler(op)
             fold_tensor_dims(fn)
@@ -132,16 +134,19 @@ class ConvertToFlowPass(Pass):
             parent = parent.parent_op()
         return False
 
+    @handles(tensor.EmptyOp)
     def _tensor_empty(self, op):
         new = flow.TensorEmptyOp.build(operands=[list(op.dynamic_sizes)], result_types=[op.tensor.type])
         new.location = op.location
         Rewriter.replace_op(op, new)
 
+    @handles(tensor.SplatOp)
     def _tensor_splat(self, op):
         new = flow.TensorSplatOp.build(operands=[op.input, list(op.dynamicSizes)], result_types=[op.result.type])
         new.location = op.location
         Rewriter.replace_op(op, new)
 
+    @handles(arith.ConstantOp)
     def _arith_constant(self, op):
         type_ = op.result.type
         if not isinstance(type_, TensorType) or not is_splat(op.value):
@@ -161,12 +166,15 @@ class ConvertToFlowPass(Pass):
         new.location = op.location
         Rewriter.replace_op(op, new)
 
+    @handles(tensor.CollapseShapeOp)
     def _tensor_collapse_shape(self, op):
         self._reshape_like(op, op.src, materialize_dims(op.result, op))
 
+    @handles(tensor.ExpandShapeOp)
     def _tensor_expand_shape(self, op):
         self._reshape_like(op, op.src, list(op.dynamic_output_shape))
 
+    @handles(tensor.CastOp)
     def _tensor_cast(self, op):
         src_type, dst_type = op.source.type, op.dest.type
         if not isinstance(src_type, TensorType) or not isinstance(dst_type, TensorType):
@@ -180,6 +188,7 @@ class ConvertToFlowPass(Pass):
         result_dims = [_index(insert, all_dims[d]) for d, s in enumerate(dst_type.get_shape()) if s == DYNAMIC_INDEX]
         self._reshape_like(op, op.source, result_dims)
 
+    @handles(tensor.ReshapeOp)
     def _tensor_reshape(self, op):
         insert = _at(op)
         result_dims = []
@@ -195,6 +204,7 @@ class ConvertToFlowPass(Pass):
             result_dims.append(value)
         self._reshape_like(op, op.source, result_dims)
 
+    @handles(tensor.ExtractSliceOp)
     def _tensor_extract_slice(self, op):
         offsets = _mixed(op.static_offsets.get_values(), op.offsets)
         sizes = _mixed(op.static_sizes.get_values(), op.sizes)
@@ -215,6 +225,7 @@ class ConvertToFlowPass(Pass):
             sliced = _reshape(insert, sliced, _dynamic_values(sizes), op.result.type, result_dims)
         Rewriter.replace_op(op, [], [sliced])
 
+    @handles(tensor.InsertSliceOp)
     def _tensor_insert_slice(self, op):
         offsets = _mixed(op.static_offsets.get_values(), op.offsets)
         sizes = _mixed(op.static_sizes.get_values(), op.sizes)
@@ -234,6 +245,7 @@ class ConvertToFlowPass(Pass):
             result_types=[op.result.type]))
         Rewriter.replace_op(op, [], [new.result])
 
+    @handles(tensor.ConcatOp)
     def _tensor_concat(self, op):
         axis = op.dim.value.data
         result_type = op.result.type
@@ -252,6 +264,7 @@ class ConvertToFlowPass(Pass):
             offset = insert(arith.AddiOp(offset, _index(insert, size))).result
         Rewriter.replace_op(op, [], [current])
 
+    @handles(flow.TensorSliceOp)
     def _flow_tensor_slice(self, op):
         offsets, sizes = _window(op.start_indices), _window(op.lengths)
         if _is_contiguous(op.source.type.get_shape(), op.source_dims, _assumed_zero(offsets), sizes, [1] * len(sizes)):
@@ -260,6 +273,7 @@ class ConvertToFlowPass(Pass):
         new.location = op.location
         Rewriter.replace_op(op, new)
 
+    @handles(flow.TensorUpdateOp)
     def _flow_tensor_update(self, op):
         offsets = _window(op.start_indices)
         sizes = _mixed(op.update.type.get_shape(), op.update_dims)
@@ -273,18 +287,21 @@ class ConvertToFlowPass(Pass):
         new.location = op.location
         Rewriter.replace_op(op, new)
 
+    @handles(tensor.ExtractOp)
     def _tensor_extract(self, op):
         new = flow.TensorLoadOp.build(operands=[op.tensor, materialize_dims(op.tensor, op), list(op.indices)],
                                       result_types=[op.result.type])
         new.location = op.location
         Rewriter.replace_op(op, new)
 
+    @handles(tensor.InsertOp)
     def _tensor_insert(self, op):
         new = flow.TensorStoreOp.build(operands=[op.scalar, op.dest, materialize_dims(op.dest, op), list(op.indices)],
                                        result_types=[op.result.type])
         new.location = op.location
         Rewriter.replace_op(op, new)
 
+    @handles(tensor.FromElementsOp)
     def _tensor_from_elements(self, op):
         insert = _at(op)
         type_ = op.result.type

@@ -1,0 +1,44 @@
+"""compiler/op_handlers.py: handlers found by op class (and base class), never by op name."""
+import pytest
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IndexType, TensorType, f32
+
+from rt.compiler.dialects import make_context
+from rt.compiler.op_handlers import OpHandlers, handles
+
+
+class _Visitor:
+    handler = OpHandlers()
+
+    def __init__(self):
+        self.seen = []
+
+    @handles(arith.ConstantOp)
+    def _constant(self, op):
+        self.seen.append(("constant", op.name))
+
+    @handles(tensor.EmptyOp, tensor.SplatOp)
+    def _shape_only(self, op):
+        self.seen.append(("shape", op.name))
+
+
+def test_an_op_of_rts_subclass_finds_the_handler_of_xdsls_class():
+    rt_constant = make_context().get_optional_op("arith.constant")
+    assert rt_constant is not arith.ConstantOp and issubclass(rt_constant, arith.ConstantOp)
+    v = _Visitor()
+    op = rt_constant.from_int_and_width(3, IndexType())
+    v.handler(op)(op)
+    assert v.seen == [("constant", "arith.constant")]
+
+
+def test_one_handler_serves_several_classes_and_unknown_ops_get_none():
+    v = _Visitor()
+    empty = tensor.EmptyOp([], TensorType(f32, [2]))
+    v.handler(empty)(empty)
+    assert v.seen == [("shape", "tensor.empty")]
+    assert v.handler(arith.AddfOp(empty.results[0], empty.results[0])) is None
+
+
+def test_handles_refuses_anything_but_classes():
+    with pytest.raises(TypeError, match="op classes"):
+        handles("arith.constant")
