@@ -77,6 +77,11 @@ def iree_check_module(ireert, vmfb, driver="local-task"):
     def host(ref):
         return ireert.DeviceArray(config.device, ref.deref(ireert.HalBufferView)).to_host()
 
+    def raw(ref):  # element type, shape and bytes: also for types numpy lacks (i4, f8...)
+        bv = ref.deref(ireert.HalBufferView)
+        data = bv.map().asarray([bv.byte_length], np.dtype(np.uint8)).tobytes()
+        return int(bv.element_type), tuple(bv.shape), data
+
     class Check:
         def __init__(self, iface):
             pass
@@ -94,8 +99,8 @@ def iree_check_module(ireert, vmfb, driver="local-task"):
                 raise AssertionError("check.expect_all_true failed")
 
         def expect_eq(self, device, lhs, rhs):
-            a, b = host(lhs), host(rhs)
-            if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+            a, b = raw(lhs), raw(rhs)
+            if a != b:
                 raise AssertionError(f"check.expect_eq failed: {a!r} != {b!r}"[:400])
 
         def expect_almost_eq(self, device, lhs, rhs, atol, rtol):
