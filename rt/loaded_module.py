@@ -123,6 +123,21 @@ def channel_provider(channel):
     raise InvalidArgumentError(f"channel must be None, 'mpi' or a ChannelProvider, got {channel!r}")
 
 
+#: i8/i16 live zero-extended in i32 registers; signless and signed results read back signed.
+_NARROW_SIGNED = {"i8": 8, "si8": 8, "i16": 16, "si16": 16}
+
+
+def _scalar_result(value, element):
+    """A scalar result as Python sees it: bool for i1, i8/i16 sign-extended from the register."""
+    if element == "i1":
+        return bool(value)
+    bits = _NARROW_SIGNED.get(element)
+    if bits is not None and isinstance(value, int):
+        value &= (1 << bits) - 1
+        return value - (1 << bits) if value >> (bits - 1) else value
+    return value
+
+
 class LoadedFunction:
     """An export bound to a LoadedModule: call it with numpy arrays and Python numbers.
 
@@ -188,7 +203,7 @@ class LoadedFunction:
         out = []
         for value, res in zip(values, self.abi.results):
             if res.kind == "scalar":
-                out.append(bool(value) if res.element == "i1" else value)
+                out.append(_scalar_result(value, res.element))
             elif not isinstance(value, BufferView):
                 out.append(value)
             elif not to_host:

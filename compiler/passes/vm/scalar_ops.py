@@ -1,8 +1,10 @@
 """Lowering of scalar arith/math ops to VM instructions (IREE's ArithToVM / MathToVM).
 
 Integers: i1..i32 in i32 registers, i64/index in i64 registers; i1 values are 0 or 1, i8/i16
-values zero-extended. Arithmetic on i8/i16 scalars is not supported on the host (a located
-error says so). Floats: f32 and f64, and f16 carried in f32 registers (see :mod:`half`).
+results zero-extended. Arithmetic on i8/i16 computes in i32 -- each operand re-extended from
+its low bits (signed for the signed ops and predicates, unsigned otherwise; arguments may
+arrive sign-extended) -- and truncates the result back, as IREE's VM conversion promotes
+i8/i16 to i32 registers. Floats: f32 and f64, and f16 carried in f32 registers (see :mod:`half`).
 Comparisons produce i32 0/1; ``arith.cmpf`` ordered predicates are false on NaN, unordered ones
 true. ``arith.maximumf``/``minimumf`` propagate NaN, ``maxnumf``/``minnumf`` return the other
 operand; ``arith.floordivsi`` rounds toward negative infinity.
@@ -44,10 +46,38 @@ def _emit(e, name, *regs):
     getattr(e.fb, name)(*regs)
 
 
+#: Integer ops that read their operands as signed: narrow operands are sign-extended first.
+_SIGNED = ("arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.minsi", "arith.maxsi", "arith.shrsi",
+           "arith.floordivsi")
+
+
 def _int_width(op, value):
+    """The width of ``value`` when it is a narrow (i8/i16) integer held in an i32 register,
+    else None; a located error for widths the host does not hold (i2, i4, i24, ...)."""
     t = value.type
+    if isinstance(t, IntegerType) and t.width.data in (8, 16):
+        return t.width.data
     if isinstance(t, IntegerType) and t.width.data not in (1, 32, 64):
-        raise error_at_op(op, f"'{op.name}' on {t} scalars is not supported on the host; use i32 or i64")
+        raise error_at_op(op, f"'{op.name}' on {t} scalars is not supported on the host; use i8, "
+                              f"i16, i32 or i64")
+    return None
+
+
+def _operand(e, op, value, bits, signed):
+    """Register of ``value`` for an i32 op: a narrow value sign- or zero-extended from its low
+    ``bits`` (whatever the register's upper bits hold: arguments arrive either way)."""
+    reg = e.get(value, op)
+    if bits is None:
+        return reg
+    wide = e.scratch("i32")
+    _emit(e, f"ext_i{bits}_i32_{'s' if signed else 'u'}", wide, reg)
+    return wide
+
+
+def _narrow_result(e, dst, bits):
+    """Back to the canonical form of an i8/i16 register (the low bits, zero-extended)."""
+    if bits is not None:
+        _emit(e, f"trunc_i32_i{bits}", dst, dst)
 
 
 def _constant(e, op):
@@ -83,20 +113,23 @@ def _optimization_barrier(e, op):
 
 
 def _int_binary(e, op):
-    _int_width(op, op.result)
+    bits = _int_width(op, op.result)
     t = e.type_of(op.result, op)
-    a, b = e.get(op.lhs, op), e.get(op.rhs, op)
+    signed = op.name in _SIGNED
+    a, b = (_operand(e, op, v, bits, signed) for v in (op.lhs, op.rhs))
     name = _INT_BINARY[op.name].format(t=t)
     if "_" not in name:
         name = f"{name}_{t}"
-    _emit(e, name, e.define(op.result, op), a, b)
+    dst = e.define(op.result, op)
+    _emit(e, name, dst, a, b)
+    _narrow_result(e, dst, bits)
 
 
 def _floordivsi(e, op):
     """q = a / b (toward zero), minus one when the remainder is non-zero and signs differ."""
-    _int_width(op, op.result)
+    bits = _int_width(op, op.result)
     t = e.type_of(op.result, op)
-    a, b = e.get(op.lhs, op), e.get(op.rhs, op)
+    a, b = (_operand(e, op, v, bits, True) for v in (op.lhs, op.rhs))
     dst = e.define(op.result, op)
     rem, signs = e.scratch(t), e.scratch(t)
     nonzero, negative = e.scratch("i32"), e.scratch("i32")
@@ -107,6 +140,7 @@ def _floordivsi(e, op):
     e.fb.and_i32(nonzero, nonzero, negative)
     _emit(e, f"div_{t}_s", dst, a, b)
     _emit(e, f"sub_{t}", dst, dst, e.as_type(nonzero, t))
+    _narrow_result(e, dst, bits)
 
 
 def _float_binary(e, op):
@@ -153,10 +187,11 @@ def _predicate(op, names):
 
 
 def _cmpi(e, op):
-    _int_width(op, op.lhs)
+    bits = _int_width(op, op.lhs)
     t = e.type_of(op.lhs, op)
-    name = "cmp_" + _CMPI[_predicate(op, _CMPI_NAMES)].format(t=t)
-    _emit(e, name, e.define(op.result, op), e.get(op.lhs, op), e.get(op.rhs, op))
+    pred = _predicate(op, _CMPI_NAMES)
+    a, b = (_operand(e, op, v, bits, pred.startswith("s")) for v in (op.lhs, op.rhs))
+    _emit(e, "cmp_" + _CMPI[pred].format(t=t), e.define(op.result, op), a, b)
 
 
 def _cmpf(e, op):
@@ -241,7 +276,7 @@ def _unsigned_cast(e, op):
 
 
 def _to_float(e, op, signed):
-    a = e.get(op.input, op)
+    a = _operand(e, op, op.input, _int_width(op, op.input), signed)
     t = e.type_of(op.result, op)
     prefix = "si" if signed else "ui"
     dst = e.define(op.result, op)
@@ -253,7 +288,9 @@ def _to_int(e, op, signed):
     a = e.get(op.input, op)
     t = e.type_of(op.result, op)
     prefix = "si" if signed else "ui"
-    _emit(e, f"cast_{a.type}_{prefix}{t[1:]}", e.define(op.result, op), a)
+    dst = e.define(op.result, op)
+    _emit(e, f"cast_{a.type}_{prefix}{t[1:]}", dst, a)
+    _narrow_result(e, dst, _int_width(op, op.result))
 
 
 def _float_resize(e, op):
