@@ -136,6 +136,29 @@ class RtParser(Parser):
             self._resume_from(match.end())
         return cached
 
+    # ------------------------------------------------------------ arrow type lists
+    def parse_optional_punctuation(self, punctuation):
+        found = super().parse_optional_punctuation(punctuation)
+        if found == "->":
+            self._arrow_end = self.pos
+        return found
+
+    def parse_punctuation(self, punctuation, context_msg=""):
+        found = super().parse_punctuation(punctuation, context_msg)
+        if found == "->":
+            self._arrow_end = self.pos
+        return found
+
+    def parse_comma_separated_list(self, delimiter, parse, context_msg=""):
+        """MLIR's arrow type lists (``parseArrowTypeList``): right after ``->`` a single type
+        needs no parentheses, as MLIR prints ``scf.if %c -> tensor<4xf32>`` and accepts
+        ``scf.for ... -> tensor<4xf32>``; xDSL's scf parsers insist on ``(``."""
+        if (delimiter == self.Delimiter.PAREN and getattr(self, "_arrow_end", None) == self.pos
+                and parse in (self.parse_type, self.parse_attribute)
+                and self._current_token.kind != MLIRTokenKind.L_PAREN):
+            return [parse()]
+        return super().parse_comma_separated_list(delimiter, parse, context_msg)
+
     # ------------------------------------------------------------ scalar literals
     def parse_optional_builtin_int_or_float_attr(self):
         if (boolean := self.try_parse_builtin_boolean_attr()) is not None:

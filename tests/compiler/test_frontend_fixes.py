@@ -273,3 +273,32 @@ def test_unfoldable_constant_type_mismatch_is_located():
                      "u.mlir")
     assert (info.value.line, info.value.col) == (2, 8)
     assert "value type i32 differs from result type f32" in info.value.message
+
+
+def test_a_single_result_type_after_an_arrow_needs_no_parentheses():
+    """MLIR prints ``scf.if %c -> tensor<2xf32>`` and accepts ``scf.for ... -> tensor<2xf32>``
+    (parseArrowTypeList); both parse to the same ops as the parenthesized forms."""
+    bare = """
+func.func @f(%t: tensor<2xf32>, %c: i1, %n: index) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = scf.if %c -> tensor<2xf32> {
+    scf.yield %t : tensor<2xf32>
+  } else {
+    scf.yield %t : tensor<2xf32>
+  }
+  %b = scf.for %i = %c0 to %n step %c1 iter_args(%x = %a) -> tensor<2xf32> {
+    scf.yield %x : tensor<2xf32>
+  }
+  return %b : tensor<2xf32>
+}
+"""
+    parens = bare.replace("-> tensor<2xf32> {\n    scf", "-> (tensor<2xf32>) {\n    scf")
+    assert parens != bare
+    assert str(parse_module(bare, "bare.mlir")) == str(parse_module(parens, "parens.mlir"))
+
+
+def test_an_arrow_followed_by_a_non_type_is_still_a_located_error():
+    text = "func.func @f(%c: i1) {\n  %a = scf.if %c -> 3 {\n  }\n  return\n}\n"
+    with pytest.raises(CompileError, match=r"2:\d+: error: "):
+        parse_module(text, "t.mlir")
