@@ -100,7 +100,12 @@ def contraction(encoding):
     Raises UnimplementedError for contractions with more than one batch/M/N/K dim, operand
     maps that are not projected permutations, or an operand broadcast along a loop.
     """
-    maps = [m.data for m in encoding.user_indexing_maps.data]
+    entries = encoding.user_indexing_maps.data
+    if any(not hasattr(m.data, "results") for m in entries):
+        raise UnimplementedError(f"encoding {encoding}: user_indexing_maps with a list of maps for "
+                                 f"one operand (a broadcast composed into the encoding) are not "
+                                 f"supported by rt's data tiling")
+    maps = [m.data for m in entries]
     if len(maps) != 3:
         raise UnimplementedError(f"encoding {encoding}: expected user_indexing_maps for LHS, RHS "
                                  f"and RESULT, got {len(maps)} maps")

@@ -126,3 +126,23 @@ def test_mlp_bias_relu_fuses_into_the_unset_encoding_dispatches():
     names = re.findall(r"flow\.dispatch @\w+::@(\w+)", _flow_text((EXAMPLES / "mlp.mlir").read_text()))
     kinds = [n.split("_dispatch_")[1].split("_", 1)[1].rsplit("_", 2)[0] for n in names]
     assert kinds == ["set_encoding", "set_encoding", "matmul", "unset_encoding"] * 3
+
+
+def test_an_encoding_with_a_composed_broadcast_map_is_a_located_error():
+    """IREE's broadcast encodings list several maps for one operand (user_indexing_maps =
+    [[map, bcast], ...]); rt's data tiling refuses them at the op, never with an internal error."""
+    text = """
+#lhs = affine_map<(m, n, k) -> (m, k)>
+#rhs = affine_map<(m, n, k) -> (k, n)>
+#out = affine_map<(m, n, k) -> (m, n)>
+#b = affine_map<(i, j) -> (j)>
+#enc = #iree_encoding.encoding<operand_index = 0, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [[#lhs, #b], #rhs, #out]>
+func.func @f(%v: tensor<8xf32>) -> tensor<8xf32> {
+  %e = iree_encoding.set_encoding %v : tensor<8xf32> -> tensor<8xf32, #enc>
+  %u = iree_encoding.unset_encoding %e : tensor<8xf32, #enc> -> tensor<8xf32>
+  return %u : tensor<8xf32>
+}
+"""
+    with pytest.raises(rt.CompileError, match=r"7:1: error: cannot resolve .*a broadcast composed into the "
+                                              r"encoding"):
+        rt.compile(text, devices=["llvm-cpu"])
