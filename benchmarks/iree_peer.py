@@ -118,14 +118,18 @@ def iree_check_module(ireert, vmfb, driver="local-task"):
     ctx.add_vm_module(ireert.VmModule.copy_buffer(ctx.instance, vmfb))
     return ctx.modules.module, ctx
 
-def median_time(fn, n):
-    """Median wall time in seconds of ``n`` calls of ``fn`` (after one warm-up call)."""
+
+def median_time(fn, n, clock=time.perf_counter):
+    """Median time in seconds of ``n`` calls of ``fn`` (after one warm-up call), read on
+    ``clock``: wall time by default; ``time.thread_time`` gives the CPU time of the calling
+    thread, which on local-sync drivers (everything inline) is the work of the call itself,
+    unaffected by other processes competing for the cores."""
     fn()
     ts = []
     for _ in range(n):
-        t = time.perf_counter()
+        t = clock()
         fn()
-        ts.append(time.perf_counter() - t)
+        ts.append(clock() - t)
     return statistics.median(ts)
 
 
@@ -135,12 +139,12 @@ def calls_per_round(fn, budget_s=0.3, lo=5, hi=20000):
     return int(min(hi, max(lo, budget_s / max(one, 1e-7))))
 
 
-def compare(sides, rounds=5, n=None, budget_s=0.3):
+def compare(sides, rounds=5, n=None, budget_s=0.3, clock=time.perf_counter):
     """Time several implementations of one case in interleaved rounds.
 
     ``sides`` maps a name to a zero-argument callable; the first is the subject (rt). Returns
     ``{name: median seconds per call}`` plus ``{"<first>/<other>": median per-round ratio}``
-    for every other side.
+    for every other side. ``clock``: see ``median_time``.
     """
     names = list(sides)
     if n is None:
@@ -148,7 +152,7 @@ def compare(sides, rounds=5, n=None, budget_s=0.3):
     per = {k: [] for k in names}
     for _ in range(rounds):
         for k in names:
-            per[k].append(median_time(sides[k], n))
+            per[k].append(median_time(sides[k], n, clock))
     out = {k: statistics.median(v) for k, v in per.items()}
     first = names[0]
     for k in names[1:]:

@@ -25,8 +25,13 @@ printed beside it as a cross-check, and with ``--iree-profile`` the script also 
 ``iree-benchmark-module --device_profiling_mode=host-execution`` (IREE's per-dispatch host
 execution stats, a separate process) for IREE's sum of dispatch times.
 
+``--cpu-time``: both runtimes on local-sync (every dispatch inline on the calling thread) and
+each call timed by the CPU time of that thread (``time.thread_time``): the work a call does on
+one core, which other processes competing for the cores do not inflate. Use it on a busy
+machine, where wall-clock ratios between two runtimes with different thread pools are noise.
+
 Usage: python benchmarks/kernels_vs_iree.py [--only conv3x3,bmm] [--rounds 5] [--json OUT]
-       [--iree-profile]
+       [--iree-profile] [--cpu-time]
 """
 import argparse
 import json
@@ -36,6 +41,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -106,8 +112,9 @@ def source(name):
     return text
 
 
-def build(ic, ireert, name):
-    """(rt callable, IREE callable, keep-alive objects) for one case, results checked."""
+def build(ic, ireert, name, driver="local-task"):
+    """(rt callable, IREE callable, keep-alive objects) for one case, results checked;
+    ``driver``: the llvm-cpu cases' driver on both sides (vmvx runs local-sync)."""
     _, fn, shapes, ref, vmvx = CASES[name]
     text = source(name)
     if vmvx:
@@ -117,10 +124,10 @@ def build(ic, ireert, name):
         imod, ictx = iree_module(ireert, ivmfb, "local-sync")
     else:
         rvmfb = rt.compile(text, devices=["llvm-cpu"])
-        rmod = rt.load(rvmfb, devices=["local-task://llvm-cpu"])
+        rmod = rt.load(rvmfb, devices=[f"{driver}://llvm-cpu"])
         ivmfb = ic.compile_str(text, target_backends=["llvm-cpu"],
                                extra_args=["--iree-opt-data-tiling", "--iree-llvmcpu-target-cpu=host"])
-        imod, ictx = iree_module(ireert, ivmfb, "local-task")
+        imod, ictx = iree_module(ireert, ivmfb, driver)
     rfn, ifn = getattr(rmod, fn), imod[fn]
     args = inputs(shapes)
     want = ref(*args)
@@ -181,25 +188,31 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--iree-profile", action="store_true",
                     help="also measure IREE's MLP dispatch time with iree-benchmark-module's HAL profile")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="local-sync on both sides, calls timed by the calling thread's CPU time")
     args = ap.parse_args()
     only = [n for n in args.only.split(",") if n] or list(CASES)
     ic, ireert = load_iree()
-    print(f"# rt vs IREE 3.13, one process; {machine()}; ms per call "
-          f"(median of {args.rounds} interleaved rounds)")
+    driver = "local-sync" if args.cpu_time else "local-task"
+    clock = time.thread_time if args.cpu_time else time.perf_counter
+    print(f"# rt vs IREE 3.13, one process; {machine()}; {driver}; ms per call "
+          f"({'thread CPU time' if args.cpu_time else 'wall time'}, median of {args.rounds} "
+          f"interleaved rounds)")
     print(f"{'case':26} {'rt ms':>9} {'iree ms':>9} {'rt/iree':>8}")
     results = {}
     for name in only:
-        rfn, ifn, keep = build(ic, ireert, name)
+        rfn, ifn, keep = build(ic, ireert, name, driver)
         if name == "mlp":
             text = source("mlp")
             rempty = getattr(rt.load(rt.compile(MLP_EMPTY, devices=["llvm-cpu"]),
-                                     devices=["local-task://llvm-cpu"]), "mlp_empty")
-            iempty, ictx = iree_module(ireert, ic.compile_str(MLP_EMPTY, target_backends=["llvm-cpu"]))
+                                     devices=[f"{driver}://llvm-cpu"]), "mlp_empty")
+            iempty, ictx = iree_module(ireert, ic.compile_str(MLP_EMPTY, target_backends=["llvm-cpu"]),
+                                       driver)
             a = inputs(MLP_SHAPES)
             sides = {"rt": rfn, "iree": ifn,
                      "rt_empty": lambda: np.asarray(rempty(*a)),
                      "iree_empty": lambda: np.asarray(iempty["mlp_empty"](*a))}
-            r = compare(sides, rounds=args.rounds)
+            r = compare(sides, rounds=args.rounds, clock=clock)
             rows = {"mlp": (r["rt"], r["iree"], r["rt/iree"]),
                     "mlp device time": (r["rt"] - r["rt_empty"], r["iree"] - r["iree_empty"],
                                         (r["rt"] - r["rt_empty"]) / (r["iree"] - r["iree_empty"]))}
@@ -213,7 +226,7 @@ def main():
                 results["mlp_iree_profile_dispatch_ms"] = prof_ms
             del ictx
         else:
-            r = compare({"rt": rfn, "iree": ifn}, rounds=args.rounds)
+            r = compare({"rt": rfn, "iree": ifn}, rounds=args.rounds, clock=clock)
             rows = {name: (r["rt"], r["iree"], r["rt/iree"])}
         for row, (rs, i_s, ratio) in rows.items():
             print(f"{row:26} {rs * 1e3:9.3f} {i_s * 1e3:9.3f} {ratio:8.2f}", flush=True)
