@@ -29,6 +29,7 @@ from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import intrinsics, mmt4d_int
+from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.interface import F32, I32, I64, KernelInterface
@@ -128,7 +129,7 @@ def _bf16_to_f32(b, bits):
 
 
 def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, accumulate,
-               types=("f32", "f32"), f16c=False):
+               types=("f32", "f32"), f16c=False, rhs_k_major=False):
     """Emit the loops computing OUT tiles (m1, n1) for m1, n1 in the given [begin, end) ranges.
 
     pointers: (lhs, rhs, out) element-0 pointers of contiguous operands; outer_strides:
@@ -139,7 +140,9 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
     OUT's type: an f16 / bf16 OUT rounds the running sum at every step (the product of two
     such inputs is exact in f32), as IREE's mmt4d ukernels do without
     skip-intermediate-roundings; an f32 OUT uses fused multiply-adds. f16c: the target has F16C
-    (hardware conversions).
+    (hardware conversions); rhs_k_major: each RHS tile is stored K0 rows of N0 (the
+    ``[N1, K, N0]`` bytes of a K0 = 1 packing read with a wider LHS K0), so every kk column is
+    one contiguous vector.
     """
     lhs, rhs, out = pointers
     lhs_k1, rhs_k1, out_n1 = outer_strides
@@ -179,13 +182,15 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
                 row = load(gep(tile_ptr, I64(r * n0), out_ty), out_ty, n0, half_out, types[1])
                 init.append(b.select(accumulate, row, zero))
             with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
-                rhs_v = load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), in_ty), in_ty,
-                             n0 * k0, half_in, types[0])
+                rhs_tile = gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), in_ty)
+                rhs_v = None if rhs_k_major else load(rhs_tile, in_ty, n0 * k0, half_in, types[0])
                 lhs_row = gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), in_ty)
                 lhs_v = load(lhs_row, in_ty, m0 * k0, True, types[0]) if half_in else None
                 acc = list(lk.carried)
                 for kk in range(k0):
-                    if k0 == 1:
+                    if rhs_k_major:
+                        col = load(gep(rhs_tile, I64(kk * n0), in_ty), in_ty, n0, half_in, types[0])
+                    elif k0 == 1:
                         col = rhs_v
                     else:
                         lanes = ir.Constant(ir.VectorType(I32, n0),
@@ -239,7 +244,8 @@ def as_generics(op):
 
 class Mmt4dPlan:
     """Emitter for one kernel_ir.Mmt4d: the register-tiled ``emit_tiles`` for contiguous
-    f32 / f16 / bf16 operands (``FLOAT_TYPES``) with static inner tiles,
+    f32 / f16 / bf16 operands (``FLOAT_TYPES``) with static inner tiles (the RHS may also be a
+    K0-major view: strides ``(K1*N0*K0, N0*K0, 1, N0)``, what a propagated LHS reads),
     ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2, else its
     ``as_generics`` form."""
 
@@ -253,15 +259,18 @@ class Mmt4dPlan:
         self.domain = self.generics[-1].domain
         lhs, rhs, out = op.lhs, op.rhs, op.out
         tile = (lhs.shape[2], rhs.shape[2], lhs.shape[3])
-        shaped = (all(v.strides is None and ctx.buffers.kind(v.binding)[0] != "scratch"
-                      for v in (lhs, rhs, out))
+        self.rhs_k_major = (rhs.strides is not None and all(isinstance(t, int) for t in tile)
+                            and tuple(rhs.strides) == (sz.mul(rhs.shape[1], tile[1] * tile[2]),
+                                                       tile[1] * tile[2], 1, tile[1]))
+        shaped = (all((v.strides is None or (v is rhs and self.rhs_k_major))
+                      and ctx.buffers.kind(v.binding)[0] != "scratch" for v in (lhs, rhs, out))
                   and all(isinstance(t, int) and t >= 1 for t in tile)
                   and out.shape[2:] == tile[:2] and rhs.shape[3] == tile[2]
                   and tile[0] * tile[1] <= 1024)
         types = (lhs.element_type, rhs.element_type, out.element_type)
         self.fast = shaped and types in FLOAT_TYPES
         self.int_lanes = None
-        if (shaped and types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES
+        if (shaped and not self.rhs_k_major and types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES
                 and types[2] == "i32" and tile[2] == 2):
             self.int_lanes = mmt4d_int.chunk_lanes(ctx.target.features, tile[1])
         self.tile = tile
@@ -288,7 +297,7 @@ class Mmt4dPlan:
         if self.fast:
             emit_tiles(b, pointers, ranges[0], ranges[1], strides, sizes.get(op.lhs.shape[1]),
                        self.tile, accumulate, (op.lhs.element_type, op.out.element_type),
-                       "f16c" in self.ctx.target.features)
+                       "f16c" in self.ctx.target.features, self.rhs_k_major)
         else:
             mmt4d_int.emit_int_tiles(b, pointers, ranges[0], ranges[1], strides,
                                      sizes.get(op.lhs.shape[1]), self.tile, accumulate,
