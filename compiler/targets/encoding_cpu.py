@@ -7,8 +7,8 @@ narrow M; ``choose_matmul_tile`` picks one for an encoding's static iteration si
   16x16x1 (VFMADD on zmm), AVX 8x8x1 (ymm), baseline SSE 8x4x1 (xmm);
 - x86-64, i8 x i8 or i16 x i16 -> i32: AVX-512 VNNI / AVX-512BW 16x16x2 (VPDPWSSD /
   VPMADDWD on zmm), AVX2 8x8x2, SSE 8x4x2;
-- vmvx: 8x8x4 for every element type (IREE's non-microkernel VMVX tiles; rt's vmvx
-  microkernels take static tiles).
+- vmvx: 8x8x1 for float inputs, 8x8x4 for integers (rt's vmvx microkernels take any static
+  tile; K0 = 1 for floats lets propagated layouts feed the next matmul, as on llvm-cpu).
 
 Narrow matmuls: a static M (or N) smaller than the widest tile is narrow; the tile minimising
 padding beyond the next power of two of that size wins, the largest such tile on ties. A
@@ -52,9 +52,14 @@ def x86_64_matmul_tiles(element_types, config):
 
 
 def vmvx_matmul_tiles(element_types):
-    """Tiles for vmvx (any element types but the packed i2 / i4), best first."""
+    """Tiles for vmvx, best first: none for the packed i2 / i4; 8x8x1 for float inputs (K0 = 1,
+    like every llvm-cpu float tile, so a propagated packed result can feed the next matmul as
+    its LHS), 8x8x4 otherwise."""
     if any(t in ("i2", "i4") for t in element_types):
         return []
+    lhs, rhs, _ = element_types
+    if lhs.startswith(("f", "bf")) and rhs.startswith(("f", "bf")):
+        return _family(8, 8, 1)
     return _family(8, 8, 4)
 
 

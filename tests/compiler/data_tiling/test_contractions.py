@@ -75,7 +75,7 @@ def test_every_contraction_forms_pack_pack_compute_unpack():
         "set_encoding_19x33_f16", "set_encoding_33x7_f16", "matmul_19x7x33_f16xf32", "unset_encoding_19x7_f32"]
 
 
-@pytest.mark.parametrize("target,tile", [("llvm-cpu:znver4", (16, 1, 1)), ("vmvx", (8, 1, 4))])
+@pytest.mark.parametrize("target,tile", [("llvm-cpu:znver4", (16, 1, 1)), ("vmvx", (8, 1, 1))])
 def test_matvec_resolves_narrow_n_tiles(target, tile):
     op = _op(SOURCE, "linalg.matvec")
     rhs = resolved_info(resolve(executable_target(target), matmul_encoding(op, 1)))

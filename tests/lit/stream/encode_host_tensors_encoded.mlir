@@ -1,12 +1,12 @@
 // RUN: python -m rt opt --split-input-file --pass=iree-stream-specialize-encodings --pass=iree-stream-encode-host-tensors %s | filecheck %s
 
-// Tests that sizeof of resolved encodings pads each tiled dim to its tile: ceildiv(d0, 16) * 16 * 4 * d1 for an AVX-512 LHS, both dims padded for vmvx's 8x4 tiles.
+// Tests that sizeof of resolved encodings pads each tiled dim to its tile: ceildiv(d0, 8) * 8 * 4 * d1 for a vmvx LHS (8x1 tiles), ceildiv(d0, 16) * 16 * 4 * d1 for an AVX-512 one (16x1).
 // CHECK-LABEL: util.func public @tensor_sizeof
 // CHECK: %[[C8:.+]] = arith.constant 8 : index
 // CHECK: %[[A0:.+]] = arith.ceildivsi %d0, %[[C8]] : index
-// CHECK: arith.muli %[[A0]]
-// CHECK: arith.ceildivsi %d1
-// CHECK: %size0 = arith.muli
+// CHECK: %[[A1:.+]] = arith.muli %[[A0]], %{{.+}} : index
+// CHECK: %[[A2:.+]] = arith.muli %{{.+}}, %[[A1]] : index
+// CHECK: %size0 = arith.muli %[[A2]], %d1 : index
 // CHECK: %[[C16:.+]] = arith.constant 16 : index
 // CHECK: %[[B0:.+]] = arith.ceildivsi %d0, %[[C16]] : index
 // CHECK: %[[B1:.+]] = arith.muli %[[B0]], %{{.+}} : index

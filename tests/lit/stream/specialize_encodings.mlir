@@ -35,20 +35,20 @@ module {
 
 // -----
 
-// Tests that RHS and RESULT encodings get IREE's RHS/RESULT layouts on AVX2 (8x8x1) and that an executable dispatched from two devices is duplicated with the binding layouts of each.
+// Tests that RHS and RESULT encodings get IREE's RHS/RESULT layouts on AVX-512 (16x16x1) and that an executable dispatched from two devices is duplicated with the binding layouts of each (vmvx: 8x8x1).
 // CHECK: stream.executable private @ex {
-// CHECK: stream.binding.subspan {{.+}} !flow.dispatch.tensor<writeonly:tensor<?x?xf32, #iree_encoding.encoding<operand_index = 1 : index{{.+}}#iree_cpu.cpu_encoding_layout<configuration = {encoding_info = {innerDimsPos = [1, 0], innerTileSizes = [8, 1], outerDimsPerm = [1, 0]}}>
+// CHECK: stream.binding.subspan {{.+}} !flow.dispatch.tensor<writeonly:tensor<?x?xf32, #iree_encoding.encoding<operand_index = 1 : index{{.+}}#iree_cpu.cpu_encoding_layout<configuration = {encoding_info = {innerDimsPos = [1, 0], innerTileSizes = [16, 1], outerDimsPerm = [1, 0]}}>
 // CHECK: iree_encoding.set_encoding {{.+}} user_indexing_maps
 // CHECK: stream.executable private @ex_1 {
-// CHECK: stream.binding.subspan {{.+}}#iree_cpu.vmvx_encoding_layout<configuration = {encoding_info = {innerDimsPos = [1, 0], innerTileSizes = [8, 4], outerDimsPerm = [1, 0]}}>
+// CHECK: stream.binding.subspan {{.+}}#iree_cpu.vmvx_encoding_layout<configuration = {encoding_info = {innerDimsPos = [1, 0], innerTileSizes = [8, 1], outerDimsPerm = [1, 0]}}>
 // CHECK-LABEL: util.func public @two_devices
-// CHECK: stream.tensor.sizeof on(#hal.device.affinity<@cpu>) tensor<?x?xf32, #iree_encoding.encoding<operand_index = 2 : index{{.+}}innerDimsPos = [0, 1], innerTileSizes = [8, 8], outerDimsPerm = [0, 1]
+// CHECK: stream.tensor.sizeof on(#hal.device.affinity<@cpu>) tensor<?x?xf32, #iree_encoding.encoding<operand_index = 2 : index{{.+}}innerDimsPos = [0, 1], innerTileSizes = [16, 16], outerDimsPerm = [0, 1]
 // CHECK: stream.tensor.dispatch on(#hal.device.affinity<@cpu>) @ex::@fn
 // CHECK: stream.tensor.dispatch on(#hal.device.affinity<@vm>) @ex_1::@fn
 #map0 = affine_map<(m, n, k) -> (m, k)>
 #map1 = affine_map<(m, n, k) -> (k, n)>
 #map2 = affine_map<(m, n, k) -> (m, n)>
-#cpu = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64", {target_triple = "x86_64-unknown-linux", cpu_features = "+avx,+avx2,+fma"}>]> : !hal.device
+#cpu = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64", {target_triple = "x86_64-unknown-linux", cpu_features = "+avx,+avx2,+fma,+avx512f"}>]> : !hal.device
 #vm = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode">]> : !hal.device
 #rhs = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map0, #map1, #map2]>
 #res = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map0, #map1, #map2]>
