@@ -156,6 +156,8 @@ PHASES = (
     Phase("global-optimization", (
         P("iree-dispatch-creation-set-encoding", "dispatch_creation.set_encoding:SetEncodingPass",
           data_tiling="data_tiling"),
+        P("iree-dispatch-creation-propagate-encodings",
+          "dispatch_creation.propagate_encodings:PropagateEncodingsPass"),
         P("iree-util-hoist-into-globals", "dispatch_creation.hoist_into_globals:HoistIntoGlobalsPass"),
     )),
     Phase("dispatch-creation", (

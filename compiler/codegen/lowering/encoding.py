@@ -21,7 +21,15 @@ the op's encoding. Rewrites:
   dims, a vecmat's unit M1/M0 (``rt.compiler.targets.encoding.mmt4d_packed_shape``), the
   same bytes as the packed form the pack / unpack dispatches use;
 - a convolution whose filter is encoded (``op_type = conv``) -> a ``linalg.generic`` over the
-  packed filter (``packed_conv.py``); its input and output stay plain.
+  packed filter (``packed_conv.py``); its input and output stay plain;
+- an elementwise ``linalg.generic`` on encoded tensors (an epilogue that
+  iree-dispatch-creation-propagate-encodings moved onto a packed matmul result) -> the same
+  body over the packed tiles: encoded operands with identity maps, plain operands read at
+  ``(d1 * M0 + d3, d2 * N0 + d4)``-style packed indices;
+- a matmul whose LHS is another matmul's packed RESULT (propagated: K0 = that N0) while its
+  RHS was packed with K0 = 1 -> linalg.mmt4d reading the RHS bytes ``[N1, K, N0]`` as
+  ``[N1, K / K0, N0, K0]`` (collapse, expand and a transpose the lowering folds into a
+  strided view).
 
 Example (LHS pack, AVX-512)::
 
@@ -41,8 +49,11 @@ above.
 """
 from xdsl.dialects import arith, tensor
 from xdsl.dialects import linalg as xlinalg
-from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, FloatAttr, IndexType, IntegerAttr,
-                                   TensorType, i64)
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, AffineMapAttr, ArrayAttr, DenseArrayBase, FloatAttr, IndexType,
+                                   IntegerAttr, TensorType, i64)
+from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
+from xdsl.dialects.linalg.ops import TransposeOp
+from xdsl.ir.affine import AffineExpr, AffineMap
 
 from rt.compiler.dialects.flow import DispatchTensorLoadOp, DispatchTensorStoreOp
 from rt.compiler.dialects.flow_types import DispatchTensorType
@@ -51,6 +62,7 @@ from rt.compiler.dialects.iree_encoding import EncodingAttr, SetEncodingOp, Unse
 from rt.compiler.dialects.linalg import BatchMmt4DOp, Mmt4DOp, PackOp, UnPackOp
 from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES
 from rt.compiler.codegen.lowering.packed_conv import packed_conv
+from rt.compiler.passes.dispatch_creation import op_kinds as kinds
 from rt.compiler.frontend import error_at_op
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.targets.encoding import contraction, encoding_info, mmt4d_packed_shape, resolved_info
@@ -172,7 +184,8 @@ class _Materializer:
                 handler(op)
             elif encoded:
                 raise error_at_op(op, f"'{op.name}' on encoded tensors cannot be materialized; "
-                                      f"data tiling supports set/unset_encoding, fill and matmul")
+                                      f"data tiling supports set/unset_encoding, fill, contractions, convs and "
+                                      f"elementwise generics")
         for op in reversed(self.replaced):
             op.parent_block().erase_op(op, safe_erase=False)
 
@@ -278,6 +291,7 @@ class _Materializer:
             raise error_at_op(op, "mixes encoded and plain operands; data tiling needs all three encoded")
         info = self.infos[init]
         batched = contraction(op.results[0].type.encoding).batch is not None
+        rhs = self._rhs_for_k_tile(op, self.infos[lhs], rhs)
         cls = BatchMmt4DOp if batched else Mmt4DOp
         fill = getattr(init, "op", None)
         if (not batched and fill is not None and fill.name == "linalg.fill" and _is_zero(fill.inputs[0])
@@ -288,6 +302,63 @@ class _Materializer:
         if fill is not None and init is not self.packed[op.outputs[0]] and not fill.results[0].uses:
             fill.parent_block().erase_op(fill)
         self.replaced.append(op)
+
+    def _rhs_for_k_tile(self, op, lhs_info, rhs):
+        """The packed RHS as mmt4d reads it with the LHS's K0: itself, or -- for an LHS that is
+        another matmul's packed RESULT (propagated, K0 = its N0) against an RHS packed with
+        K0 = 1 -- the same bytes ``[N1, K, N0]`` viewed as ``[N1, K / K0, N0, K0]``."""
+        k0 = lhs_info.inner_tile_sizes[-1]
+        rhs_k0 = self.infos[rhs].inner_tile_sizes[-1]
+        if k0 == rhs_k0:
+            return rhs
+        n1, k, n0, one = rhs.type.get_shape()
+        if rhs_k0 != 1 or k < 0 or k % k0:
+            raise error_at_op(op, f"reads a propagated LHS with K0 = {k0} but its RHS is packed with "
+                                  f"K0 = {rhs_k0}; propagated layouts need an RHS packed by K0 = 1 and "
+                                  f"a static K that K0 divides (got K = {k})")
+        element = rhs.type.element_type
+        flat = self.insert(tensor.CollapseShapeOp.build(
+            operands=[rhs], result_types=[TensorType(element, [n1, k, n0])],
+            properties={"reassociation": _groups([[0], [1], [2, 3]])}), op)
+        split = self.insert(tensor.ExpandShapeOp(flat, [], _groups([[0], [1, 2], [3]]), [n1, k // k0, k0, n0],
+                                                 TensorType(element, [n1, k // k0, k0, n0])), op)
+        init = self.insert(tensor.EmptyOp([], TensorType(element, [n1, k // k0, n0, k0])), op)
+        return self.insert(TransposeOp(split, init, DenseArrayBase.from_list(i64, [0, 1, 3, 2]),
+                                       TensorType(element, [n1, k // k0, n0, k0])), op)
+
+    @handles(xlinalg.GenericOp)
+    def _linalg_generic(self, op):
+        """An elementwise generic on encoded tensors (an epilogue the propagation moved onto a
+        packed result) -> the same body over the packed tiles."""
+        init = self.packed.get(op.outputs[0]) if len(op.outputs) == 1 else None
+        if init is None or not kinds.is_elementwise(op):
+            raise error_at_op(op, "only an elementwise generic with one encoded output can run on packed tiles")
+        info = self.infos[init]
+        rank = len(op.outputs[0].type.get_shape())
+        packed_rank = len(init.type.get_shape())
+        plain = [None] * rank
+        for j, d in enumerate(info.outer_dims_perm):
+            plain[d] = AffineExpr.dimension(j)
+        for q, (d, tile) in enumerate(zip(info.inner_dims_pos, info.inner_tile_sizes)):
+            plain[d] = plain[d] * tile + AffineExpr.dimension(rank + q)
+        identity = AffineMap.identity(packed_rank)
+        inputs, maps = [], []
+        for value, amap in zip(op.inputs, [m.data for m in op.indexing_maps.data]):
+            packed = self.packed.get(value)
+            if packed is not None:
+                if self.infos[packed] != info or not amap.is_minor_identity() or amap.num_dims != rank:
+                    raise error_at_op(op, "reads an encoded operand in another layout or through a "
+                                          "non-identity map; expected the result's own packed tiles")
+                inputs.append(packed)
+                maps.append(identity)
+            else:
+                inputs.append(value)
+                maps.append(amap.replace_dims_and_symbols(plain, [], packed_rank, 0))
+        generic = type(op)(inputs, [init], op.regions[0].clone(), [AffineMapAttr(m) for m in maps + [identity]],
+                           ArrayAttr([IteratorTypeAttr(IteratorType.PARALLEL)] * packed_rank), [init.type])
+        self._record(op.results[0], self.insert(generic, op), info)
+        self.replaced.append(op)
+
 
     @handles(NAMED_OP_CLASSES["conv_2d_nhwc_hwcf"], NAMED_OP_CLASSES["conv_2d_nchw_fchw"])
     def _convolution(self, op):
@@ -303,6 +374,10 @@ class _Materializer:
     def _record(self, old, new, info):
         self.packed[old] = new
         self.infos[new] = info
+
+
+def _groups(groups):
+    return ArrayAttr([ArrayAttr([IntegerAttr(k, i64) for k in g]) for g in groups])
 
 
 def _is_zero(value):

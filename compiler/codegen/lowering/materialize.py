@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith, tensor
+from xdsl.dialects.linalg import TransposeOp
 
 from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.lowering import symbols as sym
 from rt.compiler.codegen.lowering.placement import (Concat, Empty, InsertSlice, Pad, Placement,
                                                     Relayout, Result, Slice, Splat, slice_view)
@@ -330,6 +332,20 @@ class Lowering(Placement):
             dyn = iter(self.size(v, op) for v in op.dynamic_output_shape)
             shape = [next(dyn) if d < 0 else d for d in out]
         self.env[op.results[0]] = kir.View(src.binding, src.element_type, tuple(shape), src.offset)
+
+    @handles(TransposeOp)
+    def _linalg_transpose(self, op):
+        """A transpose of a binding or rodata view is that view with permuted strides (no copy,
+        as bufferization gives a transposed memref view); anything else is computed."""
+        src = self.env.get(op.inputs[0])
+        if not isinstance(src, kir.View):
+            return self._linalg(op)
+        perm = op.permutation.get_values()
+        strides = sz.view_strides(src)
+        shape = tuple(src.shape[p] for p in perm)
+        permuted = tuple(strides[p] for p in perm)
+        self.env[op.results[0]] = kir.View(src.binding, src.element_type, shape, src.offset,
+                                           None if permuted == sz.contiguous_strides(shape) else permuted)
 
     def _linalg(self, op):
         if op.name in ("linalg.pack", "linalg.unpack"):
