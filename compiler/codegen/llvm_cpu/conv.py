@@ -19,7 +19,7 @@ M0 x N0 tile, and runs every reduction step (kh, kw, c) as broadcasts times vect
   (contiguous loads at unit input stride, element gathers otherwise); the last partial
   vector of a row runs masked.
 
-Leftover pixels of a channels-last row run one pixel at a time. A zero fill of the output
+Leftover pixels of a channels-last row run in halving tiles (8, 4, 2, 1 pixels). A zero fill of the output
 right before the conv is absorbed: the tiles then start from zero instead of reading it. The tiles need whole f0 and
 reduction ranges in the workgroup (the distribution never splits them); the emitted code
 checks that and otherwise runs the Generic's own loops (GenericPlan), so any grid stays
@@ -151,10 +151,11 @@ class ConvPlan(GenericPlan):
             return
         lo, hi = ranges[self.r.pixel]
         if self.r.channels_last:
-            with counted_loop(b, lo, hi, I64(self.rows), "conv.px") as main:
-                self._tile(dict(idx), main.index, self.rows, None)
-            with counted_loop(b, main.index, hi, I64(1), "conv.px1") as one:
-                self._tile(dict(idx), one.index, 1, None)
+            start = lo
+            for rows in _tail_rows(self.rows):
+                with counted_loop(b, start, hi, I64(rows), f"conv.px{rows}") as loop:
+                    self._tile(dict(idx), loop.index, rows, None)
+                start = loop.index
             return
         step = self.vectors * self.lanes
         with counted_loop(b, lo, hi, I64(step), "conv.px") as main:
@@ -250,6 +251,16 @@ class ConvPlan(GenericPlan):
             value = b.insert_element(value, b.load(self._gep(x, offset), typ=F32, align=4),
                                      ir.IntType(32)(lane))
         return value
+
+
+def _tail_rows(rows):
+    """Pixel counts of the channels-last tiles along a row: ``rows`` while they fit, then
+    halving tiles down to one pixel (a 56-pixel row: 3 x 16 + 8, never 8 single pixels,
+    whose one accumulator per vector would leave the FMA latency exposed)."""
+    out = [rows]
+    while out[-1] > 1:
+        out.append(out[-1] // 2)
+    return out
 
 
 def plan(ctx, op, where):

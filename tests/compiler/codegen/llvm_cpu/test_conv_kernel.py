@@ -91,6 +91,7 @@ def _nhwc_ref(x, flt, strides, dilations, out_shape):
     ((2, 5, 23, 3, 3, 3, 7), 16, (1, 1), (1, 1)),
     ((1, 4, 19, 1, 2, 3, 5), 64, (2, 1), (1, 2)),
     ((1, 3, 9, 2, 1, 1, 4), 8, (1, 3), (1, 1)),
+    ((1, 2, 56, 1, 3, 3, 4), 16, (1, 1), (1, 1)),  # whole rows: 3 x 16 + 8 pixels
 ])
 @pytest.mark.parametrize("split", [False, True])
 def test_nhwc_matches_numpy(shape, f0, strides, dilations, split):
