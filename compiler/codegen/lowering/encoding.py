@@ -52,7 +52,7 @@ from xdsl.dialects import linalg as xlinalg
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, AffineMapAttr, ArrayAttr, DenseArrayBase, FloatAttr, IndexType,
                                    IntegerAttr, TensorType, i64)
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.linalg.ops import TransposeOp
+from xdsl.dialects.linalg.ops import GenericOp, TransposeOp
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from rt.compiler.dialects.flow import DispatchTensorLoadOp, DispatchTensorStoreOp
@@ -326,7 +326,7 @@ class _Materializer:
         return self.insert(TransposeOp(split, init, DenseArrayBase.from_list(i64, [0, 1, 3, 2]),
                                        TensorType(element, [n1, k // k0, n0, k0])), op)
 
-    @handles(xlinalg.GenericOp)
+    @handles(GenericOp)
     def _linalg_generic(self, op):
         """An elementwise generic on encoded tensors (an epilogue the propagation moved onto a
         packed result) -> the same body over the packed tiles."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.linalg import TransposeOp
+from xdsl.dialects.linalg.ops import TransposeOp
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import sizes as sz
