@@ -71,36 +71,74 @@ class ConstExprAnalysis:
         self.memo = {}
 
     def is_const(self, value):
+        """Whether ``value`` is a constant expression; an explicit stack, not recursion, so a
+        chain of thousands of ops is fine (an op on the stack counts as not const)."""
         if not isinstance(value, OpResult):
             return False
-        op = value.op
-        if op not in self.memo:
-            self.memo[op] = False
-            self.memo[op] = self._op_is_const(op)
-        return self.memo[op]
+        stack, pending, deps_of = [value.op], set(), {}
+        while stack:
+            op = stack[-1]
+            if op in self.memo:
+                stack.pop()
+                continue
+            leaf = self._leaf(op)
+            if leaf is not None:
+                self.memo[op] = leaf
+                stack.pop()
+                continue
+            if op not in deps_of:
+                deps_of[op] = _dependencies(op)
+            deps = deps_of[op]
+            if deps is None:
+                self.memo[op] = False
+                stack.pop()
+                continue
+            pending.add(op)
+            todo = [d for d in deps if d not in self.memo and d not in pending]
+            if todo:
+                stack.extend(todo)
+                continue
+            self.memo[op] = all(self.memo.get(d, False) for d in deps)
+            pending.discard(op)
+            stack.pop()
+        return self.memo[value.op]
 
-    def _op_is_const(self, op):
+    def _leaf(self, op):
+        """True/False when ``op`` decides alone (a global load, an impure op), else None."""
         if op.name == "util.global.load":
             return op.global_name.root_reference.data in self.immutable
         if not op.name.startswith(_PURE_PREFIXES):
             return False
-        return all(self.is_const(v) for v in (*op.operands, *_captured(op)))
+        return None
 
     def tree(self, value):
-        """The ops computing const-expr ``value``, each after the ops it uses."""
+        """The ops computing const-expr ``value``, each after the ops it uses (an explicit
+        post-order walk, no recursion)."""
         order, seen = [], set()
-
-        def visit(v):
-            op = v.op
+        stack = [(value.op, False)]
+        while stack:
+            op, done = stack.pop()
+            if done:
+                order.append(op)
+                continue
             if op in seen:
-                return
+                continue
             seen.add(op)
-            for operand in (*op.operands, *_captured(op)):
-                visit(operand)
-            order.append(op)
-
-        visit(value)
+            stack.append((op, True))
+            deps = _dependencies(op) or []
+            stack.extend((d, False) for d in reversed(deps) if d not in seen)
         return order
+
+
+def _dependencies(op):
+    """The ops defining ``op``'s operands and captured values, or None when one of them is a
+    block argument (never a constant expression)."""
+    deps = []
+    for v in (*op.operands, *_captured(op)):
+        if not isinstance(v, OpResult):
+            return None
+        deps.append(v.op)
+    return deps
 
 
 def _global_name(type_, taken):
