@@ -191,6 +191,9 @@ class Lowering(Placement):
             raise error_at_op(op, "expected a !flow.dispatch.tensor<...> subspan")
         tensor = ty.bound_type
         etype = sym.type_name(tensor.element_type, op)
+        if etype == "index":
+            raise error_at_op(op, f"{tensor} in a dispatch: tensors of index elements are not "
+                                  f"supported by rt's dispatch lowering; use i64 elements")
         dyn = iter(self.size(d, op) for d in op.dynamic_dims)
         shape = tuple(next(dyn) if d < 0 else d for d in tensor.get_shape())
         offset = 0
