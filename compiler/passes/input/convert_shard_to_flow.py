@@ -5,7 +5,8 @@ all_to_all / process_linear_index`` ops. Output: ``flow.collective.*`` on a chan
 (grid, grid axes): the runtime's default channel (``flow.channel.default``) when the axes are
 all of the grid's in order, else a ``!flow.channel`` global that a ``util.initializer`` splits
 from the default one (color: the process's index over the other axes; key: its index over the
-group's axes, in the order given). Gathers, scatters and all-to-all work on dimension 0 in
+group's axes, in the order given), and a ``util.initializer`` per grid asserts that the
+default channel has as many ranks as the grid has processes. Gathers, scatters and all-to-all work on dimension 0 in
 flow, so other axes are transposed there and back; all-to-all then moves the received blocks
 into ``concat_axis``. The grids are erased.
 
@@ -31,7 +32,7 @@ Source followed: IREE ``Dialect/Flow/Conversion/ShardToFlow/Patterns.cpp`` and
 import dataclasses
 import math
 
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, cf, tensor
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
@@ -55,6 +56,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import flow_collective as fc
 from rt.compiler.dialects import shard, util
 from rt.compiler.frontend import error_at_op
+from rt.compiler.frontend.diagnostics import op_location
 from rt.compiler.passes.base import Pass
 
 INDEX = IndexType()
@@ -125,7 +127,7 @@ class ConvertShardToFlowPass(Pass):
 
     def run(self, module, ctx):
         grids = {op.sym_name.data: op for op in module.walk() if isinstance(op, shard.GridOp)}
-        channels = {}
+        channels, used = {}, {}
         for op in list(module.walk()):
             if isinstance(op, (shard.ProcessLinearIndexOp, shard._CollectiveOp)):
                 grid = grids.get(op.grid_name)
@@ -133,8 +135,31 @@ class ConvertShardToFlowPass(Pass):
                     raise error_at_op(op, f"'{op.name}': no shard.grid @{op.grid_name}; declared grids: "
                                           f"{', '.join('@' + g for g in grids) or '(none)'}")
                 _convert(op, grid, channels, module)
+                used[op.grid_name] = grid
+        for grid in used.values():
+            _rank_count_check(grid)
         for grid in grids.values():
             Rewriter.erase_op(grid)
+
+
+def _rank_count_check(grid):
+    """A ``util.initializer`` (before ``grid``'s channel globals) that fails the load unless
+    the default channel has as many ranks as the grid has processes: a collective over the
+    wrong rank count would silently compute something else."""
+    block = Block()
+    block.add_op(util.ReturnOp.build(operands=[[]]))
+    b = _Builder(block.last_op)
+    n = math.prod(grid.sizes)
+    default = b.add(fc.ChannelDefaultOp.build(result_types=[fc.ChannelType()]))
+    count = b.add(fc.ChannelCountOp.build(operands=[default], result_types=[INDEX]))
+    ok = b.add(arith.CmpiOp(count, b.const(n), "eq"))
+    where = op_location(grid)
+    prefix = f"{where[0]}:{where[1]}:{where[2]}: " if where else ""
+    shape = "x".join(map(str, grid.sizes))
+    b.add(cf.AssertOp(ok, f"{prefix}shard.grid @{grid.sym_name.data} of shape {shape} runs on {n} "
+                          f"rank(s), but its channel has another rank count: load it with ranks={n} "
+                          f"(rt run --ranks={n})"))
+    Rewriter.insert_op(util.InitializerOp.build(regions=[Region(block)]), InsertPoint.before(grid))
 
 
 def _channel(op, grid, axes, channels, module):

@@ -81,3 +81,22 @@ func.func @index() -> index {
   %0 = shard.process_linear_index on @grid : index
   return %0 : index
 }
+
+// -----
+
+// Tests that a grid used by a collective gets an initializer, ahead of its channel globals,
+// asserting that the default channel has as many ranks as the grid has processes.
+// CHECK-LABEL: builtin.module
+// CHECK: util.initializer {
+// CHECK: %[[D:.+]] = flow.channel.default : !flow.channel
+// CHECK: %[[N:.+]] = flow.channel.count %[[D]] : index
+// CHECK: %[[C:.+]] = arith.constant 6 : index
+// CHECK: %[[OK:.+]] = arith.cmpi eq, %[[N]], %[[C]] : index
+// CHECK: cf.assert %[[OK]], "{{.+}}convert_shard_to_flow.mlir:{{[0-9]+}}:1: shard.grid @checked of shape 2x3 runs on 6 rank(s), but its channel has another rank count: load it with ranks=6 (rt run --ranks=6)"
+// CHECK: util.global private @_shard_checked_axes_1 : !flow.channel
+// CHECK: func.func @rank_count_checked
+shard.grid @checked(shape = 2x3)
+func.func @rank_count_checked(%arg0: tensor<5xf32>) -> tensor<5xf32> {
+  %0 = shard.all_reduce %arg0 on @checked grid_axes = [1] : tensor<5xf32> -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
