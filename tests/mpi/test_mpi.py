@@ -191,10 +191,11 @@ def test_sharded_example_on_2_processes_of_2_local_ranks(tp_mlp):
 def test_a_failing_rank_fails_the_others_with_its_cause(tp_mlp, tmp_path):
     directory, vmfb, _ = tp_mlp
     flags = _tp_flags(directory)
-    np.save(tmp_path / "w1_0.npy", np.load(directory / "w1_0.npy"))
+    for r in (0, 2, 3):  # the example's grid has 4 processes (a load-time check)
+        np.save(tmp_path / f"w1_{r}.npy", np.load(directory / f"w1_{r}.npy"))
     np.save(tmp_path / "w1_1.npy", np.zeros((64, 31), np.float32))  # rank 1: a wrong shape
     flags[1] = f"--input=@{tmp_path}/w1_{{rank}}.npy"
-    done = mpiexec(2, sys.executable, "-m", "rt", "run", vmfb, "--function=mlp", "--channel=mpi",
+    done = mpiexec(4, sys.executable, "-m", "rt", "run", vmfb, "--function=mlp", "--channel=mpi",
                    *flags, timeout=120)
     assert done.returncode != 0
     assert "input 1 of @mlp: expected tensor<64x32xf32>" in done.stderr
