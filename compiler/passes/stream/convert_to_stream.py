@@ -169,6 +169,8 @@ class _Converter:
 
     # -- helpers -----------------------------------------------------------------------------
     def _before(self, anchor, *ops):
+        for op in ops:
+            op.location = anchor.location
         Rewriter.insert_op(list(ops), InsertPoint.before(anchor))
         return ops[-1]
 

@@ -358,13 +358,24 @@ def _fill(op):
                                           result_types=[op.result.type], properties=_affinity(op)))
 
 
+def _check_host_scalar(op, type_):
+    """The VM holds f16/bf16 (in f32 registers) and whole-byte integers; f8/f4 and packed
+    i2/i4 scalars exist only inside dispatches."""
+    if str(type_) in SMALL_FLOATS and str(type_) != "bf16" or _packed_bits(type_):
+        raise error_at_op(op, f"{type_} element read or written on the host: the VM has no {type_} scalars "
+                              f"(they exist only inside dispatches); convert the tensor first (arith.extf / extsi "
+                              f"to f32 / i8 on the tensor), then extract or insert")
+
+
 def _load(op):
+    _check_host_scalar(op, op.result.type)
     b = _Builder(op)
     offset = b.value(_byte_offset(b, op, op.source_encoding, op.source_encoding_dims, op.indices))
     _replace(op, stream.AsyncLoadOp.build(operands=[op.source, op.source_size, offset], result_types=[op.result.type]))
 
 
 def _store(op):
+    _check_host_scalar(op, op.value.type)
     b = _Builder(op)
     offset = b.value(_byte_offset(b, op, op.target_encoding, op.target_encoding_dims, op.indices))
     _replace(op, stream.AsyncStoreOp.build(operands=[op.value, op.target, op.target_size, offset],
