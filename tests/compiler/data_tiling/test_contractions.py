@@ -146,6 +146,6 @@ func.func @f(%v: tensor<8xf32>) -> tensor<8xf32> {
   return %u : tensor<8xf32>
 }
 """
-    with pytest.raises(rt.CompileError, match=r"7:1: error: cannot resolve .*a broadcast composed into the "
+    with pytest.raises(rt.CompileError, match=r"8:8: error: cannot resolve .*a broadcast composed into the "
                                               r"encoding"):
         rt.compile(text, devices=["llvm-cpu"])
