@@ -1,6 +1,6 @@
 """Build script for rt.
 
-Maps the import namespace onto the repository layout (DESIGN.md §1):
+Maps the import namespace onto the repository layout (docs/ARCHITECTURE.md §1):
 ``rt`` -> ``rt/``, ``rt.compiler`` -> ``compiler/``, ``rt.runtime`` -> ``runtime/``,
 ``rt.devices`` -> ``devices/``. Before compiling, it runs the code generators (the VM's ISA
 table in ``runtime/vm/isa.yaml`` produces the interpreter dispatch and the bytecode emitter),

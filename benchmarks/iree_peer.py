@@ -7,7 +7,7 @@ throwaway directory outside the project's environment (``$RT_IREE_DIR``, default
 appends it to ``sys.path`` *after* the current environment, so rt, numpy and everything else
 come from the environment the script runs in.
 
-Timing follows ``../shared/tools/compare_iree.py``: each side runs the same inputs; every round
+Timing interleaves the sides: each side runs the same inputs; every round
 takes the median of N calls of rt, then of IREE (then of any extra peers), and the ratio is taken
 per round and its median reported, so machine noise hits both sides alike.
 

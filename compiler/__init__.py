@@ -1,4 +1,4 @@
-"""rt.compiler: MLIR in, ``.vmfb`` out, through IREE's phases (DESIGN.md §3)."""
+"""rt.compiler: MLIR in, ``.vmfb`` out, through IREE's phases (docs/ARCHITECTURE.md §5)."""
 
 
 def compile_source(text, filename="<input>", devices=None, options=None):

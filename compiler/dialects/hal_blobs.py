@@ -6,7 +6,7 @@ type ``vector<N x i8>`` (rt.compiler.frontend.elements), which keeps the bytes o
 compares by content, and prints as MLIR's hex form ``dense<"0x7F454C46..."> : vector<Nxi8>``.
 A dump of any pass therefore re-parses, in another process, into the same bytes: there is no
 process-wide table to lose or to share between modules (the defect of xDSL's ``dense_resource``
-blobs, DESIGN.md §5).
+blobs, docs/ARCHITECTURE.md §8).
 
 Source followed: IREE ``HALOps.td`` (``hal.executable.binary`` ``data`` attribute).
 """

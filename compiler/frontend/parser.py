@@ -1,4 +1,4 @@
-"""``RtParser``: xDSL's MLIR parser with rt's guards for the xDSL 0.74.0 defects (DESIGN.md §5).
+"""``RtParser``: xDSL's MLIR parser with rt's guards for the xDSL 0.74.0 defects (docs/ARCHITECTURE.md §8).
 
 Guards (each has a regression test in tests/compiler/test_frontend_guards.py):
 

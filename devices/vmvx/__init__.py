@@ -1,4 +1,4 @@
-"""rt.devices.vmvx: the portable reference device (DESIGN.md section 7).
+"""rt.devices.vmvx: the portable reference device (docs/ARCHITECTURE.md §4).
 
 Executables are VM bytecode functions (format ``"vmvx-bytecode"``) run by rt's interpreter once
 per workgroup; they call the ``vmvx`` native module of bounds-checked Cython microkernels.

@@ -1,4 +1,4 @@
-"""rt.runtime.hal: IREE's HAL object model (DESIGN.md §4, §7).
+"""rt.runtime.hal: IREE's HAL object model (docs/ARCHITECTURE.md §3).
 
 Public API::
 

@@ -9,7 +9,7 @@ so a rule is written once and its error reads the same everywhere. Each error na
 check ran (``Site.where``: ``command_buffer.dispatch (command 3) of <cb>`` or
 ``queue_copy on <device>``), what was wrong and what would be right.
 
-Cross-device rules (DESIGN.md §8): devices own separate heaps. A dispatch binding, a fill
+Cross-device rules (docs/ARCHITECTURE.md §6): devices own separate heaps. A dispatch binding, a fill
 target and an update target must live on the site's device; a copy is the transfer command:
 one of its buffers must be the device's, the other may belong to any device the device can
 transfer with (``Device.can_transfer_with``, a shared transfer domain). A dispatch binding

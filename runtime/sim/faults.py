@@ -11,7 +11,7 @@ A spec is ``key=value`` pairs joined by commas (or the same as a dict):
 
 A failed operation fails its signal fence with an ``InjectedFaultError`` naming the device
 (or link), the operation and the spec; the failure then travels the HAL's normal path to
-every dependent fence (DESIGN.md §10). The fault plan is checked against the topology when
+every dependent fence (docs/ARCHITECTURE.md §7). The fault plan is checked against the topology when
 the simulation is created (unknown device or link, bad value: ``InvalidArgumentError``).
 """
 from dataclasses import dataclass

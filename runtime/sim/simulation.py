@@ -1,6 +1,6 @@
 """``Simulation``: simulated devices, virtual clocks, and the scheduler that drives them.
 
-Model (DESIGN.md §10, docs/MULTI_DEVICE.md):
+Model (docs/ARCHITECTURE.md §7, docs/MULTI_DEVICE.md):
 
 * Every ``SimDevice`` queue runs its operations in order in virtual time (µs). An operation
   starts at ``max(queue free, its wait fence's virtual time, the submitting host's clock)``

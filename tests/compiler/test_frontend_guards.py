@@ -1,4 +1,4 @@
-"""Regression tests for rt's guards against xDSL 0.74.0 defects (DESIGN.md §5)."""
+"""Regression tests for rt's guards against xDSL 0.74.0 defects (docs/ARCHITECTURE.md §8)."""
 import math
 import tracemalloc
 

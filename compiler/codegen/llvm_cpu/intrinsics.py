@@ -1,7 +1,7 @@
 """Hand-declared LLVM intrinsics for float and integer scalars and vectors.
 
 llvmlite's ``Module.declare_intrinsic`` builds wrong signatures for ``llvm.fma``,
-``llvm.minnum`` and ``llvm.maxnum`` on vectors (DESIGN.md §7), so every intrinsic used by the
+``llvm.minnum`` and ``llvm.maxnum`` on vectors (docs/ARCHITECTURE.md §8), so every intrinsic used by the
 kernel emitters is declared here by its mangled name (``llvm.fmuladd.v16f32``).
 """
 from llvmlite import ir

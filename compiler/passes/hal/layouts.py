@@ -14,7 +14,7 @@ not the target, so two devices whose resolvers agree on a layout share it::
     // -> "packed<f32, innerDimsPos = [0, 1], innerTileSizes = [16, 1], outerDimsPerm = [0, 1]>"
 
 Source followed: IREE ``Codegen/Common/EncodingUtils`` (MaterializeEncodingInfo) — IREE itself
-does not check layouts at run time; this is rt's addition (DESIGN.md §8).
+does not check layouts at run time; this is rt's addition (docs/ARCHITECTURE.md §6).
 """
 from xdsl.dialects.builtin import TensorType
 

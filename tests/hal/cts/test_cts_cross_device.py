@@ -1,4 +1,4 @@
-"""CTS: devices own separate heaps (DESIGN.md §8) and dispatches check binding encodings."""
+"""CTS: devices own separate heaps (docs/ARCHITECTURE.md §6) and dispatches check binding encodings."""
 import numpy as np
 import pytest
 
