@@ -2,7 +2,8 @@
 
 Each export carries ``rt.abi`` reflection: ``{"args": [ARG...], "results": [ARG...]}`` with
 ARG ``{"name", "type", "kind": "tensor"|"scalar", "shape": [int|null...], "dtype",
-"encoding"}``. :class:`FunctionABI` reads it (or, for modules without it, derives an untyped
+"encoding"}``, ``{"name", "kind": "fence"}`` or ``{"name", "kind": "ref"}`` (a buffer view of
+unknown type). :class:`FunctionABI` reads it (or, for modules without it, derives an untyped
 ABI from the cconv), checks Python arguments against it before the call and names the
 argument and the declared type when they do not match, e.g.
 ``input 1 of @foo: expected tensor<?x8xf32>, got 4x7xf32``.
@@ -106,7 +107,8 @@ def dtype_accepted(element, dtype):
 class ArgType:
     """One argument or result of an export.
 
-    kind: "tensor", "scalar" or "ref" (a non-tensor ref without reflection); name; type (the
+    kind: "tensor", "scalar", "fence" (IREE's coarse-fences ABI: a wait or signal
+    ``!hal.fence``) or "ref" (a non-tensor ref without reflection); name; type (the
     MLIR type text); shape: tuple of int or None (dynamic) for tensors; element: MLIR element
     type name or None when unknown; encoding: None or the encoding attribute text; device:
     ordinal of the device the value lives on.
@@ -131,6 +133,10 @@ def _parse_arg(entry, where):
     if not isinstance(entry, dict) or not isinstance(entry.get("kind"), str):
         raise ModuleFormatError(f"{where}: expected an object with a 'kind', got {entry!r:.80}")
     name = entry.get("name") if isinstance(entry.get("name"), str) else ""
+    if entry["kind"] == "fence":
+        return ArgType("fence", name, "!hal.fence")
+    if entry["kind"] == "ref":
+        return ArgType("ref", name, "!hal.buffer_view (type unknown)")
     type_ = entry.get("type")
     element = entry.get("dtype")
     device = entry.get("device", 0)
@@ -270,7 +276,7 @@ def _untyped(letter, name):
 
 
 def _check_cconv(fname, entries, letters, what, where):
-    want = ["r" if e.kind == "tensor" else "s" for e in entries]
+    want = ["r" if e.kind in ("tensor", "fence", "ref") else "s" for e in entries]
     have = ["r" if letter == "r" else "s" for letter in letters]
     if want != have:
         raise ModuleFormatError(f"{where}: {len(entries)} {what} ({', '.join(e.type for e in entries)}) "

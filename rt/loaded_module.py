@@ -26,6 +26,7 @@ from rt.device_array import DeviceArray, upload
 from rt.runtime.errors import (CheckError, DeviceError, InvalidArgumentError, ModuleFormatError,
                                NotFoundError, ResourceExhaustedError)
 from rt.device_binding import bind_devices, compile_targets
+from rt.coarse_fences import complete_arguments, fence_positions
 from rt.parameters import parameters_module
 from rt.runtime.hal.module import HalModule
 from rt.runtime.hal import Buffer, BufferView, dtype_to_element_type
@@ -146,6 +147,8 @@ class LoadedFunction:
     ``timeout`` (seconds) bounds the call: past it the call raises DeadlineExceededError;
     ``fuel`` bounds the backward branches and calls the module's bytecode may take (VMTrapError
     past it). Ctrl-C ends a call with KeyboardInterrupt carrying the VM stack (``vm_stack``).
+    A function of IREE's coarse-fences ABI (``f$async``) takes its inputs and, optionally, its
+    wait and signal fences (rt.coarse_fences).
     ``f.async_(*args, to_host=True)``: the same call on the module's worker thread; returns a
     ``concurrent.futures.Future`` (arrays passed in may be used without a copy: do not modify
     them until the future is done). ``f.abi`` describes the arguments; ``f.declaration``.
@@ -156,6 +159,7 @@ class LoadedFunction:
         self.name = name
         fdef = loaded.module.lookup_function(name)
         self.abi = FunctionABI.from_function(fdef)
+        self._fences = bool(fence_positions(self.abi))
         self._function = loaded.context.lookup_function(f"{loaded.module.name}.{name}")
 
     @property
@@ -183,11 +187,15 @@ class LoadedFunction:
         return upload(device, array, element_type)
 
     def _prepare(self, args):
+        if self._fences:
+            args, _ = complete_arguments(self.abi, args, self._loaded.devices[0])
         self.abi.check_count(len(args))
         out = []
         for k, (value, arg) in enumerate(zip(args, self.abi.args)):
             if arg.kind == "scalar":
                 out.append(self.abi.check_scalar(k, value))
+            elif arg.kind == "fence":
+                out.append(value)
             elif arg.kind == "ref" and not isinstance(value, (np.ndarray, DeviceArray, list, tuple)):
                 out.append(value)
             else:

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     SymbolRefAttr,
+    UnitAttr,
     i32,
     i64,
 )
@@ -33,6 +34,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     param_def,
     prop_def,
@@ -40,6 +42,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
@@ -51,6 +54,7 @@ from rt.compiler.dialects._format import (
     Attr,
     AttrDict,
     Enum,
+    Flag,
     FormattedOp,
     Int,
     Operand,
@@ -60,6 +64,7 @@ from rt.compiler.dialects._format import (
     Sized,
     Str,
     Type,
+    Types,
 )
 from rt.compiler.dialects._regions import SYMBOL, Body, SymbolContainerOp, Workgroups
 from rt.compiler.dialects.hal_types import (
@@ -256,15 +261,21 @@ def receiver(field):
 
 @irdl_op_definition
 class TensorImportOp(FormattedOp):
-    """``hal.tensor.import on(#aff)? %bv "name"? : !hal.buffer_view -> tensor<?xf32>{%d}``."""
+    """``hal.tensor.import on(#aff)? wait(%fence)? => consume? %bv "name"? : !hal.buffer_view ->
+    tensor<?xf32>{%d}``: the buffer view's contents as a tensor, usable once ``%fence`` is reached
+    (IREE's coarse-fences ABI; a null fence is reached)."""
 
     name = "hal.tensor.import"
     source = operand_def()
     target_dims = var_operand_def(IndexType())
+    wait_fence = opt_operand_def(FenceType)
     result = result_def()
     name_hint = opt_prop_def(StringAttr, prop_name="name")
     affinity = opt_prop_def(Attribute)
-    FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), Opt(" ", Str("name_hint")), " : ", Type("source"),
+    consume = opt_prop_def(UnitAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    FORMAT: ClassVar = OpFormat(AFFINITY, Opt(" wait(", Operand("wait_fence"), ") =>"), Flag(" consume", "consume"),
+                                " ", Operand("source"), Opt(" ", Str("name_hint")), " : ", Type("source"),
                                 " -> ", Sized("result", "target_dims"), AttrDict())
 
 
@@ -280,6 +291,23 @@ class TensorExportOp(FormattedOp):
     affinity = opt_prop_def(Attribute)
     FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), Opt(" ", Str("name_hint")), " : ",
                                 Sized("source", "source_dims"), " -> ", Type("result"), AttrDict())
+
+
+@irdl_op_definition
+class TensorBarrierOp(FormattedOp):
+    """``hal.tensor.barrier join(%a, %b : t, t) => %fence : !hal.fence``: the tensors, with
+    ``%fence`` signaled once all of them are ready (IREE's coarse-fences ABI)."""
+
+    name = "hal.tensor.barrier"
+    sources = var_operand_def()
+    signal_fence = operand_def(FenceType)
+    results_ = var_result_def()
+    FORMAT: ClassVar = OpFormat(" join(", Operands("sources"), " : ", Types(("sources", "results_")), ") => ",
+                                Operand("signal_fence"), " : ", Type("signal_fence"), AttrDict(keyword=True))
+
+    def verify_(self):
+        if [v.type for v in self.sources] != [r.type for r in self.results_]:
+            raise VerifyException("results must have the types of the joined tensors")
 
 
 @irdl_op_definition
@@ -475,6 +503,7 @@ class ReturnOp(IRDLOperation):
 HAL_OPS = [
     TensorImportOp,
     TensorExportOp,
+    TensorBarrierOp,
     BufferViewDimOp,
     BufferViewAssertOp,
     ElementTypeOp,

@@ -7,7 +7,8 @@ Ops (IREE's printed form):
 ``util.call @f(%a) : (t) -> t``, ``util.initializer { ... util.return }`` (older dumps end it
 with ``util.initializer.return``), ``util.unfoldable_constant dense<...> : tensor<4xf32>``,
 ``util.optimization_barrier %v : t``, ``util.null : !hal.fence``,
-``util.buffer.constant {alignment = 64 : index} : !util.buffer = #util.composite<64xi8, [...]>``.
+``util.buffer.constant {alignment = 64 : index} : !util.buffer = #util.composite<64xi8, [...]>``;
+attributes ``#util.inline.never`` / ``#util.inline.always`` (inlining policies, kept as given).
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Util/IR/UtilOps.td``.
 """
@@ -70,6 +71,20 @@ from rt.compiler.dialects.hal_types import DeviceType
 
 BufferType = syn.opaque_type(__name__, "BufferType", "util.buffer",
                              "``!util.buffer``: a host byte buffer (constant pools, rodata).")
+
+
+@irdl_attr_definition
+class InlineNeverAttr(ParametrizedAttribute):
+    """``#util.inline.never``: an inlining policy (IREE's importers put it on ABI functions)."""
+
+    name = "util.inline.never"
+
+
+@irdl_attr_definition
+class InlineAlwaysAttr(ParametrizedAttribute):
+    """``#util.inline.always``: an inlining policy."""
+
+    name = "util.inline.always"
 
 
 @irdl_attr_definition
@@ -351,5 +366,5 @@ UTIL_OPS = [
 
 def build_dialect():
     """The ``util`` Dialect."""
-    return Dialect("util", UTIL_OPS, [BufferType, CompositeAttr])
+    return Dialect("util", UTIL_OPS, [BufferType, CompositeAttr, InlineNeverAttr, InlineAlwaysAttr])
 

@@ -17,6 +17,7 @@ from rt.compiler.codegen.vmvx.emitter import ENTRY_CCONV, KernelEmitter
 from rt.compiler.codegen.vmvx.generic import emit_generic
 from rt.runtime.errors import CompileError, InvalidArgumentError
 from rt.runtime.vm import ModuleBuilder
+from rt.runtime.vm.manifest import SYMBOL
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
 
@@ -43,7 +44,7 @@ def emit_kernel(mb, kernel, use_ukernels=True, rodata_segments=None):
     RodataRef) lets kernels of one executable share identical constant data."""
     if not isinstance(kernel, kernel_ir.Kernel):
         raise CompileError(f"vmvx codegen: expected a kernel_ir.Kernel, got {type(kernel).__name__}")
-    name = _identifier(kernel.name)
+    name = kernel.name if SYMBOL.match(str(kernel.name)) else _identifier(kernel.name)
     try:
         fb = mb.function(name, ENTRY_CCONV, export=True, reflection=_reflection(kernel))
     except InvalidArgumentError as e:

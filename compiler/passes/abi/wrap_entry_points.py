@@ -29,6 +29,10 @@ Example::
       util.return %2 : !hal.buffer_view
     }
 
+Functions already in ABI form (``iree.abi.stub``, e.g. the ``f$async`` / ``f`` pairs of IREE's
+coarse-fences ABI that its ONNX and torch importers emit) are not wrapped again; they get
+``rt.abi`` reflection derived from their imports and exports (:mod:`.stub_reflection`).
+
 Errors: an argument or result that is neither a ranked tensor nor a scalar (index, iN, fN)
 is a CompileError at the function.
 
@@ -57,6 +61,7 @@ from xdsl.rewriter import Rewriter
 from rt.compiler.dialects import hal, util
 from rt.compiler.dialects.hal_types import BufferViewType
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
+from rt.compiler.passes.abi.stub_reflection import stub_abi
 from rt.compiler.passes.base import Pass
 
 INDEX = IndexType()
@@ -164,7 +169,7 @@ def _wrap(fn):
             if size == DYNAMIC_INDEX:
                 dims.append(hal.BufferViewDimOp.build(operands=[arg], result_types=[INDEX],
                                                       properties={"index": IntegerAttr(d, INDEX)}))
-        imported = hal.TensorImportOp.build(operands=[arg, [d.result for d in dims]], result_types=[tensor_type],
+        imported = hal.TensorImportOp.build(operands=[arg, [d.result for d in dims], []], result_types=[tensor_type],
                                             properties={"name": StringAttr(f"input{i}")})
         for new in (*dims, imported):
             new.location = fn.location
@@ -216,6 +221,7 @@ class WrapEntryPointsPass(Pass):
             if not isinstance(op, (func.FuncOp, util.FuncOp)):
                 continue
             if "iree.abi.stub" in op.attributes:
+                self._reflect_stub(module, op)
                 continue
             visibility = op.sym_visibility.data if op.sym_visibility is not None else "public"
             public = visibility == "public" and bool(op.body.blocks)
@@ -232,6 +238,19 @@ class WrapEntryPointsPass(Pass):
             if name in called:
                 self._keep_private_copy(module, op, name)
             _wrap(op)
+
+    @staticmethod
+    def _reflect_stub(module, fn):
+        """Give a function already in ABI form the rt.abi reflection of its imports and exports."""
+        reflection = dict(fn.attributes["iree.reflection"].data) if "iree.reflection" in fn.attributes else {}
+        if "rt.abi" in reflection or fn.sym_visibility is not None and fn.sym_visibility.data != "public":
+            return
+        found = stub_abi(module, fn, _arg_info)
+        where = op_location(fn)
+        reflection.setdefault("iree.abi.declaration", StringAttr(found[1]))
+        reflection["rt.abi"] = StringAttr(found[0])
+        reflection.setdefault("rt.source", StringAttr(f"{where[0]}:{where[1]}:{where[2]}" if where else "<unknown>"))
+        fn.attributes["iree.reflection"] = DictionaryAttr(reflection)
 
     @staticmethod
     def _keep_private_copy(module, fn, name):

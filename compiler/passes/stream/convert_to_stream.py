@@ -13,6 +13,8 @@ one initialized with ``#flow.parameter.named`` gets a ``stream.tensor.constant``
 ``#stream.parameter.named`` (loaded at run time, see :mod:`.parameters`).
 ``check.*`` ops on tensors receive exported ``!hal.buffer_view`` values. Channels and
 collectives become ``stream.channel.*`` and ``stream.async.collective`` (:mod:`.collective_conversion`).
+IREE's coarse-fences ABI (``hal.tensor.import wait(%f)``, ``hal.tensor.barrier ... => %f``) is
+kept with host fence operations (:mod:`.coarse_fences`).
 
 Example::
 
@@ -65,6 +67,7 @@ from rt.compiler.passes.stream.control_flow_conversion import (
     convert_yield,
     erase_arguments,
 )
+from rt.compiler.passes.stream.coarse_fences import await_fence, signal_before_return
 from rt.compiler.passes.stream.collective_conversion import HANDLERS as COLLECTIVE_HANDLERS
 from rt.compiler.passes.stream.collective_conversion import retype_channels
 from rt.compiler.passes.stream.executable_conversion import convert_executable
@@ -264,6 +267,8 @@ class _Converter:
         convert_dim(self, op)
 
     def _hal_tensor_import(self, op):
+        if op.wait_fence is not None:
+            await_fence(op, op.wait_fence)
         aff = self._affinity(op)
         tensor_type, dims = op.result.type, list(op.target_dims)
         size = self._sizeof(op, tensor_type, dims, aff)
@@ -273,6 +278,13 @@ class _Converter:
                                                            properties=props))
         res = _Res(imp.result, size, dims, aff)
         self.bind(op.result, self._transfer(op, res, "*", aff), size, dims, aff)
+        self.dead.append(op)
+
+    def _hal_tensor_barrier(self, op):
+        for source, result in zip(op.sources, op.results_):
+            res = self.lookup(op, source)
+            self.bind(result, res.resource, res.size, res.dims, res.affinity)
+        signal_before_return(op, op.signal_fence)
         self.dead.append(op)
 
     def _hal_tensor_export(self, op):

@@ -51,3 +51,28 @@ func.func @caller(%a: tensor<4xf32>) -> tensor<4xf32> {
   %r = func.call @callee(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Tests that functions already in ABI form (iree.abi.stub: IREE's coarse-fences pair) are not wrapped again but get rt.abi reflection: buffer views take the types of their imports (through util.call for the synchronous wrapper), fences are kind "fence", a result the type of its export.
+// CHECK-LABEL: util.func public @g$async(%arg0: !hal.buffer_view, %arg1: !hal.fence, %arg2: !hal.fence) -> !hal.buffer_view
+// CHECK-SAME: iree.reflection = {iree.abi.declaration = "func @g$async(%arg0: tensor<?x4xf32>, %arg1: !hal.fence, %arg2: !hal.fence) -> tensor<?x4xf32>", rt.abi = "{\22args\22:[{\22name\22:\22arg0\22,\22type\22:\22tensor<?x4xf32>\22,\22kind\22:\22tensor\22,\22shape\22:[null,4],\22dtype\22:\22f32\22,\22encoding\22:null},{\22name\22:\22arg1\22,\22kind\22:\22fence\22},{\22name\22:\22arg2\22,\22kind\22:\22fence\22}],\22results\22:[{\22name\22:\22output0\22,\22type\22:\22tensor<?x4xf32>\22,\22kind\22:\22tensor\22,\22shape\22:[null,4],\22dtype\22:\22f32\22,\22encoding\22:null}]}"
+// CHECK-NEXT: %[[D:.+]] = hal.buffer_view.dim
+// CHECK-NEXT: hal.tensor.import wait(%arg1) => %arg0
+// CHECK-LABEL: util.func public @g(%arg0: !hal.buffer_view) -> !hal.buffer_view
+// CHECK-SAME: iree.abi.declaration = "func @g(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32>"
+util.func public @g$async(%arg0: !hal.buffer_view, %arg1: !hal.fence, %arg2: !hal.fence) -> !hal.buffer_view attributes {iree.abi.model = "coarse-fences", iree.abi.stub} {
+  %d = hal.buffer_view.dim<%arg0 : !hal.buffer_view>[0] : index
+  %0 = hal.tensor.import wait(%arg1) => %arg0 : !hal.buffer_view -> tensor<?x4xf32>{%d}
+  %1 = hal.tensor.barrier join(%0 : tensor<?x4xf32>) => %arg2 : !hal.fence
+  %2 = hal.tensor.export %1 : tensor<?x4xf32>{%d} -> !hal.buffer_view
+  util.return %2 : !hal.buffer_view
+}
+util.func public @g(%arg0: !hal.buffer_view) -> !hal.buffer_view attributes {iree.abi.stub} {
+  %0 = util.null : !hal.fence
+  %c0 = arith.constant 0 : index
+  %device = hal.devices.get %c0 : !hal.device
+  %fence = hal.fence.create device(%device : !hal.device) flags("None") : !hal.fence
+  %1 = util.call @g$async(%arg0, %0, %fence) : (!hal.buffer_view, !hal.fence, !hal.fence) -> !hal.buffer_view
+  util.return %1 : !hal.buffer_view
+}

@@ -282,3 +282,20 @@ util.func private @use(%h: index, %w: index) -> index {
   %1 = tensor.dim %0, %c1 : tensor<?x?xi32>
   util.return %1 : index
 }
+
+// -----
+
+// Tests that IREE's coarse-fences ABI keeps its fences on the host: an import waits for its fence (hal.fence.await) and a barrier passes its tensors on and signals its fence right before the return, after the exports.
+// CHECK-LABEL: util.func public @f$async
+// CHECK: %[[T:.+]] = arith.constant -1 : i32
+// CHECK-NEXT: hal.fence.await until([%arg1]) timeout_millis(%[[T]]) flags({{"?None"?}}) : i32
+// CHECK: stream.tensor.import %arg0 : !hal.buffer_view -> tensor<4xf32>
+// CHECK: %[[E:.+]] = stream.tensor.export %{{.+}} : tensor<4xf32> in !stream.resource<external>
+// CHECK-NEXT: hal.fence.signal<%arg2 : !hal.fence>
+// CHECK-NEXT: util.return %[[E]] : !hal.buffer_view
+util.func public @f$async(%arg0: !hal.buffer_view, %arg1: !hal.fence, %arg2: !hal.fence) -> !hal.buffer_view attributes {iree.abi.model = "coarse-fences", iree.abi.stub} {
+  %0 = hal.tensor.import wait(%arg1) => %arg0 : !hal.buffer_view -> tensor<4xf32>
+  %1 = hal.tensor.barrier join(%0 : tensor<4xf32>) => %arg2 : !hal.fence
+  %2 = hal.tensor.export %1 : tensor<4xf32> -> !hal.buffer_view
+  util.return %2 : !hal.buffer_view
+}
