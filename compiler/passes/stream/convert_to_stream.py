@@ -9,7 +9,8 @@ carries the affinity it runs on (``stream.affinity`` attr, then the function's, 
 the transfer's target). ``flow.executable`` becomes ``stream.executable`` whose functions take
 ``!stream.binding`` and open each one with ``stream.binding.subspan``. Tensor globals become
 resource globals (immutable: ``constant``, mutable: ``variable``) set by a ``util.initializer``;
-one initialized with ``#flow.parameter.named`` gets a ``stream.tensor.constant`` of
+one initialized with ``#flow.parameter.named`` (or the ``#stream.parameter.named`` that
+``iree-compile --compile-to=input`` prints) gets a ``stream.tensor.constant`` of
 ``#stream.parameter.named`` (loaded at run time, see :mod:`.parameters`).
 ``check.*`` ops on tensors receive exported ``!hal.buffer_view`` values. Channels and
 collectives become ``stream.channel.*`` and ``stream.async.collective`` (:mod:`.collective_conversion`).
@@ -67,6 +68,7 @@ from rt.compiler.passes.stream.control_flow_conversion import (
     convert_yield,
     erase_arguments,
 )
+from rt.compiler.dialects._parameters import NamedParameterBase
 from rt.compiler.passes.stream.coarse_fences import await_fence, signal_before_return
 from rt.compiler.passes.stream.collective_conversion import HANDLERS as COLLECTIVE_HANDLERS
 from rt.compiler.passes.stream.collective_conversion import retype_channels
@@ -116,7 +118,7 @@ class ConvertToStreamPass(Pass):
             props = dict(op.properties)
             props["type"] = stream.ResourceType(lifetime)
             value = props.pop("initial_value", None)
-            if isinstance(value, flow.NamedParameterAttr):
+            if isinstance(value, NamedParameterBase):
                 value = parameter_value(module, op, value)
             new = util.GlobalOp.create(properties=props, attributes=dict(op.attributes))
             Rewriter.replace_op(op, new)

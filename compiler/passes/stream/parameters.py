@@ -23,8 +23,8 @@ ATTRIBUTE = "rt.parameters"
 
 
 def parameter_value(module, glob, attr):
-    """The stream attribute for the flow parameter ``attr`` initializing ``glob`` (recorded in
-    the module's ``rt.parameters``)."""
+    """The stream attribute for the flow (or stream) parameter ``attr`` initializing ``glob``
+    (recorded in the module's ``rt.parameters``)."""
     tensor_type = glob.type
     if DYNAMIC_INDEX in tensor_type.get_shape():
         raise error_at_op(glob, f"util.global @{glob.sym_name.data} is initialized from parameter "

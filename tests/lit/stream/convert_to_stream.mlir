@@ -255,13 +255,16 @@ util.func public @bitcast_tie_shape(%arg0: !hal.buffer_view, %n: index, %m: inde
 
 // -----
 
-// Tests that a global initialized from a named parameter becomes a resource global set by a stream.tensor.constant of #stream.parameter.named, and that the module lists the parameter with its tensor type in rt.parameters.
-// CHECK: builtin.module attributes {rt.parameters = "[{\22scope\22: \22model\22, \22key\22: \22w\22, \22type\22: \22tensor<2x4xf32>\22, \22element\22: \22f32\22, \22shape\22: [2, 4]}]"}
+// Tests that a global initialized from a named parameter (flow's, or stream's as --compile-to=input prints it) becomes a resource global set by a stream.tensor.constant of #stream.parameter.named, and that the module lists the parameter with its tensor type in rt.parameters.
+// CHECK: builtin.module attributes {rt.parameters = "[{\22scope\22: \22model\22, \22key\22: \22w\22, \22type\22: \22tensor<2x4xf32>\22, \22element\22: \22f32\22, \22shape\22: [2, 4]}, {\22scope\22: \22\22, \22key\22: \22b\22, \22type\22: \22tensor<3xi8>\22, \22element\22: \22i8\22, \22shape\22: [3]}]"}
 // CHECK: util.global private @w : !stream.resource<constant>
+// CHECK-NEXT: util.global private @b : !stream.resource<constant>
 // CHECK-NEXT: util.initializer {
 // CHECK-NEXT: %[[C:.+]] = stream.tensor.constant : tensor<2x4xf32> in !stream.resource<constant> = #stream.parameter.named<"model"::"w">
 // CHECK-NEXT: util.global.store %[[C]], @w : !stream.resource<constant>
+// CHECK-NEXT: stream.tensor.constant : tensor<3xi8> in !stream.resource<constant> = #stream.parameter.named<"b">
 util.global private @w = #flow.parameter.named<"model"::"w"> : tensor<2x4xf32>
+util.global private @b = #stream.parameter.named<"b"> : tensor<3xi8>
 
 // -----
 
