@@ -5,7 +5,7 @@ Types: ``!hal.buffer``, ``!hal.buffer_view``, ``!hal.device``, ``!hal.command_bu
 Attributes (IREE's printed form):
 ``#hal.device.target<"local", {config}?, [#hal.executable.target<...>, ...]>`` (optionally
 followed by ``: !hal.device``), ``#hal.executable.target<"llvm-cpu", "format", {config}?>``,
-``#hal.device.affinity<@dev>`` / ``<@dev, [0, 1]>``, ``#hal.pipeline.layout<...>``,
+``#hal.device.affinity<@dev>`` / ``<@dev, [0, 1]>``, ``#hal.device.promise<@dev>``, ``#hal.pipeline.layout<...>``,
 ``#hal.pipeline.binding<storage_buffer, "ReadOnly">``.
 Ops: tensor import/export and buffer-view queries used at the ABI boundary, the interface ops
 used inside dispatch functions, and the executable/variant/export structure. Command buffer,
@@ -191,6 +191,24 @@ class DeviceAffinityAttr(ParametrizedAttribute):
             printer.print_list(self.queues.data, lambda q: printer.print_string(str(q.value.data)))
             printer.print_string("]")
         printer.print_string(">")
+
+
+@irdl_attr_definition
+class DevicePromiseAttr(ParametrizedAttribute):
+    """``#hal.device.promise<@device>`` or ``<@device, [queue, ...]>``: a device named before it is
+    declared (HAL DevicePromiseAttr, written by frontends); iree-hal-resolve-device-promises
+    turns it into the DeviceAffinityAttr of the declared device."""
+
+    name = "hal.device.promise"
+    device: SymbolRefAttr = param_def()
+    queues: ArrayAttr = param_def()
+
+    @classmethod
+    def parse_parameters(cls, parser):
+        return DeviceAffinityAttr.parse_parameters(parser)
+
+    def print_parameters(self, printer):
+        DeviceAffinityAttr.print_parameters(self, printer)
 
 
 @irdl_attr_definition
@@ -523,6 +541,7 @@ HAL_ATTRS = [
     ExecutableTargetAttr,
     DeviceTargetAttr,
     DeviceAffinityAttr,
+    DevicePromiseAttr,
     PipelineBindingAttr,
     PipelineLayoutAttr,
     BufferType,

@@ -152,6 +152,7 @@ PHASES = (
     Phase("preprocessing", (
         P("iree-hal-assign-target-devices", "hal.assign_target_devices:AssignTargetDevicesPass", targets="devices"),
         P("iree-hal-materialize-target-devices", "hal.materialize_target_devices:MaterializeTargetDevicesPass"),
+        P("iree-hal-resolve-device-promises", "hal.resolve_device_promises:ResolveDevicePromisesPass"),
     )),
     Phase("global-optimization", (
         P("iree-dispatch-creation-set-encoding", "dispatch_creation.set_encoding:SetEncodingPass",
