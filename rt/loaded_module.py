@@ -367,7 +367,22 @@ def _located(error):
     return located
 
 
-class LoadedModule:
+class ExportsByName:
+    """``m["f"]`` and ``m.f`` for a module's ``lookup(name)`` (LoadedModule, SpmdModule)."""
+
+    def __getitem__(self, name):
+        return self.lookup(name)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self.lookup(name)
+        except NotFoundError as e:
+            raise AttributeError(str(e)) from None
+
+
+class LoadedModule(ExportsByName):
     """A module linked into its own Context with its devices.
 
     module: the vm Module; context: the vm Context; devices: tuple of HAL devices (in
@@ -427,16 +442,6 @@ class LoadedModule:
             function = self._functions[name] = LoadedFunction(self, name)
         return function
 
-    def __getitem__(self, name):
-        return self.lookup(name)
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        try:
-            return self.lookup(name)
-        except NotFoundError as e:
-            raise AttributeError(str(e)) from None
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self.functions))

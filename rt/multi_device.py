@@ -16,6 +16,7 @@ linked to the host when no topology is given) everything runs in a ``Simulation`
 import os
 import threading
 
+from rt.loaded_module import ExportsByName
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 from rt.runtime.hal import Device
 from rt.runtime.hal.drivers.local_channel import LocalWorld
@@ -164,7 +165,7 @@ def _raise_first(errors):
     raise error
 
 
-class SpmdModule:
+class SpmdModule(ExportsByName):
     """A module loaded once per rank. ``m.f.spmd([args_rank0, ...])`` runs ``f`` on every
     rank at once; ``ranks`` are the per-rank ``LoadedModule``s; ``report()`` is the
     simulation's (None without one)."""
@@ -188,16 +189,6 @@ class SpmdModule:
             function = self._functions[name] = SpmdFunction(self, name, functions)
         return function
 
-    def __getitem__(self, name):
-        return self.lookup(name)
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        try:
-            return self.lookup(name)
-        except NotFoundError as e:
-            raise AttributeError(str(e)) from None
 
     def report(self):
         return None if self.simulation is None else self.simulation.report()
