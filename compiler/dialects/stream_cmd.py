@@ -159,25 +159,10 @@ class CmdDispatchOp(IRDLOperation):
             types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
             parser.parse_punctuation(")")
             operands = syn.resolve_by_types(parser, names, types)
-        bindings = []
-
-        def binding():
-            pos = parser.pos
-            access = parser.parse_identifier()
-            if access not in ACCESS_KEYWORDS:
-                parser.raise_error(f"expected a binding access ro/wo/rw, got '{access}'", pos)
-            name = parser.parse_unresolved_operand()
-            offset, length = _parse_range(parser)
-            parser.parse_punctuation(":")
-            type_, size = parse_resource_sized(parser)
-            bindings.append((parser.resolve_operand(name, type_), size, offset, length, StringAttr(access)))
-
-        parser.parse_comma_separated_list(Parser.Delimiter.BRACES, binding)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        columns = [list(column) for column in zip(*bindings)] or [[]] * 5
-        return cls.build(operands=[workload, operands, *columns[:4]],
-                         properties={"entry_points": entry_points, "resource_accesses": ArrayAttr(columns[4])},
-                         attributes=attrs.data if attrs else {})
+        columns, accesses, attrs = parse_bindings(parser)
+        return cls.build(operands=[workload, operands, *columns],
+                         properties={"entry_points": entry_points, "resource_accesses": accesses},
+                         attributes=attrs)
 
     def print(self, printer):
         printer.print_string(" ")
@@ -189,30 +174,10 @@ class CmdDispatchOp(IRDLOperation):
             printer.print_string(" : ")
             printer.print_list([v.type for v in self.uniform_operands], printer.print_attribute)
             printer.print_string(")")
-        printer.print_string(" {")
-        bindings = list(zip(self.resource_accesses.data, self.resources, self.resource_offsets,
-                            self.resource_lengths, self.resource_sizes))
-        with printer.indented():
-            for i, (access, value, offset, length, size) in enumerate(bindings):
-                printer.print_string(f"\n{access.data} ")
-                printer.print_ssa_value(value)
-                printer.print_string("[")
-                printer.print_ssa_value(offset)
-                printer.print_string(" for ")
-                printer.print_ssa_value(length)
-                printer.print_string("]")
-                printer.print_string(" : ")
-                print_resource_sized(printer, value.type, size)
-                if i < len(bindings) - 1:
-                    printer.print_string(",")
-        printer.print_string("\n}")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_bindings(printer, self)
 
     def verify_(self):
-        if len(self.resource_accesses.data) != len(self.resources):
-            raise VerifyException(f"stream.cmd.dispatch has {len(self.resources)} bindings but "
-                                  f"{len(self.resource_accesses.data)} access modes")
+        verify_bindings(self)
 
     def entry_point(self):
         """(executable name, export name) of the first entry point."""
@@ -252,6 +217,57 @@ class CmdFillOp(FormattedOp):
     target_length = operand_def(INDEX)
     FORMAT: ClassVar = OpFormat(" ", Operand("value"), ",", *TARGET_RANGE, Type("value"), " -> ",
                                 Sized("target", "target_size"), AttrDict(keyword=True))
+
+
+def parse_bindings(parser):
+    """The ``{ro %r[%offset for %length] : !stream.resource<*>{%size}, ...}`` block and the
+    optional attribute dict of ``stream.cmd.dispatch`` / ``stream.cmd.collective``. Returns the
+    operand columns (resources, sizes, offsets, lengths), the access ArrayAttr and the attributes."""
+    bindings = []
+
+    def binding():
+        pos = parser.pos
+        access = parser.parse_identifier()
+        if access not in ACCESS_KEYWORDS:
+            parser.raise_error(f"expected a binding access ro/wo/rw, got '{access}'", pos)
+        name = parser.parse_unresolved_operand()
+        offset, length = _parse_range(parser)
+        parser.parse_punctuation(":")
+        type_, size = parse_resource_sized(parser)
+        bindings.append((parser.resolve_operand(name, type_), size, offset, length, StringAttr(access)))
+
+    parser.parse_comma_separated_list(Parser.Delimiter.BRACES, binding)
+    attrs = parser.parse_optional_attr_dict_with_keyword()
+    columns = [list(column) for column in zip(*bindings)] or [[]] * 5
+    return columns[:4], ArrayAttr(columns[4]), attrs.data if attrs else {}
+
+
+def print_bindings(printer, op):
+    """Print ``op``'s binding block and attributes (the form ``parse_bindings`` reads)."""
+    printer.print_string(" {")
+    bindings = list(zip(op.resource_accesses.data, op.resources, op.resource_offsets,
+                        op.resource_lengths, op.resource_sizes))
+    with printer.indented():
+        for i, (access, value, offset, length, size) in enumerate(bindings):
+            printer.print_string(f"\n{access.data} ")
+            printer.print_ssa_value(value)
+            printer.print_string("[")
+            printer.print_ssa_value(offset)
+            printer.print_string(" for ")
+            printer.print_ssa_value(length)
+            printer.print_string("] : ")
+            print_resource_sized(printer, value.type, size)
+            if i < len(bindings) - 1:
+                printer.print_string(",")
+    printer.print_string("\n}")
+    if op.attributes:
+        printer.print_op_attributes(op.attributes, print_keyword=True)
+
+
+def verify_bindings(op):
+    if len(op.resource_accesses.data) != len(op.resources):
+        raise VerifyException(f"{op.name} has {len(op.resources)} bindings but "
+                              f"{len(op.resource_accesses.data)} access modes")
 
 
 def _range_format(keyword=None):

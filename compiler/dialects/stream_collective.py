@@ -38,7 +38,6 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -56,8 +55,8 @@ from rt.compiler.dialects._format import (
     Type,
 )
 from rt.compiler.dialects.flow_collective import ELEMENT_TYPES, REDUCTIONS
-from rt.compiler.dialects.stream_types import INDEX, ChannelType, ResourceType, parse_resource_sized, \
-    print_resource_sized
+from rt.compiler.dialects.stream_cmd import parse_bindings, print_bindings, verify_bindings
+from rt.compiler.dialects.stream_types import INDEX, ChannelType, ResourceType
 
 KINDS = ("all_gather", "all_reduce", "all_to_all", "broadcast", "reduce", "reduce_scatter", "send", "recv",
          "send_recv")
@@ -249,29 +248,9 @@ class CmdCollectiveOp(IRDLOperation):
             parser.parse_punctuation(":")
             param = [parser.resolve_operand(name, parser.parse_type())]
             parser.parse_punctuation(")")
-        bindings = []
-
-        def binding():
-            pos = parser.pos
-            access = parser.parse_identifier()
-            if access not in ("ro", "wo", "rw"):
-                parser.raise_error(f"expected a binding access ro/wo/rw, got '{access}'", pos)
-            name = parser.parse_unresolved_operand()
-            parser.parse_punctuation("[")
-            offset = parser.resolve_operand(parser.parse_unresolved_operand(), INDEX)
-            parser.parse_keyword("for")
-            length = parser.resolve_operand(parser.parse_unresolved_operand(), INDEX)
-            parser.parse_punctuation("]")
-            parser.parse_punctuation(":")
-            type_, size = parse_resource_sized(parser)
-            bindings.append((parser.resolve_operand(name, type_), size, offset, length, StringAttr(access)))
-
-        parser.parse_comma_separated_list(Parser.Delimiter.BRACES, binding)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        columns = [list(column) for column in zip(*bindings)] or [[]] * 5
-        return cls.build(operands=[channel, count, param, *columns[:4]],
-                         properties=dict(state.props, resource_accesses=ArrayAttr(columns[4])),
-                         attributes=attrs.data if attrs else {})
+        columns, accesses, attrs = parse_bindings(parser)
+        return cls.build(operands=[channel, count, param, *columns],
+                         properties=dict(state.props, resource_accesses=accesses), attributes=attrs)
 
     def print(self, printer):
         printer.print_string(f"<{describe(self)}>[")
@@ -283,30 +262,11 @@ class CmdCollectiveOp(IRDLOperation):
             printer.print_string(" param(")
             printer.print_ssa_value(self.param)
             printer.print_string(" : i32)")
-        printer.print_string(" {")
-        bindings = list(zip(self.resource_accesses.data, self.resources, self.resource_offsets,
-                            self.resource_lengths, self.resource_sizes))
-        with printer.indented():
-            for i, (access, value, offset, length, size) in enumerate(bindings):
-                printer.print_string(f"\n{access.data} ")
-                printer.print_ssa_value(value)
-                printer.print_string("[")
-                printer.print_ssa_value(offset)
-                printer.print_string(" for ")
-                printer.print_ssa_value(length)
-                printer.print_string("] : ")
-                print_resource_sized(printer, value.type, size)
-                if i < len(bindings) - 1:
-                    printer.print_string(",")
-        printer.print_string("\n}")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_bindings(printer, self)
 
     def verify_(self):
         _verify_collective(self)
-        if len(self.resource_accesses.data) != len(self.resources):
-            raise VerifyException(f"{self.name} has {len(self.resources)} bindings but "
-                                  f"{len(self.resource_accesses.data)} access modes")
+        verify_bindings(self)
 
     def accesses(self):
         """Access keyword per binding ("ro", "wo" or "rw")."""
