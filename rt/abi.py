@@ -252,6 +252,12 @@ class FunctionABI:
                                        f"[{lo}, {hi}); it would wrap around)")
         return value
 
+    def scalar_range(self, index):
+        """For scalar argument ``index``: None if it takes floats, else the [lo, hi) of the
+        Python ints it accepts unchanged (what :meth:`check_scalar` lets through as is)."""
+        element = self.args[index].element
+        return None if element in _FLOAT_TYPES else _int_range(element)
+
     def __repr__(self):
         return f"<FunctionABI {self.declaration}>"
 

@@ -35,7 +35,8 @@ def upload(device, array, element_type):
     elif _importable(device, array):
         buffer = device.allocator.import_buffer(array)
     else:
-        flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+        native = array.dtype.newbyteorder("=")  # a byte-swapped array is converted, not copied raw
+        flat = np.ascontiguousarray(array, dtype=native).reshape(-1).view(np.uint8)
         buffer = device.allocator.allocate_from(flat)
     return BufferView(buffer, array.shape, element_type)
 

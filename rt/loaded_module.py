@@ -21,10 +21,10 @@ import weakref
 import ml_dtypes
 import numpy as np
 
+from rt._call import CallPath, located, surfaced
 from rt.abi import FunctionABI, dtype_is_float, dtype_name, is_sub_byte_element, numpy_dtype, type_text
 from rt.device_array import DeviceArray, upload
-from rt.runtime.errors import (CheckError, DeviceError, InvalidArgumentError, ModuleFormatError,
-                               NotFoundError, ResourceExhaustedError)
+from rt.runtime.errors import CheckError, DeviceError, InvalidArgumentError, ModuleFormatError, NotFoundError
 from rt.device_binding import bind_devices, compile_targets
 from rt.coarse_fences import complete_arguments, fence_positions
 from rt.parameters import parameters_module
@@ -124,34 +124,23 @@ def channel_provider(channel):
     raise InvalidArgumentError(f"channel must be None, 'mpi' or a ChannelProvider, got {channel!r}")
 
 
-#: i8/i16 live zero-extended in i32 registers; signless and signed results read back signed.
-_NARROW_SIGNED = {"i8": 8, "si8": 8, "i16": 16, "si16": 16}
-
-
-def _scalar_result(value, element):
-    """A scalar result as Python sees it: bool for i1, i8/i16 sign-extended from the register."""
-    if element == "i1":
-        return bool(value)
-    bits = _NARROW_SIGNED.get(element)
-    if bits is not None and isinstance(value, int):
-        value &= (1 << bits) - 1
-        return value - (1 << bits) if value >> (bits - 1) else value
-    return value
-
-
-class LoadedFunction:
+class LoadedFunction(CallPath):
     """An export bound to a LoadedModule: call it with numpy arrays and Python numbers.
 
     ``f(*args, to_host=True, timeout=None, fuel=None)``: returns None, one value, or a tuple;
     tensors as numpy arrays (or DeviceArray when ``to_host=False``), scalars as Python numbers.
     ``timeout`` (seconds) bounds the call: past it the call raises DeadlineExceededError;
     ``fuel`` bounds the backward branches and calls the module's bytecode may take (VMTrapError
-    past it). Ctrl-C ends a call with KeyboardInterrupt carrying the VM stack (``vm_stack``).
+    past it; the budget is the module's, so calls running at the same time on other threads
+    draw from it too). Ctrl-C ends a call with KeyboardInterrupt carrying the VM stack
+    (``vm_stack``). Threads may call one module concurrently (no lock is held around a call).
     A function of IREE's coarse-fences ABI (``f$async``) takes its inputs and, optionally, its
     wait and signal fences (rt.coarse_fences).
     ``f.async_(*args, to_host=True)``: the same call on the module's worker thread; returns a
     ``concurrent.futures.Future`` (arrays passed in may be used without a copy: do not modify
     them until the future is done). ``f.abi`` describes the arguments; ``f.declaration``.
+    The per-call work is C (:mod:`rt._call`); this class holds the checked Python path every
+    argument the C path does not take goes through.
     """
 
     def __init__(self, loaded, name):
@@ -159,12 +148,29 @@ class LoadedFunction:
         self.name = name
         fdef = loaded.module.lookup_function(name)
         self.abi = FunctionABI.from_function(fdef)
-        self._fences = bool(fence_positions(self.abi))
         self._function = loaded.context.lookup_function(f"{loaded.module.name}.{name}")
+        refs = loaded.context.module_state(loaded.module.name).ref_globals()
+        complete = None
+        if fence_positions(self.abi):
+            def complete(args):
+                return complete_arguments(self.abi, args, loaded.devices[0])[0]
+        self._plan(self._function, refs, loaded.tracer is not None, self.abi, loaded.devices,
+                   loaded.channel_provider.abort, complete)
 
     @property
     def declaration(self):
         return self.abi.declaration
+
+    def _prepare_one(self, index, value):
+        """The VM value for argument ``index`` (checked; the path of everything C does not take)."""
+        arg = self.abi.args[index]
+        if arg.kind == "scalar":
+            return self.abi.check_scalar(index, value)
+        if arg.kind == "fence":
+            return value
+        if arg.kind == "ref" and not isinstance(value, (np.ndarray, DeviceArray, list, tuple)):
+            return value
+        return self._tensor(index, arg, value)
 
     def _tensor(self, index, arg, value):
         devices = self._loaded.devices
@@ -186,47 +192,6 @@ class LoadedFunction:
         element_type = arg.element_type if arg.element is not None else dtype_to_element_type(array.dtype)
         return upload(device, array, element_type)
 
-    def _prepare(self, args):
-        if self._fences:
-            args, _ = complete_arguments(self.abi, args, self._loaded.devices[0])
-        self.abi.check_count(len(args))
-        out = []
-        for k, (value, arg) in enumerate(zip(args, self.abi.args)):
-            if arg.kind == "scalar":
-                out.append(self.abi.check_scalar(k, value))
-            elif arg.kind == "fence":
-                out.append(value)
-            elif arg.kind == "ref" and not isinstance(value, (np.ndarray, DeviceArray, list, tuple)):
-                out.append(value)
-            else:
-                out.append(self._tensor(k, arg, value))
-        return out
-
-    def convert_results(self, values, prepared, to_host=True):
-        """Raw VM results of :meth:`invoke` -> None, a value or a tuple (numpy or DeviceArray)."""
-        if len(self.abi.results) == 0:
-            return None
-        values = values if len(self.abi.results) > 1 else (values,)
-        known = None
-        out = []
-        for value, res in zip(values, self.abi.results):
-            if res.kind == "scalar":
-                out.append(_scalar_result(value, res.element))
-            elif not isinstance(value, BufferView):
-                out.append(value)
-            elif not to_host:
-                out.append(DeviceArray(value, value.buffer.device))
-            else:
-                if known is None:
-                    known = self._loaded.shared_allocations(prepared)
-                out.append(value.to_numpy(copy=id(value.buffer.allocation) in known))
-        return out[0] if len(out) == 1 else tuple(out)
-
-    def prepare(self, *args):
-        """Check and convert ``args`` into VM values (buffer views on the argument's device,
-        Python numbers); the result can be passed to :meth:`invoke` many times."""
-        return self._prepare(args)
-
     def invoke(self, prepared, timeout=None, fuel=None):
         """Run the export on prepared VM values; returns the raw VM results (views, numbers).
 
@@ -234,7 +199,8 @@ class LoadedFunction:
         """
         if timeout is not None and not (isinstance(timeout, (int, float)) and timeout >= 0):
             raise InvalidArgumentError(f"timeout must be None or seconds >= 0, got {timeout!r}")
-        with self._loaded.lock, _call_limits(self._loaded.context, timeout, fuel):
+        lock = self._loaded.lock if fuel is not None else contextlib.nullcontext()
+        with lock, _call_limits(self._loaded.context, timeout, fuel):
             tracer = self._loaded.tracer
             try:
                 if tracer is None:
@@ -247,15 +213,10 @@ class LoadedFunction:
             except BaseException as e:
                 self._loaded.channel_provider.abort(e)
                 if isinstance(e, CheckError):
-                    raise _located(e) from None
+                    raise located(e) from None
                 if isinstance(e, DeviceError):
-                    raise _surfaced(e) from e.__cause__
+                    raise surfaced(e) from e.__cause__
                 raise
-
-    def __call__(self, *args, to_host=True, timeout=None, fuel=None):
-        prepared = self._prepare(args)
-        values = self.invoke(prepared, timeout, fuel)
-        return self.convert_results(values, prepared, to_host)
 
     def spmd(self, args_per_rank, to_host=True):
         """SPMD form of a call on a module loaded without ranks (one rank): ``[f(*args)]``."""
@@ -328,19 +289,6 @@ def _host_array(abi, index, arg, value):
     return cast
 
 
-def _surfaced(error):
-    """A device failure whose root cause ran out of memory is a ResourceExhaustedError (as
-    IREE's RESOURCE_EXHAUSTED status), with the same message and chain."""
-    root = error
-    while root.__cause__ is not None:
-        root = root.__cause__
-    if not isinstance(root, ResourceExhaustedError):
-        return error
-    surfaced = ResourceExhaustedError(str(error))
-    surfaced.__notes__ = list(getattr(error, "__notes__", ()))
-    return surfaced
-
-
 class _Resources:
     """What a LoadedModule owns outside the VM: the devices rt created and the async worker.
     Kept apart from the module so that a weakref finalizer can release them."""
@@ -356,15 +304,6 @@ class _Resources:
         for device in self.owned:
             device.release()
         self.owned = []
-
-
-def _located(error):
-    stack = getattr(error, "vm_stack", ())
-    if not stack:
-        return error
-    located = CheckError(f"{stack[0]}: {error.args[0]}")
-    located.vm_stack = stack
-    return located
 
 
 class ExportsByName:
@@ -451,22 +390,6 @@ class LoadedModule(ExportsByName):
         target = self.devices[device] if isinstance(device, int) else device
         array = np.asarray(array)
         return DeviceArray(upload(target, array, dtype_to_element_type(array.dtype)), target)
-
-    def shared_allocations(self, inputs):
-        """ids of the allocations behind ``inputs`` and the module's ref globals.
-
-        A result in one of them is copied out, so that a numpy result never aliases an input,
-        a constant or state the module keeps.
-        """
-        ids = set()
-        values = list(inputs)
-        state = self.context.module_state(self.module.name)
-        values += [state.global_value("ref", k) for k in range(len(self.module.globals["ref"]))]
-        for value in values:
-            buffer = value.buffer if isinstance(value, BufferView) else value
-            if isinstance(buffer, Buffer):
-                ids.add(id(buffer.allocation))
-        return ids
 
     def executor(self):
         """The single worker thread behind ``async_`` calls (created on first use)."""

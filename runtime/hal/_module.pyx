@@ -94,7 +94,10 @@ cdef int buffer_view_create(object state, ImportCall* c) except -1:
     if offset < 0 or length < 0:
         return set_ref(c, 0, (<HalState>state).module.buffer_view_create(
             b, offset, length, int_arg(c, 3), int_arg(c, 4), list(shape)))
-    range_check(b, offset, length, f"subspan of {describe(b)}", "range")
+    if <uint64_t>offset > b.byte_length or <uint64_t>length > b.byte_length - <uint64_t>offset:
+        range_check(b, offset, length, f"subspan of {describe(b)}", "range")
+    if offset == 0 and <uint64_t>length == b.byte_length:
+        return set_ref(c, 0, new_view(b, shape, <uint32_t>int_arg(c, 3), <int32_t>int_arg(c, 4)))
     span = new_buffer(b.allocation, b.byte_offset + offset, length, b.memory_type_bits, b.usage_bits)
     span.encoding = b.encoding
     return set_ref(c, 0, new_view(span, shape, <uint32_t>int_arg(c, 3), <int32_t>int_arg(c, 4)))
@@ -166,8 +169,14 @@ cdef int allocator_allocate(object state, ImportCall* c) except -1:
 # -- command buffers ---------------------------------------------------------------------------
 
 cdef int command_buffer_create(object state, ImportCall* c) except -1:
-    return set_ref(c, 0, (<HalState>state).module.command_buffer_create(
-        ref_arg(c, 0), int_arg(c, 1), int_arg(c, 2), int_arg(c, 3), int_arg(c, 4)))
+    cdef LocalDeviceCore device = _direct(c, 0)
+    cdef CommandBuffer cb
+    if device is None:
+        return set_ref(c, 0, (<HalState>state).module.command_buffer_create(
+            ref_arg(c, 0), int_arg(c, 1), int_arg(c, 2), int_arg(c, 3), int_arg(c, 4)))
+    cb = CommandBuffer(device, int_arg(c, 1), int_arg(c, 2), int_arg(c, 4))
+    cb.begin_c()
+    return set_ref(c, 0, cb)
 
 
 cdef int command_buffer_finalize(object state, ImportCall* c) except -1:

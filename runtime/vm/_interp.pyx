@@ -390,6 +390,11 @@ cdef class ModuleState:
             raise InvalidArgumentError(f"import ordinal {ordinal} out of range")
         self.imports[ordinal] = None if target is None else (target, signature)
 
+    def ref_globals(self):
+        """The live list of this module's ref globals (by ordinal; stores replace items, the
+        list itself stays): the Python call path reads it to keep results from aliasing them."""
+        return self.grefs
+
     def global_value(self, str bank, int ordinal):
         """Current value of a global of ``bank`` (i32 i64 f32 f64 ref) by ordinal."""
         if not 0 <= ordinal < len(self.module.globals.get(bank, ())):

@@ -46,8 +46,9 @@ from rt.runtime.hal.trace import Lane, now_ns, timepoint_texts
 
 #: How many dispatch names a queue_execute zone's name lists before "...".
 NAMED_DISPATCHES = 3
-#: The queue operations the hal module calls in C unless a subclass overrides them.
-QUEUE_OPERATIONS = ("queue_alloca", "queue_dealloca", "queue_execute", "queue_barrier")
+#: The operations the hal module calls in C unless a subclass overrides them.
+QUEUE_OPERATIONS = ("queue_alloca", "queue_dealloca", "queue_execute", "queue_barrier",
+                    "create_command_buffer")
 
 
 cdef class LocalDeviceCore:
@@ -64,6 +65,11 @@ cdef class LocalDeviceCore:
         base = type(self)
         self.direct_queue = all(getattr(base, name) is getattr(LocalDeviceCore, name)
                                 for name in QUEUE_OPERATIONS)
+
+    def create_command_buffer(self, mode=CommandBufferMode.DEFAULT,
+                              categories=CommandCategory.ANY, binding_capacity=0):
+        """A new command buffer of this device (initial state; see CommandBuffer)."""
+        return CommandBuffer(self, mode, categories, binding_capacity)
 
     cdef _Queue queue_c(self):
         """The queue work submitted by the calling thread goes to."""

@@ -8,7 +8,6 @@ threads a dispatch may use. The queue operations are C-level (``LocalDeviceCore`
 """
 import itertools
 
-from rt.runtime.hal.command_buffer import CommandBuffer, CommandBufferMode, CommandCategory
 from rt.runtime.hal.device import Device, DeviceLimits
 from rt.runtime.hal.drivers._local_device import NAMED_DISPATCHES, LocalDeviceCore  # noqa: F401
 from rt.runtime.hal.drivers.heap_allocator import HeapAllocator
@@ -39,7 +38,3 @@ class LocalDevice(LocalDeviceCore, Device):
         previous = super().set_trace_sink(sink)
         self._sink_changed()
         return previous
-
-    def create_command_buffer(self, mode=CommandBufferMode.DEFAULT,
-                              categories=CommandCategory.ANY, binding_capacity=0):
-        return CommandBuffer(self, mode, categories, binding_capacity)
