@@ -236,7 +236,7 @@ cdef class CallPath:
             bits = 8 if kind == RES_I8 else 16
             value &= (1 << bits) - 1
             return value - (1 << bits) if value >> (bits - 1) else value
-        if kind != RES_TENSOR or not isinstance(value, BufferView):
+        if (kind != RES_TENSOR and kind != RES_VALUE) or not isinstance(value, BufferView):
             return value
         view = <BufferView>value
         if not to_host:
