@@ -30,6 +30,7 @@ verifier), so a bad op is a located error.
 Source followed: MLIR ``mlir/include/mlir/Dialect/Linalg/IR/LinalgNamedStructuredOps.yaml``
 and ``LinalgOps.cpp`` (``parseNamedStructuredOp``, ``MatmulOp::parse``).
 """
+import functools
 import re
 from typing import ClassVar
 
@@ -154,12 +155,21 @@ def _expr(text, dims, strides, dilations):
     return expr
 
 
+@functools.lru_cache(maxsize=None)
 def table_maps(name, strides=(), dilations=()):
-    """The default indexing maps of named op ``name`` (without the ``linalg.`` prefix)."""
+    """The default indexing maps of named op ``name`` (without the ``linalg.`` prefix); memoized
+    (a few rows times the strides and dilations in use), since verifiers and passes ask per op."""
     dims, maps, *_ = NAMED_OPS[name]
     dims = dims.split()
     return tuple(AffineMap(len(dims), 0, tuple(_expr(e, dims, strides, dilations) for e in m.split(",") if e.strip()))
                  for m in maps)
+
+
+@functools.lru_cache(maxsize=None)
+def _maps_attr(maps):
+    """``maps`` (a tuple of AffineMap) as one shared ``ArrayAttr`` of ``AffineMapAttr``
+    (attributes are immutable, so every op with the same default maps may share it)."""
+    return ArrayAttr([AffineMapAttr(m) for m in maps])
 
 
 def cast_to(value, to_type, unsigned=False):
@@ -254,7 +264,7 @@ class NamedStructuredOp(abstract_ops.NamedOperation):
     def get_indexing_maps(self):
         if self.indexing_maps is not None:
             return self.indexing_maps
-        return ArrayAttr([AffineMapAttr(m) for m in self.get_default_indexing_maps()])
+        return _maps_attr(self.get_default_indexing_maps())
 
     def get_iterator_types(self):
         maps = self.get_indexing_maps().data

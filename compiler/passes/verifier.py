@@ -27,6 +27,7 @@ from xdsl.irdl import traits_def
 from xdsl.ir import ErasedSSAValue
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait
 
+from rt.compiler.dialects.linalg_named import NamedStructuredOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.runtime.errors import CompileError
 
@@ -35,8 +36,11 @@ _NONE = object()
 
 #: custom ``verify_`` functions that are pure functions of the memo key (xDSL 0.74's linalg
 #: structured-op verifier: operand kinds, indexing maps vs operand ranks, body argument types
-#: vs element types, loop bounds vs static shapes; linalg.fill's scalar input check)
-SIGNATURE_VERIFIERS = frozenset({LinalgStructuredOperation.verify_, FillOp.verify_})
+#: vs element types, loop bounds vs static shapes; linalg.fill's scalar input check; rt's
+#: named-op verifier: operand counts, strides/dilations/indexing_maps properties, element
+#: types, then xDSL's structured-op verifier)
+SIGNATURE_VERIFIERS = frozenset({LinalgStructuredOperation.verify_, FillOp.verify_,
+                                 NamedStructuredOp.verify_})
 
 
 def _split(cls):
