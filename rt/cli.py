@@ -3,7 +3,7 @@
     python -m rt compile IN.mlir -o OUT.vmfb [--device=[NAME=]TARGET]... [--dump-after=PASS|all
                          --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
                          [--compile-from=PHASE] [--timing] [--jobs=N] [--verify-each]
-                         [--cache-dir=DIR]
+                         [--cache-dir=DIR] [--trace-dispatch-tensors | --trace-dispatch=SYMBOL]
     python -m rt run MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--output=SPEC]...
                      [--device=URI]... [--trace=FILE.json] [--parameters=[SCOPE=]FILE]...
                      [--topology=T.yaml [--deterministic] [--report=R.json] [--inject=SPEC]...]
@@ -69,7 +69,8 @@ def _cmd_compile(args):
                    dump_dir=args.dump_dir, data_tiling=args.data_tiling, compile_to=args.compile_to,
                    compile_from=args.compile_from, timing=args.timing, jobs=args.jobs,
                    verify_each=args.verify_each, cache_dir=args.cache_dir,
-                   reassociate_fp_reductions=args.reassociate_fp_reductions)
+                   reassociate_fp_reductions=args.reassociate_fp_reductions,
+                   trace_dispatch_tensors=args.trace_dispatch_tensors, trace_dispatch=args.trace_dispatch)
     if args.output == "-":
         sys.stdout.buffer.write(vmfb)
         sys.stdout.flush()
@@ -314,6 +315,10 @@ def build_parser():
                    help="verify the IR after every pass (default: after every phase)")
     p.add_argument("--jobs", type=int, default=0, metavar="N",
                    help="processes translating executables in parallel (default 0: one per core)")
+    p.add_argument("--trace-dispatch-tensors", action="store_true",
+                   help="print every dispatch's input and output tensors to stderr when the module runs")
+    p.add_argument("--trace-dispatch", default="", metavar="SYMBOL",
+                   help="like --trace-dispatch-tensors, for the dispatches whose symbol contains SYMBOL")
     p.set_defaults(func=_cmd_compile)
 
     for name, func, text in (("run", _cmd_run, "run one function of a module and print its results"),

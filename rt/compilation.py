@@ -33,7 +33,7 @@ def read_source(source):
 
 def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=True, compile_to="end",
             compile_from=None, timing=False, jobs=0, verify_each=False, cache_dir=None,
-            reassociate_fp_reductions=True):
+            reassociate_fp_reductions=True, trace_dispatch_tensors=False, trace_dispatch=""):
     """Compile MLIR (text, or a path to an .mlir file) into ``.vmfb`` bytes.
 
     devices: None (the input's own device globals, else one llvm-cpu device), a list of
@@ -48,6 +48,9 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
     every pass (default: after every phase). cache_dir: a directory keeping generated
     executables by content, reused by later compilations. reassociate_fp_reductions: False keeps llvm-cpu
     float reductions in loop order (IREE's ``--iree-llvmcpu-reassociate-fp-reductions=false``).
+    trace_dispatch_tensors: print every dispatch's input and output tensors when the module runs
+    (IREE's ``--iree-flow-trace-dispatch-tensors``); trace_dispatch: only the dispatches whose
+    export symbol contains this text (IREE's ``--iree-flow-trace-dispatch=SYMBOL``).
     Raises CompileError (``file:line:col: error: ...``), NotFoundError for a missing file,
     InvalidArgumentError for bad options, UnimplementedError when the compiler is missing.
     """
@@ -70,5 +73,6 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
                "data_tiling": bool(data_tiling), "compile_to": compile_to, "compile_from": compile_from,
                "timing": bool(timing), "jobs": jobs, "verify_each": bool(verify_each),
                "cache_dir": None if cache_dir is None else os.fspath(cache_dir),
-               "reassociate_fp_reductions": bool(reassociate_fp_reductions)}
+               "reassociate_fp_reductions": bool(reassociate_fp_reductions),
+               "trace_dispatch_tensors": bool(trace_dispatch_tensors), "trace_dispatch": str(trace_dispatch or "")}
     return compile_source(text, filename, devices=devices, options=options)

@@ -32,6 +32,10 @@ ALIASES = (
     (COMPILE, "--mlir-print-ir-after-all", "--dump-after=all --dump-dir=-", "IR after every pass on stderr"),
     (COMPILE, "--mlir-print-ir-after=PASS", "--dump-after=PASS --dump-dir=-", "pass names are IREE's"),
     (COMPILE, "--compile-to=PHASE", "--compile-to=PHASE", "IREE's phase names"),
+    (COMPILE, "--iree-flow-trace-dispatch-tensors", "--trace-dispatch-tensors",
+     "each dispatch's inputs and outputs printed to stderr at run time"),
+    (COMPILE, "--iree-flow-trace-dispatch=SYMBOL", "--trace-dispatch=SYMBOL",
+     "dispatches whose symbol contains SYMBOL; IREE's @function:ordinal form is not supported"),
     (COMPILE, "--output-format=vm-bytecode", "(default)", "the only output format"),
     (COMPILE, "--iree-input-type=auto|none", "(default)", "rt reads IREE's input-phase IR"),
     (COMPILE, "-o -", "-o -", "write the module (or IR) to stdout"),
@@ -101,6 +105,15 @@ class _Compile:
             self.out += ["--dump-after=all", "--dump-dir=-"]
         elif flag == "--mlir-print-ir-after":
             self.out += [f"--dump-after={value}", "--dump-dir=-"]
+        elif flag == "--iree-flow-trace-dispatch-tensors":
+            if _bool(flag, value):
+                self.out.append("--trace-dispatch-tensors")
+        elif flag == "--iree-flow-trace-dispatch":
+            if not value or value.startswith("@"):
+                raise InvalidArgumentError(
+                    f"{flag}={value}: rt selects traced dispatches by symbol text "
+                    "(--iree-flow-trace-dispatch=main_dispatch_0); the @function:ordinal form is not supported")
+            self.out.append(f"--trace-dispatch={value}")
         elif flag == "--output-format":
             if value != "vm-bytecode":
                 raise InvalidArgumentError(f"{flag}={value}: rt writes vm-bytecode modules only "

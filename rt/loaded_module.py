@@ -29,6 +29,7 @@ from rt.device_binding import bind_devices, compile_targets
 from rt.coarse_fences import complete_arguments, fence_positions
 from rt.parameters import parameters_module
 from rt.runtime.hal.module import HalModule
+from rt.runtime.hal.packed_layout import view_to_numpy
 from rt.runtime.hal import Buffer, BufferView, dtype_to_element_type
 from rt.runtime.hal.trace import HOST_LANE, now_ns
 from rt.runtime.modules.check import CheckModule
@@ -54,9 +55,16 @@ def _load_module(vmfb, devices):
     raise InvalidArgumentError(f"rt.load takes .vmfb bytes or a path, got {type(vmfb).__name__}")
 
 
+def _numpy_trace(callback):
+    """A ``buffer_view.trace`` handler handing ``callback`` the key and the views as numpy arrays."""
+    def trace(key, views):
+        callback(key, [view_to_numpy(view) for view in views])
+    return trace
+
+
 def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_executables=(),
          trusted_keys=(), parameters=None, topology=None, deterministic=False, faults=(),
-         ranks=None, group=None, channel=None):
+         ranks=None, group=None, channel=None, trace_tensors=None):
     """Load a ``.vmfb`` (bytes or path; an ``.mlir`` path is compiled first) onto devices.
 
     devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
@@ -79,6 +87,9 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     rt.runtime.hal.drivers.mpi_channel) or a ``rt.runtime.hal.channel.ChannelProvider``; with
     ``ranks=L`` and ``"mpi"`` each process runs L ranks of the L x (MPI size) group
     (rt.runtime.hal.drivers.hierarchical_channel).
+    trace_tensors: ``callable(key: str, tensors: list of numpy arrays)`` called for every
+    ``flow.tensor.trace`` the module executes (and every traced dispatch of a module compiled
+    with ``trace_dispatch_tensors=True``); None prints them to stderr as iree-run-module does.
     Returns a :class:`LoadedModule`. Raises ModuleFormatError, NotFoundError,
     InvalidArgumentError (devices), PermissionDeniedError (safe mode) or the error ``__init``
     raised.
@@ -91,7 +102,12 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     if provider is not None and (topology is not None or deterministic or faults):
         raise InvalidArgumentError("channel= runs real devices across processes; a simulated "
                                    "topology (topology=, deterministic=, faults=) runs in one")
+    if trace_tensors is not None and not callable(trace_tensors):
+        raise InvalidArgumentError(f"trace_tensors must be callable(key, tensors), got {trace_tensors!r}")
     if topology is not None or deterministic or faults or ranks is not None or group:
+        if trace_tensors is not None:
+            raise InvalidArgumentError("trace_tensors= is not supported with simulated topologies or ranks; "
+                                       "traced tensors print to stderr there")
         from rt.multi_device import load_multi_device
 
         return load_multi_device(module, devices, modules=modules, tracer=tracer,
@@ -99,7 +115,7 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
                                  ranks=ranks, group=group, trust_policy=policy, channel=provider)
     bound, owned = bind_devices(module, devices)
     try:
-        return LoadedModule(module, bound, owned, modules, tracer, policy, provider)
+        return LoadedModule(module, bound, owned, modules, tracer, policy, provider, trace_tensors)
     except BaseException:
         for device in owned:
             device.release()
@@ -332,7 +348,7 @@ class LoadedModule(ExportsByName):
     """
 
     def __init__(self, module, devices, owned=(), modules=(), tracer=None, trust_policy=None,
-                 channel_provider=None):
+                 channel_provider=None, trace_tensors=None):
         from rt.runtime.hal.drivers.local_channel import LocalWorld
 
         self.module, self.devices, self.tracer = module, tuple(devices), tracer
@@ -350,7 +366,8 @@ class LoadedModule(ExportsByName):
         for extra in modules:
             if not isinstance(extra, NativeModule):
                 raise InvalidArgumentError(f"modules must be NativeModule instances, got {extra!r}")
-        hal = HalModule(self.devices, trace_sink=tracer, trust_policy=trust_policy,
+        trace = None if trace_tensors is None else _numpy_trace(trace_tensors)
+        hal = HalModule(self.devices, trace=trace, trace_sink=tracer, trust_policy=trust_policy,
                         channel_provider=channel_provider)
         natives = [hal, CheckModule(), *modules]
         needed = {imp.module_name for imp in module.imports}

@@ -44,6 +44,7 @@ from rt.compiler.dialects.flow_tensor import (  # noqa: F401  (re-exported)
     TensorSliceOp,
     TensorSplatOp,
     TensorStoreOp,
+    TensorTraceOp,
     TensorTransferOp,
     TensorUpdateOp,
 )
@@ -142,7 +143,7 @@ class DispatchTieShapeOp(FormattedOp):
 FLOW_OPS = [
     TensorTransferOp, TensorReshapeOp, TensorEmptyOp, TensorAllocaOp, TensorSplatOp, TensorCloneOp, TensorConstantOp,
     TensorSliceOp, TensorUpdateOp, TensorLoadOp, TensorStoreOp, TensorDynamicConstantOp, TensorBitCastOp,
-    TensorTieShapeOp,
+    TensorTieShapeOp, TensorTraceOp,
     DispatchOp, DispatchRegionOp, DispatchWorkgroupsOp, DispatchTensorLoadOp, DispatchTensorStoreOp,
     ExecutableOp, ExecutableExportOp, ReturnOp, DispatchWorkgroupCountFromSliceOp, DispatchWorkgroupCountFromDagRootOp,
     DispatchWorkloadOrdinalOp, DispatchTieShapeOp, *FLOW_COLLECTIVE_OPS,

@@ -7,7 +7,8 @@ the ``attributes`` keyword at the end):
 ``flow.tensor.splat %f : tensor<?x4xf32>{%d}``, ``flow.tensor.clone %t : tensor<?xf32>{%d}``,
 ``flow.tensor.slice %t[%o0, %o1 for %l0, %l1] : tensor<8x8xf32> -> tensor<2x8xf32>``,
 ``flow.tensor.update %u, %t[%o0, %o1] : tensor<2x8xf32> -> %t as tensor<8x8xf32>``,
-``flow.tensor.load %t[%i] : tensor<4xf32>``, ``flow.tensor.store %f, %t[%i] : tensor<4xf32>``.
+``flow.tensor.load %t[%i] : tensor<4xf32>``, ``flow.tensor.store %f, %t[%i] : tensor<4xf32>``,
+``flow.tensor.trace "key" = [%t : tensor<?xf32>{%d}]``.
 Constants, reshapes, bitcasts and ``tie_shape`` are in :mod:`.flow_tensor_shape`.
 
 Verifiers check what IREE's do (one dim value per ``?``, matching element types and ranks) and,
@@ -19,7 +20,7 @@ and ``FlowOps.cpp`` (their verifiers).
 """
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.dialects.builtin import IndexType, StringAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -37,7 +38,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects._format import Attr, AttrDict, FormattedOp, Operand, Operands, OpFormat, Sized, Tied
-from rt.compiler.dialects.flow_types import check_dims, constant_index, static_extents
+from rt.compiler.dialects.flow_types import check_dims, constant_index, split_dims, static_extents
 
 INDEX = IndexType()
 
@@ -326,3 +327,53 @@ class TensorStoreOp(_ElementAccessOp):
         if self.value.type != self.target.type.element_type:
             raise VerifyException(f"value {self.value.type} is not the element type of {self.target.type}")
         _check_same("target and result types", self.target.type, self.result.type)
+
+
+@irdl_op_definition
+class TensorTraceOp(IRDLOperation):
+    """``flow.tensor.trace "key" = [%a : tensor<4xf32>, %b : tensor<?xf32>{%d}]``: prints tensors at run time.
+
+    Each tensor's contents go to the runtime's trace sink (stderr by default, IREE's
+    ``=== key ===`` format) when execution reaches the op; the tensors are unchanged. Lowered to
+    ``hal.buffer_view.trace`` on exported buffer views.
+    """
+
+    name = "flow.tensor.trace"
+    key = prop_def(StringAttr)
+    values = var_operand_def(TensorType)
+    value_dims = var_operand_def(INDEX)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    @classmethod
+    def parse(cls, parser):
+        key = parser.parse_str_literal()
+        parser.parse_punctuation("=")
+
+        def one():
+            value = parser.parse_unresolved_operand()
+            parser.parse_punctuation(":")
+            type_, dims = syn.parse_sized_type(parser)
+            return parser.resolve_operand(value, type_), dims
+
+        pairs = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, one)
+        keyword = parser.parse_optional_attr_dict_with_keyword()
+        return cls.build(operands=[[v for v, _ in pairs], [d for _, dims in pairs for d in dims]],
+                         properties={"key": StringAttr(key)}, attributes=keyword.data if keyword else {})
+
+    def print(self, printer):
+        printer.print_string(" ")
+        printer.print_string_literal(self.key.data)
+        printer.print_string(" = [")
+        dims = split_dims([v.type for v in self.values], list(self.value_dims))
+        for i, (value, value_dims) in enumerate(zip(self.values, dims)):
+            if i:
+                printer.print_string(", ")
+            printer.print_ssa_value(value)
+            printer.print_string(" : ")
+            syn.print_sized_type(printer, value.type, value_dims)
+        printer.print_string("]")
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    def verify_(self):
+        check_dims(self.name, "value types", [v.type for v in self.values], self.value_dims)

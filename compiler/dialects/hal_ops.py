@@ -42,7 +42,9 @@ from rt.compiler.dialects._format import (
     OpFormat,
     Opt,
     Sized,
+    Str,
     Type,
+    Types,
 )
 from rt.compiler.dialects.hal import receiver
 from rt.compiler.dialects.hal_types import (
@@ -109,6 +111,21 @@ class BufferViewBufferOp(FormattedOp):
     buffer_view = operand_def(BufferViewType)
     result = result_def(BufferType)
     FORMAT: ClassVar = OpFormat(*receiver("buffer_view"), *_result())
+
+
+@irdl_op_definition
+class BufferViewTraceOp(FormattedOp):
+    """``hal.buffer_view.trace "key" = %a, %b : !hal.buffer_view, !hal.buffer_view``: print views at run time.
+
+    Calls the ``hal.buffer_view.trace`` import, which hands the key and views to the runtime's
+    trace sink (stderr by default). Lowered from ``flow.tensor.trace``.
+    """
+
+    name = "hal.buffer_view.trace"
+    key = prop_def(StringAttr)
+    operands_ = var_operand_def(BufferViewType)
+    FORMAT: ClassVar = OpFormat(" ", Str("key"), Opt(" = ", Operands("operands_"), " : ", Types("operands_")),
+                                AttrDict(keyword=True))
 
 
 @irdl_op_definition
@@ -455,6 +472,7 @@ HAL_RUNTIME_OPS = [
     FenceSignalOp,
     BufferViewCreateOp,
     BufferViewBufferOp,
+    BufferViewTraceOp,
     CommandBufferCreateOp,
     CommandBufferFinalizeOp,
     CommandBufferExecutionBarrierOp,

@@ -49,6 +49,9 @@ class CompileOptions:
     cache_dir: a directory where serialized executables are kept by content and reused by later
     compilations ("": no such directory).
     reassociate_fp_reductions: False keeps llvm-cpu float reductions in loop order.
+    trace_dispatch_tensors: print every dispatch's input and output tensors at run time
+    (iree-flow-inject-dispatch-tracing); trace_dispatch: only the dispatches whose export
+    symbol contains this text (non-empty implies tracing).
     """
 
     devices: tuple = ()
@@ -63,6 +66,8 @@ class CompileOptions:
     jobs: int = 0
     cache_dir: str = ""
     reassociate_fp_reductions: bool = True
+    trace_dispatch_tensors: bool = False
+    trace_dispatch: str = ""
 
     @classmethod
     def from_dict(cls, options):
@@ -171,6 +176,8 @@ PHASES = (
     Phase("flow", (
         P("iree-flow-outline-dispatch-regions", "dispatch_creation.outline_dispatch_regions:OutlineDispatchRegionsPass"),
         P("iree-flow-deduplicate-executables", "dispatch_creation.deduplicate_executables:DeduplicateExecutablesPass"),
+        P("iree-flow-inject-dispatch-tracing", "dispatch_creation.inject_dispatch_tracing:InjectDispatchTracingPass",
+          enabled="trace_dispatch_tensors", symbol="trace_dispatch"),
     )),
     Phase("stream", (
         P("iree-stream-verify-input", "stream.verify_input:VerifyInputPass"),

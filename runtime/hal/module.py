@@ -74,14 +74,16 @@ import sys
 from rt.runtime.errors import DeviceError, InvalidArgumentError
 from rt.runtime.hal.allocator import Allocator
 from rt.runtime.hal.buffer import Buffer
-from rt.runtime.hal.buffer_view import BufferView, shape_text
+from rt.runtime.hal.buffer_view import BufferView
 from rt.runtime.hal.channel import Channel, ChannelProvider
 from rt.runtime.hal.command_buffer import CommandBuffer
 from rt.runtime.hal.commands import BufferRef
 from rt.runtime.hal.device import Device
+from rt.runtime.hal.element_type import element_type_name
 from rt.runtime.hal.drivers.local_channel import LocalWorld
 from rt.runtime.hal.executable import Executable
 from rt.runtime.hal.fence import Fence
+from rt.runtime.hal.packed_layout import view_to_numpy
 from rt.runtime.hal.status import StatusCode, status_name
 from rt.runtime.hal.trace import HOST_LANE, check_sink, now_ns, timepoint_texts
 from rt.runtime.vm import NativeModule, native_function
@@ -258,10 +260,13 @@ class HalModule(NativeModule):
         if self._trace is not None:
             self._trace(key, list(views))
             return
+        from rt.tensor_text import format_tensor
+
+        lines = [f"=== {key} ==="]
         for view in views:
             _ref(view, BufferView, "buffer_view.trace")
-            print(f"{key}: {shape_text(view.shape, view.element_type)}=", view.to_numpy(),
-                  file=sys.stderr)
+            lines.append(format_tensor(view_to_numpy(view), element_type_name(view.element_type)))
+        print("\n".join(lines), file=sys.stderr, flush=True)
 
     # -- command_buffer ----------------------------------------------------------------------
 

@@ -33,6 +33,9 @@ def rt_cli(*args, **kwargs):
     (["--mlir-print-ir-after=iree-stream-convert-to-stream"],
      ["--dump-after=iree-stream-convert-to-stream", "--dump-dir=-"]),
     (["--output-format=vm-bytecode", "--iree-input-type=none", "-o", "-"], ["-o", "-"]),
+    (["--iree-flow-trace-dispatch-tensors"], ["--trace-dispatch-tensors"]),
+    (["--iree-flow-trace-dispatch-tensors=false"], []),
+    (["--iree-flow-trace-dispatch=matmul"], ["--trace-dispatch=matmul"]),
 ])
 def test_compile_flags_translate(argv, expected):
     assert translate("compile", ["in.mlir"] + argv) == ["in.mlir"] + expected
@@ -58,6 +61,7 @@ def test_run_flags_translate(command, argv, expected):
     ("compile", "--output-format=vm-asm", ["vm-bytecode modules only"]),
     ("compile", "--iree-input-type=stablehlo", ["--compile-to=input"]),
     ("run", "--iree-hal-target-backends=vmvx", ["rt does not implement"]),
+    ("compile", "--iree-flow-trace-dispatch=@main:0", ["@function:ordinal form is not supported"]),
 ])
 def test_bad_iree_flags_are_named(command, flag, fragments):
     with pytest.raises(InvalidArgumentError) as info:

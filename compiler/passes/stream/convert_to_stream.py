@@ -314,6 +314,18 @@ class _Converter:
                 res = self.lookup(op, value)
                 op.operands[i] = self._export(op, value.type, res, res.affinity)
 
+    def _flow_tensor_trace(self, op):
+        """flow.tensor.trace -> hal.buffer_view.trace on each tensor exported as a buffer view."""
+        from rt.compiler.dialects.hal_ops import BufferViewTraceOp
+
+        views = []
+        for value in op.values:
+            res = self.lookup(op, value)
+            views.append(self._export(op, value.type, res, res.affinity))
+        trace = self._before(op, BufferViewTraceOp.build(operands=[views], properties={"key": op.key}))
+        trace.location = op.location
+        self.dead.append(op)
+
     def _expand_check_const(self, op):
         """check.expect_*_const(%x, value) -> check.expect_*(%x, %constant) on a materialized constant."""
         from rt.compiler.dialects import check

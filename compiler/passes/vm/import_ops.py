@@ -200,6 +200,13 @@ def _view_assert(e, op):
                                         _i32(e, op.encoding_type, op)] + shape, spans=[len(shape)])
 
 
+def _view_trace(e, op):
+    key = e.scratch("ref")
+    e.fb.const_ref_rodata(key, e.module.string_rodata(op.key.data))
+    views = [e.get(v, op) for v in op.operands_]
+    _call(e, op, "buffer_view.trace", [key, *views], spans=[len(views)])
+
+
 def _view_dim(e, op):
     _call(e, op, "buffer_view.dim", [e.get(op.buffer_view, op), e.const("i32", op.index.value.data)])
 
@@ -388,6 +395,7 @@ LOWERINGS = {
     "hal.buffer_view.assert": _view_assert,
     "hal.buffer_view.buffer": _simple("buffer_view.buffer"),
     "hal.buffer_view.dim": _view_dim,
+    "hal.buffer_view.trace": _view_trace,
     "hal.element_type": _element_type,
     "hal.encoding_type": _encoding_type,
     "hal.command_buffer.create": _cb_create,

@@ -32,7 +32,7 @@ def _dispatches(module):
 
 def test_pass_names_are_registered_in_order():
     names = [e.name for e in pipeline.entries(compile_from="input", compile_to="flow")]
-    assert names[0] == "iree-abi-wrap-entry-points" and names[-1] == "iree-flow-deduplicate-executables"
+    assert names[0] == "iree-abi-wrap-entry-points" and names[-1] == "iree-flow-inject-dispatch-tracing"
     assert [get_pass_class(n).name for n in names] == names
 
 

@@ -302,3 +302,19 @@ util.func public @f$async(%arg0: !hal.buffer_view, %arg1: !hal.fence, %arg2: !ha
   %2 = hal.tensor.export %1 : tensor<4xf32> -> !hal.buffer_view
   util.return %2 : !hal.buffer_view
 }
+
+// -----
+
+// Tests that flow.tensor.trace exports each traced tensor to a buffer view and becomes
+// hal.buffer_view.trace on those views (with dynamic dims sized from the dim values).
+// CHECK-LABEL: util.func public @trace
+// CHECK: %[[V0:.+]] = stream.tensor.export %{{.+}} : tensor<?xf32>{%arg1} in !stream.resource<external>{%{{.+}}} -> !hal.buffer_view
+// CHECK: %[[V1:.+]] = stream.tensor.export %{{.+}} : tensor<2xi32> in !stream.resource<external>{%{{.+}}} -> !hal.buffer_view
+// CHECK: hal.buffer_view.trace "key" = %[[V0]], %[[V1]] : !hal.buffer_view, !hal.buffer_view
+// CHECK-NOT: flow.tensor.trace
+util.func public @trace(%arg0: !hal.buffer_view, %arg1: index, %arg2: !hal.buffer_view) {
+  %0 = hal.tensor.import %arg0 : !hal.buffer_view -> tensor<?xf32>{%arg1}
+  %1 = hal.tensor.import %arg2 : !hal.buffer_view -> tensor<2xi32>
+  flow.tensor.trace "key" = [%0 : tensor<?xf32>{%arg1}, %1 : tensor<2xi32>]
+  util.return
+}
