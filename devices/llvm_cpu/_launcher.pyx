@@ -13,7 +13,7 @@ from cpython.number cimport PyNumber_Index
 
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import DeviceError, InvalidArgumentError
-from rt.runtime.hal._library cimport LibraryEntry
+from rt.runtime.hal._library cimport LibraryEntry, library_dispatch_t
 
 
 cdef extern from "Python.h":
@@ -39,9 +39,15 @@ cdef extern from "worker_pool.h" nogil:
     ctypedef struct rt_pool_t:
         uint32_t worker_count
         uint64_t spin_ns
+        uint64_t group_jobs
+        uint64_t grouped_dispatches
     rt_pool_t rt_pool
+    enum: RT_MAX_GROUP
     int32_t rt_launch(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_t* state,
                       uint32_t threads, uint64_t* failed_index)
+    int32_t rt_launch_group(const rt_dispatch_fn_t* fns,
+                            const rt_dispatch_state_v0_t* const* states, uint32_t count,
+                            uint32_t threads, uint32_t* failed_item, uint64_t* failed_index)
 
 
 cdef enum:
@@ -132,6 +138,13 @@ def worker_count():
     return rt_pool.worker_count
 
 
+def concurrency_stats():
+    """``(jobs, dispatches)``: how many pool jobs ran two or more dispatches side by side
+    (a command buffer's dispatches between two barriers), and how many dispatches they held,
+    since the process started."""
+    return rt_pool.group_jobs, rt_pool.grouped_dispatches
+
+
 cdef int32_t _dispatch_entry(void* state, uint32_t ordinal, const uint32_t* workgroup_count,
                              const uint32_t* constants, void** binding_ptrs,
                              const uint64_t* binding_lengths, uint32_t threads,
@@ -140,6 +153,15 @@ cdef int32_t _dispatch_entry(void* state, uint32_t ordinal, const uint32_t* work
     the arguments were validated when the dispatch was recorded."""
     cdef export_t* e = &(<export_t*>state)[ordinal]
     cdef rt_dispatch_state_v0_t d
+    _fill_state(&d, e, workgroup_count, constants, binding_ptrs, binding_lengths)
+    if threads > RT_MAX_WORKERS + 1:
+        threads = RT_MAX_WORKERS + 1
+    return rt_launch(e.fn, &d, threads if threads > 0 else 1, failed_workgroup)
+
+
+cdef inline void _fill_state(rt_dispatch_state_v0_t* d, const export_t* e,
+                             const uint32_t* workgroup_count, const uint32_t* constants,
+                             void** binding_ptrs, const uint64_t* binding_lengths) noexcept nogil:
     cdef int i
     for i in range(3):
         d.workgroup_count[i] = workgroup_count[i]
@@ -149,9 +171,36 @@ cdef int32_t _dispatch_entry(void* state, uint32_t ordinal, const uint32_t* work
     d.constants = constants
     d.binding_ptrs = binding_ptrs
     d.binding_lengths = binding_lengths
+
+
+cdef int32_t _group_entry(const library_dispatch_t* dispatches, uint32_t count, uint32_t threads,
+                          uint32_t* failed_dispatch, uint64_t* failed_workgroup) noexcept nogil:
+    """The HAL's C group entry: ``count`` independent dispatches of llvm-cpu libraries run as
+    jobs of up to RT_MAX_GROUP dispatches on the one pool."""
+    cdef rt_dispatch_state_v0_t states[RT_MAX_GROUP]
+    cdef const rt_dispatch_state_v0_t* state_ptrs[RT_MAX_GROUP]
+    cdef rt_dispatch_fn_t fns[RT_MAX_GROUP]
+    cdef uint32_t base = 0, k, n, failed = 0
+    cdef int32_t status
+    cdef const export_t* e
     if threads > RT_MAX_WORKERS + 1:
         threads = RT_MAX_WORKERS + 1
-    return rt_launch(e.fn, &d, threads if threads > 0 else 1, failed_workgroup)
+    while base < count:
+        n = count - base if count - base < RT_MAX_GROUP else RT_MAX_GROUP
+        for k in range(n):
+            e = &(<export_t*>dispatches[base + k].state)[dispatches[base + k].ordinal]
+            _fill_state(&states[k], e, dispatches[base + k].workgroup_count,
+                        dispatches[base + k].constants, dispatches[base + k].binding_ptrs,
+                        dispatches[base + k].binding_lengths)
+            state_ptrs[k] = &states[k]
+            fns[k] = e.fn
+        status = rt_launch_group(fns, state_ptrs, n, threads if threads > 0 else 1, &failed,
+                                 failed_workgroup)
+        if status != 0:
+            failed_dispatch[0] = base + failed
+            return status
+        base += n
+    return 0
 
 
 cdef class Launcher:
@@ -199,6 +248,7 @@ cdef class Launcher:
         """The HAL's C dispatch entry (``LibraryEntry``) for this launcher's exports."""
         cdef LibraryEntry entry = LibraryEntry.__new__(LibraryEntry)
         entry.fn, entry.state, entry.owner = _dispatch_entry, <void*>self._exports, self
+        entry.group_fn = _group_entry
         return entry
 
     def dispatch_error(self, ordinal, workgroup_count, status, failed):

@@ -9,6 +9,11 @@
  *
  * A dispatch owns the pool while it runs (pool->lock); a second concurrent dispatch finds the
  * pool busy and runs its workgroups on its own calling thread instead of waiting.
+ *
+ * A job is a group of up to RT_MAX_GROUP independent dispatches (the commands of a command
+ * buffer between two barriers, IREE's task command buffer issuing a concurrent region): their
+ * workgroups form one index space (dispatch 0's, then dispatch 1's, ...) handed out by the one
+ * counter, so dispatches with few workgroups each run side by side on the pool.
  */
 #ifndef RT_LLVM_CPU_WORKER_POOL_H_
 #define RT_LLVM_CPU_WORKER_POOL_H_
@@ -29,6 +34,7 @@
 
 #define RT_MAX_WORKERS 255
 #define RT_CHUNKS_PER_THREAD 32
+#define RT_MAX_GROUP 64
 
 typedef struct {
   uint32_t workgroup_count[3];
@@ -49,11 +55,19 @@ typedef struct {
 typedef int32_t (*rt_dispatch_fn_t)(const rt_dispatch_state_v0_t*,
                                     const rt_workgroup_state_v0_t*);
 
-/* One dispatch in flight. Lives in the pool (not on a caller's stack) because a worker may
- * still touch `pending`/`caller_sleeping` just after the caller has returned. */
+/* One dispatch of a group: its workgroups are indices [first, first + total) of the job. */
 typedef struct {
   rt_dispatch_fn_t fn;
   const rt_dispatch_state_v0_t* state;
+  uint64_t first;
+  uint64_t total;
+} rt_job_item_t;
+
+/* One group of dispatches in flight. Lives in the pool (not on a caller's stack) because a
+ * worker may still touch `pending`/`caller_sleeping` just after the caller has returned. */
+typedef struct {
+  rt_job_item_t items[RT_MAX_GROUP];
+  uint32_t item_count;
   uint64_t total;
   uint64_t chunk; /* workgroups taken per atomic increment */
   _Atomic uint64_t next;
@@ -79,9 +93,11 @@ typedef struct {
   rt_job_t job;
   _Atomic uint64_t spin_ns;
   int atfork_registered;
+  _Atomic uint64_t group_jobs;        /* jobs of two or more dispatches run on the pool */
+  _Atomic uint64_t grouped_dispatches; /* the dispatches those jobs held */
 } rt_pool_t;
 
-static rt_pool_t rt_pool = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, {0}, 50000, 0};
+static rt_pool_t rt_pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .spin_ns = 50000};
 
 static inline uint64_t rt_now_ns(void) {
   struct timespec ts;
@@ -100,8 +116,7 @@ static inline void rt_futex_wake(_Atomic uint32_t* word) {
 /* Runs workgroups of `job` until none are left or one has failed. */
 static void rt_job_run(rt_job_t* job, uint32_t worker_id) {
   rt_workgroup_state_v0_t wg;
-  const rt_dispatch_state_v0_t* state = job->state;
-  uint64_t cx = state->workgroup_count[0], cy = state->workgroup_count[1];
+  uint32_t k = 0; /* the item holding the current index (indices only grow within a chunk) */
   int cpu = sched_getcpu();
   wg.worker_id = worker_id;
   wg.processor_id = cpu < 0 ? 0u : (uint32_t)cpu;
@@ -109,13 +124,17 @@ static void rt_job_run(rt_job_t* job, uint32_t worker_id) {
     uint64_t first = atomic_fetch_add_explicit(&job->next, job->chunk, memory_order_relaxed);
     if (first >= job->total) return;
     uint64_t last = first + job->chunk < job->total ? first + job->chunk : job->total;
+    if (first < job->items[k].first) k = 0;
     for (uint64_t i = first; i < last; ++i) {
       if (atomic_load_explicit(&job->status, memory_order_relaxed) != 0) return;
-      uint64_t t = i / cx;
-      wg.workgroup_id[0] = (uint32_t)(i - t * cx);
+      while (i >= job->items[k].first + job->items[k].total) ++k;
+      const rt_job_item_t* item = &job->items[k];
+      uint64_t cx = item->state->workgroup_count[0], cy = item->state->workgroup_count[1];
+      uint64_t t = (i - item->first) / cx;
+      wg.workgroup_id[0] = (uint32_t)(i - item->first - t * cx);
       wg.workgroup_id[1] = (uint32_t)(t % cy);
       wg.workgroup_id[2] = (uint32_t)(t / cy);
-      int32_t rc = job->fn(state, &wg);
+      int32_t rc = item->fn(item->state, &wg);
       if (rc != 0) {
         int32_t expected = 0;
         if (atomic_compare_exchange_strong(&job->status, &expected, rc)) {
@@ -226,25 +245,50 @@ static int32_t rt_launch_inline(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_
   return 0;
 }
 
-/* Runs all workgroups of one dispatch on up to `threads` threads (the caller included) and
- * returns 0, or the first recorded failing workgroup's code with its linear index
- * (x + cx * (y + cy * z)) in *failed_index. The caller keeps x * y * z below 2**63.
- * Safe to call concurrently from many threads. */
-static int32_t rt_launch(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_t* state,
-                         uint32_t threads, uint64_t* failed_index) {
-  uint64_t total = (uint64_t)state->workgroup_count[0] * state->workgroup_count[1] *
-                   state->workgroup_count[2];
+/* Runs the workgroups of `count` (<= RT_MAX_GROUP) independent dispatches on up to `threads`
+ * threads (the caller included), side by side, and returns 0, or the first recorded failing
+ * workgroup's code with its dispatch in *failed_item and its linear index in that dispatch
+ * (x + cx * (y + cy * z)) in *failed_index. The caller keeps each x * y * z below 2**63 and
+ * their sum below 2**64. Safe to call concurrently from many threads: when the pool is busy
+ * the dispatches run one after the other on the calling thread. */
+static int32_t rt_launch_group(const rt_dispatch_fn_t* fns,
+                               const rt_dispatch_state_v0_t* const* states, uint32_t count,
+                               uint32_t threads, uint32_t* failed_item, uint64_t* failed_index) {
+  uint64_t total = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    total += (uint64_t)states[k]->workgroup_count[0] * states[k]->workgroup_count[1] *
+             states[k]->workgroup_count[2];
+  }
   if (total == 0) return 0;
   uint64_t helpers = (threads < total ? threads : total) - 1;
   if (helpers == 0 || pthread_mutex_trylock(&rt_pool.lock) != 0) {
-    return rt_launch_inline(fn, state, failed_index);
+    for (uint32_t k = 0; k < count; ++k) {
+      int32_t rc = rt_launch_inline(fns[k], states[k], failed_index);
+      if (rc != 0) {
+        *failed_item = k;
+        return rc;
+      }
+    }
+    return 0;
   }
   uint32_t available = rt_pool_grow((uint32_t)helpers);
   if (helpers > available) helpers = available;
   rt_job_t* job = &rt_pool.job;
-  job->fn = fn;
-  job->state = state;
+  job->item_count = count;
   job->total = total;
+  total = 0;
+  for (uint32_t k = 0; k < count; ++k) {
+    job->items[k].fn = fns[k];
+    job->items[k].state = states[k];
+    job->items[k].first = total;
+    job->items[k].total = (uint64_t)states[k]->workgroup_count[0] *
+                          states[k]->workgroup_count[1] * states[k]->workgroup_count[2];
+    total += job->items[k].total;
+  }
+  if (count > 1) {
+    atomic_fetch_add_explicit(&rt_pool.group_jobs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rt_pool.grouped_dispatches, count, memory_order_relaxed);
+  }
   /* About RT_CHUNKS_PER_THREAD grabs per thread: few contended atomics, small end imbalance. */
   job->chunk = (total + (helpers + 1) * RT_CHUNKS_PER_THREAD - 1) /
                ((helpers + 1) * RT_CHUNKS_PER_THREAD);
@@ -279,9 +323,22 @@ static int32_t rt_launch(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_t* stat
     }
   }
   int32_t status = atomic_load(&job->status);
-  *failed_index = atomic_load(&job->failed_index);
+  if (status != 0) {
+    uint64_t i = atomic_load(&job->failed_index);
+    uint32_t k = 0;
+    while (i >= job->items[k].first + job->items[k].total) ++k;
+    *failed_item = k;
+    *failed_index = i - job->items[k].first;
+  }
   pthread_mutex_unlock(&rt_pool.lock);
   return status;
+}
+
+/* Runs all workgroups of one dispatch on up to `threads` threads (rt_launch_group of one). */
+static int32_t rt_launch(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_t* state,
+                         uint32_t threads, uint64_t* failed_index) {
+  uint32_t failed_item = 0;
+  return rt_launch_group(&fn, &state, 1, threads, &failed_item, failed_index);
 }
 
 #endif /* RT_LLVM_CPU_WORKER_POOL_H_ */

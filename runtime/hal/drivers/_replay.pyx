@@ -10,7 +10,13 @@ queue reaches the alloca). Then one loop walks the records: fills, copies and up
 (large ones with the GIL released), a dispatch calls its library's C entry
 (``ExecutableLibrary.c_dispatch``, rt.runtime.hal._library) with the GIL released, or the
 library's Python ``dispatch`` when it has none (vmvx, test libraries). Commands run one after
-the other; a later change may run independent dispatches between barriers side by side. A
+the other, except that on more than one thread consecutive dispatches with no barrier (nor
+other command) between them, whose libraries share a C group entry (``LibraryEntry.group_fn``,
+llvm-cpu's pool), run side by side as one job, as IREE's task command buffer issues the
+commands of a concurrent region together (iree/hal/drivers/local_task/task_command_buffer.c);
+the compiler records no barrier only between independent dispatches
+(iree-stream-schedule-concurrency). Traced executions run every command alone, so that each
+has its own zone. A
 collective calls its channel (rt.runtime.hal.collective.run_collective) with views of the send
 and receive ranges.
 
@@ -30,7 +36,7 @@ from rt.runtime.hal._commands cimport (COMMAND_BARRIER, COMMAND_COLLECTIVE, COMM
                                        COMMAND_DISPATCH, COMMAND_FILL, COMMAND_UPDATE, INDIRECT,
                                        BufferRef, CollectiveCommand, Command, DispatchCommand)
 from rt.runtime.hal._executable cimport Executable
-from rt.runtime.hal._library cimport LibraryEntry
+from rt.runtime.hal._library cimport LibraryEntry, library_dispatch_t, library_group_fn
 from rt.runtime.hal._validation cimport Site, queue_site, size_value
 from rt.runtime.hal import commands as records
 from rt.runtime.hal.collective import run_collective
@@ -263,6 +269,82 @@ cdef int _dispatch(CommandBuffer cb, _Addresses a, DispatchCommand* d, uint32_t 
     return 0
 
 
+cdef library_group_fn _group_of(CommandBuffer cb, Command* c) noexcept:
+    """The C group entry of dispatch command ``c``'s library, or NULL (not a dispatch, or a
+    library without one)."""
+    cdef Executable e
+    if c.kind != COMMAND_DISPATCH:
+        return NULL
+    e = <Executable>cb.executables[c.args.dispatch.executable]
+    if e.entry is None:
+        return NULL
+    return e.entry.group_fn
+
+
+cdef Py_ssize_t _group_end(CommandBuffer cb, Py_ssize_t i, Py_ssize_t n) except -1:
+    """The end of the run of dispatches from command ``i`` that share one group entry."""
+    cdef library_group_fn fn = _group_of(cb, cb.command(i))
+    cdef Py_ssize_t j = i + 1
+    if fn == NULL:
+        return j
+    while j < n and _group_of(cb, cb.command(j)) == fn:
+        j += 1
+    return j
+
+
+cdef int _dispatch_group(CommandBuffer cb, _Addresses a, Py_ssize_t first, Py_ssize_t end,
+                         uint32_t threads, Py_ssize_t* at) except -1:
+    """Run dispatch commands [first, end) side by side through their group entry; on a
+    failure ``at`` is set to the failing command before raising."""
+    cdef uint32_t count = <uint32_t>(end - first), k, i, nb = 0, failed = 0
+    cdef uint64_t failed_workgroup = 0
+    cdef int32_t status
+    cdef DispatchCommand* d
+    cdef Executable e
+    cdef library_group_fn fn = _group_of(cb, cb.command(first))
+    cdef const BufferRef* r
+    cdef library_dispatch_t* items
+    cdef void** ptrs
+    cdef uint64_t* lengths
+    for k in range(count):
+        nb += cb.command(first + k).args.dispatch.binding_count
+    items = <library_dispatch_t*>PyMem_Malloc(count * sizeof(library_dispatch_t))
+    ptrs = <void**>PyMem_Malloc(max(nb, 1) * sizeof(void*))
+    lengths = <uint64_t*>PyMem_Malloc(max(nb, 1) * sizeof(uint64_t))
+    try:
+        if items == NULL or ptrs == NULL or lengths == NULL:
+            raise MemoryError()
+        nb = 0
+        for k in range(count):
+            d = &cb.command(first + k).args.dispatch
+            e = <Executable>cb.executables[d.executable]
+            items[k].state = e.entry.state
+            items[k].ordinal = d.ordinal
+            items[k].workgroup_count = d.workgroup_count
+            items[k].constants = cb.constant_pool() + d.constants
+            items[k].binding_ptrs = ptrs + nb
+            items[k].binding_lengths = lengths + nb
+            for i in range(d.binding_count):
+                r = cb.ref(d.bindings + i)
+                ptrs[nb] = a.at(r)
+                lengths[nb] = r.length
+                nb += 1
+        with nogil:
+            status = fn(items, count, threads, &failed, &failed_workgroup)
+        if status != 0:
+            at[0] = first + failed
+            d = &cb.command(first + failed).args.dispatch
+            e = <Executable>cb.executables[d.executable]
+            raise e.entry.owner.dispatch_error(
+                d.ordinal, (d.workgroup_count[0], d.workgroup_count[1], d.workgroup_count[2]),
+                status, failed_workgroup)
+    finally:
+        PyMem_Free(items)
+        PyMem_Free(ptrs)
+        PyMem_Free(lengths)
+    return 0
+
+
 cdef int _run(CommandBuffer cb, _Addresses a, Command* c, uint32_t threads) except -1:
     cdef CollectiveCommand* k
     cdef char* target
@@ -318,13 +400,18 @@ cdef int execute_c(CommandBuffer cb, BindingTable table, uint32_t threads, objec
                    object lane) except -1:
     """Run every command of ``cb`` in order (``table``: the submission's binding table or
     None); raises ``CommandFailure(index)`` from the cause."""
-    cdef Py_ssize_t i = 0, n = cb.count(), depth = 0
+    cdef Py_ssize_t i = 0, n = cb.count(), depth = 0, end
     cdef _Addresses a = _resolve(cb, table)
     cdef list zones
     cdef tuple zone
     if sink is None:
         try:
             while i < n:
+                end = _group_end(cb, i, n) if threads > 1 else i + 1
+                if end - i > 1:
+                    _dispatch_group(cb, a, i, end, threads, &i)
+                    i = end
+                    continue
                 _run(cb, a, cb.command(i), threads)
                 i += 1
         except Exception as error:
