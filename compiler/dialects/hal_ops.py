@@ -19,10 +19,12 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr, SymbolRefAttr, i32, i64
 from xdsl.irdl import (
+    AnyOf,
     AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -58,6 +60,9 @@ from rt.compiler.dialects.hal_types import (
 )
 
 INDEX = IndexType()
+#: A command's buffer operand: a ``!hal.buffer`` or, in a command buffer created with
+#: ``bindings(%capacity)``, the ``index`` of a binding-table slot (IREE's indirect bindings).
+BUFFER_OR_SLOT = AnyOf.get(BufferType, IndexType)
 
 
 def _typed(keyword, field, range_=None):
@@ -130,17 +135,21 @@ class BufferViewTraceOp(FormattedOp):
 
 @irdl_op_definition
 class CommandBufferCreateOp(FormattedOp):
-    """``hal.command_buffer.create device(%d : !hal.device) mode(OneShot) categories("Transfer|Dispatch") affinity(%a) : !hal.command_buffer``."""
+    """``hal.command_buffer.create device(%d : !hal.device) mode(OneShot) categories("Transfer|Dispatch") affinity(%a) [bindings(%capacity)] : !hal.command_buffer``.
+
+    ``bindings``: how many binding-table slots the commands may name (reusable command buffers
+    replayed with per-call buffers, ``hal.device.queue.execute.indirect``)."""
 
     name = "hal.command_buffer.create"
     device = operand_def(DeviceType)
     queue_affinity = operand_def(i64)
+    binding_capacity = opt_operand_def(INDEX)
     modes = opt_prop_def(StringAttr)
     command_categories = opt_prop_def(StringAttr)
     result = result_def(CommandBufferType)
     FORMAT: ClassVar = OpFormat(_typed("device", "device"), _enum("mode", "modes"),
                                 _enum("categories", "command_categories"), _value("affinity", "queue_affinity"),
-                                *_result())
+                                _value("bindings", "binding_capacity"), *_result())
 
 
 @irdl_op_definition
@@ -171,7 +180,7 @@ class CommandBufferFillBufferOp(FormattedOp):
 
     name = "hal.command_buffer.fill_buffer"
     command_buffer = operand_def(CommandBufferType)
-    target_buffer = operand_def(BufferType)
+    target_buffer = operand_def(BUFFER_OR_SLOT)
     target_range = var_operand_def(INDEX)
     pattern = operand_def(IntegerType)
     flags = opt_prop_def(StringAttr)
@@ -185,9 +194,9 @@ class CommandBufferCopyBufferOp(FormattedOp):
 
     name = "hal.command_buffer.copy_buffer"
     command_buffer = operand_def(CommandBufferType)
-    source_buffer = operand_def(BufferType)
+    source_buffer = operand_def(BUFFER_OR_SLOT)
     source_offset = var_operand_def(INDEX)
-    target_buffer = operand_def(BufferType)
+    target_buffer = operand_def(BUFFER_OR_SLOT)
     target_offset = var_operand_def(INDEX)
     length = operand_def(INDEX)
     flags = opt_prop_def(StringAttr)
@@ -230,8 +239,9 @@ class _Bindings(Directive):
 class CommandBufferDispatchOp(FormattedOp):
     """``hal.command_buffer.dispatch<%cmd : ..> target(%exe : !hal.executable)[%ordinal] workgroups([%x, %y, %z]) constants([..]) bindings([..]) flags(None)``.
 
-    ``bindings`` entries are ``(%buffer : !hal.buffer)[%offset, %length]``; they are stored as
-    three parallel operand groups (binding_buffers, binding_offsets, binding_lengths).
+    ``bindings`` entries are ``(%buffer : !hal.buffer)[%offset, %length]`` or, for a binding-table
+    slot, ``(%slot : index)[%offset, %length]``; they are stored as three parallel operand groups
+    (binding_buffers, binding_offsets, binding_lengths).
     """
 
     name = "hal.command_buffer.dispatch"
@@ -240,7 +250,7 @@ class CommandBufferDispatchOp(FormattedOp):
     entry_point = operand_def(INDEX)
     workgroup_count = var_operand_def(INDEX)
     constants = var_operand_def(i32)
-    binding_buffers = var_operand_def(BufferType)
+    binding_buffers = var_operand_def(BUFFER_OR_SLOT)
     binding_offsets = var_operand_def(INDEX)
     binding_lengths = var_operand_def(INDEX)
     flags = opt_prop_def(StringAttr)
@@ -321,6 +331,23 @@ class DeviceQueueExecuteOp(_QueueOp):
     command_buffer = operand_def(CommandBufferType)
     flags = opt_prop_def(StringAttr)
     FORMAT: ClassVar = OpFormat(*QUEUE, _value("commands", "command_buffer"),
+                                _enum("flags", "flags"), AttrDict())
+
+
+@irdl_op_definition
+class DeviceQueueExecuteIndirectOp(_QueueOp):
+    """``hal.device.queue.execute.indirect<%d : !hal.device> affinity(%a) wait(%w) signal(%s) commands(%cmd) bindings([(%b : !hal.buffer)[%off, %len], ...]) flags(None)``.
+
+    Runs a reusable command buffer with binding table entry ``k`` standing for slot ``k``."""
+
+    name = "hal.device.queue.execute.indirect"
+    command_buffer = operand_def(CommandBufferType)
+    binding_buffers = var_operand_def(BufferType)
+    binding_offsets = var_operand_def(INDEX)
+    binding_lengths = var_operand_def(INDEX)
+    flags = opt_prop_def(StringAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    FORMAT: ClassVar = OpFormat(*QUEUE, _value("commands", "command_buffer"), " bindings(", _Bindings(), ")",
                                 _enum("flags", "flags"), AttrDict())
 
 
@@ -484,5 +511,6 @@ HAL_RUNTIME_OPS = [
     DeviceQueueAllocaOp,
     DeviceQueueDeallocaOp,
     DeviceQueueExecuteOp,
+    DeviceQueueExecuteIndirectOp,
 ]
 

@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import BoolAttr, IndexType, IntegerAttr, IntegerType,
 
 from rt.compiler.dialects.hal_ops import FenceCreateOp, FenceJoinOp, FenceSignalOp
 from rt.compiler.dialects.hal_types import FenceType
-from rt.compiler.dialects.util import GlobalLoadOp
+from rt.compiler.dialects.util import GlobalLoadOp, NullOp
 
 INDEX = IndexType()
 
@@ -63,12 +63,13 @@ class Inserter:
     def wait_fence(self, device, timepoints):
         """The fence a queue operation waits on for ``timepoints`` (already converted to fences).
 
-        None -> an immediate fence; one -> itself; several -> ``hal.fence.join`` of all of
-        them (IREE's StreamToHAL joins an await list the same way).
+        None -> a null fence (``util.null``: the operation waits for nothing, as in IREE's
+        StreamToHAL); one -> itself; several -> ``hal.fence.join`` of all of them (IREE joins
+        an await list the same way).
         """
         timepoints = list(timepoints)
         if not timepoints:
-            return self.immediate_fence(device)
+            return self.value(NullOp.build(result_types=[FenceType()]))
         if len(timepoints) == 1:
             return timepoints[0]
         return self.value(FenceJoinOp.build(operands=[timepoints], result_types=[FenceType()],

@@ -20,20 +20,34 @@
 An await list of several timepoints waits on their ``hal.fence.join``; none waits on an
 immediate (created and signaled) fence.
 
+Memoization (IREE's ``--iree-hal-memoization`` with indirect command buffers): when every
+operand of the region's commands other than its resources is an ``arith.constant`` (static
+shapes: workgroup counts, push constants, offsets and lengths all known), the command buffer is
+recorded once, in the initializer, into a global — reusable, with ``bindings(%n)`` and binding-
+table slot ``k`` standing for the region's ``k``-th resource — and each call only submits it::
+
+    %cmd = util.global.load @__command_buffer_0 : !hal.command_buffer
+    hal.device.queue.execute.indirect<%dev : !hal.device> affinity(%q) wait(%w) signal(%t) commands(%cmd) bindings([
+        (%r : !hal.buffer)[%c0, %s], ...]) flags("None")
+
+A region with a dynamic operand (a dynamic shape) keeps the one-shot recording per call.
+
 Commands of the execute region and of ``stream.cmd.serial`` are separated by execution
 barriers; those inside one ``stream.cmd.concurrent`` are not. Flush/invalidate/discard are
 no-ops on rt's local devices (host-coherent memory).
 
 Source followed: IREE ``Dialect/HAL/Conversion/StreamToHAL/Patterns.cpp`` (CmdExecuteOpPattern
-and friends).
+and friends); memoization after ``Dialect/HAL/Transforms/MaterializeResourceCaches.cpp`` /
+``OutlineMemoizeRegions.cpp`` (``hal.device.memoize``).
 """
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float16Type, Float32Type, IndexType, IntegerType, StringAttr, i32
+from xdsl.ir import Region
 
 from rt.compiler.dialects.hal_ops import (CommandBufferCopyBufferOp, CommandBufferCreateOp,
                                           CommandBufferDispatchOp, CommandBufferExecutionBarrierOp,
                                           CommandBufferFillBufferOp, CommandBufferFinalizeOp,
-                                          DeviceQueueExecuteOp)
+                                          DeviceQueueExecuteIndirectOp, DeviceQueueExecuteOp)
 from rt.compiler.dialects.hal_types import CommandBufferType, ExecutableType
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.hal.builder import Inserter
@@ -43,15 +57,19 @@ _NOOPS = ("stream.cmd.flush", "stream.cmd.invalidate", "stream.cmd.discard")
 
 
 def lower_execute(op, ctx):
-    """Replace ``op`` (stream.cmd.execute) by command buffer recording + queue submission."""
+    """Replace ``op`` (stream.cmd.execute) by command buffer recording + queue submission, or by
+    the submission of a memoized command buffer (see the module docstring)."""
     b = Inserter(op)
     device_name = ctx.device_of(op)
     device = ctx.load_device(b, device_name)
     affinity = b.const_i64(-1)
-    cmd = b.value(CommandBufferCreateOp.build(
-        operands=[device, affinity], result_types=[CommandBufferType()],
-        properties={"modes": StringAttr("OneShot"), "command_categories": StringAttr("Transfer|Dispatch")}))
     block = op.body.blocks[0]
+    if _memoizable(op) and not _in_initializer(op):
+        _submit_memoized(op, b, ctx, device_name, device, affinity)
+        return
+    cmd = b.value(CommandBufferCreateOp.build(
+        operands=[device, affinity, []], result_types=[CommandBufferType()],
+        properties={"modes": StringAttr("OneShot"), "command_categories": StringAttr("Transfer|Dispatch")}))
     for arg, value in zip(block.args, op.resource_operands):
         arg.replace_all_uses_with(value)
     _record_serial(list(block.ops), b, cmd, ctx, device_name, device)
@@ -67,6 +85,79 @@ def lower_execute(op, ctx):
         inner.erase(safe_erase=False)
     op.detach()
     op.erase(safe_erase=False)
+
+
+def _memoizable(op):
+    """True if every value the region's commands use is a region resource, a value defined in
+    the region, or an ``arith.constant``: the commands are the same on every call."""
+    inside = set(op.body.blocks[0].args)
+    for inner in op.body.walk():
+        inside.update(inner.results)
+        for region in inner.regions:
+            for block in region.blocks:
+                inside.update(block.args)
+    for inner in op.body.walk():
+        for value in inner.operands:
+            if value not in inside and getattr(value.owner, "name", None) != "arith.constant":
+                return False
+    return True
+
+
+def _in_initializer(op):
+    """True inside a ``util.initializer`` (it runs once: nothing to memoize)."""
+    parent = op.parent_op()
+    while parent is not None and parent.name != "util.initializer":
+        parent = parent.parent_op()
+    return parent is not None
+
+
+def _submit_memoized(op, b, ctx, device_name, device, affinity):
+    """Submit the command buffer recorded once for ``op`` with its resources as the binding table."""
+    for inner in op.body.walk():
+        if inner.name == "stream.cmd.dispatch":
+            ctx.executable_global(inner.entry_point()[0], device_name)
+    constants, mapper = [], {}
+    for inner in op.body.walk():
+        for value in inner.operands:
+            if getattr(value.owner, "name", None) == "arith.constant" and value not in mapper:
+                clone = value.owner.clone()
+                constants.append(clone)
+                mapper[value] = clone.results[0]
+    body = Region()
+    op.body.clone_into(body, value_mapper=mapper)
+    name = ctx.memoize(device_name, lambda ib, idev: _record_memoized(constants, body, ib, ctx, device_name, idev))
+    cmd = b.global_load(name, CommandBufferType())
+    wait = b.wait_fence(device, op.await_timepoint)
+    signal = b.fence(device)
+    zero = b.const_index(0)
+    resources = list(op.resource_operands)
+    b.named(DeviceQueueExecuteIndirectOp, {
+        "device": device, "queue_affinity": affinity, "wait_fence": wait, "signal_fence": signal,
+        "command_buffer": cmd, "binding_buffers": resources, "binding_offsets": [zero] * len(resources),
+        "binding_lengths": list(op.resource_operand_sizes)}, properties={"flags": StringAttr("None")})
+    op.result_timepoint.replace_all_uses_with(signal)
+    op.detach()
+    op.erase(safe_erase=False)
+
+
+def _record_memoized(constants, body, b, ctx, device_name, device):
+    """Record the commands of ``body`` (a detached copy of an execute region using the cloned
+    ``constants``) before ``b``'s anchor, the initializer, into a reusable command buffer whose
+    slot ``k`` is the region's ``k``-th resource; returns it."""
+    for const in constants:
+        b.add(const)
+    block = body.blocks[0]
+    cmd = b.value(CommandBufferCreateOp.build(
+        operands=[device, b.const_i64(-1), [b.const_index(len(block.args))]], result_types=[CommandBufferType()],
+        properties={"modes": StringAttr("None"), "command_categories": StringAttr("Transfer|Dispatch")}))
+    for k, arg in enumerate(block.args):
+        arg.replace_all_uses_with(b.const_index(k))
+    _record_serial(list(block.ops), b, cmd, ctx, device_name, device)
+    b.add(CommandBufferFinalizeOp.build(operands=[cmd]))
+    for inner in reversed(list(block.ops)):
+        inner.detach()
+        inner.erase(safe_erase=False)
+    return cmd
 
 
 def _barrier(b, cmd):

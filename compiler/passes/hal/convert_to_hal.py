@@ -12,6 +12,9 @@ carry serialized binaries and count regions (iree-hal-translate-executables). Ou
   and device that dispatches it, created in the same initializer with
   ``hal.executable.create device(..) target(@exe::@variant)`` (the device's first target
   with a variant);
+* one ``util.global private @__command_buffer_<n>_<device> : !hal.command_buffer`` per
+  memoized ``stream.cmd.execute`` (static commands), recorded in the same initializer after
+  the executables (:mod:`cmd_lowering`);
 * stream ops lowered as described in :mod:`cmd_lowering` and :mod:`resource_lowering`;
   ``!stream.resource<*>`` values become ``!hal.buffer`` and ``!stream.timepoint`` become
   ``!hal.fence`` everywhere (globals, block arguments, scf results).
@@ -34,7 +37,7 @@ from xdsl.ir import Block, Region
 
 from rt.compiler.dialects.hal_channel import ChannelType as HalChannelType
 from rt.compiler.dialects.hal_ops import DevicesGetOp, ExecutableCreateOp
-from rt.compiler.dialects.hal_types import BufferType, DeviceType, ExecutableType, FenceType
+from rt.compiler.dialects.hal_types import BufferType, CommandBufferType, DeviceType, ExecutableType, FenceType
 from rt.compiler.dialects.util import GlobalOp, GlobalStoreOp, InitializerOp, ReturnOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
@@ -52,6 +55,7 @@ class _Conversion:
         self.devices = device_globals(module)
         self.executables = {op.sym_name.data: op for op in module.body.block.ops if op.name == "hal.executable"}
         self.executable_globals = {}
+        self.memoized = []
 
     def device_of(self, op):
         if not self.devices:
@@ -86,6 +90,14 @@ class _Conversion:
         if key not in self.executable_globals:
             self.executable_globals[key] = f"__executable_{exe_name}_{device_name}"
         return self.executable_globals[key]
+
+
+    def memoize(self, device_name, record):
+        """A new ``!hal.command_buffer`` global of ``device_name`` that the initializer fills with
+        ``record(inserter, device)`` (after the executables are created); returns its name."""
+        name = f"__command_buffer_{len(self.memoized)}_{device_name}"
+        self.memoized.append((name, device_name, record))
+        return name
 
 
 def _convert_type(type_):
@@ -178,3 +190,9 @@ class ConvertToHALPass(Pass):
                 operands=[loaded[device_name], b.const_i64(-1)], result_types=[ExecutableType()],
                 properties={"executable_target": SymbolRefAttr(exe_name, [variant.sym_name.data])}))
             b.add(GlobalStoreOp.build(operands=[exe], properties={"global": SymbolRefAttr(global_name)}))
+        for global_name, device_name, record in conv.memoized:
+            block.insert_op_before(GlobalOp.build(properties={
+                "sym_name": StringAttr(global_name), "sym_visibility": StringAttr("private"),
+                "type": CommandBufferType()}), init)
+            cmd = record(b, loaded[device_name])
+            b.add(GlobalStoreOp.build(operands=[cmd], properties={"global": SymbolRefAttr(global_name)}))

@@ -222,11 +222,20 @@ def _encoding_type(e, op):
     e.fb.const_i32(e.define(op.result, op), _ENCODINGS[name])
 
 
+def _slot_and_buffer(e, value, op):
+    """(slot i32, buffer ref) of a command's buffer operand: a binding-table slot (index) is
+    passed with a null buffer, a ``!hal.buffer`` with slot 0 (IREE's buffer-or-slot encoding)."""
+    if isinstance(value.type, IndexType):
+        return _i32(e, value, op), e.null_ref()
+    return e.const("i32", 0), e.get(value, op)
+
+
 def _cb_create(e, op):
+    capacity = e.const("i32", 0) if op.binding_capacity is None else _i32(e, op.binding_capacity, op)
     _call(e, op, "command_buffer.create", [
         e.get(op.device, op), e.const("i32", _bits(op, "modes", _MODES, 1)),
         e.const("i32", _bits(op, "command_categories", _CATEGORIES, 3)), _i64(e, op.queue_affinity, op),
-        e.const("i32", 0)])
+        capacity])
 
 
 def _barrier(e, op):
@@ -238,16 +247,18 @@ def _barrier(e, op):
 def _fill(e, op):
     offset, length = op.target_range
     width = op.pattern.type.width.data
+    slot, target = _slot_and_buffer(e, op.target_buffer, op)
     _call(e, op, "command_buffer.fill_buffer", [
-        e.get(op.command_buffer, op), e.get(op.target_buffer, op), _i64(e, offset, op), _i64(e, length, op),
-        e.const("i32", 0), _i64(e, op.pattern, op), e.const("i32", max(1, width // 8)), e.const("i64", 0)])
+        e.get(op.command_buffer, op), target, _i64(e, offset, op), _i64(e, length, op),
+        slot, _i64(e, op.pattern, op), e.const("i32", max(1, width // 8)), e.const("i64", 0)])
 
 
 def _copy(e, op):
-    zero = e.const("i32", 0)
+    source_slot, source = _slot_and_buffer(e, op.source_buffer, op)
+    target_slot, target = _slot_and_buffer(e, op.target_buffer, op)
     _call(e, op, "command_buffer.copy_buffer", [
-        e.get(op.command_buffer, op), zero, zero, e.get(op.source_buffer, op), _i64(e, op.source_offset[0], op),
-        e.get(op.target_buffer, op), _i64(e, op.target_offset[0], op), _i64(e, op.length, op), e.const("i64", 0)])
+        e.get(op.command_buffer, op), source_slot, target_slot, source, _i64(e, op.source_offset[0], op),
+        target, _i64(e, op.target_offset[0], op), _i64(e, op.length, op), e.const("i64", 0)])
 
 
 def _dispatch(e, op):
@@ -256,8 +267,16 @@ def _dispatch(e, op):
             e.const("i64", 0)] + [_i32(e, c, op) for c in op.constants]
     zero = e.const("i32", 0)
     for buf, off, length in zip(op.binding_buffers, op.binding_offsets, op.binding_lengths):
-        args += [zero, zero, e.get(buf, op), _i64(e, off, op), _i64(e, length, op)]
+        args += [zero, *_slot_and_buffer(e, buf, op), _i64(e, off, op), _i64(e, length, op)]
     _call(e, op, "command_buffer.dispatch", args, spans=[len(op.constants), len(op.binding_buffers)])
+
+
+def _execute_indirect(e, op):
+    args = [e.get(op.device, op), _i64(e, op.queue_affinity, op), e.get(op.wait_fence, op),
+            e.get(op.signal_fence, op), e.get(op.command_buffer, op), e.const("i64", 0)]
+    for buf, off, length in zip(op.binding_buffers, op.binding_offsets, op.binding_lengths):
+        args += [e.get(buf, op), _i64(e, off, op), _i64(e, length, op)]
+    _call(e, op, "device.queue.execute.indirect", args, spans=[len(op.binding_buffers)])
 
 
 def _fence_create(e, op):
@@ -411,6 +430,7 @@ LOWERINGS = {
     "hal.device.queue.alloca": _queue("device.queue.alloca", _alloca_args),
     "hal.device.queue.dealloca": _queue("device.queue.dealloca", lambda e, op: [e.get(op.buffer, op)]),
     "hal.device.queue.execute": _queue("device.queue.execute", lambda e, op: [e.get(op.command_buffer, op)]),
+    "hal.device.queue.execute.indirect": _execute_indirect,
     "hal.executable.create": _executable_create,
     "util.global.load": _global_load,
     "util.global.store": _global_store,

@@ -2,8 +2,9 @@
 
 // Tests that an imported/dispatched/exported elementwise add becomes buffer-view access, a
 // one-shot command buffer with a dispatch (workgroup count cloned from the export), a queue
-// submission signalling a fence that is awaited, and buffer_view.create for the result; and
-// that the device and executable globals are bound in an initializer.
+// submission (waiting on a null fence) signalling a fence that is awaited, and
+// buffer_view.create for the result; and that the device and executable globals are bound in
+// an initializer. The dispatch takes a dynamic size, so it is recorded on every call.
 // CHECK-LABEL: util.global private @__device_0 = #hal.device.target
 // CHECK: util.global private @__executable_ex___device_0 : !hal.executable
 // CHECK: util.initializer {
@@ -23,8 +24,7 @@
 // CHECK-NEXT: (%b : !hal.buffer)[%c0, %size],
 // CHECK-NEXT: (%out : !hal.buffer)[%c0, %size]
 // CHECK: hal.command_buffer.finalize<%[[CMD]] : !hal.command_buffer>
-// CHECK: %[[IMM:.+]] = hal.fence.create device(%[[D]] : !hal.device)
-// CHECK-NEXT: hal.fence.signal<%[[IMM]] : !hal.fence>
+// CHECK: %[[IMM:.+]] = util.null : !hal.fence
 // CHECK-NEXT: %[[T:.+]] = hal.fence.create device(%[[D]] : !hal.device)
 // CHECK-NEXT: hal.device.queue.execute<%[[D]] : !hal.device> affinity(%{{.+}}) wait(%[[IMM]]) signal(%[[T]]) commands(%[[CMD]])
 // CHECK: hal.fence.await until([%[[T]]]) timeout_millis(%{{.+}})
@@ -77,8 +77,7 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
 // copies and fills are recorded with a barrier between them, and that timepoint joins
 // become fence joins.
 // CHECK-LABEL: util.func public @transients
-// CHECK: %[[WAIT:.+]] = hal.fence.create
-// CHECK-NEXT: hal.fence.signal<%[[WAIT]] : !hal.fence>
+// CHECK: %[[WAIT:.+]] = util.null : !hal.fence
 // CHECK-NEXT: %[[READY:.+]] = hal.fence.create
 // CHECK: %r = hal.device.queue.alloca<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[WAIT]]) signal(%[[READY]]) pool(%{{.+}}) type(%{{.+}}) usage(%{{.+}}) flags(None) : !hal.buffer{%c128}
 // CHECK: hal.command_buffer.fill_buffer<%[[CMD:.+]] : !hal.command_buffer> target(%r : !hal.buffer)[%c0, %c64] pattern(%p : i32)
@@ -107,14 +106,14 @@ module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} 
 
 // -----
 
-// Tests that an execute, alloca and dealloca awaiting several timepoints wait on the
-// hal.fence.join of all of them, not on the first one only.
+// Tests that an execute (memoized: its fill is static), alloca and dealloca awaiting several
+// timepoints wait on the hal.fence.join of all of them, not on the first one only.
 // CHECK-LABEL: util.func public @await_lists
 // CHECK-SAME: (%[[A:.+]]: !hal.fence, %[[B:.+]]: !hal.fence, %[[C:.+]]: !hal.fence)
 // CHECK: %[[J0:.+]] = hal.fence.join at([%[[A]], %[[B]]]) flags(None) : !hal.fence
 // CHECK: hal.device.queue.alloca<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[J0]]) signal(%[[READY:[^)]+]])
 // CHECK: %[[J1:.+]] = hal.fence.join at([%[[READY]], %[[B]], %[[C]]]) flags(None) : !hal.fence
-// CHECK: hal.device.queue.execute<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[J1]]) signal(%[[DONE:[^)]+]])
+// CHECK: hal.device.queue.execute.indirect<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[J1]]) signal(%[[DONE:[^)]+]])
 // CHECK: %[[J2:.+]] = hal.fence.join at([%[[DONE]], %[[A]]]) flags(None) : !hal.fence
 // CHECK: hal.device.queue.dealloca<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%[[J2]])
 module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
@@ -208,11 +207,10 @@ module {
 
 // -----
 
-// Tests that stream.cmd.parameter.load becomes io_parameters.load on the device, waiting on an (immediate) fence and signaling a new one, with SHARING_IMMUTABLE usage for constant results.
+// Tests that stream.cmd.parameter.load becomes io_parameters.load on the device, waiting on a null fence and signaling a new one, with SHARING_IMMUTABLE usage for constant results.
 // CHECK-LABEL: util.initializer
 // CHECK: %[[D:.+]] = util.global.load @dev : !hal.device
-// CHECK: %[[WAIT:.+]] = hal.fence.create device(%[[D]] : !hal.device) : !hal.fence
-// CHECK: hal.fence.signal<%[[WAIT]] : !hal.fence>
+// CHECK: %[[WAIT:.+]] = util.null : !hal.fence
 // CHECK: %[[SIG:.+]] = hal.fence.create device(%[[D]] : !hal.device) : !hal.fence
 // CHECK: %[[USAGE:.+]] = arith.constant 527363 : i32
 // CHECK: %[[B:.+]] = io_parameters.load<%[[D]] : !hal.device> affinity(%{{.+}}) wait(%[[WAIT]]) signal(%[[SIG]]) type(%{{.+}}) usage(%[[USAGE]]) {
@@ -236,5 +234,54 @@ module {
     util.global.store %r, @w : !stream.resource<constant>
     util.global.store %t, @w__timepoint : !stream.timepoint
     util.return
+  }
+}
+
+// -----
+
+// Tests that an execute whose commands are static (constant offsets, lengths, push constants
+// and workgroup counts) is memoized: a reusable command buffer recorded once in the
+// initializer, its resources as binding-table slots 0 and 1, and each call submits it with
+// hal.device.queue.execute.indirect passing the resources as the binding table.
+// CHECK-LABEL: util.global private @__command_buffer_0___device_0 : !hal.command_buffer
+// CHECK: util.initializer {
+// CHECK: %[[EXE:.+]] = hal.executable.create
+// CHECK: %[[CAP:.+]] = arith.constant 2 : index
+// CHECK: %[[CMD:.+]] = hal.command_buffer.create device(%{{.+}} : !hal.device) mode(None) categories("Transfer|Dispatch") affinity(%{{.+}}) bindings(%[[CAP]]) : !hal.command_buffer
+// CHECK: %[[S0:.+]] = arith.constant 0 : index
+// CHECK: %[[S1:.+]] = arith.constant 1 : index
+// CHECK: hal.command_buffer.fill_buffer<%[[CMD]] : !hal.command_buffer> target(%[[S1]] : index)[%{{.+}}, %{{.+}}] pattern(%{{.+}} : i32)
+// CHECK-NEXT: hal.command_buffer.execution_barrier<%[[CMD]] : !hal.command_buffer>
+// CHECK: hal.command_buffer.dispatch<%[[CMD]] : !hal.command_buffer> target(%{{.+}} : !hal.executable)[%{{.+}}] workgroups([%{{.+}}, %{{.+}}, %{{.+}}]) constants([%{{.+}}]) bindings([
+// CHECK-NEXT: (%[[S0]] : index)[%{{.+}}, %{{.+}}],
+// CHECK-NEXT: (%[[S1]] : index)[%{{.+}}, %{{.+}}]
+// CHECK: hal.command_buffer.finalize<%[[CMD]] : !hal.command_buffer>
+// CHECK-NEXT: util.global.store %[[CMD]], @__command_buffer_0___device_0 : !hal.command_buffer
+// CHECK-LABEL: util.func public @static_work
+// CHECK-NOT: hal.command_buffer.create
+// CHECK: %[[C:.+]] = util.global.load @__command_buffer_0___device_0 : !hal.command_buffer
+// CHECK: hal.device.queue.execute.indirect<%{{.+}} : !hal.device> affinity(%{{.+}}) wait(%{{.+}}) signal(%{{.+}}) commands(%[[C]]) bindings([
+// CHECK-NEXT: (%a : !hal.buffer)[%{{.+}}, %c64],
+// CHECK-NEXT: (%o : !hal.buffer)[%{{.+}}, %c64]
+module attributes {stream.affinity.default = #hal.device.affinity<@__device_0>} {
+  util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode">]> : !hal.device
+  hal.executable private @ex {
+    hal.executable.variant public @vmvx_bytecode target(#hal.executable.target<"vmvx", "vmvx-bytecode">) {
+      hal.executable.export public @scale ordinal(0) layout(#hal.pipeline.layout<constants = 1, bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly">, #hal.pipeline.binding<storage_buffer>]>)
+      hal.executable.binary public @vmvx_bytecode format("vmvx-bytecode") metadata("{}") data(dense<"0x00000000"> : vector<4xi8>)
+    }
+  }
+  util.func public @static_work(%a: !stream.resource<external>, %o: !stream.resource<external>) -> !stream.timepoint {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %k = arith.constant 3 : i32
+    %t = stream.cmd.execute with(%a as %x: !stream.resource<external>{%c64}, %o as %y: !stream.resource<external>{%c64}) {
+      stream.cmd.fill %k, %y[%c0 for %c64] : i32 -> !stream.resource<external>{%c64}
+      stream.cmd.dispatch @ex::@scale(%k : i32) {
+        ro %x[%c0 for %c64] : !stream.resource<external>{%c64},
+        rw %y[%c0 for %c64] : !stream.resource<external>{%c64}
+      }
+    } => !stream.timepoint
+    util.return %t : !stream.timepoint
   }
 }
