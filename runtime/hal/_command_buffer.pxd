@@ -47,6 +47,8 @@ cdef class CommandBuffer(Site):
     cdef uint32_t* _slot_usage
     cdef uint8_t* _slot_dispatch
     cdef dict _slot_encodings
+    cdef dict _slot_users
+    cdef list _slot_roles
     cdef Executable _dispatching
     cdef str _queue_operation
     cdef uint32_t _dispatching_ordinal
@@ -82,6 +84,7 @@ cdef class CommandBuffer(Site):
                          int64_t* length, uint32_t usage, bint transfer)
     cdef BufferRef _commit_ref(self, Buffer buffer, int64_t slot, uint64_t offset, uint64_t length,
                                uint32_t usage, bint dispatch, object encoding) except *
+    cdef str _slot_role(self, uint32_t slot)
     cdef object _ref_record(self, BufferRef* r)
     cdef object _record(self, Command* c)
     cdef int check_table_c(self, Site site, str kind, list buffers, const uint64_t* offsets,

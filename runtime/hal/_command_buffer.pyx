@@ -494,6 +494,10 @@ cdef class CommandBuffer(Site):
             self._refs[refs_at + i] = self._commit_ref(
                 b, bindings[i].slot, bindings[i].offset, length, _DISPATCH_STORAGE, True,
                 None if expected is None else expected[i])
+            if b is None:
+                if self._slot_users is None:
+                    self._slot_users = {}
+                self._slot_users.setdefault(bindings[i].slot, (e, ordinal, i))
         c = self._new_command(COMMAND_DISPATCH)
         c.args.dispatch.executable = self._executable_of(e)
         c.args.dispatch.ordinal = <uint32_t>ordinal
@@ -688,15 +692,26 @@ cdef class CommandBuffer(Site):
             raise InvalidArgumentError(
                 f"{site.where(kind)}: {self.label} references {self.binding_capacity} binding-table "
                 f"slots but the table has {count} entries")
+        if self._slot_roles is None:
+            self._slot_roles = [self._slot_role(slot) for slot in range(self.binding_capacity)]
         for slot in range(self.binding_capacity):
             if not self._slot_usage[slot]:
                 continue
-            b = buffer_arg(site, kind, buffers[slot], f"binding-table slot {slot}",
-                           self._slot_usage[slot], not self._slot_dispatch[slot])
-            check_table_entry(site, kind, slot, b, offsets[slot], lengths[slot],
+            role = self._slot_roles[slot]
+            b = buffer_arg(site, kind, buffers[slot], role, self._slot_usage[slot],
+                           not self._slot_dispatch[slot])
+            check_table_entry(site, kind, role, b, offsets[slot], lengths[slot],
                               self._slot_usage[slot], self._slot_end[slot], self._slot_dispatch[slot],
                               None if self._slot_encodings is None else self._slot_encodings.get(slot))
         return 0
+
+    cdef str _slot_role(self, uint32_t slot):
+        """How errors name binding-table ``slot``: with the first dispatch binding it, if any."""
+        role = f"binding-table slot {slot}"
+        if self._slot_users is not None and slot in self._slot_users:
+            e, ordinal, i = self._slot_users[slot]
+            role = f"{role} of {e.exports[ordinal].name}: binding {i}"
+        return role
 
     # -- inspection ----------------------------------------------------------------------------
 

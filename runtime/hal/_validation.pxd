@@ -38,7 +38,7 @@ cdef int check_binding(Site site, str kind, Py_ssize_t index, Buffer buffer, uin
 cdef int check_slot(Site site, str kind, str role, int64_t slot, uint64_t offset, uint32_t capacity,
                     bint aligned) except -1
 cdef int64_t size_value(Site site, str kind, object value, str what) except? -1
-cdef int check_table_entry(Site site, str kind, uint32_t slot, Buffer buffer, uint64_t offset,
+cdef int check_table_entry(Site site, str kind, str role, Buffer buffer, uint64_t offset,
                            uint64_t length, uint32_t usage, uint64_t end, bint aligned,
                            object want_encoding) except -1
 cdef object check_collective(Site site, str kind, object channel, object op)

@@ -244,36 +244,37 @@ cdef int check_slot(Site site, str kind, str role, int64_t slot, uint64_t offset
     return 0
 
 
-cdef int check_table_entry(Site site, str kind, uint32_t slot, Buffer buffer, uint64_t offset,
+cdef int check_table_entry(Site site, str kind, str role, Buffer buffer, uint64_t offset,
                            uint64_t length, uint32_t usage, uint64_t end, bint aligned,
                            object want_encoding) except -1:
-    """Binding-table entry ``slot`` ``(buffer, offset, length)`` given at submission: inside its
+    """Binding-table entry ``(buffer, offset, length)`` given at submission (``role`` names its
+    slot and, when a dispatch binds it, the dispatch and binding): inside its
     buffer, at least ``end`` bytes long (the furthest byte any command reads or writes
     through the slot), with a usage bit of each kind the commands need (transfer source,
     transfer target, dispatch storage) and, when ``aligned`` (a dispatch binds it), an aligned
     offset and the declared encoding. ``buffer`` already passed ``buffer_arg``."""
     cdef uint64_t start
     if offset > buffer.byte_length or length > buffer.byte_length - offset:
-        range_check(buffer, offset, length, site.where(kind), f"binding-table slot {slot}")
+        range_check(buffer, offset, length, site.where(kind), role)
     if end > length:
         raise InvalidArgumentError(
-            f"{site.where(kind)}: binding-table slot {slot} holds {length} bytes of {describe(buffer)} "
+            f"{site.where(kind)}: {role} holds {length} bytes of {describe(buffer)} "
             f"but the command buffer uses {end} bytes of it; pass a larger range")
     for group in _USAGE_GROUPS:
         if usage & group and not buffer.usage_bits & group:
             raise InvalidArgumentError(
-                f"{site.where(kind)}: binding-table slot {slot} {describe(buffer)} was allocated "
+                f"{site.where(kind)}: {role} {describe(buffer)} was allocated "
                 f"with usage {buffer.allowed_usage!r}, which lacks {BufferUsage(group)!r}")
     if aligned:
         start = buffer.byte_offset + offset
         if site.alignment > 1 and start % site.alignment:
             raise InvalidArgumentError(
-                f"{site.where(kind)}: binding-table slot {slot} starts at byte {start} of its "
+                f"{site.where(kind)}: {role} starts at byte {start} of its "
                 f"allocation, which is not a multiple of {site.alignment}")
         if (want_encoding is not None and buffer.encoding is not None
                 and buffer.encoding != want_encoding):
             raise InvalidArgumentError(
-                f"{site.where(kind)}: binding-table slot {slot} expects encoding {want_encoding!r} "
+                f"{site.where(kind)}: {role} expects encoding {want_encoding!r} "
                 f"but {describe(buffer)} holds encoding {buffer.encoding!r}")
     return 0
 

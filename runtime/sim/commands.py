@@ -8,8 +8,9 @@ typed records of rt.runtime.hal.commands); everything else sees these plain reco
 * ``Fill(index, nbytes)``, ``Update(index, nbytes)``
 * ``Collective(index, channel, op, param, element_count)`` — ``op`` a ``CollectiveOp``
 
-Buffers named through a binding-table slot are not known at recording time: a copy through
-one is costed as a copy within the device.
+Buffers named through a binding-table slot are resolved through the submission's binding table
+(``(buffer, offset, length)`` entries, as ``queue_execute(binding_table=...)`` takes them);
+without one a copy through a slot is costed as a copy within the device.
 """
 from collections import namedtuple
 
@@ -22,8 +23,17 @@ Update = namedtuple("Update", "index nbytes")
 Collective = namedtuple("Collective", "index channel op param element_count")
 
 
-def records(command_buffer):
-    """The commands of ``command_buffer`` as the records above (barriers omitted)."""
+def records(command_buffer, binding_table=None):
+    """The commands of ``command_buffer`` as the records above (barriers omitted); slot
+    references resolve through ``binding_table`` when given."""
+    table = list(binding_table or ())
+
+    def buffer(ref):
+        if ref.buffer is None and ref.slot < len(table):
+            entry = table[ref.slot]
+            return entry[0] if isinstance(entry, tuple) else entry
+        return ref.buffer
+
     out = []
     for index, cmd in enumerate(command_buffer.commands):
         kind = cmd.kind
@@ -32,7 +42,7 @@ def records(command_buffer):
                                 cmd.ordinal, tuple(cmd.workgroup_count),
                                 tuple(b.length for b in cmd.bindings)))
         elif kind == "copy_buffer":
-            out.append(Copy(index, cmd.source.buffer, cmd.target.buffer, cmd.source.length))
+            out.append(Copy(index, buffer(cmd.source), buffer(cmd.target), cmd.source.length))
         elif kind == "fill_buffer":
             out.append(Fill(index, cmd.target.length))
         elif kind == "update_buffer":

@@ -80,11 +80,12 @@ def dispatch_flops(executable, ordinal):
     return cost["flops"] if cost else 0
 
 
-def execute_stages(model, command_buffers, owner_of):
-    """Stages of ``queue_execute(command_buffers)``; ``owner_of(buffer)`` -> simulated device."""
+def execute_stages(model, command_buffers, owner_of, binding_table=None):
+    """Stages of ``queue_execute(command_buffers, binding_table=...)``; ``owner_of(buffer)`` ->
+    simulated device."""
     stages = []
     for cb in command_buffers:
-        for record in commands.records(cb):
+        for record in commands.records(cb, binding_table):
             stages.append(_stage(model, record, owner_of))
     return stages
 

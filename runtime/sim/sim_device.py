@@ -117,7 +117,7 @@ class SimDevice(Device):
             lambda gate: self.executor.queue_execute(command_buffers, wait_fence=gate,
                                                      binding_table=binding_table),
             lambda: costs.execute_stages(self.model, command_buffers,
-                                         self.simulation.device_of_buffer),
+                                         self.simulation.device_of_buffer, binding_table),
             {"command_buffers": len(command_buffers)})
 
     def queue_copy(self, source, source_offset, target, target_offset, length, *,

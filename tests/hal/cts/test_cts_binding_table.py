@@ -57,11 +57,11 @@ def test_queue_alloca_buffer_in_the_table_is_resolved_when_it_runs(device, execu
 @pytest.mark.parametrize("case, message", [
     ("missing", r"reference 3 binding-table slots; pass binding_table="),
     ("short", r"references 3 binding-table slots but the table has 2 entries"),
-    ("small", r"binding-table slot 2 holds 128 bytes of .* uses 256 bytes"),
+    ("small", r"binding-table slot 2 of add_f32: binding 2 holds 128 bytes of .* uses 256 bytes"),
     ("usage", r"binding-table slot 0 .* lacks"),
     ("form", r"binding-table entry 1 must be a Buffer"),
     ("other_device", r"binding-table slot 0 .* lives on .*cannot reach"),
-    ("misaligned", r"binding-table slot 1 starts at byte 4 of its allocation"),
+    ("misaligned", r"binding-table slot 1 of add_f32: binding 1 starts at byte 4 of its allocation"),
 ])
 def test_bad_tables_are_rejected_at_submission(device, executable, device_factory, case, message):
     cb = _add_cb(device, executable)
