@@ -753,8 +753,11 @@ cdef class CommandBuffer(Site):
         """The recorded commands as records (``rt.runtime.hal.commands``), in order."""
         return [self._record(&self._commands[i]) for i in range(self._count)]
 
-    def describe_command(self, index):
-        """``"command 3 (dispatch of 'add' in executable X)"`` for error messages."""
+    def describe_command(self, index, caller=None):
+        """``"command 3 (dispatch of 'add' in executable X, recorded at f.mlir:4:8 in @f)"`` for
+        error messages. caller: the ``CallSite`` that submitted this command buffer, or None; a
+        dispatch recorded elsewhere (a memoized command buffer, recorded in an initializer) is
+        then located at its own op in the caller's function."""
         cdef Command* c
         if index >= self._count:
             return f"the debug group markers after its {self._count} commands"
@@ -762,6 +765,8 @@ cdef class CommandBuffer(Site):
         if c.kind == COMMAND_DISPATCH:
             e = self.executables[c.args.dispatch.executable]
             site = self.sources.get(index)
+            if site is not None and caller is not None:
+                site = site.replayed_by(caller)
             return (f"command {index} (dispatch of export {e.exports[c.args.dispatch.ordinal].name!r} "
                     f"in executable {e.name}" + ("" if site is None else f", recorded at {site}") + ")")
         return f"command {index} ({KIND_NAMES[c.kind]})"

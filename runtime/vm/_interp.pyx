@@ -416,13 +416,34 @@ cdef class CallSite:
     cdef ModuleState state
     cdef Py_ssize_t offset, pc
 
-    def __str__(self):
-        m = self.state.module
+    cdef Py_ssize_t _function(self):
         for k in range(self.state.nfns):
             if self.state.fns[k].offset == self.offset:
-                name, loc = m.functions[k].name, m.location(k, self.pc)
-                return f"{loc} in @{name}" if loc is not None else f"{m.name} pc {self.pc} in @{name}"
-        return f"{m.name} pc {self.pc}"
+                return k
+        return -1
+
+    def __str__(self):
+        m = self.state.module
+        k = self._function()
+        if k < 0:
+            return f"{m.name} pc {self.pc}"
+        name, loc = m.functions[k].name, m.location(k, self.pc)
+        return f"{loc} in @{name}" if loc is not None else f"{m.name} pc {self.pc} in @{name}"
+
+    def replayed_by(self, CallSite caller):
+        """This site as seen from ``caller``, the call that submitted a command buffer recorded
+        here (IREE's memoized command buffers are recorded in an initializer and replayed by the
+        function the user called): ``file:line:col in @caller_fn`` — the op's own location and
+        the caller's function; ``module pc N in @initializer (replayed by @caller_fn)`` when
+        there are no locations. Same as ``str(self)`` when both are in one function."""
+        k, j = self._function(), caller._function()
+        if k < 0 or j < 0 or caller.state is not self.state or k == j:
+            return str(self)
+        m = self.state.module
+        name, loc = m.functions[j].name, m.location(k, self.pc)
+        if loc is not None:
+            return f"{loc} in @{name}"
+        return f"{m.name} pc {self.pc} in @{m.functions[k].name} (replayed by @{name})"
 
     def __repr__(self):
         return f"<CallSite {self}>"

@@ -91,3 +91,23 @@ def test_device_arrays_and_threads_share_the_memoized_command_buffer(module):
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+DIVIDE = """func.func @divide(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %q = arith.divsi %a, %b : tensor<4xi32>
+  return %q : tensor<4xi32>
+}
+"""
+
+
+def test_a_failing_replayed_dispatch_names_its_op_in_the_called_function(tmp_path):
+    # Recorded in the initializer, the dispatch fails when @divide replays it: the error names
+    # the op's location and @divide (not the initializer), as a per-call recording would.
+    src = tmp_path / "div.mlir"
+    src.write_text(DIVIDE)
+    with rt.load(rt.compile(src, devices=["vmvx"]), devices=["local-sync://vmvx"]) as m:
+        assert len(_memoized(m)) == 1
+        a = np.array([4, 6, 8, 9], np.int32)
+        np.testing.assert_array_equal(m.divide(a, np.array([2, 3, 4, 3], np.int32)), [2, 2, 2, 3])
+        with pytest.raises(rt.RtError, match=r"recorded at \S*div\.mlir:2:8 in @divide\).*division by zero"):
+            m.divide(a, np.array([1, 0, 1, 1], np.int32))

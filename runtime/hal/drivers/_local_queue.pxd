@@ -29,6 +29,7 @@ cdef class Submission:
     cdef BindingTable table
     cdef uint32_t threads
     cdef object deadline
+    cdef object caller
 
     cdef int perform(self, object sink, object lane) except -1
 

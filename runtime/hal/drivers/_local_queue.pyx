@@ -35,12 +35,13 @@ from libc.stdint cimport uint32_t
 
 from rt.runtime.errors import DeviceError, RtError
 from rt.runtime.hal._buffer cimport Buffer
+from rt.runtime.hal._command_buffer cimport CommandBuffer
 from rt.runtime.hal._fence cimport Fence
 from rt.runtime.hal._semaphore cimport Semaphore
 from rt.runtime.hal.drivers._heap_allocator cimport HeapAllocator
 from rt.runtime.hal.drivers._replay cimport BindingTable, execute_command_buffer
 from rt.runtime.hal.trace import now_ns, timepoint_texts
-from rt.runtime.vm._interp import set_thread_deadline, thread_deadline
+from rt.runtime.vm._interp import current_call_site, set_thread_deadline, thread_deadline
 
 cdef extern from "<semaphore.h>" nogil:
     ctypedef struct sem_t:
@@ -69,7 +70,7 @@ cdef class Submission:
         cdef Buffer buffer
         if self.kind == EXECUTE:
             for cb in self.command_buffers:
-                execute_command_buffer(cb, self.table, self.threads, sink, lane)
+                execute_command_buffer(cb, self.table, self.threads, sink, lane, self.caller)
         elif self.kind == ALLOCA:
             buffer = <Buffer>self.operand
             (<HeapAllocator>buffer.allocator).commit_allocation(buffer.allocation)
@@ -91,10 +92,17 @@ cdef Submission operation(Fence wait, Fence signal, object action, str label):
 
 cdef Submission execution(Fence wait, Fence signal, tuple command_buffers, BindingTable table,
                           uint32_t threads, str label):
-    """A submission executing ``command_buffers`` (C entry of queue_execute)."""
+    """A submission executing ``command_buffers`` (C entry of queue_execute). A command buffer
+    whose dispatches carry call sites also gets the submitting call site, so that a failure in a
+    replayed (memoized) command buffer names the function the user called."""
     cdef Submission s = Submission.__new__(Submission)
+    cdef CommandBuffer cb
     s.wait_fence, s.signal_fence, s.label = wait, signal, label
     s.kind, s.command_buffers, s.table, s.threads = EXECUTE, command_buffers, table, threads
+    for cb in command_buffers:
+        if cb.sources:
+            s.caller = current_call_site()
+            break
     return s
 
 

@@ -14,4 +14,4 @@ cdef class BindingTable:
 cdef int execute_c(CommandBuffer cb, BindingTable table, uint32_t threads, object sink,
                    object lane) except -1
 cdef int execute_command_buffer(CommandBuffer cb, BindingTable table, uint32_t threads,
-                                object sink, object lane) except -1
+                                object sink, object lane, object caller=*) except -1

@@ -440,19 +440,21 @@ cdef int execute_c(CommandBuffer cb, BindingTable table, uint32_t threads, objec
 
 
 cdef int execute_command_buffer(CommandBuffer cb, BindingTable table, uint32_t threads,
-                                object sink, object lane) except -1:
+                                object sink, object lane, object caller=None) except -1:
     """``execute_c``, raising ``DeviceError`` naming the command buffer, the command (index,
-    export, executable) and the cause; ``InvalidArgumentError`` if a buffer it uses is not
+    export, executable, where it was recorded as seen from ``caller``, the submitting
+    ``CallSite`` or None) and the cause; ``InvalidArgumentError`` if a buffer it uses is not
     live."""
     try:
         execute_c(cb, table, threads, sink, lane)
     except CommandFailure as failure:
         cause = failure.__cause__
-        raise DeviceError(f"{cb.label}: {cb.describe_command(failure.index)} failed: {cause}") from cause
+        raise DeviceError(f"{cb.label}: {cb.describe_command(failure.index, caller)} "
+                          f"failed: {cause}") from cause
     return 0
 
 
-def execute(CommandBuffer cb, BindingTable table, threads, sink=None, lane=None):
+def execute(CommandBuffer cb, BindingTable table, threads, sink=None, lane=None, caller=None):
     """Run ``cb`` with binding table ``table`` (or None) on ``threads`` workers per dispatch;
     see ``execute_command_buffer``."""
-    execute_command_buffer(cb, table, threads, sink, lane)
+    execute_command_buffer(cb, table, threads, sink, lane, caller)
