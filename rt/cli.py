@@ -312,7 +312,8 @@ def build_parser():
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="keep generated executables in DIR by content and reuse them in later compiles")
     p.add_argument("--verify-each", action="store_true",
-                   help="verify the IR after every pass (default: after every phase)")
+                   help="verify the IR after every pass (default: the input and the output; "
+                        "RT_VERIFY=phase in the environment: after every phase)")
     p.add_argument("--jobs", type=int, default=0, metavar="N",
                    help="processes translating executables in parallel (default 0: one per core)")
     p.add_argument("--trace-dispatch-tensors", action="store_true",

@@ -45,7 +45,8 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
     stop after a phase (the result is then the module's MLIR text, as UTF-8 bytes) or start
     from IR dumped after one. timing: print the time of every pass to stderr. jobs: processes
     translating executables in parallel (0: one per core). verify_each: verify the IR after
-    every pass (default: after every phase). cache_dir: a directory keeping generated
+    every pass (default: the input when parsed and the output; ``RT_VERIFY=phase`` in the
+    environment: after every phase). cache_dir: a directory keeping generated
     executables by content, reused by later compilations. reassociate_fp_reductions: False keeps llvm-cpu
     float reductions in loop order (IREE's ``--iree-llvmcpu-reassociate-fp-reductions=false``).
     trace_dispatch_tensors: print every dispatch's input and output tensors when the module runs

@@ -9,11 +9,14 @@ of each pass, in order) with the verifier as its own row; ``progress`` shows the
 (None: when stderr is a terminal; True: always; False: never). The pipeline's contents come from
 :mod:`rt.compiler.passes.pipeline`.
 
-The verifier (rt.compiler.passes.verifier) runs after every pass with ``verify_each`` (MLIR's
-``-verify-each``), otherwise after the last pass of each phase and after the last pass; it
-remembers the op-definition checks that passed during one run, so re-verifying unchanged ops is
-cheap. Verifying after every pass costs a Python compiler about a third of its time (C++ MLIR:
-a few percent), so the driver verifies at phase boundaries unless asked.
+The verifier (rt.compiler.passes.verifier) runs after every pass with ``verify="each"`` (MLIR's
+``-verify-each``), after the last pass of each phase with ``verify="phase"``, and after the last
+pass only with ``verify="end"`` (the input was verified when it was parsed); it remembers the
+op-definition checks that passed during one run, so re-verifying unchanged ops is cheap.
+Verifying after every pass costs a Python compiler about a third of its time (C++ MLIR: a few
+percent), so the driver verifies the input and the output unless asked (``--verify-each``, or
+``RT_VERIFY=each|phase`` in the environment, as the test suite does: see
+``rt.compiler.passes.pipeline.pass_manager``).
 
 Source followed: MLIR ``PassManager`` (verifier after each pass, instrumentation hooks).
 """
@@ -27,10 +30,14 @@ from rt.compiler.passes.verifier import Verifier
 from rt.runtime.errors import InvalidArgumentError
 
 
+#: when the IR is verified: after every pass, after every phase, after the last pass
+VERIFY_MODES = ("each", "phase", "end")
+
+
 class PassPipeline:
     """An ordered list of Pass instances. ``run(module, ctx)`` applies them in place."""
 
-    def __init__(self, passes, dump_after=None, dump_dir=None, verify_each=True, timing=None,
+    def __init__(self, passes, dump_after=None, dump_dir=None, verify="each", timing=None,
                  progress=False, phases=None):
         self.passes = list(passes)
         if isinstance(dump_after, str):
@@ -46,7 +53,9 @@ class PassPipeline:
                 f"pipeline: {', '.join(p.name for p in self.passes)}"
             )
         self.dump_dir = dump_dir
-        self.verify_each = verify_each
+        if verify not in VERIFY_MODES:
+            raise InvalidArgumentError(f"verify={verify!r}; expected one of {', '.join(VERIFY_MODES)}")
+        self.verify = verify
         self.timing = timing
         self.progress = progress
         self.phases = list(phases) if phases is not None else [None] * len(self.passes)
@@ -67,7 +76,7 @@ class PassPipeline:
                     with self._phase_scope(index):
                         with _scope(timing, pass_.name):
                             pass_.run(module, ctx)
-                        if self.verify_each or self._ends_phase(index):
+                        if self._verifies_after(index):
                             with _scope(timing, instrumentation.VERIFIER):
                                 verifier.verify_module(module)
                     if "all" in self.dump_after or pass_.name in self.dump_after:
@@ -77,11 +86,11 @@ class PassPipeline:
                 reporter.finish()
         return written
 
-    def _ends_phase(self, index):
-        """True after the last pass of a phase (and after the last pass of all)."""
-        if index == len(self.passes):
+    def _verifies_after(self, index):
+        """True when the IR is verified after pass number ``index`` (1-based)."""
+        if self.verify == "each" or index == len(self.passes):
             return True
-        return self.phases[index - 1] != self.phases[index]
+        return self.verify == "phase" and self.phases[index - 1] != self.phases[index]
 
     def _phase_scope(self, index):
         phase = self.phases[index - 1]

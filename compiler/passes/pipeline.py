@@ -27,10 +27,15 @@ Source followed: IREE ``compiler/src/iree/compiler/Pipelines/Pipelines.cpp``
 """
 import dataclasses
 import importlib
+import os
 import typing
 
-from rt.compiler.passes.pass_manager import PassPipeline
+from rt.compiler.passes.pass_manager import VERIFY_MODES, PassPipeline
 from rt.runtime.errors import InvalidArgumentError
+
+
+#: the environment variable choosing when a compile verifies the IR (see ``pass_manager``)
+VERIFY_ENV = "RT_VERIFY"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +45,8 @@ class CompileOptions:
     devices: tuple of ``DeviceSpec`` (``rt.compiler.targets.device_spec``; empty: the input's
     own device globals, else ``__device_0=llvm-cpu``). data_tiling: pack matmul operands
     (iree-dispatch-creation-set-encoding). verify_each: verify the IR after every pass
-    (MLIR's ``-verify-each``); by default it is verified after each phase.
+    (MLIR's ``-verify-each``); by default the input is verified when parsed and the output
+    after the last pass (see ``pass_manager`` for ``RT_VERIFY``).
     dump_after: pass names (or ``"all"``) whose output IR is written to ``dump_dir`` as
     ``NN_<pass>.mlir``. compile_from / compile_to: phase names (see the module docstring).
     timing: print the time of every pass, nested by phase, to stderr (like ``--mlir-timing``).
@@ -278,12 +284,21 @@ def build_passes(options=None, until=None):
 
 def pass_manager(options=None, timing=None):
     """A PassPipeline running ``build_passes(options)`` with the options' dumps, verification
-    and progress; ``timing``: an ``instrumentation.Timing`` recording each pass under its phase."""
+    and progress; ``timing``: an ``instrumentation.Timing`` recording each pass under its phase.
+
+    Verification: after every pass with ``verify_each``; else as the environment variable
+    ``RT_VERIFY`` says (``each``: every pass, ``phase``: the last pass of every phase, ``end``:
+    the last pass only, the default; the test suite sets ``phase`` so that a pass that breaks
+    the IR fails at its phase). InvalidArgumentError for another ``RT_VERIFY`` value."""
     options = CompileOptions.from_dict(options)
+    verify = "each" if options.verify_each else os.environ.get(VERIFY_ENV) or "end"
+    if verify not in VERIFY_MODES:
+        raise InvalidArgumentError(f"{VERIFY_ENV}={verify!r} in the environment; expected one of "
+                                   f"{', '.join(VERIFY_MODES)}")
     passes = build_passes(options)
     names = phase_names()
     start = 0 if options.compile_from is None else names.index(options.compile_from) + 1
     phases = [phase.name for phase in PHASES[start:] for _ in phase.passes][:len(passes)]
     return PassPipeline(passes, dump_after=options.dump_after, dump_dir=options.dump_dir,
-                        verify_each=options.verify_each, timing=timing, progress=options.progress,
+                        verify=verify, timing=timing, progress=options.progress,
                         phases=phases)

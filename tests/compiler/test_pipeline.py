@@ -99,7 +99,7 @@ def test_progress_only_on_a_terminal():
     assert tty.getvalue() == "\r\x1b[K[3/41] cse\r\x1b[K[3/41] cse 2/5\r\x1b[K"
 
 
-def test_verification_after_each_phase_or_each_pass():
+def test_verification_after_each_pass_each_phase_or_the_end():
     from xdsl.dialects import arith
     from xdsl.dialects.builtin import f32
 
@@ -124,10 +124,26 @@ def test_verification_after_each_phase_or_each_pass():
         def run(self, module, ctx):
             ran.append(True)
 
-    phases = ["a", "a"]
-    for verify_each, runs in ((False, [True]), (True, [])):
+    # a bad op made by the first pass fails after it ("each"), after its phase ("phase": the
+    # phase's second pass ran), or after the last pass ("end": both phases ran)
+    phases = ["a", "a", "b"]
+    for verify, runs in (("end", [True, True]), ("phase", [True]), ("each", [])):
         ran.clear()
         module = parse_module(ADD, "add.mlir", make_context())
         with pytest.raises(CompileError, match=r"add\.mlir:\d+:\d+: error: .arith.addf. op result"):
-            PassPipeline([Break(), Record()], verify_each=verify_each, phases=phases).run(module, make_context())
+            PassPipeline([Break(), Record(), Record()], verify=verify, phases=phases).run(module, make_context())
         assert ran == runs
+    with pytest.raises(InvalidArgumentError, match="verify='sometimes'"):
+        PassPipeline([Record()], verify="sometimes")
+
+
+def test_verification_mode_from_the_option_or_the_environment(monkeypatch):
+    monkeypatch.delenv(pipeline.VERIFY_ENV, raising=False)
+    assert pipeline.pass_manager({}).verify == "end"
+    assert pipeline.pass_manager({"verify_each": True}).verify == "each"
+    monkeypatch.setenv(pipeline.VERIFY_ENV, "phase")
+    assert pipeline.pass_manager({}).verify == "phase"
+    assert pipeline.pass_manager({"verify_each": True}).verify == "each"
+    monkeypatch.setenv(pipeline.VERIFY_ENV, "always")
+    with pytest.raises(InvalidArgumentError, match="RT_VERIFY='always'.*each, phase, end"):
+        pipeline.pass_manager({})
