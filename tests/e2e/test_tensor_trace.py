@@ -148,3 +148,20 @@ def test_trace_with_wrong_dim_count_is_a_located_error():
 def test_trace_tensors_must_be_callable():
     with pytest.raises(InvalidArgumentError, match="trace_tensors must be callable"):
         rt.load(rt.compile(ADD_MUL, devices=["vmvx"]), devices=["local-sync://vmvx"], trace_tensors="stderr")
+
+
+@pytest.mark.parametrize("target", list(DEVICES))
+def test_trace_callback_error_ends_the_call_and_the_module_stays_usable(target):
+    calls = []
+
+    def failing(key, arrays):
+        calls.append(key)
+        if len(calls) == 1:
+            raise ValueError("callback refused the tensor")
+
+    a = np.array([1, 2, 3, 4], np.float32)
+    with rt.load(rt.compile(ADD_MUL, devices=[target]), devices=[DEVICES[target]], trace_tensors=failing) as m:
+        with pytest.raises(ValueError, match="callback refused the tensor"):
+            m.f(a, a)
+        np.testing.assert_array_equal(m.f(a, a), (a + a) * a)
+    assert calls == ["sum", "sum"]
