@@ -4,7 +4,8 @@ Users paste ``iree-compile`` / ``iree-run-module`` / ``iree-benchmark-module`` c
 :func:`translate` rewrites the IREE flags of one subcommand's argument list into rt's flags
 before argparse sees them. ``ALIASES`` is the table (also printed in docs/iree_flags.md, which a
 test keeps in sync): ``(commands, IREE flag, rt flag, note)``. An ``--iree-*`` flag that is not
-in the table is an error naming the nearest rt flag (or IREE alias), never silently ignored.
+in the table is an error, never silently ignored: ``INSTEAD`` says what to use for common IREE
+flags rt has no counterpart for; otherwise it names the nearest rt flag (or IREE alias).
 
 Source followed: the flags of IREE's tools (``iree-compile --help``, ``iree-run-module --help``,
 ``iree-benchmark-module --help``; TargetOptions, GlobalOptimizationOptions, Google Benchmark).
@@ -47,6 +48,27 @@ ALIASES = (
     (BENCH, "--benchmark_repetitions=N", "--repetitions=N", ""),
     (BENCH, "--benchmark_min_time=T[s]", "--min-time=T", "keep calling until T seconds (Nx: N calls)"),
 )
+
+#: IREE flags rt has no alias for, with what to use instead (named in the error before the
+#: nearest-spelling guess, which cannot know meanings)
+INSTEAD = {
+    "--iree-hal-dump-executable-files-to": "--dump-after=iree-hal-materialize-interfaces --dump-dir=DIR "
+                                           "(each executable's IR before codegen); python -m rt dump M.vmfb "
+                                           "lists the executables built",
+    "--iree-hal-dump-executable-sources-to": "--dump-after=iree-hal-materialize-interfaces --dump-dir=DIR",
+    "--iree-hal-dump-executable-intermediates-to": "nothing: rt keeps the LLVM IR it generates in memory; "
+                                                   "--dump-after=iree-hal-materialize-interfaces --dump-dir=DIR "
+                                                   "shows each executable's IR before codegen",
+    "--iree-hal-dump-executable-binaries-to": "python -m rt dump M.vmfb (each executable's format, size, "
+                                              "sha256 and metadata)",
+    "--iree-llvmcpu-target-triple": "rt's llvm-cpu targets the host's x86_64 ELF; choose the CPU with "
+                                    "--device=llvm-cpu:CPU",
+    "--iree-llvmcpu-enable-ukernels": "rt's data-tiled matmuls always run its mmt4d microkernels; "
+                                      "--no-data-tiling turns that path off",
+    "--iree-opt-const-eval": "nothing: rt evaluates hoisted constant expressions in the module "
+                             "initializer at load time (iree-util-hoist-into-globals), never at compile time",
+    "--iree-flow-break-dispatch": "--compile-to=flow and edit the IR, or --trace-dispatch=SYMBOL",
+}
 
 _TRUE = {"true", "1", "on", ""}
 _FALSE = {"false", "0", "off"}
@@ -187,6 +209,8 @@ def translate(command, argv, rt_flags=()):
 
 
 def _unknown(command, flag, rt_flags):
+    if flag in INSTEAD:
+        return f"{flag} is an IREE flag rt does not implement; instead: {INSTEAD[flag]}"
     known = {}
     for commands, iree, rt, _ in ALIASES:
         if command in commands:

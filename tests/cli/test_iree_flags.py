@@ -62,6 +62,8 @@ def test_run_flags_translate(command, argv, expected):
     ("compile", "--iree-input-type=stablehlo", ["--compile-to=input"]),
     ("run", "--iree-hal-target-backends=vmvx", ["rt does not implement"]),
     ("compile", "--iree-flow-trace-dispatch=@main:0", ["@function:ordinal form is not supported"]),
+    ("compile", "--iree-hal-dump-executable-files-to=d", ["instead: --dump-after=iree-hal-materialize-interfaces"]),
+    ("compile", "--iree-opt-const-eval=false", ["instead: nothing", "iree-util-hoist-into-globals"]),
 ])
 def test_bad_iree_flags_are_named(command, flag, fragments):
     with pytest.raises(InvalidArgumentError) as info:
@@ -69,6 +71,16 @@ def test_bad_iree_flags_are_named(command, flag, fragments):
     assert flag.split("=")[0] in str(info.value)
     for fragment in fragments:
         assert fragment in str(info.value)
+
+
+def test_instead_hints_name_real_passes():
+    from rt.compiler.passes.registry import pass_names
+    from rt.iree_flags import INSTEAD
+
+    for hint in INSTEAD.values():
+        for word in hint.replace("=", " ").replace("(", " ").replace(")", " ").split():
+            if word.startswith("iree-") and not word.startswith("iree-flow-trace"):
+                assert word in pass_names(), word
 
 
 def test_doc_lists_every_alias():
