@@ -6,14 +6,23 @@ on IREE's local executable dispatch (runtime/src/iree/hal/local/executable_libra
 task system's workgroup tiling): workgroups are numbered x-fastest, handed out in chunks by
 an atomic counter, and the first failing workgroup stops the rest and is reported as
 ``DeviceError``. ``threads=1`` (or a single workgroup) runs inline on the calling thread.
+
+A dispatch stops between workgroups when Ctrl-C arrives (``KeyboardInterrupt`` on the main
+thread, a ``DeviceError`` naming the interrupt elsewhere) or the calling thread's deadline
+(``f(..., timeout=)``) passes (``DeadlineExceededError``), so one long dispatch cannot keep a
+call, or the device queue behind it, from ending (issue 13).
 """
-from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
+import signal
+
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.number cimport PyNumber_Index
 
 from rt.devices.llvm_cpu import abi
-from rt.runtime.errors import DeviceError, InvalidArgumentError
+from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
 from rt.runtime.hal._library cimport LibraryEntry, library_dispatch_t
+from rt.runtime.vm._interp import THREAD_DEADLINE_ADDRESS
 
 
 cdef extern from "Python.h":
@@ -22,6 +31,8 @@ cdef extern from "Python.h":
 
 cdef extern from "worker_pool.h" nogil:
     enum: RT_MAX_WORKERS
+    enum: RT_STATUS_INTERRUPTED
+    enum: RT_STATUS_DEADLINE_EXCEEDED
     ctypedef struct rt_dispatch_state_v0_t:
         uint32_t workgroup_count[3]
         uint32_t workgroup_size[3]
@@ -48,6 +59,14 @@ cdef extern from "worker_pool.h" nogil:
     int32_t rt_launch_group(const rt_dispatch_fn_t* fns,
                             const rt_dispatch_state_v0_t* const* states, uint32_t count,
                             uint32_t threads, uint32_t* failed_item, uint64_t* failed_index)
+    void rt_cancel_begin(uint64_t deadline_ns)
+    int32_t rt_cancel_stopped()
+    int rt_hook_sigint()
+
+
+ctypedef long long (*DeadlineFn)() noexcept nogil
+# The calling thread's deadline (ns), read through the C entry point the VM publishes.
+cdef DeadlineFn _thread_deadline_ns = <DeadlineFn><uintptr_t>THREAD_DEADLINE_ADDRESS
 
 
 cdef enum:
@@ -116,12 +135,26 @@ def _check_layouts():
         if want != offsets or struct.size != size:
             raise ImportError(f"{struct.name}: worker_pool.h layout {offsets} (size {size}) "
                               f"does not match abi.py {want} (size {struct.size})")
-    if (abi.MAX_BINDINGS, abi.MAX_CONSTANTS, abi.MAX_WORKERS) != (
-            MAX_BINDINGS, MAX_CONSTANTS, RT_MAX_WORKERS):
+    if (abi.MAX_BINDINGS, abi.MAX_CONSTANTS, abi.MAX_WORKERS, abi.STATUS_INTERRUPTED,
+            abi.STATUS_DEADLINE_EXCEEDED) != (MAX_BINDINGS, MAX_CONSTANTS, RT_MAX_WORKERS,
+                                              RT_STATUS_INTERRUPTED, RT_STATUS_DEADLINE_EXCEEDED):
         raise ImportError("launcher limits do not match abi.py")
 
 
 _check_layouts()
+
+
+def hook_interrupts():
+    """Let Ctrl-C stop running dispatches: chain the launcher's SIGINT hook in front of
+    Python's handler while that is ``signal.default_int_handler`` (KeyboardInterrupt). A
+    program with a SIGINT handler of its own keeps its dispatches running. Returns whether the
+    hook is in place; called when the module loads and for every new Launcher."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return False
+    return rt_hook_sigint() == 1
+
+
+hook_interrupts()
 
 
 def set_spin_wait(uint64_t nanoseconds):
@@ -156,6 +189,7 @@ cdef int32_t _dispatch_entry(void* state, uint32_t ordinal, const uint32_t* work
     _fill_state(&d, e, workgroup_count, constants, binding_ptrs, binding_lengths)
     if threads > RT_MAX_WORKERS + 1:
         threads = RT_MAX_WORKERS + 1
+    rt_cancel_begin(<uint64_t>_thread_deadline_ns())
     return rt_launch(e.fn, &d, threads if threads > 0 else 1, failed_workgroup)
 
 
@@ -185,6 +219,7 @@ cdef int32_t _group_entry(const library_dispatch_t* dispatches, uint32_t count, 
     cdef const export_t* e
     if threads > RT_MAX_WORKERS + 1:
         threads = RT_MAX_WORKERS + 1
+    rt_cancel_begin(<uint64_t>_thread_deadline_ns())
     while base < count:
         n = count - base if count - base < RT_MAX_GROUP else RT_MAX_GROUP
         for k in range(n):
@@ -222,6 +257,7 @@ cdef class Launcher:
         if not (len(fn_addresses) == len(binding_counts) == len(constant_counts)
                 == len(workgroup_sizes) == n):
             raise InvalidArgumentError("Launcher: per-export sequences differ in length")
+        hook_interrupts()
         self._owner = owner
         self._names = tuple(names)
         self._count = <uint32_t>n
@@ -253,9 +289,19 @@ cdef class Launcher:
 
     def dispatch_error(self, ordinal, workgroup_count, status, failed):
         """The ``DeviceError`` of a dispatch whose workgroup number ``failed`` (x fastest)
-        returned ``status``."""
+        returned ``status``; ``DeadlineExceededError`` if the call's deadline stopped it. A
+        dispatch stopped by Ctrl-C raises ``KeyboardInterrupt`` on the main thread (Python's
+        handler runs here) and is a ``DeviceError`` naming the interrupt elsewhere."""
         cx, cy = workgroup_count[0], workgroup_count[1]
         wid = (failed % cx, failed // cx % cy, failed // cx // cy)
+        where = (f"llvm-cpu dispatch of export '{self._names[ordinal]}' (ordinal {ordinal}) "
+                 f"stopped before workgroup {wid} of {tuple(workgroup_count)}")
+        cdef int32_t stopped = rt_cancel_stopped()  # same thread as the dispatch, just after it
+        if stopped == RT_STATUS_DEADLINE_EXCEEDED:
+            return DeadlineExceededError(f"{where}: the call's deadline passed")
+        if stopped == RT_STATUS_INTERRUPTED:
+            PyErr_CheckSignals()
+            return DeviceError(f"{where}: interrupted by Ctrl-C (SIGINT); its results are undefined")
         return DeviceError(
             f"llvm-cpu dispatch of export '{self._names[ordinal]}' (ordinal {ordinal}) failed: "
             f"workgroup {wid} of {tuple(workgroup_count)} returned {status} "
@@ -320,6 +366,7 @@ cdef class Launcher:
         state.constants = consts
         state.binding_ptrs = ptrs
         state.binding_lengths = lengths
+        rt_cancel_begin(<uint64_t>_thread_deadline_ns())
         with nogil:
             status = rt_launch(e.fn, &state, nthreads, &failed)
         if status != 0:

@@ -14,6 +14,11 @@
  * buffer between two barriers, IREE's task command buffer issuing a concurrent region): their
  * workgroups form one index space (dispatch 0's, then dispatch 1's, ...) handed out by the one
  * counter, so dispatches with few workgroups each run side by side on the pool.
+ *
+ * Cancellation (issue 13): every workgroup first checks the dispatch's rt_cancel_t, taken from
+ * the calling thread when the dispatch starts. Once SIGINT has arrived since then (a handler
+ * chained in front of Python's bumps rt_interrupt_epoch) or the call's deadline has passed,
+ * the dispatch stops between workgroups with RT_STATUS_INTERRUPTED / _DEADLINE_EXCEEDED.
  */
 #ifndef RT_LLVM_CPU_WORKER_POOL_H_
 #define RT_LLVM_CPU_WORKER_POOL_H_
@@ -55,6 +60,19 @@ typedef struct {
 typedef int32_t (*rt_dispatch_fn_t)(const rt_dispatch_state_v0_t*,
                                     const rt_workgroup_state_v0_t*);
 
+/* Why a dispatch stopped early (rt_cancel_t.stopped; abi.py lists them too). */
+#define RT_STATUS_INTERRUPTED (-2)
+#define RT_STATUS_DEADLINE_EXCEEDED (-3)
+
+/* When a dispatch stops early: the interrupt epoch it started in, its deadline (ns, 0 = none);
+ * `stopped` is set to the RT_STATUS_* that stopped it (0: it was not), which is also the
+ * status rt_launch returns (a kernel may return the same code: `stopped` tells them apart). */
+typedef struct {
+  uint64_t epoch;
+  uint64_t deadline_ns;
+  int32_t stopped;
+} rt_cancel_t;
+
 /* One dispatch of a group: its workgroups are indices [first, first + total) of the job. */
 typedef struct {
   rt_dispatch_fn_t fn;
@@ -75,6 +93,7 @@ typedef struct {
   _Atomic uint64_t failed_index;
   _Atomic uint32_t pending;
   _Atomic uint32_t caller_sleeping;
+  rt_cancel_t cancel;
 } rt_job_t;
 
 typedef struct {
@@ -105,6 +124,62 @@ static inline uint64_t rt_now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Bumped by every SIGINT once rt_hook_sigint has run. */
+static _Atomic uint64_t rt_interrupt_epoch = 0;
+/* The cancellation of the next rt_launch on this thread (rt_cancel_begin). */
+static __thread rt_cancel_t rt_thread_cancel = {0, 0, 0};
+static struct sigaction rt_sigint_previous;
+
+/* Sets the calling thread's next dispatches to stop at the next SIGINT or at `deadline_ns`. */
+static inline void rt_cancel_begin(uint64_t deadline_ns) {
+  rt_thread_cancel.epoch = atomic_load(&rt_interrupt_epoch);
+  rt_thread_cancel.deadline_ns = deadline_ns;
+  rt_thread_cancel.stopped = 0;
+}
+
+/* Why the calling thread's last rt_launch stopped early: RT_STATUS_*, or 0. */
+static inline int32_t rt_cancel_stopped(void) { return rt_thread_cancel.stopped; }
+
+/* 0, or the status that stops a dispatch before its workgroup `i` (the clock is read every 16). */
+static inline int32_t rt_cancelled(const rt_cancel_t* c, uint64_t i) {
+  if (atomic_load_explicit(&rt_interrupt_epoch, memory_order_relaxed) != c->epoch) {
+    return RT_STATUS_INTERRUPTED;
+  }
+  if (c->deadline_ns != 0 && (i & 15) == 0 && rt_now_ns() >= c->deadline_ns) {
+    return RT_STATUS_DEADLINE_EXCEEDED;
+  }
+  return 0;
+}
+
+static void rt_sigint_handler(int sig, siginfo_t* info, void* context) {
+  if (rt_sigint_previous.sa_flags & SA_SIGINFO) {
+    rt_sigint_previous.sa_sigaction(sig, info, context);
+  } else if (rt_sigint_previous.sa_handler != SIG_DFL && rt_sigint_previous.sa_handler != SIG_IGN) {
+    rt_sigint_previous.sa_handler(sig);
+  }
+  /* After the previous handler, so that Python has the signal when a dispatch stops. */
+  atomic_fetch_add(&rt_interrupt_epoch, 1);
+}
+
+/* Chains rt_sigint_handler in front of the process's SIGINT handler if that is a function
+ * (Python's, which turns Ctrl-C into KeyboardInterrupt). A later signal.signal(SIGINT, ...)
+ * replaces both, so a program handling SIGINT itself keeps its dispatches running.
+ * Returns 1 when the hook is in place. */
+static int rt_hook_sigint(void) {
+  struct sigaction current, ours;
+  if (sigaction(SIGINT, NULL, &current) != 0) return 0;
+  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == rt_sigint_handler) return 1;
+  if (!(current.sa_flags & SA_SIGINFO) &&
+      (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN)) {
+    return 0;
+  }
+  rt_sigint_previous = current;
+  ours = current;
+  ours.sa_sigaction = rt_sigint_handler;
+  ours.sa_flags |= SA_SIGINFO;
+  return sigaction(SIGINT, &ours, NULL) == 0;
+}
+
 static inline void rt_futex_wait(_Atomic uint32_t* word, uint32_t value) {
   syscall(SYS_futex, (uint32_t*)word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
 }
@@ -113,7 +188,19 @@ static inline void rt_futex_wake(_Atomic uint32_t* word) {
   syscall(SYS_futex, (uint32_t*)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* Runs workgroups of `job` until none are left or one has failed. */
+/* Records the cancellation status of `job` before workgroup `i`, if any; 1 then. */
+static inline int rt_job_cancelled(rt_job_t* job, uint64_t i) {
+  int32_t rc = rt_cancelled(&job->cancel, i);
+  if (rc == 0) return 0;
+  int32_t expected = 0;
+  if (atomic_compare_exchange_strong(&job->status, &expected, rc)) {
+    atomic_store_explicit(&job->failed_index, i, memory_order_relaxed);
+    job->cancel.stopped = rc; /* read by the caller once every participant has left */
+  }
+  return 1;
+}
+
+/* Runs workgroups of `job` until none are left, one has failed or the job is cancelled. */
 static void rt_job_run(rt_job_t* job, uint32_t worker_id) {
   rt_workgroup_state_v0_t wg;
   uint32_t k = 0; /* the item holding the current index (indices only grow within a chunk) */
@@ -127,6 +214,7 @@ static void rt_job_run(rt_job_t* job, uint32_t worker_id) {
     if (first < job->items[k].first) k = 0;
     for (uint64_t i = first; i < last; ++i) {
       if (atomic_load_explicit(&job->status, memory_order_relaxed) != 0) return;
+      if (rt_job_cancelled(job, i)) return;
       while (i >= job->items[k].first + job->items[k].total) ++k;
       const rt_job_item_t* item = &job->items[k];
       uint64_t cx = item->state->workgroup_count[0], cy = item->state->workgroup_count[1];
@@ -222,6 +310,7 @@ static uint32_t rt_pool_grow(uint32_t count) {
 static int32_t rt_launch_inline(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_t* state,
                                 uint64_t* failed_index) {
   rt_workgroup_state_v0_t wg;
+  rt_cancel_t cancel = rt_thread_cancel;
   int cpu = sched_getcpu();
   uint32_t cx = state->workgroup_count[0], cy = state->workgroup_count[1];
   uint32_t cz = state->workgroup_count[2];
@@ -234,7 +323,9 @@ static int32_t rt_launch_inline(rt_dispatch_fn_t fn, const rt_dispatch_state_v0_
         wg.workgroup_id[0] = x;
         wg.workgroup_id[1] = y;
         wg.workgroup_id[2] = z;
-        int32_t rc = fn(state, &wg);
+        int32_t rc = rt_cancelled(&cancel, i);
+        rt_thread_cancel.stopped = rc;
+        if (rc == 0) rc = fn(state, &wg);
         if (rc != 0) {
           *failed_index = i;
           return rc;
@@ -275,6 +366,7 @@ static int32_t rt_launch_group(const rt_dispatch_fn_t* fns,
   if (helpers > available) helpers = available;
   rt_job_t* job = &rt_pool.job;
   job->item_count = count;
+  job->cancel = rt_thread_cancel;
   job->total = total;
   total = 0;
   for (uint32_t k = 0; k < count; ++k) {
@@ -330,6 +422,7 @@ static int32_t rt_launch_group(const rt_dispatch_fn_t* fns,
     *failed_item = k;
     *failed_index = i - job->items[k].first;
   }
+  rt_thread_cancel.stopped = job->cancel.stopped;
   pthread_mutex_unlock(&rt_pool.lock);
   return status;
 }

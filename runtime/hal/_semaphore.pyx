@@ -183,6 +183,9 @@ cdef class Waiter(Notify):
                 if rc != 0:
                     rc = errno
             if rc == 0:
+                # Woken by a failure that Ctrl-C caused (a stopped dispatch): the interrupt
+                # is what the caller sees, not the failed fence.
+                PyErr_CheckSignals()
                 return 1
             PyErr_CheckSignals()
             clock_gettime(CLOCK_MONOTONIC, &now)

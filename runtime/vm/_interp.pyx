@@ -296,6 +296,16 @@ def thread_deadline():
     return None if rt_vm_deadline_ns == 0 else rt_vm_deadline_ns / 1e9
 
 
+cdef long long _thread_deadline_ns() noexcept nogil:
+    """C entry point for other extensions (the llvm-cpu launcher): the calling thread's
+    deadline in CLOCK_MONOTONIC nanoseconds, 0 for none. Shared as the integer address
+    THREAD_DEADLINE_ADDRESS (extensions cannot cimport each other here)."""
+    return rt_vm_deadline_ns
+
+
+THREAD_DEADLINE_ADDRESS = <uintptr_t>&_thread_deadline_ns
+
+
 include "_values.pxi"
 include "_small_float.pxi"
 

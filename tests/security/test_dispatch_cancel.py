@@ -1,0 +1,137 @@
+"""A long llvm-cpu dispatch stops between workgroups (issue 13): Ctrl-C ends the call with
+KeyboardInterrupt and the call's deadline with DeadlineExceededError, on both drivers, and the
+device runs the next work correctly (nothing is left running on its queue)."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from rt.runtime import hal
+from rt.runtime.errors import DeadlineExceededError
+from rt.runtime.vm import set_thread_deadline
+
+# About 2 * 10**12 empty workgroups: hours of work, so only a cancellation ends the dispatch.
+ENDLESS = ((1 << 31) - 1, 1000, 1)
+
+_SETUP = """
+import numpy as np
+from rt.devices.llvm_cpu import testing
+from rt.runtime import hal
+
+def prepare(device):
+    obj = testing.conformance_executable()
+    return device.prepare_executable([(obj.format, obj.data, obj.metadata)])
+
+def run(device, record):
+    cb = device.create_command_buffer()
+    cb.begin()
+    record(cb)
+    cb.end()
+    return device.queue_execute([cb])
+
+def add(device, exe, a, b):
+    ba, bb = device.allocator.allocate_from(a), device.allocator.allocate_from(b)
+    bc = device.allocator.allocate_from(np.zeros_like(a))
+    run(device, lambda cb: cb.dispatch(exe, exe.lookup_function("add_f32"), (3, 1, 1), [a.size],
+                                       [ba, bb, bc])).wait(timeout=60)
+    return bc.to_numpy(np.float32)
+"""
+
+
+@pytest.mark.parametrize("driver", ["local-task", "local-sync"])
+def test_sigint_stops_a_long_llvm_cpu_dispatch_and_the_device_stays_usable(driver):
+    """The dispatch would run for hours: the process only gets to "after" because Ctrl-C
+    stopped it between workgroups; the next dispatch on the same device then computes."""
+    script = _SETUP + textwrap.dedent(f"""
+        import time
+        device = hal.create_device("{driver}://llvm-cpu")
+        exe = prepare(device)
+        print("ready", flush=True)
+        try:
+            run(device, lambda cb: cb.dispatch(exe, exe.lookup_function("empty"), {ENDLESS}, [],
+                                               [])).wait()
+            print("finished", flush=True)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        a = np.arange(100, dtype=np.float32)
+        print("after", np.array_equal(add(device, exe, a, 2 * a), 3 * a), flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert out.split() == ["interrupted", "after", "True"], out + err
+
+
+@pytest.mark.parametrize("driver", ["local-task", "local-sync"])
+def test_the_call_deadline_stops_a_long_llvm_cpu_dispatch(driver):
+    """The deadline of the thread that submits (``f(..., timeout=)``) travels with the
+    submission to local-task's queue thread and reaches the launcher's workers."""
+    from rt.devices.llvm_cpu import testing
+
+    device = hal.create_device(f"{driver}://llvm-cpu")
+    try:
+        obj = testing.conformance_executable()
+        exe = device.prepare_executable([(obj.format, obj.data, obj.metadata)])
+        cb = device.create_command_buffer()
+        cb.begin()
+        cb.dispatch(exe, exe.lookup_function("empty"), ENDLESS, [], [])
+        cb.end()
+        previous = set_thread_deadline(time.monotonic() + 0.3)
+        try:
+            with pytest.raises(DeadlineExceededError,
+                               match=r"export 'empty' .* stopped before workgroup .*: the call's deadline passed"):
+                device.queue_execute([cb]).wait()
+        finally:
+            set_thread_deadline(previous)
+        n = 100
+        a = np.arange(n, dtype=np.float32)
+        ba, bb = device.allocator.allocate_from(a), device.allocator.allocate_from(a)
+        bc = device.allocator.allocate_from(np.zeros(n, np.float32))
+        cb = device.create_command_buffer()
+        cb.begin()
+        cb.dispatch(exe, exe.lookup_function("add_f32"), (3, 1, 1), [n], [ba, bb, bc])
+        cb.end()
+        device.queue_execute([cb]).wait(timeout=60)
+        np.testing.assert_array_equal(bc.to_numpy(np.float32), 2 * a)
+    finally:
+        device.release()
+
+
+def test_a_program_handling_sigint_itself_keeps_its_dispatch_running():
+    """With a SIGINT handler of the program's own (not KeyboardInterrupt), Ctrl-C does not
+    stop dispatches: the handler runs and the dispatch completes."""
+    script = _SETUP + textwrap.dedent("""
+        import signal
+        seen = []
+        signal.signal(signal.SIGINT, lambda *_: seen.append(1))
+        device = hal.create_device("local-sync://llvm-cpu")
+        exe = prepare(device)
+        print("ready", flush=True)
+        run(device, lambda cb: cb.dispatch(exe, exe.lookup_function("empty"), (1 << 24, 16, 1), [],
+                                           [])).wait()
+        a = np.arange(10, dtype=np.float32)
+        print("after", len(seen), np.array_equal(add(device, exe, a, a), 2 * a), flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert out.split() == ["after", "1", "True"], out + err
