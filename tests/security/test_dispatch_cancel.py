@@ -86,7 +86,8 @@ def test_the_call_deadline_stops_a_long_llvm_cpu_dispatch(driver):
         exe = device.prepare_executable([(obj.format, obj.data, obj.metadata)])
         cb = device.create_command_buffer()
         cb.begin()
-        cb.dispatch(exe, exe.lookup_function("empty"), ENDLESS, [], [])
+        for _ in range(2):  # no barrier between them: one pool job (kernels run side by side)
+            cb.dispatch(exe, exe.lookup_function("empty"), ENDLESS, [], [])
         cb.end()
         previous = set_thread_deadline(time.monotonic() + 0.3)
         try:
