@@ -86,7 +86,11 @@ class View:
 
     binding: binding ordinal of the dispatch; element_type: scalar type name; shape: Size per
     dim (rank 0 allowed); offset: element offset of element (0, .., 0) inside the binding;
-    strides: element strides per dim or None for contiguous row-major.
+    strides: element strides per dim or None for contiguous row-major. extent: ``(offset,
+    count)`` Sizes in elements of the tensor the view lies in -- the range its
+    ``hal.interface.binding.subspan`` declares inside the binding (one binding may hold many
+    tensors: a transient slab) -- or None (the whole buffer). Not part of equality: two views
+    of the same elements are the same view. vmvx checks every access against it.
     """
 
     binding: int
@@ -94,6 +98,7 @@ class View:
     shape: tuple
     offset: Size = 0
     strides: tuple = None
+    extent: tuple = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

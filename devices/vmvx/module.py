@@ -23,6 +23,10 @@ Exports (cconv in parentheses; IREE's names where IREE has the kernel):
   in_size0..3, out_size0, out_size1, flags)
 * ``buffer.alloc`` (``0I_r``: byte length -> a new zeroed writable buffer): workgroup scratch
   (kernel_ir.Scratch), at most SCRATCH_LIMIT bytes; like IREE's ``vm.buffer.alloc``.
+* ``buffer.subspan`` (``0rII_r``: binding, byte offset, byte length -> a buffer over that range
+  of it): the range of one tensor inside a binding (its ``hal.interface.binding.subspan``), so
+  that kernels and buffer ops check their accesses against the tensor, not the whole binding
+  (a transient slab holds many tensors); not in IREE, whose vmvx checks the binding only.
 
 Kernel errors (out-of-bounds view, read-only output, division by zero...) raise
 ``InvalidArgumentError`` naming the kernel, operand and binding; a scratch request beyond
@@ -44,6 +48,7 @@ MATMUL_CCONV = "0rIIIrIIIrIIIIIIi_v"
 PACK_CCONV = "0rIIrIIIIIIIIIi_v"
 UNPACK_CCONV = "0rIIrIIIIIIIIi_v"
 ALLOC_CCONV = "0I_r"
+SUBSPAN_CCONV = "0rII_r"
 #: Bytes one ``buffer.alloc`` may allocate (workgroup scratch of one kernel buffer).
 SCRATCH_LIMIT = 256 * 1024 * 1024
 
@@ -160,3 +165,17 @@ class VmvxModule(_VmvxKernels):
                 f"({length} bytes requested after clamping); check the dynamic sizes passed as push "
                 f"constants")
         return VMBuffer(bytearray(length), "scratch", True)
+
+    @native_function("buffer.subspan", SUBSPAN_CCONV)
+    def buffer_subspan(self, buffer, offset, length):
+        """The VMBuffer over bytes ``[offset, offset + length)`` of ``buffer`` (a binding), with
+        its access, released with it (``VMBuffer.subspan``).
+
+        Raises InvalidArgumentError if ``buffer`` is not a VMBuffer or the range does not lie
+        inside it (the binding is smaller than the tensor the dispatch declares there).
+        """
+        if type(buffer) is not VMBuffer:
+            raise InvalidArgumentError(
+                f"vmvx.buffer.subspan: expected a buffer, got "
+                f"{'null' if buffer is None else type(buffer).__name__}")
+        return buffer.subspan(offset, length)

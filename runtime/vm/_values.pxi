@@ -17,7 +17,8 @@ cdef class VMBuffer:
     stores (``buffer.store.*``) trap on a read-only buffer; ``release()`` detaches the memory
     so that later access traps instead of touching freed memory. ``metadata`` is the manifest
     metadata dict when the buffer is an embedded executable's segment (the HAL passes it to
-    the executable loader), else None.
+    the executable loader), else None. ``subspan(offset, length)`` is a buffer over a byte range
+    of this one (a tensor inside a dispatch binding), released with it.
 
     The buffer protocol export is taken on a private memoryview that only this object
     references, through a heap-allocated Py_buffer the garbage collector never sees (a
@@ -34,6 +35,7 @@ cdef class VMBuffer:
     cdef readonly object name
     cdef readonly object owner
     cdef public object metadata
+    cdef dict _subspans
 
     def __init__(self, obj, name=None, bint writable=False):
         if self._held or self._released or self.data != NULL:
@@ -83,8 +85,38 @@ cdef class VMBuffer:
         kernels' tests: a writable buffer over a numpy array or bytearray."""
         return VMBuffer(obj, name, writable)
 
+    def subspan(self, int64_t offset, int64_t length):
+        """A buffer over bytes ``[offset, offset + length)`` of this one, with its access
+        (IREE's ``iree_vm_buffer`` over a byte range); the same range gives the same buffer.
+        ``release()`` of this buffer releases it too, so a subspan never outlives its memory.
+
+        Raises InvalidArgumentError unless ``0 <= offset``, ``0 <= length`` and the range lies
+        inside this buffer (naming both), or if this buffer was released.
+        """
+        if self._released:
+            raise InvalidArgumentError(f"subspan of the {_buffer_name(self)}: it was released")
+        if offset < 0 or length < 0 or offset > self.length or length > self.length - offset:
+            raise InvalidArgumentError(
+                f"a tensor of {length} bytes at byte offset {offset} does not fit in the "
+                f"{self.length}-byte {_buffer_name(self)}; the dispatch's binding range is "
+                f"smaller than the tensor its subspan declares")
+        if self._subspans is None:
+            self._subspans = {}
+        key = (offset, length)
+        child = self._subspans.get(key)
+        if child is None:
+            child = VMBuffer.from_address(<uintptr_t>(self.data + offset), length, self.writable,
+                                          f"{self.name or 'buffer'} bytes [{offset}, {offset + length})",
+                                          self)
+            self._subspans[key] = child
+        return child
+
     def release(self):
         """Detach the memory: the buffer becomes empty and every later access traps."""
+        if self._subspans is not None:
+            for child in self._subspans.values():
+                child.release()
+            self._subspans = None
         if self._held:
             self._held = False
             PyBuffer_Release(self._buf)

@@ -45,6 +45,14 @@ class ScalarValue:
 _SUB_BYTE = {"i2": ElementType.INT_2, "i4": ElementType.INT_4}
 
 
+def _extent(offset, shape):
+    """``(offset, element count)`` of a subspan's tensor of ``shape`` at element ``offset``."""
+    count = 1
+    for size in shape:
+        count = sym.fold("mul", count, size)
+    return (offset, count)
+
+
 def _merge_access(old, access):
     """The access of a binding seen through subspans of ``old`` and ``access`` ("ro"/"wo"/"rw")."""
     return access if old in (None, access) else "rw"
@@ -202,7 +210,8 @@ class Lowering(Placement):
         if etype in kir.PACKED:  # packed: a byte offset is a whole number of elements
             self.subspans[binding] = _merge_access(self.subspans.get(binding), _ACCESS[ty.access.data])
             offset = sym.fold("mul", offset, 8 // kir.element_bits(etype))
-            self.env[op.result] = Subspan(kir.View(binding, etype, shape, offset), _ACCESS[ty.access.data])
+            self.env[op.result] = Subspan(kir.View(binding, etype, shape, offset, extent=_extent(offset, shape)),
+                                          _ACCESS[ty.access.data])
             return
         esize = kir.element_size(etype)
         if isinstance(offset, int):
@@ -214,7 +223,8 @@ class Lowering(Placement):
             offset = sym.fold("floordiv", offset, esize)
         access = _ACCESS[ty.access.data]
         self.subspans[binding] = _merge_access(self.subspans.get(binding), access)
-        self.env[op.result] = Subspan(kir.View(binding, etype, shape, offset), access)
+        self.env[op.result] = Subspan(kir.View(binding, etype, shape, offset, extent=_extent(offset, shape)),
+                                      access)
 
     def _slice_lists(self, op):
         return (self._mixed(op, op.static_offsets.get_values(), op.offsets),
@@ -334,7 +344,8 @@ class Lowering(Placement):
         else:
             dyn = iter(self.size(v, op) for v in op.dynamic_output_shape)
             shape = [next(dyn) if d < 0 else d for d in out]
-        self.env[op.results[0]] = kir.View(src.binding, src.element_type, tuple(shape), src.offset)
+        self.env[op.results[0]] = kir.View(src.binding, src.element_type, tuple(shape), src.offset,
+                                           extent=src.extent)
 
     @handles(TransposeOp)
     def _linalg_transpose(self, op):
@@ -348,7 +359,8 @@ class Lowering(Placement):
         shape = tuple(src.shape[p] for p in perm)
         permuted = tuple(strides[p] for p in perm)
         self.env[op.results[0]] = kir.View(src.binding, src.element_type, shape, src.offset,
-                                           None if permuted == sz.contiguous_strides(shape) else permuted)
+                                           None if permuted == sz.contiguous_strides(shape) else permuted,
+                                           src.extent)
 
     def _linalg(self, op):
         if op.name in ("linalg.pack", "linalg.unpack"):

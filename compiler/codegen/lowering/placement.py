@@ -130,7 +130,7 @@ def slice_view(view, offsets, sizes, strides, result_shape, op):
     strides_ = tuple(s for _, s in kept)
     contiguous = sz.contiguous_strides(shape)
     return kir.View(view.binding, view.element_type, shape, offset,
-                    None if strides_ == contiguous else strides_)
+                    None if strides_ == contiguous else strides_, view.extent)
 
 
 def _key(entry):

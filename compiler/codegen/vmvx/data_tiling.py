@@ -64,9 +64,9 @@ def emit_mmt4d(em, op, op_index, use_ukernels=True):
     (lo, ls), (ro, rs), (oo, os_) = (em.layout(v) for v in (op.lhs, op.rhs, op.out))
     fb = em.fb
     imp = fb.module.import_function(f"vmvx.mmt4d.{name}", MMT4D_CCONV)
-    args = [em.binding(op.lhs.binding), em.reg(em.add(lo, em.mul(m_lo, ls[0]))), em.reg(ls[0]),
-            em.binding(op.rhs.binding), em.reg(em.add(ro, em.mul(n_lo, rs[0]))), em.reg(rs[0]),
-            em.binding(op.out.binding),
+    args = [em.buffer(op.lhs), em.reg(em.add(lo, em.mul(m_lo, ls[0]))), em.reg(ls[0]),
+            em.buffer(op.rhs), em.reg(em.add(ro, em.mul(n_lo, rs[0]))), em.reg(rs[0]),
+            em.buffer(op.out),
             em.reg(em.add(oo, em.add(em.mul(m_lo, os_[0]), em.mul(n_lo, os_[1])))),
             em.reg(os_[0]), em.reg(extent(em, (m_lo, m_hi))), em.reg(extent(em, (n_lo, n_hi))), em.reg(k1),
             em.i32(m0), em.i32(n0), em.i32(k0), em.i32(uk.FLAG_ACCUMULATE if op.accumulate else 0)]
@@ -139,8 +139,8 @@ def emit_pack(em, op, op_index):
     out_off = em.add(do, em.add(em.mul(ranges[0][0], ds[0]), em.mul(ranges[1][0], ds[1])))
     pad = fb.reg("i64")
     fb.const_i64(pad, padding)
-    args = [em.binding(op.source.binding), em.reg(in_off), em.reg(ss[0]),
-            em.binding(op.dest.binding), em.reg(out_off), em.reg(ds[0]),
+    args = [em.buffer(op.source), em.reg(in_off), em.reg(ss[0]),
+            em.buffer(op.dest), em.reg(out_off), em.reg(ds[0]),
             em.reg(sizes[0]), em.reg(sizes[1]), em.reg(extent(em, ranges[0])), em.reg(extent(em, ranges[1])),
             em.reg(stored_inner[0]), em.reg(stored_inner[1]), pad, em.i32(flags)]
     fb.call_import(imp, args, [])
@@ -165,8 +165,8 @@ def emit_unpack(em, op, op_index):
     imp = fb.module.import_function(f"vmvx.unpack.x{esize * 8}", UNPACK_CCONV)
     in_off = em.add(so, em.add(em.mul(ranges[0][0], ss[0]), em.mul(ranges[1][0], ss[1])))
     out_off = em.add(do, em.add(em.mul(starts[0], ds[0]), starts[1]))
-    args = [em.binding(op.source.binding), em.reg(in_off), em.reg(ss[0]),
-            em.binding(op.dest.binding), em.reg(out_off), em.reg(ds[0]),
+    args = [em.buffer(op.source), em.reg(in_off), em.reg(ss[0]),
+            em.buffer(op.dest), em.reg(out_off), em.reg(ds[0]),
             em.reg(extent(em, ranges[0])), em.reg(extent(em, ranges[1])), em.reg(stored_inner[0]),
             em.reg(stored_inner[1]), em.reg(out_sizes[0]), em.reg(out_sizes[1]), em.i32(flags)]
     fb.call_import(imp, args, [])

@@ -2,7 +2,9 @@
 
 One ``KernelEmitter`` wraps the FunctionBuilder of one vmvx export (cconv ``0rriiiiii_v``,
 see rt.devices.vmvx.executable): it reads push constants from the constants buffer, fetches
-binding buffers from the bindings list (rodata and scratch: buffers.py), and evaluates
+binding buffers from the bindings list (rodata and scratch: buffers.py) -- for a view of one
+tensor among several in a binding, the tensor's own range of it (``vmvx.buffer.subspan``), so
+every bounds check stops at the tensor -- and evaluates
 kernel_ir sizes (``int``, ``Constant``, ``Expr``) into i64 registers. Index values are either
 Python ints (folded at compile time) or i64 registers; ``add``/``mul``/... fold when both
 operands are ints. Values computed outside any loop are cached (they dominate everything
@@ -15,6 +17,7 @@ from contextlib import contextmanager
 
 from rt.compiler.codegen import kernel_ir
 from rt.compiler.codegen.vmvx import buffers
+from rt.devices.vmvx.module import SUBSPAN_CCONV
 from rt.runtime.errors import CompileError
 
 ENTRY_CCONV = "0rriiiiii_v"
@@ -66,22 +69,59 @@ class KernelEmitter:
             return ref
         return self._cached(("binding", ordinal), make)
 
+    def _tensor_extent(self, view):
+        """``view.extent`` if its binding is a dispatch binding holding it, else None."""
+        if view.extent is None or not 0 <= view.binding < self.kernel.binding_count:
+            return None
+        return view.extent
+
+    def buffer(self, view):
+        """The VMBuffer ref register the offsets of ``layout(view)`` address: the binding,
+        rodata or scratch buffer of ``view``, or, for a view with an extent, the tensor's range
+        of its binding (``vmvx.buffer.subspan``, which raises at run time if the binding does
+        not hold that range), so an access past the tensor is an error even inside the binding.
+        """
+        extent = self._tensor_extent(view)
+        if extent is None:
+            return self.binding(view.binding)
+        binding = self.binding(view.binding)
+
+        def make():
+            start, count = self.size(extent[0]), self.size(extent[1])
+            bits = kernel_ir.element_bits(view.element_type)
+            if view.element_type in kernel_ir.PACKED:  # whole bytes: the subspan's byte offset
+                offset = self.binary("floordiv", self.mul(start, bits), 8)
+                length = self.binary("ceildiv", self.mul(count, bits), 8)
+            else:
+                size = kernel_ir.element_size(view.element_type)
+                offset, length = self.mul(start, size), self.mul(count, size)
+            imp = self.fb.module.import_function("vmvx.buffer.subspan", SUBSPAN_CCONV)
+            ref = self.fb.reg("ref")
+            self.fb.call_import(imp, [binding, self.reg(offset), self.reg(length)], [ref])
+            return ref
+        return self._cached(("subspan", view.binding, view.element_type, extent), make)
+
     def layout(self, view):
-        """``(offset, strides)`` of ``view`` in elements of its buffer (ints or i64 registers);
-        a tiled scratch is addressed through its allocated (tile-sized, shifted) layout."""
+        """``(offset, strides)`` of ``view`` in elements of ``buffer(view)`` (ints or i64
+        registers); a tiled scratch is addressed through its allocated (tile-sized, shifted)
+        layout."""
         tiled = self._scratch.get(view.binding, (None, None))[1]
         if tiled is not None:
             return tiled
+        extent = self._tensor_extent(view)
+        offset = self.size(view.offset)
+        if extent is not None:
+            offset = self.sub(offset, self.size(extent[0]))
         if view.strides is not None:
             if len(view.strides) != len(view.shape):
                 raise CompileError(f"vmvx codegen: kernel {self.kernel.name!r}: view of binding {view.binding} "
                                    f"has {len(view.shape)} dims but {len(view.strides)} strides")
-            return self.size(view.offset), [self.size(s) for s in view.strides]
+            return offset, [self.size(s) for s in view.strides]
         strides, running = [], 1
         for dim in reversed(view.shape):
             strides.append(running)
             running = self.mul(running, self.size(dim))
-        return self.size(view.offset), strides[::-1]
+        return offset, strides[::-1]
 
     def workgroup_id(self, dim):
         """Workgroup id along ``dim`` (0 = x) as an i64 register."""

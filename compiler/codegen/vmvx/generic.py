@@ -73,7 +73,7 @@ def _emit_scalar(em, g, accesses, ranges, where):
         raise CompileError(f"vmvx codegen: {where}: linalg.index dims {sorted(index_dims, key=str)} must be in "
                            f"[0, {len(g.domain)})")
     constants = emit_invariants(sc, g.body, n_args, invariant_ids(g.body, n_args))
-    bufs = [em.binding(a.view.binding) for a in accesses]
+    bufs = [em.buffer(a.view) for a in accesses]
     gathers = [_gather_layout(em, v, where) for v in g.gathers]
     scales = [1 if a.packed else a.element_size for a in accesses]  # packed: element offsets
     nest = LoopNest(em, ranges, accesses, parallel + reduction, scales)
@@ -167,5 +167,5 @@ def _gather_layout(em, view, where):
                            f"{view.element_type} tensor is not supported")
     offset, strides = em.layout(view)
     lasts = [em.reg(em.sub(em.size(e), 1)) for e in view.shape]
-    return (em.binding(view.binding), em.reg(offset), [em.reg(s) for s in strides], lasts, em.reg(0),
+    return (em.buffer(view), em.reg(offset), [em.reg(s) for s in strides], lasts, em.reg(0),
             em.reg(element_size(view.element_type)))

@@ -80,7 +80,7 @@ def emit_relayout(em, op, op_index):
     sizes = [em.size(s) for s in plain.shape]
     ranges = tile_ranges(em, op_index, [em.size(s) for s in packed.shape], "pack" if is_pack else "unpack")
     (p_off, p_strides), (q_off, q_strides) = em.layout(packed), em.layout(plain)
-    p_buf, q_buf = em.binding(packed.binding), em.binding(plain.binding)
+    p_buf, q_buf = em.buffer(packed), em.buffer(plain)
     wide = esize == 8
     pad = None
     if is_pack:

@@ -325,7 +325,7 @@ def _prepare(em, call, accesses, values, scalars, temps, zero):
         if kind in ("view", "vector"):
             strides = [accesses[a].strides[d] if d is not None and accesses[a].depends[d] else 0
                        for d in call.dims]
-            operands[pos] = (em.binding(accesses[a].view.binding), lambda offsets, a=a: em.reg(offsets[a]),
+            operands[pos] = (em.buffer(accesses[a].view), lambda offsets, a=a: em.reg(offsets[a]),
                              [em.reg(x) for x in strides])
         elif kind == "scalar":
             if a not in scalars:
