@@ -43,6 +43,7 @@ MAX_WORKERS = 255
 STATUS_OK = 0
 STATUS_OUT_OF_RANGE = 1
 STATUS_INVALID_ARGUMENT = 2
+STATUS_DIVISION_BY_ZERO = 4
 #: Launcher statuses: the dispatch stopped between workgroups (the launcher records that it
 #: stopped it, so a kernel returning the same code is still reported as the kernel's).
 STATUS_INTERRUPTED = -2
@@ -50,6 +51,7 @@ STATUS_DEADLINE_EXCEEDED = -3
 STATUS_NAMES = {
     STATUS_OUT_OF_RANGE: "a binding is too small for the shape given by the push constants",
     STATUS_INVALID_ARGUMENT: "a push constant is out of the range the kernel accepts",
+    STATUS_DIVISION_BY_ZERO: "integer division by zero",
 }
 
 _KIND_SIZE = {"u32": 4, "u64": 8, "ptr": 8}

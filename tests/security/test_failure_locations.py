@@ -17,7 +17,8 @@ PROGRAM = """func.func @f(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32>
 
 
 @pytest.mark.parametrize("command", ["run", "benchmark"])
-@pytest.mark.parametrize("device", ["local-sync://vmvx", "local-task://vmvx"])
+@pytest.mark.parametrize("device", ["local-sync://vmvx", "local-task://vmvx", "local-sync://llvm-cpu",
+                                    "local-task://llvm-cpu"])
 def test_failing_dispatch_is_located(tmp_path, command, device):
     src = tmp_path / "div.mlir"
     src.write_text(PROGRAM)

@@ -6,7 +6,8 @@ pointers and evaluates every Size of the kernel; then it checks, for each op, th
 index its loops can produce stays inside the views and every view inside its binding
 (returning ``abi.STATUS_OUT_OF_RANGE`` otherwise, ``abi.STATUS_INVALID_ARGUMENT`` for a zero
 divisor in a size expression), so no push constant or binding length can make a kernel touch
-memory it was not given. Then each op runs, in order, over this workgroup's tile of the
+memory it was not given. A body's integer division by zero makes the workgroup return
+``abi.STATUS_DIVISION_BY_ZERO`` once its ops have run (see ``scalar``). Then each op runs, in order, over this workgroup's tile of the
 Distribution: on each distributed dim i the loop range is
 ``[id_i * tile_i, min((id_i + 1) * tile_i, extent))`` of the op dim ``op_dims[op][i]``.
 
@@ -250,6 +251,10 @@ def emit_kernel(library, kernel):
     for i, p in enumerate(plans):
         if i not in absorbed:
             p.emit(ranges[i])
-    b.ret(I32(abi.STATUS_OK))
+    flag = getattr(fn, "rt_division_by_zero", None)
+    if flag is None:
+        b.ret(I32(abi.STATUS_OK))
+    else:
+        b.ret(b.select(b.load(flag), I32(abi.STATUS_DIVISION_BY_ZERO), I32(abi.STATUS_OK)))
     return library.add_export(fn, binding_count=kernel.binding_count,
                               constant_count=kernel.constant_count)

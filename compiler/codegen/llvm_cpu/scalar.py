@@ -8,8 +8,11 @@ an LLVM i1; ``index`` is i64.
 
 Math: exp, log and tanh on f32 are the polynomials of ``math_approximation`` (vectorizable);
 the other math ops, and all f64 math, use LLVM intrinsics or libm calls (scalarized per lane),
-which the llvm-cpu loader resolves. Integer division by zero yields 0 (and signed
-INT_MIN / -1 wraps) instead of trapping, as numpy does; MLIR leaves both undefined.
+which the llvm-cpu loader resolves. Integer division (and remainder) by zero never traps:
+the lane divides by 1 instead and sets the function's division-by-zero flag
+(``division_by_zero_flag``), which makes the workgroup return ``abi.STATUS_DIVISION_BY_ZERO``
+when it is done, so the dispatch fails as vmvx's does (MLIR leaves it undefined; rt reports
+it rather than returning a value). Signed INT_MIN / -1 wraps (quotient INT_MIN, remainder 0).
 
 Source: MLIR's arith-to-llvm / math-to-llvm conversions and math-polynomial-approximation.
 """
@@ -121,6 +124,21 @@ def round_to(builder, value, name):
     if name == "bf16" and scalar == ir.FloatType():
         return round_f32_to_bf16(builder, value)
     return from_bits(builder, to_bits(builder, value, name), name)
+
+
+def division_by_zero_flag(builder):
+    """The i1 flag, in an alloca at the start of ``builder``'s function (zeroed there), that
+    integer divisions set when a divisor is 0; created on first use. None if no division of
+    the function has asked for it."""
+    fn = builder.function
+    flag = getattr(fn, "rt_division_by_zero", None)
+    if flag is None:
+        entry = ir.IRBuilder(fn.entry_basic_block)
+        entry.position_at_start(fn.entry_basic_block)
+        flag = entry.alloca(ir.IntType(1), name="division_by_zero")
+        entry.store(ir.Constant(ir.IntType(1), 0), flag)
+        fn.rt_division_by_zero = flag
+    return flag
 
 
 class BodyEmitter:
@@ -250,6 +268,12 @@ class BodyEmitter:
         b, ty = self.b, x.type
         zero, one = self._zero(ty), self._const_int(ty, 1)
         by_zero = b.icmp_unsigned("==", y, zero)
+        any_zero = by_zero
+        if isinstance(ty, ir.VectorType):
+            any_zero = b.icmp_unsigned("!=", b.bitcast(by_zero, ir.IntType(self.lanes)),
+                                       ir.Constant(ir.IntType(self.lanes), 0))
+        flag = division_by_zero_flag(b)
+        b.store(b.or_(b.load(flag), any_zero), flag)
         safe = b.select(by_zero, one, y)
         if name == "arith.divui":
             result = b.udiv(x, safe)

@@ -1,0 +1,35 @@
+"""Integer division by zero is a located error on both devices (issue 13): vmvx traps, and an
+llvm-cpu workgroup that divided by zero (in a vector lane or the scalar tail) returns
+STATUS_DIVISION_BY_ZERO, so neither returns a made-up quotient. The module stays usable.
+(``rt run`` naming the op's location: test_failure_locations.py.)"""
+import numpy as np
+import pytest
+
+import rt
+from rt.runtime.errors import DeviceError
+
+OPS = ("divsi", "remsi", "divui", "remui", "floordivsi", "ceildivsi", "ceildivui")
+
+
+def _program(t):
+    return "\n".join(f"""func.func @{op}(%a: tensor<37x{t}>, %b: tensor<37x{t}>) -> tensor<37x{t}> {{
+  %q = arith.{op} %a, %b : tensor<37x{t}>
+  return %q : tensor<37x{t}>
+}}""" for op in OPS)
+
+
+@pytest.mark.parametrize("device", ["vmvx", "llvm-cpu"])
+@pytest.mark.parametrize("t", ["i32", "i64"])
+def test_integer_division_by_zero_fails_the_call_and_the_module_stays_usable(device, t):
+    a = np.arange(7, 44).astype(t)
+    ok = np.full(37, 3, t)
+    want = {"divsi": a // ok, "remsi": a % ok, "divui": a // ok, "remui": a % ok,
+            "floordivsi": a // ok, "ceildivsi": -(-a // ok), "ceildivui": -(-a // ok)}
+    with rt.load(rt.compile(_program(t), devices=[device])) as m:
+        for op in OPS:
+            for zero_at in (0, 36):  # a vector lane, the last (tail) element
+                b = ok.copy()
+                b[zero_at] = 0
+                with pytest.raises(DeviceError, match="integer division by zero"):
+                    m[op](a, b)
+            np.testing.assert_array_equal(m[op](a, ok), want[op], err_msg=op)
