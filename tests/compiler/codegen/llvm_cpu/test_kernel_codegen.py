@@ -107,12 +107,14 @@ def test_integer_ops_are_exact():
     x = RNG.integers(-2**31, 2**31, (7, 45), dtype=np.int32)
     y = RNG.integers(-50, 50, (7, 45), dtype=np.int32)
     x[0, :3], y[0, :3] = [-2**31, 5, 7], [-1, 0, -3]
+    with pytest.raises(DeviceError, match=r"returned 4 \(integer division by zero\)"):
+        _run_elementwise(k, [x, y], np.zeros_like(x))
+    y[y == 0] = 1  # a zero divisor fails the dispatch (above); every other one is exact
     out = _run_elementwise(k, [x, y], np.zeros_like(x))
     with np.errstate(all="ignore"):
-        safe = np.where(y == 0, 1, y)
-        q = np.where(y == 0, 0, np.trunc(x.astype(np.float64) / safe)).astype(np.int64)
+        q = np.trunc(x.astype(np.float64) / y).astype(np.int64)
         q = np.where((x == -2**31) & (y == -1), -2**31, q)
-        r = np.where(y == 0, 0, x.astype(np.int64) - q * safe)
+        r = x.astype(np.int64) - q * y
         r = np.where((x == -2**31) & (y == -1), 0, r)
         v = ((q + r).astype(np.int32)) ^ (x * y)
         v = np.maximum(v, x)
