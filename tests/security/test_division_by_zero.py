@@ -34,3 +34,20 @@ def test_integer_division_by_zero_fails_the_call_and_the_module_stays_usable(dev
                 with pytest.raises(DeviceError, match="integer division by zero"):
                     m[op](a, b)
             np.testing.assert_array_equal(m[op](a, ok), want[op], err_msg=op)
+
+
+@pytest.mark.parametrize("device", ["vmvx", "llvm-cpu"])
+@pytest.mark.parametrize("t", ["i32", "i64"])
+def test_signed_min_divided_by_minus_one_wraps_on_both_devices(device, t):
+    """MLIR leaves it undefined; both devices give the wrapped quotient MIN and remainder 0
+    (i64 runs vmvx's scalar bytecode, i32 its microkernels)."""
+    dtype = {"i32": np.int32, "i64": np.int64}[t]
+    low = np.iinfo(dtype).min
+    a = np.full(37, low, dtype)
+    a[1] = 7
+    b = np.full(37, -1, dtype)
+    with rt.load(rt.compile(_program(t), devices=[device])) as m:
+        np.testing.assert_array_equal(m.divsi(a, b), np.where(a == low, low, -a))
+        np.testing.assert_array_equal(m.remsi(a, b), np.zeros(37, dtype))
+        np.testing.assert_array_equal(m.floordivsi(a, b), np.where(a == low, low, -a))
+        np.testing.assert_array_equal(m.ceildivsi(a, b), np.where(a == low, low, -a))

@@ -15,8 +15,9 @@ Register conventions (what every value id of a body holds):
 ``arith.bitcast``). Body ops that read no block argument and no loop index are *invariant*
 (``invariant_ids``): they are emitted once per workgroup, before the loops.
 
-Semantics follow MLIR's arith and math dialects; where MLIR leaves a case undefined
-(division by zero, signed INT_MIN / -1 on i32/i64) the VM traps. ``arith.maxnumf`` /
+Semantics follow MLIR's arith and math dialects; where MLIR leaves a case undefined, integer
+division by zero traps (an error naming the dispatch, as on llvm-cpu) and signed INT_MIN / -1
+wraps (quotient INT_MIN, remainder 0, as llvm-cpu and the microkernels compute it). ``arith.maxnumf`` /
 ``minnumf`` ignore a NaN operand, ``maximumf`` / ``minimumf`` propagate it.
 Source: MLIR arith/math op definitions; IREE's arith -> vm conversion
 (compiler/src/iree/compiler/Dialect/VM/Conversion/ArithToVM, MathToVM).
@@ -339,6 +340,7 @@ class ScalarEmitter:
             _op(fb, f"abs.{rt}")(out.reg, self.signed(args[0]))
         elif name == "arith.floordivsi":
             a, b = self.signed(args[0]), self.signed(args[1])
+            b = self._wrapping_divisor(a, b, t)
             rem, zero, c1, c2 = fb.reg(rt), fb.reg(rt), fb.reg("i32"), fb.reg("i32")
             one = fb.reg(rt)
             _op(fb, f"div.{rt}.s")(out.reg, a, b)
@@ -355,12 +357,34 @@ class ScalarEmitter:
             kind = _INT_BINARY[name]
             base, _, sign = kind.partition(".")
             a, b = (self.signed(x) for x in args) if sign else (args[0].reg, args[1].reg)
+            if base in ("div", "rem", "ceildiv") and sign == "s":
+                b = self._wrapping_divisor(a, b, t)
             _op(fb, f"{base}.{rt}{'.' + sign if sign else ''}")(out.reg, a, b)
         else:
             base, _, sign = _UINT_BINARY[name].partition(".")
             a, b = self.unsigned(args[0]), self.unsigned(args[1])
             _op(fb, f"{base}.{rt}.{sign}")(out.reg, a, b)
         return self.normalize(out)
+
+    def _wrapping_divisor(self, a, b, t):
+        """``b``, or 1 where ``a / b`` is MIN / -1 of a full-width (i32, i64) type, which the
+        VM traps as an overflow: dividing by 1 gives the wrapped quotient MIN and remainder 0,
+        as llvm-cpu and the vmvx microkernels compute them. Narrow types cannot overflow their
+        i32 registers (``normalize`` wraps the result). A zero divisor still traps."""
+        bits = INT_BITS[t]
+        if bits not in (32, 64):
+            return b
+        fb, rt = self.fb, reg_type(t)
+        lowest, minus_one, one, safe = fb.reg(rt), fb.reg(rt), fb.reg(rt), fb.reg(rt)
+        hit, c = fb.reg("i32"), fb.reg("i32")
+        _op(fb, f"const.{rt}")(lowest, -(1 << (bits - 1)))
+        _op(fb, f"const.{rt}")(minus_one, -1)
+        _op(fb, f"const.{rt}")(one, 1)
+        _op(fb, f"cmp.eq.{rt}")(hit, a, lowest)
+        _op(fb, f"cmp.eq.{rt}")(c, b, minus_one)
+        _op(fb, "and.i32")(hit, hit, c)
+        _op(fb, f"select.{rt}")(safe, hit, one, b)
+        return safe
 
     def _cmpf(self, op, args):
         pred = op.attr("predicate")
