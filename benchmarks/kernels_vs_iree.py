@@ -29,6 +29,9 @@ execution stats, a separate process) for IREE's sum of dispatch times.
 each call timed by the CPU time of that thread (``time.thread_time``): the work a call does on
 one core, which other processes competing for the cores do not inflate. Use it on a busy
 machine, where wall-clock ratios between two runtimes with different thread pools are noise.
+It also prints each case's user / system CPU time per call and page faults (getrusage): IREE's
+Python runtime on local-sync can fault in its large result and transient buffers on every call
+(system time), depending on the process's malloc state, which the user time leaves out.
 
 Usage: python benchmarks/kernels_vs_iree.py [--only conv3x3,bmm] [--rounds 5] [--json OUT]
        [--iree-profile] [--cpu-time]
@@ -37,6 +40,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -139,6 +143,19 @@ def build(ic, ireert, name, driver="local-task"):
     return (lambda: np.asarray(rfn(*args))), (lambda: np.asarray(ifn(*args))), (rmod, ictx, imod)
 
 
+def user_sys_ms(fn, calls=20):
+    """(user ms, system ms, minor page faults) per call of ``fn`` on this thread
+    (getrusage(RUSAGE_THREAD) over ``calls`` calls): where a call's CPU time goes, e.g. the
+    page faults of a runtime whose allocator returns large buffers to the OS every call."""
+    fn()
+    a = resource.getrusage(resource.RUSAGE_THREAD)
+    for _ in range(calls):
+        fn()
+    b = resource.getrusage(resource.RUSAGE_THREAD)
+    return ((b.ru_utime - a.ru_utime) * 1e3 / calls, (b.ru_stime - a.ru_stime) * 1e3 / calls,
+            (b.ru_minflt - a.ru_minflt) / calls)
+
+
 def rt_trace_dispatch_ms(text, fn, args, calls=50):
     """Median over ``calls`` calls of the summed dispatch zones of one call, from rt's trace."""
     tracer = rt.Tracer()
@@ -231,6 +248,11 @@ def main():
         for row, (rs, i_s, ratio) in rows.items():
             print(f"{row:26} {rs * 1e3:9.3f} {i_s * 1e3:9.3f} {ratio:8.2f}", flush=True)
             results[row] = {"rt_ms": rs * 1e3, "iree_ms": i_s * 1e3, "rt_over_iree": ratio}
+        if args.cpu_time:
+            split = {side: user_sys_ms(fn) for side, fn in (("rt", rfn), ("iree", ifn))}
+            print(f"#   {name}: user / system CPU ms per call (page faults per call): "
+                  + "; ".join(f"{side} {u:.3f} / {s:.3f} ({f:.0f})" for side, (u, s, f) in split.items()))
+            results[f"{name} user/sys"] = split
         del keep
     if args.json:
         with open(args.json, "w") as f:
