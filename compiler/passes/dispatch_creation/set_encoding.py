@@ -35,6 +35,9 @@ load), while the input and the result stay plain, so no unset_encoding follows::
     %w0 = iree_encoding.set_encoding %w : tensor<3x3x64x64xf32> -> tensor<3x3x64x64xf32, #conv_filter>
     %r = linalg.conv_2d_nhwc_hwcf ins(%x, %w0 : ..., tensor<3x3x64x64xf32, #conv_filter>) outs(%f : ...)
 
+A value several contractions read with the same encoding (one input of several heads, one
+weight used twice) gets one set_encoding (``merge_duplicate_set_encodings``).
+
 Other contractions (linalg.generic ones, dot, other element types) and depthwise convolutions
 are left as they are and run un-tiled. ``data_tiling=false`` (``rt compile --no-data-tiling``) makes the
 pass a no-op.
@@ -200,4 +203,21 @@ class SetEncodingPass(Pass):
         for op in convs:
             set_conv_encoding(op)
         if candidates or convs:
+            merge_duplicate_set_encodings(module)
             erase_dead_ops(module)
+
+
+def merge_duplicate_set_encodings(module):
+    """One set_encoding per (value, encoded type) in a block: a tensor several contractions
+    read with the same encoding (one input through several heads, one weight in several
+    layers) is packed once, as IREE's cleanup CSE after SetEncoding leaves it. The earliest
+    op of the block is kept (it dominates the later ones); its result dims come from the same
+    value, so they are equal."""
+    first = {}
+    for op in list(module.walk()):
+        if not isinstance(op, SetEncodingOp):
+            continue
+        key = (id(op.parent_block()), id(op.source), op.result.type)
+        kept = first.setdefault(key, op)
+        if kept is not op:
+            op.result.replace_all_uses_with(kept.result)

@@ -117,3 +117,23 @@ func.func @convs(%x: tensor<1x14x14x8xf32>, %w: tensor<3x3x8x32xf32>, %y: tensor
   %g = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%h, %hw : tensor<1x5x5x8xf16>, tensor<3x3x8x4xf16>) outs(%f4 : tensor<1x3x3x4xf16>) -> tensor<1x3x3x4xf16>
   return %r, %s, %d, %g : tensor<1x6x5x32xf32>, tensor<1x12x8x8xf32>, tensor<1x12x12x8xf32>, tensor<1x3x3x4xf16>
 }
+
+// -----
+
+// Tests that an input two matmuls read with the same encoding is set_encoding'd once (each weight keeps its own).
+// CHECK-LABEL: func.func @two_heads
+// CHECK: %[[X:.+]] = iree_encoding.set_encoding %x : tensor<8x16xf32> -> tensor<8x16xf32, #iree_encoding.encoding<operand_index = 0 : index
+// CHECK: %[[W1:.+]] = iree_encoding.set_encoding %w1
+// CHECK: linalg.matmul ins(%[[X]], %[[W1]] :
+// CHECK-NOT: iree_encoding.set_encoding %x
+// CHECK: %[[W2:.+]] = iree_encoding.set_encoding %w2
+// CHECK-NOT: iree_encoding.set_encoding %x
+// CHECK: linalg.matmul ins(%[[X]], %[[W2]] :
+func.func @two_heads(%x: tensor<8x16xf32>, %w1: tensor<16x24xf32>, %w2: tensor<16x24xf32>) -> (tensor<8x24xf32>, tensor<8x24xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x24xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<8x24xf32>) -> tensor<8x24xf32>
+  %a = linalg.matmul ins(%x, %w1 : tensor<8x16xf32>, tensor<16x24xf32>) outs(%f : tensor<8x24xf32>) -> tensor<8x24xf32>
+  %b = linalg.matmul ins(%x, %w2 : tensor<8x16xf32>, tensor<16x24xf32>) outs(%f : tensor<8x24xf32>) -> tensor<8x24xf32>
+  return %a, %b : tensor<8x24xf32>, tensor<8x24xf32>
+}
