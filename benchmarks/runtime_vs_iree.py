@@ -11,8 +11,10 @@ Rows (one process; IREE installed outside the project env by ``iree_peer.load_ir
 * ``rss``: resident set size over ``--rss-calls`` (100,000) tiny calls, rt and IREE, sampled
   after 1k, 10k and every 10% after; growth from the 10k sample to the end. Aim: flat.
 * ``threads``: a small compute-bound function (exp(a*b+c) over ``--ew-n`` f32 on local-sync)
-  called by one Python thread vs two threads on one module: throughput ratio. Aim: ≥ 1.6× on
-  2 cores.
+  called by one Python thread vs two threads on one module: throughput ratio, and the cores the
+  process used while two threads ran (CPU time / wall time). Aim: ≥ 1.6× on 2 cores — which
+  needs two idle cores: measure with ``--only threads`` at a quiet moment (the header prints
+  the load average).
 
 Ratios are medians of per-round ratios (interleaved rounds, ``iree_peer.compare``), so machine
 noise hits both sides alike. Usage::
@@ -176,12 +178,16 @@ def _rss_row(name, call, calls):
 
 
 def _threads_row(name, call, n_calls, rounds):
-    """Throughput of two threads (each ``n_calls`` calls) over one thread (``n_calls``)."""
+    """Throughput of two threads (each ``n_calls`` calls) over one thread (``n_calls``), and
+    the process's CPU time over wall time while one and two threads ran ("cores_used_one" /
+    "_two": near 1 / 2 on an idle machine; below that, other work took the cores)."""
     def one():
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         for _ in range(n_calls):
             call()
-        return time.perf_counter() - t
+        t = time.perf_counter() - t
+        cores_one.append((time.process_time() - cpu) / t)
+        return t
 
     def two():
         barrier = threading.Barrier(3)
@@ -195,13 +201,16 @@ def _threads_row(name, call, n_calls, rounds):
         for t in threads:
             t.start()
         barrier.wait()
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         for th in threads:
             th.join()
-        return time.perf_counter() - t
+        t = time.perf_counter() - t
+        cores.append((time.process_time() - cpu) / t)
+        return t
 
-    one()
-    ratios, t1s, t2s = [], [], []
+    cores_one = []
+    one()  # warm-up
+    ratios, t1s, t2s, cores, cores_one = [], [], [], [], []
     for _ in range(rounds):
         t1, t2 = one(), two()
         t1s.append(t1 / n_calls)
@@ -209,7 +218,9 @@ def _threads_row(name, call, n_calls, rounds):
         ratios.append((2 * n_calls / t2) / (n_calls / t1))
     return {"case": name, "one_thread_us_per_call": statistics.median(t1s) * 1e6,
             "two_threads_us_per_call": statistics.median(t2s) * 1e6,
-            "speedup": statistics.median(ratios)}
+            "speedup": statistics.median(ratios), "cores_used_one": statistics.median(cores_one),
+            "cores_used_two": statistics.median(cores),
+            "loadavg_1min": os.getloadavg()[0]}
 
 
 def main(argv=None):
@@ -218,14 +229,16 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--rss-calls", type=int, default=100000)
     p.add_argument("--ew-n", type=int, default=65536, help="elements of the threads row's function")
-    p.add_argument("--thread-calls", type=int, default=300)
+    p.add_argument("--thread-calls", type=int, default=2000, help="calls per thread and round")
     p.add_argument("--split", action="store_true", help="trace the MLP rows for dispatch vs host time")
     p.add_argument("--json")
     args = p.parse_args(argv)
     only = set(filter(None, args.only.split(",")))
     want = (lambda k: not only or k in only)
     ic, ireert = load_iree()
-    print(f"# rt vs IREE {ireert.__name__} 3.13 — {machine()}", flush=True)
+    print(f"# rt vs IREE {ireert.__name__} 3.13 — {machine()}; load average "
+          f"{'/'.join(f'{x:.2f}' for x in os.getloadavg())} (1/5/15 min; other work on the "
+          "cores skews the threads row most)", flush=True)
     rows = []
     a4, b4 = _inputs([(4,), (4,)])
     tiny = None
