@@ -20,7 +20,7 @@ Ratios are medians of per-round ratios (interleaved rounds, ``iree_peer.compare`
 noise hits both sides alike. Usage::
 
     python benchmarks/runtime_vs_iree.py [--only tiny,mlp_task,mlp_sync,rss,threads]
-        [--rounds 5] [--rss-calls 100000] [--split] [--json OUT]
+        [--rounds 5] [--rss-calls 100000] [--split] [--cpu-time] [--json OUT]
 """
 import argparse
 import json
@@ -122,10 +122,14 @@ class Case:
         return np.asarray(self.iree_fn(*self.ins))
 
 
-def _ratio_row(name, case, rounds):
-    got = compare({"rt": case.rt_call, "iree": case.iree_call}, rounds=rounds)
-    return {"case": name, "rt_us": got["rt"] * 1e6, "iree_us": got["iree"] * 1e6,
-            "rt/iree": got["rt/iree"]}
+def _ratio_row(name, case, rounds, cpu_time=False):
+    """rt and IREE timed in interleaved rounds: wall time, or with ``cpu_time`` the calling
+    thread's CPU time (local-sync rows only: all their work runs on the calling thread, so
+    other processes on the cores do not count)."""
+    clock = time.thread_time if cpu_time else time.perf_counter
+    got = compare({"rt": case.rt_call, "iree": case.iree_call}, rounds=rounds, clock=clock)
+    return {"case": name + (" (CPU time)" if cpu_time else ""), "rt_us": got["rt"] * 1e6,
+            "iree_us": got["iree"] * 1e6, "rt/iree": got["rt/iree"]}
 
 
 def _split(case, calls=50):
@@ -231,6 +235,8 @@ def main(argv=None):
     p.add_argument("--ew-n", type=int, default=65536, help="elements of the threads row's function")
     p.add_argument("--thread-calls", type=int, default=2000, help="calls per thread and round")
     p.add_argument("--split", action="store_true", help="trace the MLP rows for dispatch vs host time")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="also time the local-sync rows by the calling thread's CPU time")
     p.add_argument("--json")
     args = p.parse_args(argv)
     only = set(filter(None, args.only.split(",")))
@@ -247,6 +253,9 @@ def main(argv=None):
     if want("tiny"):
         rows.append(_ratio_row("add 4xf32, local-sync", tiny, args.rounds))
         print(rows[-1], flush=True)
+        if args.cpu_time:
+            rows.append(_ratio_row("add 4xf32, local-sync", tiny, args.rounds, True))
+            print(rows[-1], flush=True)
     mlp_ins = _inputs(MLP_SHAPES)
     for key, uri, driver in (("mlp_task", "local-task://llvm-cpu", "local-task"),
                              ("mlp_sync", "local-sync://llvm-cpu", "local-sync")):
@@ -254,6 +263,9 @@ def main(argv=None):
             continue
         case = Case(ic, ireert, MLP, "mlp", uri, driver, mlp_ins, _np_mlp(*mlp_ins))
         rows.append(_ratio_row(f"MLP 64x784-512-512-10, {driver}", case, args.rounds))
+        if args.cpu_time and driver == "local-sync":
+            print(rows[-1], flush=True)
+            rows.append(_ratio_row(f"MLP 64x784-512-512-10, {driver}", case, args.rounds, True))
         if args.split:
             rows[-1].update(_split(case))
         print(rows[-1], flush=True)
