@@ -33,7 +33,7 @@ from libc.stdint cimport uint32_t, uint64_t, uintptr_t
 import numpy as np
 
 from rt.device_array import DeviceArray
-from rt.runtime.errors import CheckError, DeviceError, ResourceExhaustedError
+from rt.runtime.errors import CheckError, DeviceError, ResourceExhaustedError, RtError
 from rt.runtime.hal._buffer cimport Allocation, Buffer
 from rt.runtime.hal._buffer_view cimport BufferView, new_view
 from rt.runtime.hal.drivers._heap_allocator cimport HeapAllocator
@@ -262,17 +262,32 @@ cdef object _allocation_of(object value):
     return None
 
 
+#: Element type code -> the numpy dtype a result of that type is viewed as, or None when the
+#: C path leaves it to ``BufferView.to_numpy`` (sub-byte types, types without a dtype).
+cdef dict _result_dtypes = {}
+
+
+cdef object _result_dtype(uint32_t code):
+    dtype = _result_dtypes.get(code, False)
+    if dtype is False:
+        try:
+            dtype = None if is_sub_byte(code) else element_type_to_dtype(code)
+        except RtError:
+            dtype = None
+        _result_dtypes[code] = dtype
+    return dtype
+
+
 cdef object _to_numpy(BufferView view, bint copy):
     """numpy array over ``view``'s buffer (its allocation the base) or a copy of it."""
     cdef Buffer buffer = view.buffer
-    cdef object dtype
+    cdef object dtype = _result_dtype(view.element_type_code)
     cdef cnp.npy_intp dims[32]
     cdef Py_ssize_t nd = len(view.shape), d
     cdef uint64_t count = 1
     cdef char* data
-    if is_sub_byte(view.element_type_code) or nd > 32:
+    if dtype is None or nd > 32:
         return view.to_numpy(copy=copy)
-    dtype = element_type_to_dtype(view.element_type_code)
     for d in range(nd):
         dims[d] = view.shape[d]
         count *= <uint64_t>dims[d]
