@@ -166,10 +166,11 @@ def table_maps(name, strides=(), dilations=()):
 
 
 @functools.lru_cache(maxsize=None)
-def _maps_attr(maps):
-    """``maps`` (a tuple of AffineMap) as one shared ``ArrayAttr`` of ``AffineMapAttr``
-    (attributes are immutable, so every op with the same default maps may share it)."""
-    return ArrayAttr([AffineMapAttr(m) for m in maps])
+def _default_maps_attr(name, strides, dilations):
+    """``table_maps(name, strides, dilations)`` as one shared ``ArrayAttr`` of ``AffineMapAttr``
+    (attributes are immutable, so every op with the same default maps may share it; keyed by the
+    row, not the maps, whose hash walks every expression)."""
+    return ArrayAttr([AffineMapAttr(m) for m in table_maps(name, strides, dilations)])
 
 
 def cast_to(value, to_type, unsigned=False):
@@ -264,7 +265,7 @@ class NamedStructuredOp(abstract_ops.NamedOperation):
     def get_indexing_maps(self):
         if self.indexing_maps is not None:
             return self.indexing_maps
-        return _maps_attr(self.get_default_indexing_maps())
+        return _default_maps_attr(self.ROW, self.window("strides"), self.window("dilations"))
 
     def get_iterator_types(self):
         maps = self.get_indexing_maps().data

@@ -14,7 +14,8 @@ Guards (each has a regression test in tests/compiler/test_frontend_guards.py):
   ``VerifyException``/``ValueError``) becomes a parse error at the op's name;
 * a plain ``tensor<...>``/``vector<...>`` type (static or dynamic dims, a scalar element type,
   no encoding) is parsed once per spelling and shared: a model repeats a few types thousands
-  of times, and xDSL's type parser costs ~0.1 ms a type;
+  of times, and xDSL's type parser costs ~0.1 ms a type; so is an ``affine_map<...>`` whose
+  dims, symbols and results hold no parentheses (every ``linalg.generic`` repeats its maps);
 * every parsed op gets a ``loc("file":line:col)`` location at its name (``%0 = linalg.matmul``
   is located at ``linalg``, as mlir-opt and iree-compile locate it), so later passes report
   located errors too.
@@ -65,6 +66,8 @@ from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 _OP_NAME = re.compile(r'\s*(?:(?:%[\w$.#:-]+\s*,\s*)*%[\w$.#:-]+\s*=\s*)?("[^"]*"|[A-Za-z_][\w$.]*)')
 #: a tensor/vector type fully given by its spelling: dims, then a scalar element type
 _PLAIN_SHAPED_TYPE = re.compile(r"(?:tensor|vector)<(?:(?:\d+|\?)x)*[a-z][a-z0-9]*>")
+#: an affine map given by its spelling alone: ``<(dims)[symbols] -> (results)>`` without nesting
+_PLAIN_AFFINE_MAP = re.compile(r"<\([^()<>\[\]]*\)(?:\[[^()<>\[\]]*\])?\s*->\s*\([^()<>\[\]]*\)>")
 _FLOAT_MAX = {Float16Type: 65504.0, Float32Type: float(np.finfo(np.float32).max)}
 
 
@@ -85,6 +88,7 @@ class RtParser(Parser):
         self.resource_blobs = {}
         self.resource_spans = {}
         self._shaped_types = {}
+        self._affine_maps = {}
 
     # ----------------------------------------------------------------- operations
     def parse_operation(self):
@@ -132,6 +136,21 @@ class RtParser(Parser):
         cached = self._shaped_types.get(match.group(0))
         if cached is None:
             cached = self._shaped_types[match.group(0)] = super()._parse_optional_builtin_parametrized_type()
+        else:
+            self._resume_from(match.end())
+        return cached
+
+    # -------------------------------------------------------------- affine maps
+    def _parse_builtin_affine_map(self):
+        """``affine_map<...>`` (after the keyword), parsed once per spelling like plain shaped
+        types: every ``linalg.generic`` repeats its indexing maps."""
+        token = self._current_token
+        match = _PLAIN_AFFINE_MAP.match(token.span.input.content, token.span.start)
+        if match is None:
+            return super()._parse_builtin_affine_map()
+        cached = self._affine_maps.get(match.group(0))
+        if cached is None:
+            cached = self._affine_maps[match.group(0)] = super()._parse_builtin_affine_map()
         else:
             self._resume_from(match.end())
         return cached

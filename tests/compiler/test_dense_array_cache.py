@@ -18,3 +18,12 @@ def test_float_arrays_are_built_each_time():
     zero, negative_zero = DenseArrayBase.from_list(f32, [0.0]), DenseArrayBase.from_list(f32, [-0.0])
     assert zero is not negative_zero
     assert zero.data != negative_zero.data
+
+
+def test_values_are_unpacked_once_and_equality_ignores_the_memo():
+    make_context()
+    a = DenseArrayBase.from_list(f32, [1.5, -2.0])
+    values = a.get_values()
+    assert values == (1.5, -2.0) and a.get_values() is values
+    fresh = DenseArrayBase.from_list(f32, [1.5, -2.0])
+    assert fresh == a and hash(fresh) == hash(a)

@@ -191,3 +191,23 @@ def test_types_after_a_cached_type_parse_and_locate_as_before():
     ops = [op for op in parse_module(ok, "cached.mlir").walk() if op.name in ("arith.addf", "tensor.empty")]
     assert [(op.location.line.data, op.location.column.data) for op in ops] == [(2, 8), (3, 8), (4, 8), (5, 8)]
     assert str(ops[1].results[0].type) == "tensor<4xf32, 7 : i64>"
+
+
+def test_plain_affine_maps_are_parsed_once_and_others_as_before():
+    generic = ("  %{r} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, {second}], "
+               "iterator_types = [\"parallel\", \"parallel\"]}} ins(%a : tensor<4x4xf32>) outs(%a : tensor<4x4xf32>) {{\n"
+               "  ^bb0(%x: f32, %o: f32):\n    linalg.yield %x : f32\n  }} -> tensor<4x4xf32>\n")
+    text = ("func.func @f(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+            + generic.format(r="0", second="affine_map<(d0, d1) -> (d1, d0)>")
+            + generic.format(r="1", second="affine_map<(d0, d1) -> (d1, d0)>")
+            + generic.format(r="2", second="affine_map<(d0, d1) -> ((d0 + d1) mod 4, d1)>")
+            + "  return %2 : tensor<4x4xf32>\n}\n")
+    g0, g1, g2 = [op for op in parse_module(text, "maps.mlir").walk() if op.name == "linalg.generic"]
+    assert g0.indexing_maps.data[1] is g1.indexing_maps.data[1]  # one spelling, one attribute
+    assert g0.indexing_maps.data[0] is g2.indexing_maps.data[0]
+    assert str(g0.indexing_maps.data[1].data) == "(d0, d1) -> (d1, d0)"
+    assert str(g2.indexing_maps.data[1].data) == "(d0, d1) -> (((d0 + d1) mod 4), d1)"
+    bad = text.replace("(d1, d0)>]", "(d1, d0 +)>]", 1)
+    with pytest.raises(CompileError) as info:
+        parse_module(bad, "maps.mlir")
+    assert (info.value.file, info.value.line) == ("maps.mlir", 2)

@@ -7,6 +7,8 @@ constants and arith/math ops, ``tensor.dim``/``tensor.empty`` and other pure ten
 
 Source followed: MLIR ``isOpTriviallyDead`` / ``-canonicalize`` dead-op removal.
 """
+from xdsl.ir import Operation
+
 PURE_PREFIXES = ("arith.", "math.", "linalg.", "tensor.", "affine.apply", "iree_encoding.")
 PURE_NAMES = {"hal.buffer_view.dim", "flow.tensor.empty", "flow.tensor.splat", "flow.tensor.reshape",
               "flow.tensor.constant", "flow.tensor.load", "flow.tensor.slice", "flow.tensor.clone",
@@ -19,17 +21,22 @@ def _is_pure(op):
 
 
 def erase_dead_ops(root):
-    """Erase unused pure ops nested in ``root`` until none is left; returns how many were erased."""
+    """Erase unused pure ops nested in ``root`` until none is left; returns how many were erased.
+
+    One walk, users before producers (reverse order); erasing an op revisits the producers of
+    the values it (or an op nested in it) used, which may have lost their last use, so the pass
+    is linear in the number of ops rather than one walk per round of erasures."""
     erased = 0
-    changed = True
-    while changed:
-        changed = False
-        for op in reversed(list(root.walk())):
-            if op is root or op.parent is None or not op.results or not _is_pure(op):
-                continue
-            if any(r.uses for r in op.results):
-                continue
-            op.parent_block().erase_op(op, safe_erase=False)
-            erased += 1
-            changed = True
+    work = list(root.walk())
+    while work:
+        op = work.pop()
+        if op is root or op.parent is None or not op.results or not _is_pure(op):
+            continue
+        if any(r.first_use is not None for r in op.results):
+            continue
+        producers = [v.owner for inner in op.walk() for v in inner.operands
+                     if isinstance(v.owner, Operation) and not op.is_ancestor(v.owner)]
+        op.parent_block().erase_op(op, safe_erase=False)
+        erased += 1
+        work.extend(producers)
     return erased

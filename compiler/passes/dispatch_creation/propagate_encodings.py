@@ -112,6 +112,20 @@ def _located(op, like):
     return op
 
 
+def _in_block_order(unset, users):
+    """``users`` (ops of ``unset``'s block, which all follow it) in block order, found by
+    walking forward from ``unset`` to the last of them (an index scan of the whole block per
+    user made the pass quadratic in the block's length)."""
+    if len(users) < 2:
+        return list(users)
+    ordered, op = [], unset.next_op
+    while op is not None and len(ordered) < len(users):
+        if op in users:
+            ordered.append(op)
+        op = op.next_op
+    return ordered
+
+
 def sink_unset_encoding(unset):
     """Rule 1 for one unset_encoding; returns the new unset_encodings (to visit next)."""
     source = unset.source
@@ -122,7 +136,7 @@ def sink_unset_encoding(unset):
     created = []
     block = unset.parent_block()
     users = {use.operation for use in unset.result.uses if use.operation.parent_block() is block}
-    for user in sorted(users, key=block.get_operation_index):
+    for user in _in_block_order(unset, users):
         if not _sinkable(user, unset):
             continue
         empty = _located(tensor.EmptyOp([], source.type), user)
