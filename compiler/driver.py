@@ -65,7 +65,9 @@ def compile_source(text, filename="<input>", devices=None, options=None):
         gc.set_threshold(20000, 50, 1000)
         ctx = make_context()
         with _scope(timing, "parse"):
-            module = parse_module(text, filename, ctx)
+            # a full pipeline verifies the input in its first pass (``verify``), after the
+            # legality check; from a later phase the parser verifies it
+            module = parse_module(text, filename, ctx, verify=options.compile_from is not None)
         return compile_module(module, ctx, None, options, timing)
     finally:
         gc.set_threshold(*gc_thresholds)

@@ -11,8 +11,9 @@ and result structure (values numbered by definition order), result and block-arg
 region/block shape, properties and attributes; symbol names defined inside each executable
 (the executable's own name, export and function names) are compared by their first position,
 not by their text, and SSA name hints and locations are ignored. Each executable is reduced to
-such a key in one walk, and groups are found with a dict, so the pass is linear in the number
-of ops (IREE compares candidates pairwise within hash buckets).
+such a key in one walk (attributes as numbers from a per-run table of values), and groups are
+found with a dict, so the pass is linear in the number of ops (IREE compares candidates
+pairwise within hash buckets).
 
 Example::
 
@@ -45,24 +46,42 @@ def _symbol_name(op):
     return name.data if isinstance(name, StringAttr) else None
 
 
-def _canonical(value, local):
-    """``value`` with symbol names defined inside the executable replaced by their positions."""
+class _Interner:
+    """Numbers attributes by value, hashing each attribute object once per run (xDSL's
+    attributes hash their whole value, recursively, every time; outlined copies of a dispatch
+    share most of their attribute objects), so keys are tuples of small ints."""
+
+    def __init__(self):
+        self._by_id, self._by_value = {}, {}
+
+    def __call__(self, attr):
+        entry = self._by_id.get(id(attr))
+        if entry is None:
+            try:
+                number = self._by_value.setdefault(attr, len(self._by_value))
+            except TypeError:  # an attribute without a value hash
+                number = self._by_value.setdefault(("text", str(attr)), len(self._by_value))
+            entry = self._by_id[id(attr)] = (attr, number)  # the attribute keeps its id unique
+        return entry[1]
+
+
+def _canonical(value, local, intern):
+    """``value`` with symbol names defined inside the executable replaced by their positions,
+    other attributes by their interned numbers."""
     if isinstance(value, StringAttr):
-        return ("sym", local[value.data]) if value.data in local else value
+        return ("sym", local[value.data]) if value.data in local else intern(value)
     if isinstance(value, SymbolRefAttr):
         parts = [value.root_reference.data, *(r.data for r in value.nested_references.data)]
         return ("ref", *(("sym", local[p]) if p in local else p for p in parts))
     if isinstance(value, ArrayAttr):
-        return ("array", *(_canonical(v, local) for v in value.data))
-    try:
-        hash(value)
-    except TypeError:
-        return ("text", str(value))
-    return value
+        return ("array", *(_canonical(v, local, intern) for v in value.data))
+    return intern(value)
 
 
-def structural_key(executable):
-    """A hashable key equal for two executables exactly when they are structurally identical."""
+def structural_key(executable, intern=None):
+    """A hashable key equal for two executables exactly when they are structurally identical
+    (compare keys made with the same ``intern``, an ``_Interner``)."""
+    intern = intern or _Interner()
     ops = list(executable.walk())
     local = {}
     for op in ops:
@@ -80,12 +99,13 @@ def structural_key(executable):
         operands = tuple(values.get(v, -1) for v in op.operands)
         for result in op.results:
             values[result] = len(values)
-        entry = [op.name, operands, tuple(r.type for r in op.results),
-                 tuple((k, _canonical(v, local)) for k, v in sorted(op.properties.items())),
-                 tuple((k, _canonical(v, local)) for k, v in sorted(op.attributes.items())),
+        entry = [op.name, operands, tuple(intern(r.type) for r in op.results),
+                 tuple((k, _canonical(v, local, intern)) for k, v in sorted(op.properties.items())),
+                 tuple((k, _canonical(v, local, intern)) for k, v in sorted(op.attributes.items())),
                  tuple(blocks[b] for b in op.successors)]
         for region in op.regions:
-            entry.append(tuple((blocks[b], tuple(a.type for a in b.args), len(b.ops)) for b in region.blocks))
+            entry.append(tuple((blocks[b], tuple(intern(a.type) for a in b.args), len(b.ops))
+                               for b in region.blocks))
         key.append(tuple(entry))
     return tuple(key)
 
@@ -148,9 +168,9 @@ class DeduplicateExecutablesPass(Pass):
         objects = [op for op in block.ops if op.name in OBJECT_OPS]
         if len(objects) < 2:
             return
-        first, table, dead = {}, {}, []
+        first, table, dead, intern = {}, {}, [], _Interner()
         for op in objects:
-            kept = first.setdefault((op.name, structural_key(op)), op)
+            kept = first.setdefault((op.name, structural_key(op, intern)), op)
             if kept is op:
                 continue
             old_path, new_path = (_symbol_name(op),), (_symbol_name(kept),)
