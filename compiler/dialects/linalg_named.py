@@ -173,6 +173,20 @@ def _default_maps_attr(name, strides, dilations):
     return ArrayAttr([AffineMapAttr(m) for m in table_maps(name, strides, dilations)])
 
 
+def _iterators_attr(maps_attr):
+    """The iterator types of maps ``maps_attr``: a loop dim is parallel when the output map uses it."""
+    out = maps_attr.data[-1].data
+    used = {r.position for r in out.results if isinstance(r, AffineDimExpr)}
+    return ArrayAttr([IteratorTypeAttr.parallel() if d in used else IteratorTypeAttr.reduction()
+                      for d in range(out.num_dims)])
+
+
+@functools.lru_cache(maxsize=None)
+def _default_iterators_attr(name, strides, dilations):
+    """``_iterators_attr`` of the default maps, shared like ``_default_maps_attr``."""
+    return _iterators_attr(_default_maps_attr(name, strides, dilations))
+
+
 def cast_to(value, to_type, unsigned=False):
     """``value`` converted to ``to_type`` as MLIR's ``cast_signed``/``cast_unsigned`` do in an
     implicit body (the new op is inserted into the body being built)."""
@@ -268,10 +282,9 @@ class NamedStructuredOp(abstract_ops.NamedOperation):
         return _default_maps_attr(self.ROW, self.window("strides"), self.window("dilations"))
 
     def get_iterator_types(self):
-        maps = self.get_indexing_maps().data
-        used = {r.position for r in maps[-1].data.results if isinstance(r, AffineDimExpr)}
-        return ArrayAttr([IteratorTypeAttr.parallel() if d in used else IteratorTypeAttr.reduction()
-                          for d in range(maps[-1].data.num_dims)])
+        if self.indexing_maps is not None:
+            return _iterators_attr(self.indexing_maps)
+        return _default_iterators_attr(self.ROW, self.window("strides"), self.window("dilations"))
 
     def verify_(self):
         dims, maps, _, spatial, takes_maps = self.spec()
