@@ -165,3 +165,44 @@ def test_trace_callback_error_ends_the_call_and_the_module_stays_usable(target):
             m.f(a, a)
         np.testing.assert_array_equal(m.f(a, a), (a + a) * a)
     assert calls == ["sum", "sum"]
+
+
+@pytest.mark.parametrize("target", list(DEVICES))
+def test_iree_tensor_trace_attribute_on_a_matmul(target):
+    """``iree.tensor.trace`` on a data-tiled matmul: its row-major inputs and result are traced."""
+    text = MLP.replace('  flow.tensor.trace "layer1" = [%m1 : tensor<?x32xf32>{%n}, %a1 : tensor<?x32xf32>{%n}]\n', "")
+    text = text.replace("%m2 = linalg.matmul ins", '%m2 = linalg.matmul {iree.tensor.trace = "layer2"} ins')
+    x, w1, b1, w2 = _inputs(rows=4)
+    result, traces = _run(text, target, [x, w1, b1, w2])
+    a1 = np.maximum(x @ w1 + b1, 0)
+    assert [key for key, _ in traces] == ["layer2 inputs", "layer2 outputs"]
+    inputs, outputs = traces[0][1], traces[1][1]
+    np.testing.assert_allclose(inputs[0], a1, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(inputs[1], w2)
+    assert not inputs[2].any()  # the zero-filled accumulator
+    np.testing.assert_allclose(outputs[0], a1 @ w2, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(outputs[0], result)
+
+
+def test_iree_tensor_trace_inside_an_executable_is_a_located_error(tmp_path):
+    src = tmp_path / "ex.mlir"
+    src.write_text("""builtin.module {
+  flow.executable private @ex {
+    flow.executable.export public @fn workgroups(%w: index) -> (index, index, index) {
+      %x, %y, %z = flow.dispatch.workgroup_count_from_slice %w
+      flow.return %x, %y, %z : index, index, index
+    }
+    builtin.module {
+      func.func @fn(%in: !flow.dispatch.tensor<readonly:tensor<4xf32>>) {
+        %0 = flow.dispatch.tensor.load %in, offsets = [0], sizes = [4], strides = [1] : !flow.dispatch.tensor<readonly:tensor<4xf32>> -> tensor<4xf32>
+        %1 = math.exp %0 {iree.tensor.trace} : tensor<4xf32>
+        func.return
+      }
+    }
+  }
+}
+""")
+    out = subprocess.run([sys.executable, "-m", "rt", "opt", "--pass=iree-flow-inject-tensor-tracing", src],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1
+    assert "ex.mlir:10:14: error: 'iree.tensor.trace' on an op inside an executable" in out.stderr

@@ -54,13 +54,14 @@ def _tensors_with_dims(values, dims):
     return tensors, tensor_dims
 
 
-def _export_name(entry_point):
+def export_name(entry_point):
     """``fn`` of ``@ex::@fn`` (the root name when there is no nested reference)."""
     nested = entry_point.nested_references.data
     return (nested[-1] if nested else entry_point.root_reference).data
 
 
-def _trace(key, values, dims, location):
+def trace_op(key, values, dims, location):
+    """A ``flow.tensor.trace`` of ``values`` (their dynamic dims flat in ``dims``) at ``location``."""
     op = flow.TensorTraceOp.build(operands=[values, dims], properties={"key": StringAttr(key)})
     op.location = location
     return op
@@ -80,13 +81,13 @@ class InjectDispatchTracingPass(Pass):
         dispatches = [op for top in module.ops if top.name != "flow.executable"
                       for op in top.walk() if isinstance(op, flow.DispatchOp)]
         for op in dispatches:
-            export = _export_name(op.entry_point)
+            export = export_name(op.entry_point)
             if self.symbol and self.symbol not in export:
                 continue
             inputs, input_dims = _tensors_with_dims(list(op.arguments), op.argument_dims)
-            trace = _trace(f"{export} inputs", inputs, input_dims, op.location)
+            trace = trace_op(f"{export} inputs", inputs, input_dims, op.location)
             Rewriter.insert_op(trace, InsertPoint.before(op))
             outputs, output_dims = _tensors_with_dims(list(op.results), op.result_dims)
-            trace = _trace(f"{export} outputs", outputs, output_dims, op.location)
+            trace = trace_op(f"{export} outputs", outputs, output_dims, op.location)
             Rewriter.insert_op(trace, InsertPoint.after(op))
 
