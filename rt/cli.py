@@ -11,7 +11,7 @@
     mpiexec -n N python -m rt run MODULE.vmfb --channel=mpi --input=@x_{rank}.npy ...
     python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--repetitions=N]
     python -m rt devices
-    python -m rt dump MODULE.vmfb
+    python -m rt dump MODULE.vmfb [--executables-to=DIR]
     python -m rt opt IN.mlir --pass=NAME...
     python -m rt keygen -o NAME                      (NAME.key private, NAME.pub public)
     python -m rt sign MODULE.vmfb --key=NAME.key [-o SIGNED.vmfb]
@@ -51,8 +51,13 @@ class _Parser(argparse.ArgumentParser):
 
 def _cmd_dump(args):
     from rt.runtime.vm import dump
+    from rt.runtime.vm.module import Module
 
-    sys.stdout.write(dump.dump_module_file(args.module))
+    module = Module.load(args.module)
+    sys.stdout.write(dump.dump_module(module))
+    if args.executables_to:
+        paths = dump.write_executables(module, args.executables_to)
+        print(f"wrote {len(paths)} executables to {args.executables_to}", file=sys.stderr)
     return 0
 
 
@@ -361,6 +366,8 @@ def build_parser():
     p.set_defaults(func=_cmd_devices)
     p = sub.add_parser("dump", help="print a .vmfb: manifest, segments and disassembly")
     p.add_argument("module", help="path to a .vmfb file")
+    p.add_argument("--executables-to", default=None, metavar="DIR",
+                   help="also write each executable's binary (llvm-cpu: NAME.o) and metadata (NAME.json) into DIR")
     p.set_defaults(func=_cmd_dump)
     p = sub.add_parser("keygen", help="make an Ed25519 key pair for signing modules")
     p.add_argument("-o", "--output", required=True, metavar="NAME", help="writes NAME.key, NAME.pub")

@@ -59,8 +59,8 @@ INSTEAD = {
     "--iree-hal-dump-executable-intermediates-to": "nothing: rt keeps the LLVM IR it generates in memory; "
                                                    "--dump-after=iree-hal-materialize-interfaces --dump-dir=DIR "
                                                    "shows each executable's IR before codegen",
-    "--iree-hal-dump-executable-binaries-to": "python -m rt dump M.vmfb (each executable's format, size, "
-                                              "sha256 and metadata)",
+    "--iree-hal-dump-executable-binaries-to": "python -m rt dump M.vmfb --executables-to=DIR (each "
+                                              "executable's object file and metadata)",
     "--iree-llvmcpu-target-triple": "rt's llvm-cpu targets the host's x86_64 ELF; choose the CPU with "
                                     "--device=llvm-cpu:CPU",
     "--iree-llvmcpu-enable-ukernels": "rt's data-tiled matmuls always run its mmt4d microkernels; "

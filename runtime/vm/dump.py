@@ -9,7 +9,10 @@ Errors: ModuleFormatError / NotFoundError from loading (the dump never prints a 
 """
 import hashlib
 import json
+import os
+import re
 
+from rt.runtime.errors import NotFoundError
 from rt.runtime.vm.bytecode import TAG_SHIFT, TAG_TYPES, decode
 from rt.runtime.vm.builder import LIST_TYPES
 from rt.runtime.vm.cconv import BANK_OF
@@ -117,6 +120,33 @@ def dump_module(module):
             out.append(f"      reflection {key} = {json.dumps(value)}")
         out.extend(disassemble(m, f.ordinal))
     return "\n".join(out) + "\n"
+
+
+def write_executables(module, directory):
+    """Write each executable of ``module`` into ``directory`` (created if missing): its binary as
+    ``NAME.o`` (llvm-cpu: an x86-64 ELF relocatable object, for ``objdump -d``) or ``NAME.bin``
+    (other formats), and its metadata as ``NAME.json``; NAME is the executable's name with
+    characters other than letters, digits, ``_``, ``-`` replaced by ``_`` (a module is not trusted
+    to name files), and ``_<ordinal>`` added if two would collide. Returns the binaries' paths,
+    in order. Raises NotFoundError when ``directory`` cannot be created or written."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+        paths, used = [], set()
+        for e in module.executables:
+            name = re.sub(r"[^A-Za-z0-9_-]", "_", e.name) or "executable"
+            if name in used:
+                name = f"{name}_{e.ordinal}"
+            used.add(name)
+            base = os.path.join(directory, name)
+            path = base + (".o" if e.format.startswith("llvm-cpu-object") else ".bin")
+            with open(path, "wb") as f:
+                f.write(e.data)
+            with open(base + ".json", "w") as f:
+                json.dump({"format": e.format, "metadata": e.metadata}, f, indent=2, sort_keys=True)
+            paths.append(path)
+        return paths
+    except OSError as exc:
+        raise NotFoundError(f"cannot write the executables into {directory!r}: {exc.strerror}") from None
 
 
 def dump_module_file(path):

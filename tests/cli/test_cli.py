@@ -138,3 +138,35 @@ def test_dump_and_opt_are_kept(modules):
     assert out.returncode == 0 and "identity" in out.stdout
     out = rt_cli("opt", "--list-passes")
     assert out.returncode == 0 and "canonicalize" in out.stdout
+
+
+def test_dump_writes_executables(tmp_path):
+    src = tmp_path / "add.mlir"
+    src.write_text("func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {\n"
+                   "  %0 = arith.addf %a, %b : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n")
+    for target, suffix, magic in (("llvm-cpu", ".o", b"\x7fELF"), ("vmvx", ".bin", None)):
+        vmfb = tmp_path / f"{target}.vmfb"
+        assert rt_cli("compile", src, "-o", vmfb, f"--device={target}").returncode == 0
+        out = rt_cli("dump", vmfb, f"--executables-to={tmp_path / target}")
+        assert out.returncode == 0, out.stderr
+        assert out.stderr.strip() == f"wrote 1 executables to {tmp_path / target}"
+        (binary,) = sorted((tmp_path / target).glob("*" + suffix))
+        meta = json.loads(binary.with_suffix(".json").read_text())
+        assert f"format '{meta['format']}'" in out.stdout
+        assert meta["metadata"]["exports"] == ["add_dispatch_0_elementwise_4_f32"]
+        if magic:
+            assert binary.read_bytes()[:4] == magic
+
+
+def test_dump_executable_names_cannot_leave_the_directory(tmp_path):
+    from types import SimpleNamespace
+
+    from rt.runtime.vm.dump import write_executables
+
+    exe = [SimpleNamespace(name="../../evil", ordinal=0, format="llvm-cpu-object-x86_64", data=b"x", metadata={}),
+           SimpleNamespace(name="../../evil", ordinal=1, format="vmvx-bytecode-fb", data=b"y", metadata={})]
+    paths = write_executables(SimpleNamespace(executables=exe), tmp_path / "out")
+    assert [p.rsplit("/", 1)[1] for p in paths] == ["______evil.o", "______evil_1.bin"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "______evil.json", "______evil.o", "______evil_1.bin", "______evil_1.json"]
+    assert not (tmp_path.parent / "evil.o").exists()
