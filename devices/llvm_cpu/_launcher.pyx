@@ -12,7 +12,6 @@ thread, a ``DeviceError`` naming the interrupt elsewhere) or the calling thread'
 (``f(..., timeout=)``) passes (``DeadlineExceededError``), so one long dispatch cannot keep a
 call, or the device queue behind it, from ending (issue 13).
 """
-import signal
 
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc
@@ -22,7 +21,7 @@ from cpython.number cimport PyNumber_Index
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
 from rt.runtime.hal._library cimport LibraryEntry, library_dispatch_t
-from rt.runtime.vm._interp import THREAD_DEADLINE_ADDRESS
+from rt.runtime.vm._interp import INTERRUPT_EPOCH_ADDRESS, THREAD_DEADLINE_ADDRESS, hook_interrupts
 
 
 cdef extern from "Python.h":
@@ -61,7 +60,7 @@ cdef extern from "worker_pool.h" nogil:
                             uint32_t threads, uint32_t* failed_item, uint64_t* failed_index)
     void rt_cancel_begin(uint64_t deadline_ns)
     int32_t rt_cancel_stopped()
-    int rt_hook_sigint()
+    void rt_set_interrupt_epoch(void* epoch)
 
 
 ctypedef long long (*DeadlineFn)() noexcept nogil
@@ -144,16 +143,7 @@ def _check_layouts():
 _check_layouts()
 
 
-def hook_interrupts():
-    """Let Ctrl-C stop running dispatches: chain the launcher's SIGINT hook in front of
-    Python's handler while that is ``signal.default_int_handler`` (KeyboardInterrupt). A
-    program with a SIGINT handler of its own keeps its dispatches running. Returns whether the
-    hook is in place; called when the module loads and for every new Launcher."""
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        return False
-    return rt_hook_sigint() == 1
-
-
+rt_set_interrupt_epoch(<void*><uintptr_t>INTERRUPT_EPOCH_ADDRESS)
 hook_interrupts()
 
 

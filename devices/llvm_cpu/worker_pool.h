@@ -16,8 +16,8 @@
  * counter, so dispatches with few workgroups each run side by side on the pool.
  *
  * Cancellation (issue 13): every workgroup first checks the dispatch's rt_cancel_t, taken from
- * the calling thread when the dispatch starts. Once SIGINT has arrived since then (a handler
- * chained in front of Python's bumps rt_interrupt_epoch) or the call's deadline has passed,
+ * the calling thread when the dispatch starts. Once SIGINT has arrived since then (the VM's
+ * handler, chained in front of Python's, bumps *rt_interrupt_epoch) or the call's deadline has passed,
  * the dispatch stops between workgroups with RT_STATUS_INTERRUPTED / _DEADLINE_EXCEEDED.
  */
 #ifndef RT_LLVM_CPU_WORKER_POOL_H_
@@ -124,15 +124,17 @@ static inline uint64_t rt_now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Bumped by every SIGINT once rt_hook_sigint has run. */
-static _Atomic uint64_t rt_interrupt_epoch = 0;
+/* The VM's count of SIGINTs (rt.runtime.vm.INTERRUPT_EPOCH_ADDRESS, set when the launcher
+ * loads; until then a counter that never moves). */
+static _Atomic uint64_t rt_no_interrupts = 0;
+static _Atomic uint64_t* rt_interrupt_epoch = &rt_no_interrupts;
+static inline void rt_set_interrupt_epoch(void* epoch) { rt_interrupt_epoch = (_Atomic uint64_t*)epoch; }
 /* The cancellation of the next rt_launch on this thread (rt_cancel_begin). */
 static __thread rt_cancel_t rt_thread_cancel = {0, 0, 0};
-static struct sigaction rt_sigint_previous;
 
 /* Sets the calling thread's next dispatches to stop at the next SIGINT or at `deadline_ns`. */
 static inline void rt_cancel_begin(uint64_t deadline_ns) {
-  rt_thread_cancel.epoch = atomic_load(&rt_interrupt_epoch);
+  rt_thread_cancel.epoch = atomic_load(rt_interrupt_epoch);
   rt_thread_cancel.deadline_ns = deadline_ns;
   rt_thread_cancel.stopped = 0;
 }
@@ -142,42 +144,13 @@ static inline int32_t rt_cancel_stopped(void) { return rt_thread_cancel.stopped;
 
 /* 0, or the status that stops a dispatch before its workgroup `i` (the clock is read every 16). */
 static inline int32_t rt_cancelled(const rt_cancel_t* c, uint64_t i) {
-  if (atomic_load_explicit(&rt_interrupt_epoch, memory_order_relaxed) != c->epoch) {
+  if (atomic_load_explicit(rt_interrupt_epoch, memory_order_relaxed) != c->epoch) {
     return RT_STATUS_INTERRUPTED;
   }
   if (c->deadline_ns != 0 && (i & 15) == 0 && rt_now_ns() >= c->deadline_ns) {
     return RT_STATUS_DEADLINE_EXCEEDED;
   }
   return 0;
-}
-
-static void rt_sigint_handler(int sig, siginfo_t* info, void* context) {
-  if (rt_sigint_previous.sa_flags & SA_SIGINFO) {
-    rt_sigint_previous.sa_sigaction(sig, info, context);
-  } else if (rt_sigint_previous.sa_handler != SIG_DFL && rt_sigint_previous.sa_handler != SIG_IGN) {
-    rt_sigint_previous.sa_handler(sig);
-  }
-  /* After the previous handler, so that Python has the signal when a dispatch stops. */
-  atomic_fetch_add(&rt_interrupt_epoch, 1);
-}
-
-/* Chains rt_sigint_handler in front of the process's SIGINT handler if that is a function
- * (Python's, which turns Ctrl-C into KeyboardInterrupt). A later signal.signal(SIGINT, ...)
- * replaces both, so a program handling SIGINT itself keeps its dispatches running.
- * Returns 1 when the hook is in place. */
-static int rt_hook_sigint(void) {
-  struct sigaction current, ours;
-  if (sigaction(SIGINT, NULL, &current) != 0) return 0;
-  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == rt_sigint_handler) return 1;
-  if (!(current.sa_flags & SA_SIGINFO) &&
-      (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN)) {
-    return 0;
-  }
-  rt_sigint_previous = current;
-  ours = current;
-  ours.sa_sigaction = rt_sigint_handler;
-  ours.sa_flags |= SA_SIGINFO;
-  return sigaction(SIGINT, &ours, NULL) == 0;
 }
 
 static inline void rt_futex_wait(_Atomic uint32_t* word, uint32_t value) {

@@ -34,7 +34,7 @@ import time
 from rt.devices.vmvx.module import VmvxModule
 from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError, ModuleFormatError
 from rt.runtime.hal.executable_library import ExecutableLibrary, ExportInfo
-from rt.runtime.vm import Context, Instance, Module, VMBuffer, VMList, thread_deadline
+from rt.runtime.vm import Context, Instance, Module, VMBuffer, VMList, interrupt_epoch, thread_deadline
 
 FORMAT = "vmvx-bytecode"
 ENTRY_CCONV = "0rriiiiii_v"
@@ -112,7 +112,10 @@ class VmvxExecutable(ExecutableLibrary):
         workgroup count, constant count or binding count, and ``DeviceError`` naming the
         export, the workgroup and the cause when a workgroup fails (remaining ones are skipped),
         and ``DeadlineExceededError`` once the calling thread's deadline (``f(..., timeout=)``)
-        has passed, checked every 256 workgroups (a Ctrl-C interrupts between workgroups too).
+        has passed, checked every 256 workgroups. Ctrl-C interrupts between workgroups: on the
+        main thread as ``KeyboardInterrupt`` (the interpreter's signal polls), on another
+        thread (a local-task queue) as ``DeviceError`` naming the interrupt, so the queue
+        stops working on a call its caller has abandoned.
         """
         if type(ordinal) is not int or not 0 <= ordinal < len(self.exports):
             raise InvalidArgumentError(
@@ -146,6 +149,7 @@ class VmvxExecutable(ExecutableLibrary):
         fn = self._functions()[ordinal]
         cx, cy, cz = counts
         deadline = thread_deadline()
+        epoch = None if threading.current_thread() is threading.main_thread() else interrupt_epoch()
         try:
             for z in range(cz):
                 for y in range(cy):
@@ -154,6 +158,11 @@ class VmvxExecutable(ExecutableLibrary):
                             raise DeadlineExceededError(
                                 f"vmvx dispatch {info.name}: the call's deadline passed at "
                                 f"workgroup ({x}, {y}, {z}) of ({cx}, {cy}, {cz})")
+                        if epoch is not None and interrupt_epoch() != epoch:
+                            raise DeviceError(
+                                f"vmvx dispatch {info.name}: interrupted by Ctrl-C (SIGINT) before "
+                                f"workgroup ({x}, {y}, {z}) of ({cx}, {cy}, {cz}); its results "
+                                f"are undefined")
                         try:
                             fn(constants_buffer, bindings, x, y, z, cx, cy, cz)
                         except Exception as e:  # noqa: BLE001 - every failure becomes a DeviceError

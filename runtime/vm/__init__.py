@@ -14,7 +14,7 @@ from rt.runtime.vm.context import Context, Function, Instance  # noqa: F401
 from rt.runtime.vm.module import Module  # noqa: F401
 from rt.runtime.vm.native import NativeModule, native_function  # noqa: F401
 from rt.runtime.vm._interp import (POLL_INTERVAL, CallSite, current_call_site,  # noqa: F401
-                                   set_thread_deadline, thread_deadline)
+                                   interrupt_epoch, set_thread_deadline, thread_deadline)
 from rt.runtime.vm.values import VMBuffer, VMList  # noqa: F401
 from rt.runtime.vm import dump  # noqa: F401
 

@@ -29,11 +29,42 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cpython.ref cimport PyObject
 
+import signal
+
 from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError, VMTrapError
 from rt.runtime.vm._native cimport ImportCall, NativeFunction
 
 cdef extern from *:
     """
+    #include <signal.h>
+    #include <stdatomic.h>
+    /* SIGINTs seen since hook_interrupts (see there): work that started in an older epoch
+       (an llvm-cpu or vmvx dispatch) stops. */
+    static _Atomic unsigned long long rt_vm_interrupt_epoch = 0;
+    static struct sigaction rt_vm_sigint_previous;
+    static void rt_vm_sigint_handler(int sig, siginfo_t* info, void* context) {
+      if (rt_vm_sigint_previous.sa_flags & SA_SIGINFO) {
+        rt_vm_sigint_previous.sa_sigaction(sig, info, context);
+      } else if (rt_vm_sigint_previous.sa_handler != SIG_DFL &&
+                 rt_vm_sigint_previous.sa_handler != SIG_IGN) {
+        rt_vm_sigint_previous.sa_handler(sig);
+      }
+      /* After the previous handler, so that Python has the signal when work stops. */
+      atomic_fetch_add(&rt_vm_interrupt_epoch, 1);
+    }
+    static int rt_vm_hook_sigint(void) {
+      struct sigaction current, ours;
+      if (sigaction(SIGINT, NULL, &current) != 0) return 0;
+      if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == rt_vm_sigint_handler) return 1;
+      if (!(current.sa_flags & SA_SIGINFO) &&
+          (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN)) return 0;
+      rt_vm_sigint_previous = current;
+      ours = current;
+      ours.sa_sigaction = rt_vm_sigint_handler;
+      ours.sa_flags |= SA_SIGINFO;
+      return sigaction(SIGINT, &ours, NULL) == 0;
+    }
+    static unsigned long long rt_vm_interrupts(void) { return atomic_load(&rt_vm_interrupt_epoch); }
     /* The calling thread's deadline (CLOCK_MONOTONIC ns, 0 = none), see set_thread_deadline. */
     static __thread long long rt_vm_deadline_ns = 0;
     /* The call.import whose native function runs on this thread (NULL state: none), see
@@ -43,6 +74,9 @@ cdef extern from *:
     static __thread Py_ssize_t rt_vm_site_pc = 0;
     """
     long long rt_vm_deadline_ns
+    unsigned long long rt_vm_interrupt_epoch
+    int rt_vm_hook_sigint()
+    unsigned long long rt_vm_interrupts()
     void* rt_vm_site_state
     const int32_t* rt_vm_site_code
     Py_ssize_t rt_vm_site_pc
@@ -304,6 +338,27 @@ cdef long long _thread_deadline_ns() noexcept nogil:
 
 
 THREAD_DEADLINE_ADDRESS = <uintptr_t>&_thread_deadline_ns
+
+
+def hook_interrupts():
+    """Count SIGINTs so that running dispatches can stop (``interrupt_epoch``): chain a C
+    handler in front of Python's while Python's is ``signal.default_int_handler`` (Ctrl-C
+    raises KeyboardInterrupt). A later ``signal.signal(SIGINT, ...)`` replaces both, so a
+    program handling SIGINT itself keeps its work running. Returns whether the hook is in
+    place; the VM calls it when it loads, the device libraries when they load."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return False
+    return rt_vm_hook_sigint() == 1
+
+
+def interrupt_epoch():
+    """How many SIGINTs the hook has seen (work that began at another count was interrupted)."""
+    return rt_vm_interrupts()
+
+
+#: Address of the SIGINT count (a C11 ``_Atomic unsigned long long``) for other extensions.
+INTERRUPT_EPOCH_ADDRESS = <uintptr_t>&rt_vm_interrupt_epoch
+hook_interrupts()
 
 
 include "_values.pxi"
