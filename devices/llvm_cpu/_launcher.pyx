@@ -161,6 +161,16 @@ def worker_count():
     return rt_pool.worker_count
 
 
+cdef bint _group_dispatches = True
+
+
+def set_concurrent_dispatches(bint enabled):
+    """Run a command buffer's dispatches between two barriers side by side as one pool job
+    (True, the default) or one at a time (False: what rt did before; for A/B measurements)."""
+    global _group_dispatches
+    _group_dispatches = enabled
+
+
 def concurrency_stats():
     """``(jobs, dispatches)``: how many pool jobs ran two or more dispatches side by side
     (a command buffer's dispatches between two barriers), and how many dispatches they held,
@@ -212,6 +222,8 @@ cdef int32_t _group_entry(const library_dispatch_t* dispatches, uint32_t count, 
     rt_cancel_begin(<uint64_t>_thread_deadline_ns())
     while base < count:
         n = count - base if count - base < RT_MAX_GROUP else RT_MAX_GROUP
+        if not _group_dispatches:
+            n = 1
         for k in range(n):
             e = &(<export_t*>dispatches[base + k].state)[dispatches[base + k].ordinal]
             _fill_state(&states[k], e, dispatches[base + k].workgroup_count,

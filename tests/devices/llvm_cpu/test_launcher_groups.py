@@ -110,3 +110,17 @@ def test_failing_dispatch_of_a_job_is_named(device, record):
     text = str(info.value)
     assert "command 1 (dispatch of export 'fail_at'" in text
     assert "export 'fail_at'" in text and "workgroup (1, 2, 0) of (2, 3, 1) returned 7" in text
+
+
+def test_one_by_one_when_concurrency_is_off(device, record):
+    outs = [np.zeros(6, np.int32) for _ in range(3)]
+    buffers = [device.allocator.allocate_from(o) for o in outs]
+    before = _launcher.concurrency_stats()
+    _launcher.set_concurrent_dispatches(False)
+    try:
+        _submit(device, lambda cb: [cb.dispatch(record, 0, (6, 1, 1), [], [b]) for b in buffers])
+    finally:
+        _launcher.set_concurrent_dispatches(True)
+    assert _launcher.concurrency_stats() == before
+    for b in buffers:
+        np.testing.assert_array_equal(b.to_numpy(np.int32, (6,)) & 0xFFFFF, 1)
