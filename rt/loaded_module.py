@@ -64,7 +64,7 @@ def _numpy_trace(callback):
 
 def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_executables=(),
          trusted_keys=(), parameters=None, topology=None, deterministic=False, faults=(),
-         ranks=None, group=None, channel=None, trace_tensors=None):
+         ranks=None, group=None, channel=None, trace_tensors=None, timeout=None, fuel=None):
     """Load a ``.vmfb`` (bytes or path; an ``.mlir`` path is compiled first) onto devices.
 
     devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
@@ -90,6 +90,10 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     trace_tensors: ``callable(key: str, tensors: list of numpy arrays)`` called for every
     ``flow.tensor.trace`` the module executes (and every traced dispatch of a module compiled
     with ``trace_dispatch_tensors=True``); None prints them to stderr as iree-run-module does.
+    timeout / fuel: bound the module's initializer (``__init``, run while loading) as a call's
+    ``timeout=`` / ``fuel=`` bound a call: seconds (DeadlineExceededError past them) and backward
+    branches + calls (VMTrapError); None: unbounded (a looping initializer then stops only at
+    Ctrl-C).
     Returns a :class:`LoadedModule`. Raises ModuleFormatError, NotFoundError,
     InvalidArgumentError (devices), PermissionDeniedError (safe mode) or the error ``__init``
     raised.
@@ -102,6 +106,9 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     if provider is not None and (topology is not None or deterministic or faults):
         raise InvalidArgumentError("channel= runs real devices across processes; a simulated "
                                    "topology (topology=, deterministic=, faults=) runs in one")
+    _check_timeout(timeout)
+    if fuel is not None and (type(fuel) is not int or fuel < 0):
+        raise InvalidArgumentError(f"fuel must be None or a non-negative int, got {fuel!r}")
     if trace_tensors is not None and not callable(trace_tensors):
         raise InvalidArgumentError(f"trace_tensors must be callable(key, tensors), got {trace_tensors!r}")
     if topology is not None or deterministic or faults or ranks is not None or group:
@@ -112,10 +119,12 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
 
         return load_multi_device(module, devices, modules=modules, tracer=tracer,
                                  topology=topology, deterministic=deterministic, faults=faults,
-                                 ranks=ranks, group=group, trust_policy=policy, channel=provider)
+                                 ranks=ranks, group=group, trust_policy=policy, channel=provider,
+                                 init_timeout=timeout, init_fuel=fuel)
     bound, owned = bind_devices(module, devices)
     try:
-        return LoadedModule(module, bound, owned, modules, tracer, policy, provider, trace_tensors)
+        return LoadedModule(module, bound, owned, modules, tracer, policy, provider, trace_tensors,
+                            init_timeout=timeout, init_fuel=fuel)
     except BaseException:
         for device in owned:
             device.release()
@@ -213,8 +222,7 @@ class LoadedFunction(CallPath):
 
         timeout: seconds (None: unbounded); fuel: backward branches + calls (None: unbounded).
         """
-        if timeout is not None and not (isinstance(timeout, (int, float)) and timeout >= 0):
-            raise InvalidArgumentError(f"timeout must be None or seconds >= 0, got {timeout!r}")
+        _check_timeout(timeout)
         lock = self._loaded.lock if fuel is not None else contextlib.nullcontext()
         with lock, _call_limits(self._loaded.context, timeout, fuel):
             tracer = self._loaded.tracer
@@ -250,22 +258,35 @@ class LoadedFunction(CallPath):
         return f"<rt.LoadedFunction {self.declaration}>"
 
 
+def _check_timeout(timeout):
+    if timeout is not None and not (isinstance(timeout, (int, float)) and timeout >= 0):
+        raise InvalidArgumentError(f"timeout must be None or seconds >= 0, got {timeout!r}")
+
+
 @contextlib.contextmanager
-def _call_limits(context, timeout, fuel):
-    """Install a call's deadline on this thread and its fuel on the context, then restore."""
-    if timeout is None and fuel is None:
+def _deadline(timeout):
+    """Bound this thread's waits and bytecode by ``timeout`` seconds from now (None: as before)."""
+    if timeout is None:
         yield
         return
     previous = thread_deadline()
-    if timeout is not None:
-        deadline = time.monotonic() + timeout
-        set_thread_deadline(deadline if previous is None else min(previous, deadline))
-    if fuel is not None:
-        context.fuel = fuel
+    deadline = time.monotonic() + timeout
+    set_thread_deadline(deadline if previous is None else min(previous, deadline))
     try:
         yield
     finally:
         set_thread_deadline(previous)
+
+
+@contextlib.contextmanager
+def _call_limits(context, timeout, fuel):
+    """Install a call's deadline on this thread and its fuel on the context, then restore."""
+    if fuel is not None:
+        context.fuel = fuel
+    try:
+        with _deadline(timeout):
+            yield
+    finally:
         if fuel is not None:
             context.fuel = None
 
@@ -348,7 +369,7 @@ class LoadedModule(ExportsByName):
     """
 
     def __init__(self, module, devices, owned=(), modules=(), tracer=None, trust_policy=None,
-                 channel_provider=None, trace_tensors=None):
+                 channel_provider=None, trace_tensors=None, init_timeout=None, init_fuel=None):
         from rt.runtime.hal.drivers.local_channel import LocalWorld
 
         self.module, self.devices, self.tracer = module, tuple(devices), tracer
@@ -374,7 +395,8 @@ class LoadedModule(ExportsByName):
         natives = [n for n in natives if n.name in needed or n in modules]
         self._sinks = [d.set_trace_sink(tracer) for d in self.devices] if tracer is not None else []
         try:
-            self.context = Context(Instance(), [*natives, module])
+            with _deadline(init_timeout):
+                self.context = Context(Instance(), [*natives, module], init_fuel=init_fuel)
         except BaseException:
             self._restore_sinks()
             raise

@@ -78,7 +78,7 @@ def _bind(module, sim, names, ranks):
 
 def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology=None,
                       deterministic=False, faults=(), ranks=None, group=None, trust_policy=None,
-                      channel=None):
+                      channel=None, init_timeout=None, init_fuel=None):
     """What ``rt.load`` does when a topology, determinism, faults or ranks are asked for
     (``trust_policy``: rt.load's, applied to every rank; ``channel``: an MPI channel provider
     the ranks nest in, rt.runtime.hal.drivers.hierarchical_channel)."""
@@ -122,7 +122,8 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
                 bound, owned = bind_devices(module, devices)
                 sink = tracer
             loaded[rank] = LoadedModule(module, bound, owned, modules, sink, trust_policy,
-                                        channel_provider=world.provider(rank))
+                                        channel_provider=world.provider(rank),
+                                        init_timeout=init_timeout, init_fuel=init_fuel)
         except BaseException as error:
             errors[rank] = error
             world.abort(error)

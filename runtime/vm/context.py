@@ -36,15 +36,20 @@ class Context:
     """A set of linked modules with their state (globals) and a trace sink.
 
     ``trace_sink``: None or ``callable(event: str, values: tuple)`` called by ``vm.trace``.
+    ``init_fuel``: None, or the budget (backward branches + calls) each module's ``__init`` may
+    spend (VMTrapError past it, as for :attr:`fuel`); afterwards the module is unlimited again.
     """
 
-    def __init__(self, instance, modules, trace_sink=None):
+    def __init__(self, instance, modules, trace_sink=None, init_fuel=None):
         if not isinstance(instance, Instance):
             raise InvalidArgumentError(f"Context needs an Instance first, got {instance!r}")
         self.instance = instance
         self._modules = {}
         self._states = {}
         self._trace_sink = trace_sink
+        if init_fuel is not None and (type(init_fuel) is not int or init_fuel < 0):
+            raise InvalidArgumentError(f"init_fuel must be None or a non-negative int, got {init_fuel!r}")
+        self._init_fuel = init_fuel
         for m in modules:
             self._register(m)
 
@@ -71,7 +76,12 @@ class Context:
             init = Function(self._states[name], m.exports["__init"])
             if init.signature.text != "0v_v":
                 raise InvalidArgumentError(f"module {name}: __init must have cconv 0v_v, has {init.signature.text}")
-            init()
+            state = self._states[name]
+            state.fuel = -1 if self._init_fuel is None else self._init_fuel
+            try:
+                init()
+            finally:
+                state.fuel = -1
 
     def _resolve(self, m, imp):
         provider = self._modules.get(imp.module_name)

@@ -96,3 +96,29 @@ def test_bad_limits_rejected():
             m.spin(1, timeout=-1)
         with pytest.raises(InvalidArgumentError, match="fuel must be None or a non-negative int"):
             m.spin(1, fuel=-5)
+
+
+def test_load_timeout_ends_a_looping_initializer():
+    """A module whose ``__init`` never ends: rt.load(timeout=) stops it with the VM stack; the
+    same module with a bounded initializer loads within the limits and works."""
+    with pytest.raises(DeadlineExceededError, match="deadline passed while running bytecode") as info:
+        rt.load(spin_module(init_iterations=2**62), timeout=0.2)
+    assert any("in @__init" in f for f in info.value.vm_stack)
+    assert thread_deadline() is None
+    with rt.load(spin_module(init_iterations=1000), timeout=60, fuel=999) as m:
+        assert m.context.fuel is None  # the initializer's budget does not carry over to calls
+        assert m.spin(5000) == 5000
+
+
+def test_load_fuel_bounds_the_initializer_exactly():
+    with pytest.raises(VMTrapError, match="execution budget exhausted"):
+        rt.load(spin_module(init_iterations=1000), fuel=998)
+    with pytest.raises(InvalidArgumentError, match="fuel must be None or a non-negative int"):
+        rt.load(spin_module(), fuel=-1)
+    with pytest.raises(InvalidArgumentError, match="timeout must be None or seconds >= 0"):
+        rt.load(spin_module(), timeout="soon")
+
+
+def test_load_timeout_applies_to_every_rank():
+    with pytest.raises(DeadlineExceededError):
+        rt.load(spin_module(init_iterations=2**62), timeout=0.2, ranks=2)
