@@ -16,6 +16,7 @@ import pytest
 from rt.runtime import hal
 from rt.runtime.errors import DeadlineExceededError
 from rt.runtime.vm import set_thread_deadline
+from sigint_child import popen_interruptible
 
 # About 2 * 10**12 empty workgroups: hours of work, so only a cancellation ends the dispatch.
 ENDLESS = ((1 << 31) - 1, 1000, 1)
@@ -68,7 +69,7 @@ def test_sigint_stops_a_long_dispatch_and_the_device_stays_usable(driver, kind):
         a = np.arange(100, dtype=np.float32)
         print("after", np.array_equal(add(device, adder, a, 2 * a), 3 * a), flush=True)
     """)
-    proc = subprocess.Popen([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
+    proc = popen_interruptible([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"
@@ -131,7 +132,7 @@ def test_a_program_handling_sigint_itself_keeps_its_dispatch_running():
         a = np.arange(10, dtype=np.float32)
         print("after", len(seen), np.array_equal(add(device, adder, a, a), 2 * a), flush=True)
     """)
-    proc = subprocess.Popen([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
+    proc = popen_interruptible([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"

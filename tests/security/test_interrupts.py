@@ -14,6 +14,7 @@ from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError, VMTra
 from rt.runtime.vm import POLL_INTERVAL, Context, Instance, Module, thread_deadline
 
 from spin_module import spin_module
+from sigint_child import popen_interruptible
 
 HERE = os.path.dirname(__file__)
 
@@ -21,7 +22,7 @@ HERE = os.path.dirname(__file__)
 def _interrupted(script, after="ready"):
     """Run ``script`` in a subprocess and send it SIGINT once it prints ``after``."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
-    proc = subprocess.Popen([sys.executable, "-u", "-c", textwrap.dedent(script)], env=env,
+    proc = popen_interruptible([sys.executable, "-u", "-c", textwrap.dedent(script)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines = []

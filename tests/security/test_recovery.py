@@ -18,6 +18,7 @@ import rt
 from rt.runtime import hal
 from rt.runtime.errors import DeadlineExceededError, ResourceExhaustedError
 from rt.runtime.vm import set_thread_deadline
+from sigint_child import popen_interruptible
 
 HERE = os.path.dirname(__file__)
 
@@ -68,7 +69,7 @@ def test_caught_keyboard_interrupt_then_another_call_works(vmfb, driver, tmp_pat
         ok2 = np.allclose(other.mm(small, small.T), small @ small.T)
         print("after", ok, big, ok2, flush=True)
     """)
-    proc = subprocess.Popen([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
+    proc = popen_interruptible([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "ready"
