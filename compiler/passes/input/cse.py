@@ -171,7 +171,11 @@ class _CSE:
     def _hash(self, attr):
         entry = self._hashes.get(id(attr))
         if entry is None:
-            entry = self._hashes[id(attr)] = (attr, hash(attr))
+            try:
+                value = hash(attr)
+            except TypeError:  # an attribute without a value hash: equality alone decides
+                value = hash(type(attr))
+            entry = self._hashes[id(attr)] = (attr, value)
         return entry[1]
 
     def _replace(self, op, existing):
