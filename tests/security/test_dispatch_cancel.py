@@ -3,10 +3,6 @@ KeyboardInterrupt (llvm-cpu and vmvx, on both drivers: on local-task the queue t
 dispatch too) and the call's deadline with DeadlineExceededError (llvm-cpu here; vmvx in
 test_recovery.py), and the device runs the next work correctly (nothing is left running on its
 queue)."""
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import time
 
@@ -16,7 +12,7 @@ import pytest
 from rt.runtime import hal
 from rt.runtime.errors import DeadlineExceededError
 from rt.runtime.vm import set_thread_deadline
-from sigint_child import popen_interruptible
+from sigint_child import interrupt_when_ready
 
 # About 2 * 10**12 empty workgroups: hours of work, so only a cancellation ends the dispatch.
 ENDLESS = ((1 << 31) - 1, 1000, 1)
@@ -69,16 +65,8 @@ def test_sigint_stops_a_long_dispatch_and_the_device_stays_usable(driver, kind):
         a = np.arange(100, dtype=np.float32)
         print("after", np.array_equal(add(device, adder, a, 2 * a), 3 * a), flush=True)
     """)
-    proc = popen_interruptible([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "ready"
-        time.sleep(0.5)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 0, err
+    code, out, err = interrupt_when_ready(script, delay=0.5)
+    assert code == 0, err
     assert out.split() == ["interrupted", "after", "True"], out + err
 
 
@@ -137,14 +125,6 @@ def test_a_program_handling_sigint_itself_keeps_its_dispatch_running():
         a = np.arange(10, dtype=np.float32)
         print("after", len(seen), np.array_equal(add(device, adder, a, a), 2 * a), flush=True)
     """)
-    proc = popen_interruptible([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "ready"
-        time.sleep(0.2)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=300)
-    finally:
-        proc.kill()
-    assert proc.returncode == 0, err
+    code, out, err = interrupt_when_ready(script, delay=0.2, timeout=300)
+    assert code == 0, err
     assert out.split() == ["after", "1", "True"], out + err

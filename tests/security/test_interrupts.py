@@ -1,12 +1,5 @@
 """Interruptible, bounded calls (issue 13, defect 4): Ctrl-C, timeout= and fuel= end a pure
 bytecode loop with the VM stack, and the module stays usable afterwards."""
-import os
-import signal
-import subprocess
-import sys
-import textwrap
-import time
-
 import pytest
 
 import rt
@@ -14,32 +7,11 @@ from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError, VMTra
 from rt.runtime.vm import POLL_INTERVAL, Context, Instance, Module, thread_deadline
 
 from spin_module import spin_module
-from sigint_child import popen_interruptible
-
-HERE = os.path.dirname(__file__)
-
-
-def _interrupted(script, after="ready"):
-    """Run ``script`` in a subprocess and send it SIGINT once it prints ``after``."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
-    proc = popen_interruptible([sys.executable, "-u", "-c", textwrap.dedent(script)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        lines = []
-        for line in proc.stdout:
-            lines.append(line.rstrip("\n"))
-            if line.strip() == after:
-                time.sleep(0.3)
-                proc.send_signal(signal.SIGINT)
-                break
-        out, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    return proc.returncode, lines + out.splitlines(), err
+from sigint_child import interrupt_when_ready
 
 
 def test_sigint_ends_a_bytecode_loop_with_the_vm_stack():
-    code, lines, err = _interrupted("""
+    code, out, err = interrupt_when_ready("""
         import time
         import rt
         from spin_module import spin_module
@@ -50,9 +22,9 @@ def test_sigint_ends_a_bytecode_loop_with_the_vm_stack():
         except KeyboardInterrupt as e:
             print("stack", e.vm_stack)
         print("after", m.add_i32(2, 3))
-    """)
+    """, delay=0.3)
     assert code == 0, err
-    fields = dict(line.split(" ", 1) for line in lines if " " in line)
+    fields = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
     assert "spin.mlir" in fields["stack"] or "in @spin" in fields["stack"]
     assert fields["after"] == "5"
 

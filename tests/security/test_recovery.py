@@ -3,10 +3,6 @@ device and module usable on both drivers, waits and vmvx dispatches end at the c
 dropped modules release their threads, and heap exhaustion inside a call stays a
 ResourceExhaustedError."""
 import gc
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -18,9 +14,8 @@ import rt
 from rt.runtime import hal
 from rt.runtime.errors import DeadlineExceededError, ResourceExhaustedError
 from rt.runtime.vm import set_thread_deadline
-from sigint_child import popen_interruptible
+from sigint_child import interrupt_when_ready
 
-HERE = os.path.dirname(__file__)
 
 MATMUL = """
 func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
@@ -69,16 +64,8 @@ def test_caught_keyboard_interrupt_then_another_call_works(vmfb, driver, tmp_pat
         ok2 = np.allclose(other.mm(small, small.T), small @ small.T)
         print("after", ok, big, ok2, flush=True)
     """)
-    proc = popen_interruptible([sys.executable, "-u", "-c", script], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().strip() == "ready"
-        time.sleep(1.0)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
-    finally:
-        proc.kill()
-    assert proc.returncode == 0, err
+    code, out, err = interrupt_when_ready(script, delay=1.0)
+    assert code == 0, err
     assert "interrupted" in out
     assert "after True True True" in out, out + err
 
