@@ -199,3 +199,17 @@ def parse_fat_arrow(parser):
     parser.parse_punctuation("=")
     parser.parse_punctuation(">")
 
+
+def parse_operand_group(parser, keyword):
+    """``keyword(%a, %b : t, t)`` -> resolved operands (empty when the keyword is absent)."""
+    pos = parser.pos
+    if not parser.parse_optional_keyword(keyword):
+        return []
+    parser.parse_punctuation("(")
+    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation(":")
+    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    if len(names) != len(types):
+        parser.raise_error(f"'{keyword}' lists {len(names)} operands but {len(types)} types", pos)
+    return parser.resolve_operands(names, types, pos)

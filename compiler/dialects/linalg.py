@@ -66,8 +66,8 @@ class GenericOp(xlinalg.GenericOp):
         iterators = [it if isinstance(it, IteratorTypeAttr) else IteratorTypeAttr(IteratorType(it.data))
                      for it in attrs.pop("iterator_types").data]
         doc, library_call = attrs.pop("doc", None), attrs.pop("library_call", None)
-        ins = _parse_operand_group(parser, "ins")
-        outs = _parse_operand_group(parser, "outs")
+        ins = syn.parse_operand_group(parser, "ins")
+        outs = syn.parse_operand_group(parser, "outs")
         if parser.parse_optional_keyword("attrs"):
             parser.parse_punctuation("=")
             attrs.update(parser.parse_optional_attr_dict())
@@ -80,19 +80,6 @@ class GenericOp(xlinalg.GenericOp):
         op = cls(ins, outs, body, maps, iterators, results, doc, library_call)
         op.attributes |= attrs
         return op
-
-
-def _parse_operand_group(parser, keyword):
-    """``keyword(%a, %b : t, t)`` -> resolved operands (empty when the keyword is absent)."""
-    pos = parser.pos
-    if not parser.parse_optional_keyword(keyword):
-        return []
-    parser.parse_punctuation("(")
-    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-    parser.parse_punctuation(":")
-    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-    parser.parse_punctuation(")")
-    return parser.resolve_operands(names, types, pos)
 
 
 class _Elementwise(abstract_ops.NamedOperation):
@@ -280,8 +267,8 @@ class SoftmaxOp(IRDLOperation):
         parser.parse_punctuation("(")
         dim = parser.parse_integer()
         parser.parse_punctuation(")")
-        (source,) = _parse_operand_group(parser, "ins") or [None]
-        (init,) = _parse_operand_group(parser, "outs") or [None]
+        (source,) = syn.parse_operand_group(parser, "ins") or [None]
+        (init,) = syn.parse_operand_group(parser, "outs") or [None]
         if source is None or init is None:
             parser.raise_error("linalg.softmax needs one 'ins' and one 'outs' operand")
         attrs = parser.parse_optional_attr_dict()

@@ -46,6 +46,7 @@ from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
+from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects import arith as rt_arith
 
 _S, _D = "S", "D"
@@ -322,8 +323,8 @@ class NamedStructuredOp(abstract_ops.NamedOperation):
             parser.parse_punctuation("=")
             maps = parser.parse_attribute()
         attrs = parser.parse_optional_attr_dict()
-        ins = _operand_group(parser, "ins")
-        outs = _operand_group(parser, "outs")
+        ins = syn.parse_operand_group(parser, "ins")
+        outs = syn.parse_operand_group(parser, "outs")
         if parser.parse_optional_keyword("attrs"):
             parser.parse_punctuation("=")
             attrs.update(parser.parse_optional_attr_dict())
@@ -363,21 +364,6 @@ class NamedStructuredOp(abstract_ops.NamedOperation):
         if self.res:
             printer.print_string(" -> ")
             printer.print_list(self.res.types, printer.print_attribute)
-
-
-def _operand_group(parser, keyword):
-    """``keyword(%a, %b : t, t)`` -> resolved operands (empty when the keyword is absent)."""
-    pos = parser.pos
-    if not parser.parse_optional_keyword(keyword):
-        return []
-    parser.parse_punctuation("(")
-    names = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-    parser.parse_punctuation(":")
-    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-    parser.parse_punctuation(")")
-    if len(names) != len(types):
-        parser.raise_error(f"'{keyword}' lists {len(names)} operands but {len(types)} types", pos)
-    return parser.resolve_operands(names, types, pos)
 
 
 def _class_name(row):

@@ -6,29 +6,11 @@ concurrent region); these tests record such command buffers through the HAL API.
 """
 import numpy as np
 import pytest
-from llvmlite import ir
 
-from llvm_cpu_helpers import build
-from rt.compiler.codegen.llvm_cpu.interface import I32, I64, KernelInterface
+from llvm_cpu_helpers import build, emit_record
 from rt.devices.llvm_cpu import _launcher, testing
 from rt.runtime import hal
 from rt.runtime.errors import DeviceError
-
-
-def _emit_record(lb):
-    """Export ``record``: out[linear id] = worker_id * 2**20 + 1 + visits so far (i32 per wg)."""
-    fn = lb.declare_export("record")
-    b = ir.IRBuilder(fn.append_basic_block())
-    k = KernelInterface(b, fn)
-    cx, cy = k.workgroup_count(0), k.workgroup_count(1)
-    linear = b.add(k.workgroup_id(0), b.mul(cx, b.add(k.workgroup_id(1),
-                                                       b.mul(cy, k.workgroup_id(2)))))
-    slot = b.gep(k.binding(0), [linear], inbounds=True, source_etype=I32)
-    old = b.load(slot, typ=I32)
-    tag = b.trunc(b.add(b.shl(k.worker_id(), I64(20)), I64(1)), I32)
-    b.store(b.add(b.and_(old, I32(0xFFFFF)), tag), slot)
-    b.ret(I32(0))
-    lb.add_export(fn, 1, 0)
 
 
 def _prepare(device, obj):
@@ -42,7 +24,7 @@ def device():
 
 @pytest.fixture(scope="module")
 def record(device):
-    return _prepare(device, build(_emit_record, name="record"))
+    return _prepare(device, build(emit_record, name="record"))
 
 
 def _submit(device, record_commands):
