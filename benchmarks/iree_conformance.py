@@ -218,6 +218,22 @@ def _emit(record):
     print(json.dumps(record), flush=True)
 
 
+def _run_functions(functions, call, describe):
+    """Report each function's run: ``call(name)`` runs it (fresh context), ``describe(exc)`` gives
+    (kind, first line) of a failure; a ``start`` event before and a ``function`` record after."""
+    for name in functions:
+        _emit({"event": "start", "function": name})
+        start = time.perf_counter()
+        record = {"event": "function", "function": name, "ok": True}
+        try:
+            call(name)
+        except BaseException as exc:  # every failure is a result to report
+            kind, line = describe(exc)
+            record.update(ok=False, kind=kind, error=line)
+        record["seconds"] = time.perf_counter() - start
+        _emit(record)
+
+
 def worker_check(path, target, uri, options, functions):
     """Compile ``path`` for ``target``, then call each function in a fresh context on ``uri``."""
     import rt
@@ -232,21 +248,14 @@ def worker_check(path, target, uri, options, functions):
                "seconds": time.perf_counter() - start})
         return
     _emit({"event": "compile", "ok": True, "seconds": time.perf_counter() - start, "bytes": len(vmfb)})
-    for name in functions:
-        _emit({"event": "start", "function": name})
-        start = time.perf_counter()
-        record = {"event": "function", "function": name, "ok": True}
+    def call(name):
+        module = rt.load(vmfb, devices=[uri])
         try:
-            module = rt.load(vmfb, devices=[uri])
-            try:
-                module[name]()
-            finally:
-                module.close()
-        except BaseException as exc:
-            kind, line = _describe(exc)
-            record.update(ok=False, kind=kind, error=line)
-        record["seconds"] = time.perf_counter() - start
-        _emit(record)
+            module[name]()
+        finally:
+            module.close()
+
+    _run_functions(functions, call, _describe)
 
 
 def worker_peer(path, backend, flags, functions):
@@ -265,21 +274,17 @@ def worker_peer(path, backend, flags, functions):
                "located": True, "seconds": time.perf_counter() - start})
         return
     _emit({"event": "compile", "ok": True, "seconds": time.perf_counter() - start, "bytes": len(vmfb)})
-    for name in functions:
-        _emit({"event": "start", "function": name})
-        start = time.perf_counter()
-        record = {"event": "function", "function": name, "ok": True}
-        try:
-            module, ctx = iree_check_module(ireert, vmfb)
-            getattr(module, name)()
-            del module, ctx
-        except BaseException as exc:
-            text = str(exc)
-            kind = "check" if "check.expect" in text else "error"
-            line = next((l for l in text.splitlines() if "check.expect" in l), _first_line(exc))
-            record.update(ok=False, kind=kind, error=line.strip()[:300])
-        record["seconds"] = time.perf_counter() - start
-        _emit(record)
+    def call(name):
+        module, ctx = iree_check_module(ireert, vmfb)
+        getattr(module, name)()
+        del module, ctx
+
+    def describe(exc):
+        text = str(exc)
+        line = next((l for l in text.splitlines() if "check.expect" in l), _first_line(exc))
+        return ("check" if "check.expect" in text else "error"), line.strip()[:300]
+
+    _run_functions(functions, call, describe)
 
 
 def worker_compile(path, target):
