@@ -419,8 +419,12 @@ class Simulation:
         self._wait_real(lambda: op.done.is_settled)
         device, now = op.device, self.engine.now
         if op.failure is None and op.done.failure is not None:
-            cause = root_cause(op.done.failure)
-            kind = ResourceExhaustedError if isinstance(cause, ResourceExhaustedError) else DeviceError
+            # The executor's queue error wraps what its submission raised: for a command buffer,
+            # the failing command with its export and source location. Name that, not the
+            # innermost cause, which has lost where the work came from.
+            cause = op.done.failure.__cause__ or op.done.failure
+            root = root_cause(op.done.failure)
+            kind = ResourceExhaustedError if isinstance(root, ResourceExhaustedError) else DeviceError
             op.failure = kind(f"{device.name}: {op.where} failed: {cause}")
             op.failure.__cause__ = op.done.failure
         queue = self._queues[device.index]

@@ -124,3 +124,39 @@ def test_bad_fault_specs(spec, message):
 def test_fault_specs_as_dicts():
     fault = parse({"link": "a-b", "slow": 2})
     assert (fault.target, fault.name, fault.slow) == ("link", "a-b", 2.0)
+
+
+DIVIDE = """
+func.func @div(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %e = tensor.empty() : tensor<4xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<4xi32>, tensor<4xi32>) outs(%e : tensor<4xi32>) {
+  ^bb0(%x: i32, %y: i32, %o: i32):
+    %d = arith.divsi %x, %y : i32
+    linalg.yield %d : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+@pytest.mark.parametrize("executor", ["local-sync://llvm-cpu", "local-task://vmvx"])
+def test_a_failing_dispatch_on_a_simulated_device_names_its_command_and_source(
+        tmp_path, executor, deterministic):
+    source = tmp_path / "div.mlir"
+    source.write_text(DIVIDE)
+    vmfb = rt.compile(str(source), devices=[executor.split("://")[1]])
+    topology = {"devices": [{"name": "d0", "uri": executor}]}
+    a = np.array([1, 2, 3, 4], np.int32)
+    with rt.load(vmfb, topology=topology, deterministic=deterministic) as m:
+        with pytest.raises(DeviceError) as info:
+            m.div(a, np.array([1, 0, 1, 1], np.int32))
+        message = str(info.value)
+        assert "d0: queue_execute failed: command buffer" in message
+        assert "command 0 (dispatch of export 'div_dispatch_0_elementwise_4_i32'" in message
+        assert "recorded at " + str(source) + ":4:8 in @div" in message
+        assert "division by zero" in message
+        np.testing.assert_array_equal(m.div(a, np.array([1, 2, 3, 4], np.int32)), [1, 1, 1, 1])
