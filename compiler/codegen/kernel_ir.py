@@ -171,6 +171,13 @@ class Mmt4d:
     this form with unit dims: a matvec is ``N1 = N0 = 1`` (RHS ``[1, K1, 1, K0]``, OUT
     ``[M1, 1, M0, 1]``), a vecmat ``M1 = M0 = 1``.
 
+    bounds: None, or ``(M, N)`` Sizes when some views are row-major matrices viewed in place
+    (strided views of ``A[M, K]``, ``B[K, N]``, ``C[M, N]`` with K0 = 1 and no padding, see
+    lowering/fold_relayouts.py): elements of LHS rows ``m1*M0+m0 >= M`` and RHS columns
+    ``n1*N0+n0 >= N`` are read as zero (never loaded: the views reach past the matrices there),
+    and a strided OUT is written only where both are in range (a contiguous, packed OUT gets
+    whole tiles, its padding zeros). Only f32 operands.
+
     Batched data tiling (linalg.batch_mmt4d, from batch_matmul / batch_matvec) reaches the
     backends as a Generic with kind hint ``"batch_mmt4d"``: domain (B, M1, N1, K1, M0, N0, K0)
     in linalg's loop order d0..d6, inputs LHS ``[B, M1, K1, M0, K0]`` (d0, d1, d3, d4, d6) and
@@ -183,6 +190,7 @@ class Mmt4d:
     rhs: View
     out: View
     accumulate: bool = False
+    bounds: tuple = None
 
 
 def mmt4d_body(lhs_type, rhs_type, out_type):

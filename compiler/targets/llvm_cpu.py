@@ -58,7 +58,8 @@ class LlvmCpuBackend(TargetBackend):
     name = "llvm-cpu"
     format = abi.FORMAT
     #: Optional Kernel IR features this backend's code generator implements.
-    kernel_ir_features = frozenset({"op_offsets", "rodata", "scratch", "push_constant_scalars"})
+    kernel_ir_features = frozenset({"op_offsets", "rodata", "scratch", "push_constant_scalars",
+                                    "in_place_mmt4d"})
 
     def target_config(self, spec_suffix):
         """Config for ``llvm-cpu[:<cpu>]``; InvalidArgumentError lists the known CPUs."""

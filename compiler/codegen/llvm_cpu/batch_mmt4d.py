@@ -112,7 +112,8 @@ class BatchMmt4dPlan(GenericPlan):
                               source_etype=storage_type(v.element_type))
                         for base, stride, v in zip(bases, batch_strides, views)]
             if self.int_lanes is None:
-                mmt4d.emit_tiles(b, pointers, ranges[1], ranges[2], strides, k1, self.tile,
+                mmt4d.emit_tiles(b, pointers, ranges[1], ranges[2],
+                                 mmt4d.packed_strides(b, strides, self.tile), k1, self.tile,
                                  accumulate, (lhs.element_type, out.element_type),
                                  "f16c" in self.ctx.target.features)
             else:

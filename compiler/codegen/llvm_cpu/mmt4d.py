@@ -35,7 +35,7 @@ from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.interface import F32, I32, I64, KernelInterface
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.small_float import from_float, round_f32_to_bf16
-from rt.compiler.codegen.llvm_cpu.views import storage_type
+from rt.compiler.codegen.llvm_cpu.views import domain_nonempty, extent_out_of_range, storage_type
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import CompileError, InvalidArgumentError
 
@@ -100,7 +100,8 @@ def emit_mmt4d(library, name, m0, n0, k0):
     n_range = _range(b, n1_total, k.workgroup_count(0), k.workgroup_id(0))
     m_range = _range(b, m1_total, k.workgroup_count(1), k.workgroup_id(1))
     emit_tiles(b, (k.binding(0), k.binding(1), k.binding(2)), m_range, n_range,
-               (k1_total, k1_total, n1_total), k1_total, (m0, n0, k0), accumulate)
+               packed_strides(b, (k1_total, k1_total, n1_total), (m0, n0, k0)), k1_total,
+               (m0, n0, k0), accumulate)
     b.ret(I32(abi.STATUS_OK))
     return library.add_export(fn, binding_count=3, constant_count=4)
 
@@ -128,26 +129,48 @@ def _bf16_to_f32(b, bits):
                      ir.VectorType(F32, bits.type.count))
 
 
-def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, accumulate,
-               types=("f32", "f32"), f16c=False, rhs_k_major=False):
+def packed_strides(b, outer_strides, tile):
+    """emit_tiles' ``strides`` for contiguous packed operands: ``outer_strides`` = (K1 of LHS,
+    K1 of RHS, N1 of OUT) as i64 values, tile = static (M0, N0, K0)."""
+    lhs_k1, rhs_k1, out_n1 = outer_strides
+    m0, n0, k0 = tile
+    return ((b.mul(lhs_k1, I64(m0 * k0)), I64(m0 * k0), I64(k0)),
+            (b.mul(rhs_k1, I64(n0 * k0)), I64(n0 * k0), I64(n0)),
+            (b.mul(out_n1, I64(m0 * n0)), I64(m0 * n0), I64(n0)))
+
+
+def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulate,
+               types=("f32", "f32"), f16c=False, rhs_k_major=False, bounds=None):
     """Emit the loops computing OUT tiles (m1, n1) for m1, n1 in the given [begin, end) ranges.
 
-    pointers: (lhs, rhs, out) element-0 pointers of contiguous operands; outer_strides:
-    (K1 of LHS, K1 of RHS, N1 of OUT) as i64, the tile counts between consecutive m1 / n1 /
-    m1 rows; k1_total: i64 reduction length; tile: static (M0, N0, K0); accumulate: i1
-    (False overwrites OUT); types: (input, output) element types: inputs ``f32``, ``f16`` or
+    pointers: (lhs, rhs, out) element-0 pointers; strides: i64 element strides
+    ((LHS m1, k1, m0), (RHS n1, k1, kk), (OUT m1, n1, m0)) -- ``packed_strides`` for contiguous
+    packed operands; the innermost dims are contiguous (LHS k0, RHS n0 [and k0], OUT n0), the
+    RHS kk stride (between the K0 rows of a K0-major tile) is used with rhs_k_major only.
+    k1_total: i64 reduction length; tile: static (M0, N0, K0); accumulate: i1 (False
+    overwrites OUT); types: (input, output) element types: inputs ``f32``, ``f16`` or
     ``bf16`` (widened exactly on load), OUT ``f32``, ``f16`` or ``bf16``. The accumulator is
     OUT's type: an f16 / bf16 OUT rounds the running sum at every step (the product of two
     such inputs is exact in f32), as IREE's mmt4d ukernels do without
     skip-intermediate-roundings; an f32 OUT uses fused multiply-adds. f16c: the target has F16C
     (hardware conversions); rhs_k_major: each RHS tile is stored K0 rows of N0 (the
-    ``[N1, K, N0]`` bytes of a K0 = 1 packing read with a wider LHS K0), so every kk column is
-    one contiguous vector.
+    ``[N1, K, N0]`` bytes of a K0 = 1 packing read with a wider LHS K0, or a row-major
+    ``[K, N]`` matrix viewed in place), so every kk column is one contiguous vector.
+
+    bounds: None, or (M, N, out_masked) for f32 operands some of which are row-major matrices
+    viewed in place (not padded to whole tiles): i64 M, N, the logical extents. Tiles reaching
+    past them (the last row / column of tiles) take a second copy of the loops that never
+    reads past row M - 1 of the LHS (rows beyond count as zero) nor past column N - 1 of the
+    RHS (masked loads, zero lanes); out_masked (bool): OUT is such a view too, so those tiles
+    load and store only the rows < M and columns < N (else whole tiles are written, the
+    padding as zeros, as a packed OUT needs).
     """
     lhs, rhs, out = pointers
-    lhs_k1, rhs_k1, out_n1 = outer_strides
+    (lhs_m1, lhs_k1, lhs_m0), (rhs_n1, rhs_k1, rhs_kk), (out_m1, out_n1, out_m0) = strides
     m0, n0, k0 = tile
     half_in, half_out = types[0] in ("f16", "bf16"), types[1] in ("f16", "bf16")
+    if bounds is not None and (half_in or half_out):
+        raise CompileError("llvm-cpu mmt4d: bounded (in-place) operands must be f32")
     in_ty, out_ty = (I16 if half_in else F32), (I16 if half_out else F32)
     acc_ty = ir.VectorType(F32, n0)
     zero = ir.Constant(acc_ty, [ir.Constant(F32, 0.0)] * n0)
@@ -171,49 +194,95 @@ def emit_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, acc
             return round_f32_to_bf16(b, value)
         return _f16_to_f32(b, _f32_to_f16(b, value, f16c), f16c)
 
-    with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
-        lhs_panel = gep(lhs, b.mul(lm.index, b.mul(lhs_k1, I64(m0 * k0))), in_ty)
-        with counted_loop(b, n_range[0], n_range[1], I64(1), "n1") as ln:
-            rhs_panel = gep(rhs, b.mul(ln.index, b.mul(rhs_k1, I64(n0 * k0))), in_ty)
-            tile_ptr = gep(out, b.mul(b.add(b.mul(lm.index, out_n1), ln.index), I64(m0 * n0)),
-                           out_ty)
-            init = []
-            for r in range(m0):
-                row = load(gep(tile_ptr, I64(r * n0), out_ty), out_ty, n0, half_out, types[1])
-                init.append(b.select(accumulate, row, zero))
-            with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
-                rhs_tile = gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), in_ty)
-                rhs_v = None if rhs_k_major else load(rhs_tile, in_ty, n0 * k0, half_in, types[0])
-                lhs_row = gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), in_ty)
-                lhs_v = load(lhs_row, in_ty, m0 * k0, True, types[0]) if half_in else None
-                acc = list(lk.carried)
-                for kk in range(k0):
-                    if rhs_k_major:
-                        col = load(gep(rhs_tile, I64(kk * n0), in_ty), in_ty, n0, half_in, types[0])
-                    elif k0 == 1:
-                        col = rhs_v
+    def emit_tile(lhs_panel, rhs_panel, tile_ptr, edge):
+        """One OUT tile; edge: (rows, cols mask) of a tile reaching past the bounds."""
+        rows = None if edge is None else edge[0]
+        lhs_rows, out_rows, valid = [], [], []
+        for r in range(m0):
+            if rows is None:
+                lhs_rows.append(gep(lhs_panel, I64(r) if r == 0 else b.mul(lhs_m0, I64(r)),
+                                    in_ty))
+                out_rows.append(gep(tile_ptr, b.mul(out_m0, I64(r)), out_ty))
+                continue
+            ok = b.icmp_signed("<", I64(r), rows)
+            clamped = b.select(ok, I64(r), b.sub(rows, I64(1)))
+            valid.append(ok)
+            lhs_rows.append(gep(lhs_panel, b.mul(lhs_m0, clamped), in_ty))
+            out_rows.append(gep(tile_ptr, b.mul(out_m0, clamped if bounds[2] else I64(r)),
+                                out_ty))
+        init = []
+        for r in range(m0):
+            if rows is not None and bounds[2]:
+                row = intrinsics.masked_load(b, out_rows[r], 4, edge[1], zero)
+            else:
+                row = load(out_rows[r], out_ty, n0, half_out, types[1])
+            init.append(b.select(accumulate, row, zero))
+
+        def rhs_vector(ptr, count):
+            if edge is not None and count == n0:
+                return intrinsics.masked_load(b, ptr, 4, edge[1], zero)
+            return load(ptr, in_ty, count, half_in, types[0])
+
+        with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
+            rhs_tile = gep(rhs_panel, b.mul(lk.index, rhs_k1), in_ty)
+            rhs_v = None if rhs_k_major else rhs_vector(rhs_tile, n0 * k0)
+            lhs_off = b.mul(lk.index, lhs_k1)
+            lhs_v = None
+            if half_in:
+                lhs_v = load(gep(lhs_rows[0], lhs_off, in_ty), in_ty, m0 * k0, True, types[0])
+            acc = list(lk.carried)
+            for kk in range(k0):
+                if rhs_k_major:
+                    col = rhs_vector(gep(rhs_tile, b.mul(rhs_kk, I64(kk)), in_ty), n0)
+                elif k0 == 1:
+                    col = rhs_v
+                else:
+                    lanes = ir.Constant(ir.VectorType(I32, n0),
+                                        [n * k0 + kk for n in range(n0)])
+                    col = b.shuffle_vector(rhs_v, ir.Constant(rhs_v.type, ir.Undefined),
+                                           lanes)
+                for r in range(m0):
+                    if half_in:
+                        a = b.shuffle_vector(lhs_v, ir.Constant(lhs_v.type, ir.Undefined),
+                                             ir.Constant(ir.VectorType(I32, n0),
+                                                         [r * k0 + kk] * n0))
                     else:
-                        lanes = ir.Constant(ir.VectorType(I32, n0),
-                                            [n * k0 + kk for n in range(n0)])
-                        col = b.shuffle_vector(rhs_v, ir.Constant(rhs_v.type, ir.Undefined),
-                                               lanes)
-                    for r in range(m0):
-                        if half_in:
-                            a = b.shuffle_vector(lhs_v, ir.Constant(lhs_v.type, ir.Undefined),
-                                                 ir.Constant(ir.VectorType(I32, n0),
-                                                             [r * k0 + kk] * n0))
-                        else:
-                            a = _splat(b, b.load(gep(lhs_row, I64(r * k0 + kk)), typ=F32,
-                                                 align=4), n0)
-                        acc[r] = intrinsics.call(b, "fmuladd", a, col, acc[r])
-                        if half_out:  # the accumulator is OUT's type: rounded every step
-                            acc[r] = round_out(acc[r])
-                lk.next_carried = acc
-            for r in range(m0):
-                value = lk.carried[r]
-                if half_out:
-                    value = narrow(value)
-                b.store(value, gep(tile_ptr, I64(r * n0), out_ty), align=2 if half_out else 4)
+                        a = b.load(gep(lhs_rows[r], b.add(lhs_off, I64(kk))), typ=F32, align=4)
+                        if rows is not None:
+                            a = b.select(valid[r], a, ir.Constant(F32, 0.0))
+                        a = _splat(b, a, n0)
+                    acc[r] = intrinsics.call(b, "fmuladd", a, col, acc[r])
+                    if half_out:  # the accumulator is OUT's type: rounded every step
+                        acc[r] = round_out(acc[r])
+            lk.next_carried = acc
+        for r in range(m0):
+            value = lk.carried[r]
+            if half_out:
+                value = narrow(value)
+            if rows is not None and bounds[2]:
+                with b.if_then(valid[r]):
+                    intrinsics.masked_store(b, value, out_rows[r], 4, edge[1])
+            else:
+                b.store(value, out_rows[r], align=2 if half_out else 4)
+
+    with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
+        lhs_panel = gep(lhs, b.mul(lm.index, lhs_m1), in_ty)
+        with counted_loop(b, n_range[0], n_range[1], I64(1), "n1") as ln:
+            rhs_panel = gep(rhs, b.mul(ln.index, rhs_n1), in_ty)
+            tile_ptr = gep(out, b.add(b.mul(lm.index, out_m1), b.mul(ln.index, out_n1)), out_ty)
+            if bounds is None:
+                emit_tile(lhs_panel, rhs_panel, tile_ptr, None)
+            else:
+                rows = b.sub(bounds[0], b.mul(lm.index, I64(m0)))
+                cols = b.sub(bounds[1], b.mul(ln.index, I64(n0)))
+                full = b.and_(b.icmp_signed(">=", rows, I64(m0)),
+                              b.icmp_signed(">=", cols, I64(n0)))
+                with b.if_else(full, likely=True) as (then, otherwise):
+                    with then:
+                        emit_tile(lhs_panel, rhs_panel, tile_ptr, None)
+                    with otherwise:
+                        emit_tile(lhs_panel, rhs_panel, tile_ptr,
+                                  (rows, intrinsics.lane_mask(b, cols, n0)))
 
 
 def _d(*dims):
@@ -245,9 +314,12 @@ def as_generics(op):
 class Mmt4dPlan:
     """Emitter for one kernel_ir.Mmt4d: the register-tiled ``emit_tiles`` for contiguous
     f32 / f16 / bf16 operands (``FLOAT_TYPES``) with static inner tiles (the RHS may also be a
-    K0-major view: strides ``(K1*N0*K0, N0*K0, 1, N0)``, what a propagated LHS reads),
-    ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2, else its
-    ``as_generics`` form."""
+    K0-major view: strides ``(K1*N0*K0, N0*K0, 1, N0)``, what a propagated LHS reads), for
+    f32 operands also any strided views whose innermost dim is contiguous (LHS k0 unless
+    K0 = 1, RHS n0 -- read K0-major --, OUT n0: row-major matrices viewed in place, with the op's
+    ``bounds``), ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2,
+    else its ``as_generics`` form. An op with ``bounds`` that the tile kernel cannot run is a
+    CompileError (its views reach past the matrices, which the generic form would read)."""
 
     def __init__(self, ctx, op, where):
         for name, view in (("lhs", op.lhs), ("rhs", op.rhs), ("out", op.out)):
@@ -259,25 +331,57 @@ class Mmt4dPlan:
         self.domain = self.generics[-1].domain
         lhs, rhs, out = op.lhs, op.rhs, op.out
         tile = (lhs.shape[2], rhs.shape[2], lhs.shape[3])
-        self.rhs_k_major = (rhs.strides is not None and all(isinstance(t, int) for t in tile)
+        static = all(isinstance(t, int) and t >= 1 for t in tile)
+        self.rhs_k_major = (rhs.strides is not None and static
                             and tuple(rhs.strides) == (sz.mul(rhs.shape[1], tile[1] * tile[2]),
                                                        tile[1] * tile[2], 1, tile[1]))
-        shaped = (all((v.strides is None or (v is rhs and self.rhs_k_major))
-                      and ctx.buffers.kind(v.binding)[0] != "scratch" for v in (lhs, rhs, out))
-                  and all(isinstance(t, int) and t >= 1 for t in tile)
-                  and out.shape[2:] == tile[:2] and rhs.shape[3] == tile[2]
-                  and tile[0] * tile[1] <= 1024)
         types = (lhs.element_type, rhs.element_type, out.element_type)
-        self.fast = shaped and types in FLOAT_TYPES
+        in_place = ("f32", "f32", "f32") == types and static and all(
+            v.strides is None or v.strides[3] == 1 or (v is lhs and tile[2] == 1)
+            for v in (lhs, out)) and (rhs.strides is None or rhs.strides[2] == 1)
+        if in_place and rhs.strides is not None:
+            self.rhs_k_major = True
+        not_scratch = all(ctx.buffers.kind(v.binding)[0] != "scratch" for v in (lhs, rhs, out))
+        shaped = (all((v.strides is None or (v is rhs and self.rhs_k_major)) for v in (lhs, rhs, out))
+                  and static and out.shape[2:] == tile[:2] and rhs.shape[3] == tile[2]
+                  and tile[0] * tile[1] <= 1024 and not_scratch)
+        self.fast = ((shaped and types in FLOAT_TYPES)
+                     or (in_place and not_scratch and out.shape[2:] == tile[:2]
+                         and rhs.shape[3] == tile[2] and tile[0] * tile[1] <= 1024))
         self.int_lanes = None
         if (shaped and not self.rhs_k_major and types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES
                 and types[2] == "i32" and tile[2] == 2):
             self.int_lanes = mmt4d_int.chunk_lanes(ctx.target.features, tile[1])
+        if op.bounds is not None and not self.fast:
+            raise CompileError(f"llvm-cpu codegen: {where}: mmt4d with bounds needs f32 views "
+                               f"the tile kernel runs in place, got {types} with strides "
+                               f"{[v.strides for v in (lhs, rhs, out)]}")
         self.tile = tile
 
     def checks(self):
-        """i1: OUT of range (the accumulation Generic's checks cover every view)."""
-        return self.generics[-1].checks()
+        """i1: a view out of its binding (the accumulation Generic's checks cover every view;
+        with ``bounds``, the matrices viewed in place are checked as such, and M1 / N1 must be
+        the tile counts of M / N)."""
+        if self.op.bounds is None:
+            return self.generics[-1].checks()
+        b, sizes, op = self.ctx.b, self.ctx.sizes, self.op
+        lhs, rhs, out = op.lhs, op.rhs, op.out
+        m, n = op.bounds
+        k = sz.mul(lhs.shape[1], lhs.shape[3])
+        checked = [(lhs, (m, k), lambda v: v.strides[2]), (rhs, (k, n), lambda v: v.strides[3]),
+                   (out, (m, n), lambda v: v.strides[2])]
+        bad = ir.Constant(ir.IntType(1), 0)
+        for view, matrix, row_stride in checked:
+            if view.strides is not None:
+                view = kir.View(view.binding, "f32", matrix, view.offset, (row_stride(view), 1))
+            length = self.ctx.buffers.length(view.binding)
+            if length is not None:
+                bad = b.or_(bad, extent_out_of_range(b, sizes, view, length))
+        for tiles, extent, tile in ((lhs.shape[0], m, self.tile[0]),
+                                    (rhs.shape[0], n, self.tile[1])):
+            count = b.udiv(b.add(sizes.get(extent), I64(tile - 1)), I64(tile))
+            bad = b.or_(bad, b.icmp_unsigned("!=", count, sizes.get(tiles)))
+        return b.and_(domain_nonempty(b, sizes, self.domain), bad)
 
     def emit(self, ranges):
         """Compute this workgroup's OUT tiles; ``ranges`` over (M1, N1, K1, M0, N0, K0)."""
@@ -291,17 +395,23 @@ class Mmt4dPlan:
         pointers = [b.gep(self.ctx.binding(v.binding), [sizes.get(v.offset)], inbounds=True,
                           source_etype=storage_type(v.element_type))
                     for v in (op.lhs, op.rhs, op.out)]
-        strides = (sizes.get(op.lhs.shape[1]), sizes.get(op.rhs.shape[1]),
-                   sizes.get(op.out.shape[1]))
         accumulate = ir.Constant(ir.IntType(1), int(op.accumulate))
+        k1 = sizes.get(op.lhs.shape[1])
         if self.fast:
-            emit_tiles(b, pointers, ranges[0], ranges[1], strides, sizes.get(op.lhs.shape[1]),
+            view_strides = [[sizes.get(s) for s in sz.view_strides(v)]
+                            for v in (op.lhs, op.rhs, op.out)]
+            (l_m1, l_k1, l_m0, _), (r_n1, r_k1, _, r_kk), (o_m1, o_n1, o_m0, _) = view_strides
+            bounds = None
+            if op.bounds is not None:
+                bounds = (sizes.get(op.bounds[0]), sizes.get(op.bounds[1]), op.out.strides is not None)
+            emit_tiles(b, pointers, ranges[0], ranges[1],
+                       ((l_m1, l_k1, l_m0), (r_n1, r_k1, r_kk), (o_m1, o_n1, o_m0)), k1,
                        self.tile, accumulate, (op.lhs.element_type, op.out.element_type),
-                       "f16c" in self.ctx.target.features, self.rhs_k_major)
+                       "f16c" in self.ctx.target.features, self.rhs_k_major, bounds)
         else:
-            mmt4d_int.emit_int_tiles(b, pointers, ranges[0], ranges[1], strides,
-                                     sizes.get(op.lhs.shape[1]), self.tile, accumulate,
-                                     op.lhs.element_type, self.int_lanes)
+            strides = (k1, sizes.get(op.rhs.shape[1]), sizes.get(op.out.shape[1]))
+            mmt4d_int.emit_int_tiles(b, pointers, ranges[0], ranges[1], strides, k1, self.tile,
+                                     accumulate, op.lhs.element_type, self.int_lanes)
 
 
 def plan(ctx, op, where):

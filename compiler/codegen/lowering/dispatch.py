@@ -23,7 +23,8 @@ Destinations follow destination-passing style (placement.py): stored values are 
 their store's view, loaded views stored elsewhere are copies, tensor.pad / concat /
 insert_slice become fills and copies into sub-views, dense constants become rodata of the
 kernel, and intermediates that cannot be computed in place get workgroup scratch.
-Distribution (distribution.py): the root op's innermost parallel dims are tiled with
+A Pack / Unpack around a lone Mmt4d becomes strided views of its bindings where the backend
+runs them in place (fold_relayouts.py). Distribution (distribution.py): the root op's innermost parallel dims are tiled with
 ``backend.workgroup_tiles(kind, config)``; every other op follows along the same view dims
 (shifted for sub-views), scratch is tiled when its producers and consumers agree, and the
 grid is narrowed (to one workgroup at worst), never made racy.
@@ -34,6 +35,7 @@ TileAndDistributeToWorkgroups, KernelDispatch root-op selection).
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering.distribution import distribute
 from rt.compiler.codegen.lowering.encoding import materialize_encodings
+from rt.compiler.codegen.lowering.fold_relayouts import fold_relayouts
 from rt.compiler.codegen.lowering.materialize import Lowering
 from rt.compiler.dialects.linalg import SoftmaxOp
 from rt.compiler.frontend import error_at_op
@@ -60,11 +62,12 @@ def lower_dispatch_function(func_op, backend, config):
                                    f"expected at least one flow.dispatch.tensor.store")
     bindings = lowering.binding_count()
     base = bindings + len(lowering.rodata)
-    ordinals = [base + j for j in range(len(lowering.scratch))]
-    shapes = {o: shape for o, (_, shape) in zip(ordinals, lowering.scratch)}
+    ops, scratch_shapes = fold_relayouts(ops, list(lowering.scratch), base, backend)
+    ordinals = [base + j for j in range(len(scratch_shapes))]
+    shapes = {o: shape for o, (_, shape) in zip(ordinals, scratch_shapes)}
     distribution, tiled = distribute(ops, bindings, shapes, lowering.subviews, backend, config)
     scratch = []
-    for ordinal, (etype, shape) in zip(ordinals, lowering.scratch):
+    for ordinal, (etype, shape) in zip(ordinals, scratch_shapes):
         axes = tiled.get(ordinal, {})
         scratch.append(kir.Scratch(etype, shape, tuple(axes.get(k) for k in range(len(shape)))
                                    if axes else ()))

@@ -47,6 +47,8 @@ Errors: CompileError located at the op for partial loads/stores of encoded bindi
 layouts that disagree with the target's resolver, and ops on encoded tensors other than the
 above.
 """
+import dataclasses
+
 from xdsl.dialects import arith, tensor
 from xdsl.dialects import linalg as xlinalg
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, AffineMapAttr, ArrayAttr, DenseArrayBase, FloatAttr, IndexType,
@@ -317,6 +319,15 @@ class _Materializer:
                                   f"K0 = {rhs_k0}; propagated layouts need an RHS packed by K0 = 1 and "
                                   f"a static K that K0 divides (got K = {k})")
         element = rhs.type.element_type
+        pack = getattr(rhs, "op", None)
+        if isinstance(pack, PackOp) and not list(rhs.uses):
+            # packed in this dispatch (an in-place RHS, form-dispatch-regions rule 5): pack
+            # by K0 directly -- [N1, K / K0, N0, K0] is the same element order
+            info = dataclasses.replace(self.infos[rhs], inner_tile_sizes=(n0, k0))
+            packed = TensorType(element, [n1, k // k0, n0, k0])
+            empty = self.insert(tensor.EmptyOp([], packed), op)
+            self.replaced.append(pack)
+            return self.insert(_relayout(PackOp, pack.source, empty, info, pack.padding_value), op)
         flat = self.insert(tensor.CollapseShapeOp.build(
             operands=[rhs], result_types=[TensorType(element, [n1, k, n0])],
             properties={"reassociation": _groups([[0], [1], [2, 3]])}), op)

@@ -17,6 +17,17 @@ Grouping, per block:
    contraction or a set_encoding (the pack walks packed tiles, so a fused producer would need
    its whole result in workgroup scratch) joins it; ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` are cloned into
    every region that uses them. A fill still used on the host becomes ``flow.tensor.splat``.
+5. relayouts read or written in place (only when every device target is llvm-cpu, whose mmt4d
+   kernel reads and writes row-major matrices in place; see ``in_place_relayout``): an f32
+   ``linalg.matmul``'s RHS ``set_encoding`` whose source is not a constant and whose only user
+   is the matmul joins the matmul's region instead of becoming a pack dispatch (when N is
+   static and its rows are not a multiple of 4 KiB apart, and K0 = 1 or K is a static multiple
+   of 16), and so does an ``unset_encoding`` that is the only user of its result (unless an
+   elementwise op consumes the unset, which then fuses with it by rule 2 as before). The lowering turns the
+   pack -> mmt4d -> unpack inside the dispatch into one mmt4d over strided views of the
+   row-major bindings (``codegen/lowering/fold_relayouts.py``). The LHS keeps its pack
+   dispatch: broadcasting from 16 rows of a row-major LHS in place runs the kernel 10-20%
+   slower than the pack costs (measured, BENCHMARKS.md).
 
 Example::
 
@@ -49,6 +60,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
 from xdsl.ir import Block, OpResult, Region
 
 from rt.compiler.dialects import flow, util
+from rt.compiler.dialects.iree_encoding import EncodingAttr
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.dispatch_creation import op_kinds as kinds
@@ -56,6 +68,70 @@ from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
 from rt.compiler.passes.dispatch_creation.shapes import fold_tensor_dims, materialize_dims
 
 INDEX = IndexType()
+
+
+#: producers whose values are constants: a set_encoding of those stays a (hoisted) pack.
+_CONSTANT_PRODUCERS = ("arith.constant", "util.global.load", "flow.tensor.constant")
+
+
+#: Row strides (bytes) that are multiples of this put every row of B in one L1 set: read in
+#: place, such an RHS runs the kernel ~4% slower (N = 1024: 19.6 vs 18.8 ms at 1024^3),
+#: more than its pack costs; so does a dynamic N, which might be one.
+_ALIASING_STRIDE = 4096
+#: The widest K0 a propagated (packed-result) LHS reads the RHS with (N0 = 16 on AVX-512):
+#: an in-place RHS needs K a multiple of it (no K padding to read).
+_MAX_K0 = 16
+
+
+def _plain_f32_matmul_encoding(encoding):
+    """Whether ``encoding`` is a matmul operand's with f32 types and linalg.matmul's maps."""
+    if not isinstance(encoding, EncodingAttr) or encoding.op_type.data != "matmul":
+        return False
+    if [str(t) for t in encoding.element_types.data] != ["f32"] * 3:
+        return False
+    maps = [str(m.data) for m in encoding.user_indexing_maps.data]
+    return maps == ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)",
+                    "(d0, d1, d2) -> (d0, d1)"]
+
+
+def in_place_relayout(op):
+    """Whether ``op`` is a relayout rule 5 fuses into its matmul's region: the RHS
+    set_encoding of a non-constant into its only user, an f32 linalg.matmul, or the
+    unset_encoding that is the only user of such a matmul's result."""
+    if op.name == "iree_encoding.set_encoding":
+        encoding = op.result.type.encoding
+        if not _plain_f32_matmul_encoding(encoding) or encoding.operand_index.value.data != 1:
+            return False
+        source = op.operands[0]
+        if isinstance(source, OpResult) and source.op.name in _CONSTANT_PRODUCERS:
+            return False
+        uses = list(op.result.uses)
+        if len(uses) != 1 or uses[0].operation.name != "linalg.matmul" or uses[0].index != 1:
+            return False
+        k, n = source.type.get_shape()
+        if n < 0 or (n * 4) % _ALIASING_STRIDE == 0:
+            return False
+        lhs = uses[0].operation.operands[0]
+        packed_lhs = isinstance(lhs, OpResult) and lhs.op.name == "iree_encoding.set_encoding"
+        return packed_lhs or (k >= 0 and k % _MAX_K0 == 0)
+    if op.name == "iree_encoding.unset_encoding":
+        source = op.operands[0]
+        if not (_plain_f32_matmul_encoding(source.type.encoding)
+                and isinstance(source, OpResult) and source.op.name == "linalg.matmul"):
+            return False
+        if len(list(source.uses)) != 1 or source.op.parent_block() is not op.parent_block():
+            return False
+        # an elementwise consumer (a bias add) fuses with the unset instead (rule 2)
+        return not any(kinds.is_elementwise(user) for user in _users(op))
+    return False
+
+
+def _all_llvm_cpu(module):
+    """Whether the module declares devices and every executable target of them is llvm-cpu."""
+    from rt.compiler.passes.hal.assign_target_devices import declared_devices
+
+    targets = [t for _, device in declared_devices(module) for t in device.executable_targets.data]
+    return bool(targets) and all(t.backend.data == "llvm-cpu" for t in targets)
 
 
 def _producer(value, block):
@@ -76,10 +152,15 @@ def _top_level_user(user, block):
 class _Grouping:
     """Assignment of the dispatchable ops of one block to groups (lists of ops)."""
 
-    def __init__(self, block):
+    def __init__(self, block, in_place):
         self.block = block
+        self.in_place = in_place
         self.group_of = {}
         self.groups = []
+
+    def folded(self, op):
+        """Whether ``op`` joins its matmul's region (rule 5) instead of forming its own."""
+        return self.in_place and in_place_relayout(op)
 
     def new_group(self, op):
         group = {"members": [op], "clones": []}
@@ -95,6 +176,11 @@ class _Grouping:
         unset = root.name == "iree_encoding.unset_encoding"
         if not (kinds.is_structured(root) or unset):
             return
+        if root.name == "linalg.matmul":
+            users = _users(root)
+            if len(users) == 1 and self.folded(users[0]):
+                self.claim(group, users[0])
+                return
         if unset:
             parallel = list(root.result.type.get_shape())
         else:
@@ -129,6 +215,9 @@ class _Grouping:
             for value in member.operands:
                 producer = _producer(value, self.block)
                 if producer is None or producer in self.group_of:
+                    continue
+                if root.name == "linalg.matmul" and self.folded(producer):
+                    self.claim(group, producer)
                     continue
                 if kinds.is_clonable(producer):
                     if producer not in group["clones"]:
@@ -265,9 +354,10 @@ class FormDispatchRegionsPass(Pass):
     name = "iree-dispatch-creation-form-dispatch-regions"
 
     def run(self, module, ctx):
+        in_place = _all_llvm_cpu(module)
         for fn in [op for op in module.body.block.ops if isinstance(op, (util.FuncOp, util.InitializerOp))]:
             for block in self._host_blocks(fn):
-                self._form(block)
+                self._form(block, in_place)
             fold_tensor_dims(fn)
             erase_dead_ops(fn)
 
@@ -289,11 +379,13 @@ class FormDispatchRegionsPass(Pass):
         return blocks
 
     @staticmethod
-    def _form(block):
-        grouping = _Grouping(block)
+    def _form(block, in_place):
+        grouping = _Grouping(block, in_place)
         ops = list(block.ops)
         for op in ops:
             if op in grouping.group_of or not kinds.is_dispatchable(op) or kinds.is_clonable(op):
+                continue
+            if op.name == "iree_encoding.set_encoding" and grouping.folded(op):
                 continue
             if not kinds.is_elementwise(op):
                 group = grouping.new_group(op)
@@ -304,6 +396,8 @@ class FormDispatchRegionsPass(Pass):
                 continue
             if op in grouping.group_of:
                 group = grouping.group_of[op]
+            elif op.name == "iree_encoding.set_encoding" and grouping.folded(op):
+                continue
             elif kinds.is_dispatchable(op) and not kinds.is_clonable(op):
                 group = grouping.new_group(op)
             elif op.name == "linalg.fill" and any(

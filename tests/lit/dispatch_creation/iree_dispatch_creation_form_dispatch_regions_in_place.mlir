@@ -1,0 +1,114 @@
+// RUN: python -m rt opt --split-input-file --pass=iree-dispatch-creation-form-dispatch-regions %s | filecheck %s
+
+// Tests that on an llvm-cpu device the RHS set_encoding of an argument and the unset_encoding of the result join the matmul's region (read and written in place), while the LHS pack keeps its own region.
+// CHECK-LABEL: util.func public @in_place
+// CHECK: %[[L:.+]] = flow.dispatch.region
+// CHECK-NEXT: iree_encoding.set_encoding %a
+// CHECK: %[[R:.+]] = flow.dispatch.region[%{{.+}}, %{{.+}}] -> (tensor<4x8xf32>) {
+// CHECK: %[[S:.+]] = iree_encoding.set_encoding %b
+// CHECK: %[[M:.+]] = linalg.matmul ins(%[[L]], %[[S]] :
+// CHECK-NEXT: %[[U:.+]] = iree_encoding.unset_encoding %[[M]]
+// CHECK-NEXT: flow.return %[[U]] : tensor<4x8xf32>
+// CHECK-NOT: flow.dispatch.region
+// CHECK: util.return %[[R]]
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#rhs = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#res = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64", {}>]> : !hal.device
+util.func public @in_place(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %sa = iree_encoding.set_encoding %a : tensor<4x16xf32> -> tensor<4x16xf32, #lhs>
+  %sb = iree_encoding.set_encoding %b : tensor<16x8xf32> -> tensor<16x8xf32, #rhs>
+  %e = flow.tensor.empty : tensor<4x8xf32, #res>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %m = linalg.matmul ins(%sa, %sb : tensor<4x16xf32, #lhs>, tensor<16x8xf32, #rhs>) outs(%f : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %u = iree_encoding.unset_encoding %m : tensor<4x8xf32, #res> -> tensor<4x8xf32>
+  util.return %u : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests that on a vmvx device the set_encoding and unset_encoding keep their own regions (its kernels pack in scratch).
+// CHECK-LABEL: util.func public @vmvx_keeps_packs
+// CHECK-COUNT-4: flow.dispatch.region
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#rhs = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#res = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode-fb", {}>]> : !hal.device
+util.func public @vmvx_keeps_packs(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %sa = iree_encoding.set_encoding %a : tensor<4x16xf32> -> tensor<4x16xf32, #lhs>
+  %sb = iree_encoding.set_encoding %b : tensor<16x8xf32> -> tensor<16x8xf32, #rhs>
+  %e = flow.tensor.empty : tensor<4x8xf32, #res>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %m = linalg.matmul ins(%sa, %sb : tensor<4x16xf32, #lhs>, tensor<16x8xf32, #rhs>) outs(%f : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %u = iree_encoding.unset_encoding %m : tensor<4x8xf32, #res> -> tensor<4x8xf32>
+  util.return %u : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests that an RHS keeps its pack region when it is a constant, when its rows are a multiple of 4 KiB apart (N = 1024) and when two matmuls read it; an unset whose result feeds a bias add fuses with the add instead (rule 2).
+// CHECK-LABEL: util.func public @kept_packs
+// CHECK: flow.dispatch.region
+// CHECK-NEXT: iree_encoding.set_encoding %cw
+// CHECK: flow.dispatch.region
+// CHECK-NEXT: iree_encoding.set_encoding %wide
+// CHECK: flow.dispatch.region
+// CHECK-NEXT: iree_encoding.set_encoding %b
+// CHECK: flow.dispatch.region
+// CHECK-NOT: iree_encoding.set_encoding
+// CHECK: linalg.matmul
+// CHECK-NEXT: flow.return
+// CHECK: flow.dispatch.region
+// CHECK-NOT: iree_encoding.set_encoding
+// CHECK: linalg.matmul
+// CHECK-NEXT: flow.return
+// CHECK: flow.dispatch.region
+// CHECK-NOT: iree_encoding.set_encoding
+// CHECK: linalg.matmul
+// CHECK-NEXT: flow.return
+// CHECK: flow.dispatch.region
+// CHECK-NOT: iree_encoding.set_encoding
+// CHECK: linalg.matmul
+// CHECK-NEXT: flow.return
+// CHECK: flow.dispatch.region
+// CHECK: iree_encoding.unset_encoding
+// CHECK: linalg.generic
+// CHECK: flow.return
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#rhs = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#res = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64", {}>]> : !hal.device
+util.func public @kept_packs(%a: tensor<4x16xf32, #lhs>, %b: tensor<16x8xf32>, %wide: tensor<16x1024xf32>, %bias: tensor<8xf32>) -> (tensor<4x8xf32, #res>, tensor<4x1024xf32, #res>, tensor<4x8xf32, #res>, tensor<4x8xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %cw = arith.constant dense<1.0> : tensor<16x8xf32>
+  %sc = iree_encoding.set_encoding %cw : tensor<16x8xf32> -> tensor<16x8xf32, #rhs>
+  %sw = iree_encoding.set_encoding %wide : tensor<16x1024xf32> -> tensor<16x1024xf32, #rhs>
+  %sb = iree_encoding.set_encoding %b : tensor<16x8xf32> -> tensor<16x8xf32, #rhs>
+  %e = flow.tensor.empty : tensor<4x8xf32, #res>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %m0 = linalg.matmul ins(%a, %sc : tensor<4x16xf32, #lhs>, tensor<16x8xf32, #rhs>) outs(%f : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %ew = flow.tensor.empty : tensor<4x1024xf32, #res>
+  %fw = linalg.fill ins(%cst : f32) outs(%ew : tensor<4x1024xf32, #res>) -> tensor<4x1024xf32, #res>
+  %m1 = linalg.matmul ins(%a, %sw : tensor<4x16xf32, #lhs>, tensor<16x1024xf32, #rhs>) outs(%fw : tensor<4x1024xf32, #res>) -> tensor<4x1024xf32, #res>
+  %m2 = linalg.matmul ins(%a, %sb : tensor<4x16xf32, #lhs>, tensor<16x8xf32, #rhs>) outs(%f : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %m3 = linalg.matmul ins(%a, %sb : tensor<4x16xf32, #lhs>, tensor<16x8xf32, #rhs>) outs(%f : tensor<4x8xf32, #res>) -> tensor<4x8xf32, #res>
+  %u = iree_encoding.unset_encoding %m3 : tensor<4x8xf32, #res> -> tensor<4x8xf32>
+  %e2 = flow.tensor.empty : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%u, %bias : tensor<4x8xf32>, tensor<8xf32>) outs(%e2 : tensor<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  util.return %m0, %m1, %m2, %r : tensor<4x8xf32, #res>, tensor<4x1024xf32, #res>, tensor<4x8xf32, #res>, tensor<4x8xf32>
+}
