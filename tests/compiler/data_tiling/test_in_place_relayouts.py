@@ -2,7 +2,7 @@
 an argument's RHS pack and the result's unpack run inside the matmul's dispatch on llvm-cpu
 as strided views; both devices agree with numpy for divisible, non-divisible and dynamic
 shapes, an argument used elsewhere too, a weight read by two matmuls and a result that feeds
-another op."""
+another op, and an accumulating matmul."""
 import numpy as np
 import pytest
 
@@ -17,7 +17,8 @@ def _t(shape):
 
 
 def _source(m, k, n):
-    """@mm(a, b) -> (a @ b, b + b) and @shared(a, b, a2) -> tanh(a @ b) - a2 @ b; M static or ? (None)."""
+    """@mm(a, b) -> (a @ b, b + b), @shared(a, b, a2) -> tanh(a @ b) - a2 @ b and
+    @acc(a, b, c) -> a @ b + c (an accumulating matmul); M static or ? (None)."""
     dyn = m is None
     a, b, c = (m, k), (k, n), (m, n)
     dims = ("  %c0 = arith.constant 0 : index\n  %dm = tensor.dim %a, %c0 : " + _t(a) + "\n") if dyn else ""
@@ -51,6 +52,11 @@ func.func @shared(%a: {_t(a)}, %b: {_t(b)}, %a2: {_t(a)}) -> {_t(c)} {{
   }} -> {_t(c)}
   return %s : {_t(c)}
 }}
+
+func.func @acc(%a: {_t(a)}, %b: {_t(b)}, %c: {_t(c)}) -> {_t(c)} {{
+  %r = linalg.matmul ins(%a, %b : {_t(a)}, {_t(b)}) outs(%c : {_t(c)}) -> {_t(c)}
+  return %r : {_t(c)}
+}}
 """
 
 
@@ -66,11 +72,14 @@ def test_in_place_relayouts_match_numpy(target, uri, m, k, n, dynamic):
     source = _source(None if dynamic else m, k, n)
     a, a2 = (RNG.standard_normal((m, k)).astype(np.float32) for _ in range(2))
     b = RNG.standard_normal((k, n)).astype(np.float32)
-    (r, twice), shared = _run(source, target, uri, ("mm", (a, b)), ("shared", (a, b, a2)))
+    c = RNG.standard_normal((m, n)).astype(np.float32)
+    (r, twice), shared, acc = _run(source, target, uri, ("mm", (a, b)), ("shared", (a, b, a2)),
+                                   ("acc", (a, b, c)))
     want = a.astype(np.float64) @ b
     np.testing.assert_allclose(r, want, rtol=1e-4, atol=1e-4)
     np.testing.assert_array_equal(twice, b + b)
     np.testing.assert_allclose(shared, np.tanh(want) - a2.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(acc, want + c, rtol=1e-4, atol=1e-4)
 
 
 def _dispatches(source, target):
