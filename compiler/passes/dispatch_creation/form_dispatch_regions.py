@@ -26,8 +26,8 @@ Grouping, per block:
    elementwise op consumes the unset, which then fuses with it by rule 2 as before). The lowering turns the
    pack -> mmt4d -> unpack inside the dispatch into one mmt4d over strided views of the
    row-major bindings (``codegen/lowering/fold_relayouts.py``). The LHS keeps its pack
-   dispatch: broadcasting from 16 rows of a row-major LHS in place runs the kernel 10-20%
-   slower than the pack costs (measured, BENCHMARKS.md).
+   dispatch: broadcasting from 16 rows of a row-major LHS in place runs the kernel 10%
+   (K = 1040) to 2x (K = 1024) slower, far more than the pack costs (measured, BENCHMARKS.md).
 
 Example::
 
