@@ -143,6 +143,13 @@ class Generic:
     "packed_conv" (a conv over a data-tiled filter: lowering/packed_conv.py), "pooling",
     "transpose", "broadcast" or "generic". Backends must be
     correct for any Generic regardless of the hint.
+
+    bounds: None, or -- on a ``"batch_mmt4d"`` Generic only -- ``(M, N)`` Sizes when views are
+    per-batch row-major matrices viewed in place (``Mmt4d.bounds``, one batch slice at a time:
+    strided views of ``B[b, K, N]`` and ``C[b, M, N]``, lowering/fold_relayouts.py). Such a
+    Generic and the zero fill of its strided OUT right before it reach only backends naming
+    ``"in_place_mmt4d"`` in ``kernel_ir_features``, which must run them with the tile kernel
+    (the views reach past the matrices, which plain loops would read and write).
     """
 
     domain: tuple
@@ -153,6 +160,7 @@ class Generic:
     body: tuple
     yields: tuple
     kind: str = "generic"
+    bounds: tuple = None
 
     @property
     def gathers(self):
@@ -183,7 +191,8 @@ class Mmt4d:
     in linalg's loop order d0..d6, inputs LHS ``[B, M1, K1, M0, K0]`` (d0, d1, d3, d4, d6) and
     RHS ``[B, N1, K1, N0, K0]`` (d0, d2, d3, d5, d6), output OUT ``[B, M1, N1, M0, N0]``
     (d0, d1, d2, d4, d5), multiply-add body, preceded by the fill Generic of OUT. A backend may
-    run it as a loop over d0 of this op's kernel on the 4-D slices ``[b]`` of each view.
+    run it as a loop over d0 of this op's kernel on the 4-D slices ``[b]`` of each view (with
+    the Generic's ``bounds`` per slice when it has them).
     """
 
     lhs: View

@@ -14,6 +14,16 @@ workgroup; the emitted
 code checks that at run time and otherwise runs the Generic's own loops (GenericPlan), so
 any distribution stays correct.
 
+A Generic with ``bounds`` (kernel_ir.Generic; f32 only: the RHS ``B[b, K, N]`` and / or OUT
+``C[b, M, N]`` viewed in place, lowering/fold_relayouts.py) passes each batch slice's strided
+pointers, strides and the bounds ``(M, N)`` to mmt4d.emit_tiles, whose edge tiles are masked
+(no access past a matrix). It has no loop fallback: the views reach past the matrices, so a
+workgroup without whole inner tiles and all of K1 (which the distribution never makes: it
+splits only B, M1 and N1) returns ``abi.STATUS_INVALID_ARGUMENT``, and a bounded Generic the
+tile kernel cannot run is a CompileError. Its checks test the matrices, per batch, inside
+their bindings (covering the absorbed fill's strided view too) and M1 / N1 against the tile
+counts of M / N.
+
 Source: IREE lowers linalg.batch_mmt4d to a loop of mmt4d ukernel calls over the batch
 (CPULowerToUKernels / the batch_mmt4d -> mmt4d decomposition).
 """
@@ -23,9 +33,11 @@ from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import mmt4d, mmt4d_int
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
-from rt.compiler.codegen.llvm_cpu.interface import I64
+from rt.compiler.codegen.llvm_cpu.interface import I32, I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
-from rt.compiler.codegen.llvm_cpu.views import storage_type
+from rt.compiler.codegen.llvm_cpu.views import domain_nonempty, extent_out_of_range, storage_type
+from rt.devices.llvm_cpu import abi
+from rt.runtime.errors import CompileError
 
 P, R = "parallel", "reduction"
 _MAPS = ((0, 1, 3, 4, 6), (0, 2, 3, 5, 6), (0, 1, 2, 4, 5))
@@ -71,6 +83,34 @@ class BatchMmt4dPlan(GenericPlan):
         super().__init__(ctx, op, where)
         self.tile, self.int_lanes = tile, int_lanes
         self.fill = None
+        #: kernel_codegen skips an absorbed fill's own checks when this plan's cover its view
+        self.checks_absorbed_fill = op.bounds is not None
+
+    def checks(self):
+        """i1: a view out of its binding (GenericPlan's checks; with ``bounds``, the matrices
+        viewed in place are checked per batch as ``[B, rows, cols]``, and M1 / N1 must be the
+        tile counts of M / N)."""
+        op = self.op
+        if op.bounds is None:
+            return super().checks()
+        b, sizes = self.ctx.b, self.ctx.sizes
+        lhs, rhs = op.inputs
+        out = op.outputs[0]
+        m, n = op.bounds
+        k = sz.mul(lhs.shape[2], lhs.shape[4])
+        checked = [(lhs, (m, k), 3), (rhs, (k, n), 4), (out, (m, n), 3)]
+        bad = ir.Constant(ir.IntType(1), 0)
+        for view, matrix, row in checked:
+            if view.strides is not None:
+                view = kir.View(view.binding, "f32", (view.shape[0], *matrix), view.offset,
+                                (view.strides[0], view.strides[row], 1))
+            length = self.ctx.buffers.length(view.binding)
+            if length is not None:
+                bad = b.or_(bad, extent_out_of_range(b, sizes, view, length))
+        for tiles, extent, tile in ((lhs.shape[1], m, self.tile[0]), (rhs.shape[1], n, self.tile[1])):
+            count = b.udiv(b.add(sizes.get(extent), I64(tile - 1)), I64(tile))
+            bad = b.or_(bad, b.icmp_unsigned("!=", count, sizes.get(tiles)))
+        return b.and_(domain_nonempty(b, sizes, op.domain), bad)
 
     def absorb_zero_fill(self, fill, fill_plan, fill_ranges):
         """Take over the zero fill of OUT just before this op (kernel_codegen)."""
@@ -92,6 +132,9 @@ class BatchMmt4dPlan(GenericPlan):
             with then:
                 self._batches(ranges)
             with otherwise:
+                if op.bounds is not None:  # never split so by the distribution; no loops over
+                    b.ret(I32(abi.STATUS_INVALID_ARGUMENT))  # views past the matrices
+                    return
                 if self.fill is not None:
                     self.fill[0].emit(self.fill[1])
                 super().emit(ranges, unroll)
@@ -103,34 +146,60 @@ class BatchMmt4dPlan(GenericPlan):
         views = (lhs, rhs, out)
         bases = [b.gep(self.ctx.binding(v.binding), [sizes.get(v.offset)], inbounds=True,
                        source_etype=storage_type(v.element_type)) for v in views]
-        batch_strides = [sizes.get(sz.view_strides(v)[0]) for v in views]
+        view_strides = [[sizes.get(s) for s in sz.view_strides(v)] for v in views]
         strides = (sizes.get(lhs.shape[2]), sizes.get(rhs.shape[2]), sizes.get(out.shape[2]))
         k1 = sizes.get(op.domain[3])
         accumulate = ir.Constant(ir.IntType(1), int(self.fill is None))
+        bounds = None
+        if op.bounds is not None:
+            (_, l_m1, l_k1, l_m0, _), (_, r_n1, r_k1, _, r_kk), (_, o_m1, o_n1, o_m0, _) = view_strides
+            tile_strides = ((l_m1, l_k1, l_m0), (r_n1, r_k1, r_kk), (o_m1, o_n1, o_m0))
+            bounds = (sizes.get(op.bounds[0]), sizes.get(op.bounds[1]), out.strides is not None)
+        else:
+            tile_strides = mmt4d.packed_strides(b, strides, self.tile)
         with counted_loop(b, ranges[0][0], ranges[0][1], I64(1), "batch") as lb:
-            pointers = [b.gep(base, [b.mul(lb.index, stride)], inbounds=True,
+            pointers = [b.gep(base, [b.mul(lb.index, vs[0])], inbounds=True,
                               source_etype=storage_type(v.element_type))
-                        for base, stride, v in zip(bases, batch_strides, views)]
+                        for base, vs, v in zip(bases, view_strides, views)]
             if self.int_lanes is None:
-                mmt4d.emit_tiles(b, pointers, ranges[1], ranges[2],
-                                 mmt4d.packed_strides(b, strides, self.tile), k1, self.tile,
+                mmt4d.emit_tiles(b, pointers, ranges[1], ranges[2], tile_strides, k1, self.tile,
                                  accumulate, (lhs.element_type, out.element_type),
-                                 "f16c" in self.ctx.target.features)
+                                 "f16c" in self.ctx.target.features,
+                                 rhs_k_major=rhs.strides is not None, bounds=bounds)
             else:
                 mmt4d_int.emit_int_tiles(b, pointers, ranges[1], ranges[2], strides, k1,
                                          self.tile, accumulate, lhs.element_type,
                                          self.int_lanes)
 
 
+def _in_place_views(lhs, rhs, out, tile):
+    """Whether strided views keep the innermost dim the tile kernel reads contiguous (LHS k0
+    unless K0 = 1, RHS n0 -- read K0-major --, OUT n0)."""
+    return ((lhs.strides is None or lhs.strides[4] == 1 or tile[2] == 1)
+            and (rhs.strides is None or rhs.strides[3] == 1)
+            and (out.strides is None or out.strides[4] == 1))
+
+
 def plan(ctx, op, where):
-    """A BatchMmt4dPlan for a ``batch_mmt4d`` Generic the tile kernels can run, else None."""
+    """A BatchMmt4dPlan for a ``batch_mmt4d`` Generic the tile kernels can run, else None.
+
+    Raises CompileError for a Generic with ``bounds`` that the f32 tile kernel cannot run.
+    """
+    found = _plan(ctx, op, where)
+    if op.bounds is not None and (found is None or found.int_lanes is not None):
+        raise CompileError(f"llvm-cpu codegen: {where}: batch_mmt4d with bounds needs f32 views "
+                           f"the tile kernel runs in place, got "
+                           f"{[(v.element_type, v.strides) for v in (*op.inputs, *op.outputs)]}")
+    return found
+
+
+def _plan(ctx, op, where):
     if not _matches(op):
         return None
     lhs, rhs = op.inputs
     out = op.outputs[0]
     views = (lhs, rhs, out)
-    if any(len(v.shape) != 5 or v.strides is not None
-           or ctx.buffers.kind(v.binding)[0] != "binding" for v in views):
+    if any(len(v.shape) != 5 or ctx.buffers.kind(v.binding)[0] != "binding" for v in views):
         return None
     tile = (lhs.shape[3], rhs.shape[3], lhs.shape[4])
     if not all(isinstance(t, int) and t >= 1 for t in tile) or tile[0] * tile[1] > 1024:
@@ -139,6 +208,10 @@ def plan(ctx, op, where):
             op.domain[4:]) != tile:
         return None
     types = tuple(v.element_type for v in views)
+    if op.bounds is not None or any(v.strides is not None for v in views):
+        if op.bounds is None or types != ("f32",) * 3 or not _in_place_views(*views, tile):
+            return None
+        return BatchMmt4dPlan(ctx, op, where, tile, None)
     if types in mmt4d.FLOAT_TYPES:
         return BatchMmt4dPlan(ctx, op, where, tile, None)
     if (types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES and types[2] == "i32"

@@ -20,7 +20,8 @@ Unpack (``relayout``, ``relayout_vector``).
 A zero fill followed by an op writing the same view (a data-tiled contraction or conv) is
 folded into it when its plan offers ``absorb_zero_fill(fill, fill_plan, fill_ranges)``: the
 op's tile kernel then starts from zero instead of reading the filled output, and emits the
-fill itself before its fallback loops.
+fill itself before its fallback loops. A plan with ``checks_absorbed_fill`` (a batch_mmt4d
+over views in place, whose fill's view reaches past the matrix) checks that view itself.
 
 Loop-dim conventions for distribution (kernel_ir leaves them to the ops): Generic: its domain;
 Mmt4d: d0 = M1, d1 = N1 (d2 = K1, d3 = M0, d4 = N0, d5 = K0); Pack: the dims of the packed
@@ -235,19 +236,20 @@ def emit_kernel(library, kernel):
         for view in _views(op):
             ctx.binding(view.binding)
     plans = [_plan(ctx, op, f"kernel '{kernel.name}' op {i}") for i, op in enumerate(kernel.ops)]
-    bad = ir.Constant(I1, 0)
-    for p in plans:
-        bad = b.or_(bad, p.checks())
-    with b.if_then(ctx.sizes.invalid, likely=False):
-        b.ret(I32(abi.STATUS_INVALID_ARGUMENT))
-    with b.if_then(bad, likely=False):
-        b.ret(I32(abi.STATUS_OUT_OF_RANGE))
     ranges = [_op_ranges(ctx, kernel, i, p, ids) for i, p in enumerate(plans)]
     absorbed = set()
     for i in range(len(plans) - 1):
         take = getattr(plans[i + 1], "absorb_zero_fill", None)
         if _is_zero_fill(kernel.ops[i]) and take is not None and take(kernel.ops[i], plans[i], ranges[i]):
             absorbed.add(i)
+    bad = ir.Constant(I1, 0)
+    for i, p in enumerate(plans):
+        if i not in absorbed or not getattr(plans[i + 1], "checks_absorbed_fill", False):
+            bad = b.or_(bad, p.checks())
+    with b.if_then(ctx.sizes.invalid, likely=False):
+        b.ret(I32(abi.STATUS_INVALID_ARGUMENT))
+    with b.if_then(bad, likely=False):
+        b.ret(I32(abi.STATUS_OUT_OF_RANGE))
     for i, p in enumerate(plans):
         if i not in absorbed:
             p.emit(ranges[i])

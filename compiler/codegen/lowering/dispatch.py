@@ -62,7 +62,7 @@ def lower_dispatch_function(func_op, backend, config):
                                    f"expected at least one flow.dispatch.tensor.store")
     bindings = lowering.binding_count()
     base = bindings + len(lowering.rodata)
-    ops, scratch_shapes = fold_relayouts(ops, list(lowering.scratch), base, backend)
+    ops, scratch_shapes = fold_relayouts(ops, list(lowering.scratch), base, backend, lowering.subviews)
     ordinals = [base + j for j in range(len(scratch_shapes))]
     shapes = {o: shape for o, (_, shape) in zip(ordinals, scratch_shapes)}
     distribution, tiled = distribute(ops, bindings, shapes, lowering.subviews, backend, config)

@@ -19,15 +19,18 @@ Grouping, per block:
    every region that uses them. A fill still used on the host becomes ``flow.tensor.splat``.
 5. relayouts read or written in place (only when every device target is llvm-cpu, whose mmt4d
    kernel reads and writes row-major matrices in place; see ``in_place_relayout``): an f32
-   ``linalg.matmul``'s RHS ``set_encoding`` whose source is not a constant and whose only user
-   is the matmul joins the matmul's region instead of becoming a pack dispatch (when N is
-   static and its rows are not a multiple of 4 KiB apart, and K0 = 1 or K is a static multiple
-   of 16), and so does an ``unset_encoding`` that is the only user of its result (unless an
-   elementwise op consumes the unset, which then fuses with it by rule 2 as before). The lowering turns the
-   pack -> mmt4d -> unpack inside the dispatch into one mmt4d over strided views of the
-   row-major bindings (``codegen/lowering/fold_relayouts.py``). The LHS keeps its pack
-   dispatch: broadcasting from 16 rows of a row-major LHS in place runs the kernel 10%
-   (K = 1040) to 2x (K = 1024) slower, far more than the pack costs (measured, BENCHMARKS.md).
+   ``linalg.matmul``'s or ``linalg.batch_matmul``'s RHS ``set_encoding`` whose source is not
+   a constant and whose only user is the contraction joins its region instead of becoming a
+   pack dispatch (when N is static and its rows are not a multiple of 4 KiB apart, and K0 = 1
+   or K is a static multiple of 16), and so does an ``unset_encoding`` that is the only user
+   of its result when the contraction's init is a (filled) empty (an accumulating
+   contraction's packed init keeps its unpack apart; so does an elementwise consumer of the
+   unset, which then fuses with it by rule 2 as before). The lowering turns the pack ->
+   mmt4d -> unpack inside the dispatch into one mmt4d (or batch_mmt4d, per batch slice) over
+   strided views of the row-major bindings (``codegen/lowering/fold_relayouts.py``). The LHS
+   keeps its pack dispatch: broadcasting from 16 rows of a row-major LHS in place runs the
+   kernel 10% (K = 1040) to 2x (K = 1024) slower, far more than the pack costs (measured,
+   BENCHMARKS.md).
 
 Example::
 
@@ -83,32 +86,40 @@ _ALIASING_STRIDE = 4096
 _MAX_K0 = 16
 
 
-def _plain_f32_matmul_encoding(encoding):
-    """Whether ``encoding`` is a matmul operand's with f32 types and linalg.matmul's maps."""
+#: The contractions rule 5 folds relayouts into, with their encodings' user_indexing_maps.
+_IN_PLACE_CONTRACTIONS = {
+    "linalg.matmul": ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)",
+                      "(d0, d1, d2) -> (d0, d1)"],
+    "linalg.batch_matmul": ["(d0, d1, d2, d3) -> (d0, d1, d3)", "(d0, d1, d2, d3) -> (d0, d3, d2)",
+                            "(d0, d1, d2, d3) -> (d0, d1, d2)"],
+}
+
+
+def _plain_f32_matmul_encoding(encoding, contraction):
+    """Whether ``encoding`` is a matmul operand's with f32 types and the maps of
+    ``contraction`` (linalg.matmul or linalg.batch_matmul, by op name)."""
     if not isinstance(encoding, EncodingAttr) or encoding.op_type.data != "matmul":
         return False
     if [str(t) for t in encoding.element_types.data] != ["f32"] * 3:
         return False
     maps = [str(m.data) for m in encoding.user_indexing_maps.data]
-    return maps == ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)",
-                    "(d0, d1, d2) -> (d0, d1)"]
+    return maps == _IN_PLACE_CONTRACTIONS.get(contraction)
 
 
 def in_place_relayout(op):
     """Whether ``op`` is a relayout rule 5 fuses into its matmul's region: the RHS
-    set_encoding of a non-constant into its only user, an f32 linalg.matmul, or the
-    unset_encoding that is the only user of such a matmul's result."""
+    set_encoding of a non-constant into its only user, an f32 linalg.matmul or
+    linalg.batch_matmul, or the unset_encoding that is the only user of such a result."""
     if op.name == "iree_encoding.set_encoding":
         encoding = op.result.type.encoding
-        if not _plain_f32_matmul_encoding(encoding) or encoding.operand_index.value.data != 1:
+        uses = list(op.result.uses)
+        if len(uses) != 1 or uses[0].index != 1 or not _plain_f32_matmul_encoding(
+                encoding, uses[0].operation.name) or encoding.operand_index.value.data != 1:
             return False
         source = op.operands[0]
         if isinstance(source, OpResult) and source.op.name in _CONSTANT_PRODUCERS:
             return False
-        uses = list(op.result.uses)
-        if len(uses) != 1 or uses[0].operation.name != "linalg.matmul" or uses[0].index != 1:
-            return False
-        k, n = source.type.get_shape()
+        k, n = source.type.get_shape()[-2:]
         if n < 0 or (n * 4) % _ALIASING_STRIDE == 0:
             return False
         lhs = uses[0].operation.operands[0]
@@ -116,14 +127,24 @@ def in_place_relayout(op):
         return packed_lhs or (k >= 0 and k % _MAX_K0 == 0)
     if op.name == "iree_encoding.unset_encoding":
         source = op.operands[0]
-        if not (_plain_f32_matmul_encoding(source.type.encoding)
-                and isinstance(source, OpResult) and source.op.name == "linalg.matmul"):
+        if not (isinstance(source, OpResult)
+                and _plain_f32_matmul_encoding(source.type.encoding, source.op.name)):
             return False
         if len(list(source.uses)) != 1 or source.op.parent_block() is not op.parent_block():
             return False
+        if not _fresh_init(source.op.outputs[0]):
+            return False  # an accumulating contraction reads its packed init: the unpack stays
         # an elementwise consumer (a bias add) fuses with the unset instead (rule 2)
         return not any(kinds.is_elementwise(user) for user in _users(op))
     return False
+
+
+def _fresh_init(value):
+    """Whether ``value`` (a contraction's init) is an empty or a fill of one: nothing to read."""
+    owner = value.op if isinstance(value, OpResult) else None
+    if owner is not None and owner.name == "linalg.fill":
+        return _fresh_init(owner.outputs[0])
+    return owner is not None and owner.name in ("tensor.empty", "flow.tensor.empty")
 
 
 def _all_llvm_cpu(module):
@@ -176,7 +197,7 @@ class _Grouping:
         unset = root.name == "iree_encoding.unset_encoding"
         if not (kinds.is_structured(root) or unset):
             return
-        if root.name == "linalg.matmul":
+        if root.name in _IN_PLACE_CONTRACTIONS:
             users = _users(root)
             if len(users) == 1 and self.folded(users[0]):
                 self.claim(group, users[0])
@@ -216,7 +237,7 @@ class _Grouping:
                 producer = _producer(value, self.block)
                 if producer is None or producer in self.group_of:
                     continue
-                if root.name == "linalg.matmul" and self.folded(producer):
+                if root.name in _IN_PLACE_CONTRACTIONS and self.folded(producer):
                     self.claim(group, producer)
                     continue
                 if kinds.is_clonable(producer):

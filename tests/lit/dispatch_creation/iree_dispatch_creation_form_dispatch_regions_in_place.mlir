@@ -112,3 +112,87 @@ util.func public @kept_packs(%a: tensor<4x16xf32, #lhs>, %b: tensor<16x8xf32>, %
   } -> tensor<4x8xf32>
   util.return %m0, %m1, %m2, %r : tensor<4x8xf32, #res>, tensor<4x1024xf32, #res>, tensor<4x8xf32, #res>, tensor<4x8xf32>
 }
+
+// -----
+
+// Tests that on an llvm-cpu device a batch_matmul's RHS set_encoding of an argument and its result's unset_encoding join the batch_matmul's region, while the LHS pack keeps its own region.
+// CHECK-LABEL: util.func public @batch_in_place
+// CHECK: %[[L:.+]] = flow.dispatch.region
+// CHECK-NEXT: iree_encoding.set_encoding %a
+// CHECK: %[[R:.+]] = flow.dispatch.region[%{{.+}}, %{{.+}}, %{{.+}}] -> (tensor<3x4x8xf32>) {
+// CHECK: %[[S:.+]] = iree_encoding.set_encoding %b
+// CHECK: %[[M:.+]] = linalg.batch_matmul ins(%[[L]], %[[S]] :
+// CHECK-NEXT: %[[U:.+]] = iree_encoding.unset_encoding %[[M]]
+// CHECK-NEXT: flow.return %[[U]] : tensor<3x4x8xf32>
+// CHECK-NOT: flow.dispatch.region
+// CHECK: util.return %[[R]]
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#rhs = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#res = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64", {}>]> : !hal.device
+util.func public @batch_in_place(%a: tensor<3x4x17xf32>, %b: tensor<3x17x8xf32>) -> tensor<3x4x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %sa = iree_encoding.set_encoding %a : tensor<3x4x17xf32> -> tensor<3x4x17xf32, #lhs>
+  %sb = iree_encoding.set_encoding %b : tensor<3x17x8xf32> -> tensor<3x17x8xf32, #rhs>
+  %e = flow.tensor.empty : tensor<3x4x8xf32, #res>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<3x4x8xf32, #res>) -> tensor<3x4x8xf32, #res>
+  %m = linalg.batch_matmul ins(%sa, %sb : tensor<3x4x17xf32, #lhs>, tensor<3x17x8xf32, #rhs>) outs(%f : tensor<3x4x8xf32, #res>) -> tensor<3x4x8xf32, #res>
+  %u = iree_encoding.unset_encoding %m : tensor<3x4x8xf32, #res> -> tensor<3x4x8xf32>
+  util.return %u : tensor<3x4x8xf32>
+}
+
+// -----
+
+// Tests that a batch_matmul's RHS keeps its pack region when its rows are a multiple of 4 KiB apart (N = 1024), while its unset still joins the batch_matmul's region.
+// CHECK-LABEL: util.func public @batch_kept_packs
+// CHECK: flow.dispatch.region
+// CHECK-NEXT: iree_encoding.set_encoding %a
+// CHECK: flow.dispatch.region
+// CHECK-NEXT: iree_encoding.set_encoding %b
+// CHECK: flow.dispatch.region
+// CHECK: linalg.batch_matmul
+// CHECK-NEXT: iree_encoding.unset_encoding
+// CHECK-NEXT: flow.return
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#rhs = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#res = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64", {}>]> : !hal.device
+util.func public @batch_kept_packs(%a: tensor<2x4x16xf32>, %b: tensor<2x16x1024xf32>) -> tensor<2x4x1024xf32> {
+  %cst = arith.constant 0.0 : f32
+  %sa = iree_encoding.set_encoding %a : tensor<2x4x16xf32> -> tensor<2x4x16xf32, #lhs>
+  %sb = iree_encoding.set_encoding %b : tensor<2x16x1024xf32> -> tensor<2x16x1024xf32, #rhs>
+  %e = flow.tensor.empty : tensor<2x4x1024xf32, #res>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<2x4x1024xf32, #res>) -> tensor<2x4x1024xf32, #res>
+  %m = linalg.batch_matmul ins(%sa, %sb : tensor<2x4x16xf32, #lhs>, tensor<2x16x1024xf32, #rhs>) outs(%f : tensor<2x4x1024xf32, #res>) -> tensor<2x4x1024xf32, #res>
+  %u = iree_encoding.unset_encoding %m : tensor<2x4x1024xf32, #res> -> tensor<2x4x1024xf32>
+  util.return %u : tensor<2x4x1024xf32>
+}
+
+// -----
+
+// Tests that on a vmvx device a batch_matmul's set_encoding and unset_encoding keep their own regions.
+// CHECK-LABEL: util.func public @batch_vmvx_keeps_packs
+// CHECK-COUNT-4: flow.dispatch.region
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#rhs = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#res = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"vmvx", "vmvx-bytecode-fb", {}>]> : !hal.device
+util.func public @batch_vmvx_keeps_packs(%a: tensor<3x4x17xf32>, %b: tensor<3x17x8xf32>) -> tensor<3x4x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %sa = iree_encoding.set_encoding %a : tensor<3x4x17xf32> -> tensor<3x4x17xf32, #lhs>
+  %sb = iree_encoding.set_encoding %b : tensor<3x17x8xf32> -> tensor<3x17x8xf32, #rhs>
+  %e = flow.tensor.empty : tensor<3x4x8xf32, #res>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<3x4x8xf32, #res>) -> tensor<3x4x8xf32, #res>
+  %m = linalg.batch_matmul ins(%sa, %sb : tensor<3x4x17xf32, #lhs>, tensor<3x17x8xf32, #rhs>) outs(%f : tensor<3x4x8xf32, #res>) -> tensor<3x4x8xf32, #res>
+  %u = iree_encoding.unset_encoding %m : tensor<3x4x8xf32, #res> -> tensor<3x4x8xf32>
+  util.return %u : tensor<3x4x8xf32>
+}
