@@ -8,6 +8,8 @@
                      [--device=URI]... [--trace=FILE.json] [--parameters=[SCOPE=]FILE]...
                      [--topology=T.yaml [--deterministic] [--report=R.json] [--inject=SPEC]...]
                      [--ranks=N [--group=NAME]]
+                     with IN.mlir also: [--trace-dispatch-tensors | --trace-dispatch=SYMBOL]
+                     [--no-data-tiling] [--no-reassociate-fp-reductions] [--Xcompiler,IREE_FLAG]...
     mpiexec -n N python -m rt run MODULE.vmfb --channel=mpi --input=@x_{rank}.npy ...
     python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--repetitions=N]
     python -m rt devices
@@ -99,9 +101,33 @@ def _load(args, tracer=None):
     if not args.untrusted and (args.allow_executable or args.trusted_key):
         raise InvalidArgumentError("--allow-executable and --trusted-key apply to --untrusted")
     extra = load_options(args) if is_multi_device(args) else {}
-    return load(args.module, devices=args.device or None, tracer=tracer,
+    module = _compiled_if_mlir(args)
+    return load(module, devices=args.device or None, tracer=tracer,
                 trusted=not args.untrusted, allowed_executables=args.allow_executable,
                 trusted_keys=args.trusted_key, parameters=args.parameters or None, **extra)
+
+
+def _compiled_if_mlir(args):
+    """``args.module``, compiled first when it is an ``.mlir`` file (with the compile flags run /
+    benchmark took); InvalidArgumentError for compile flags given with a ``.vmfb``."""
+    options = _mlir_compile_options(args)
+    if args.module.endswith(".mlir"):
+        from rt.compilation import compile
+        from rt.device_binding import compile_targets
+
+        return compile(args.module, devices=compile_targets(args.device or None), **options)
+    defaults = {"data_tiling": True, "reassociate_fp_reductions": True, "trace_dispatch_tensors": False,
+                "trace_dispatch": ""}
+    given = [k for k, v in options.items() if v != defaults[k]]
+    if given:
+        flag = "--" + {"data_tiling": "no-data-tiling",
+                       "reassociate_fp_reductions": "no-reassociate-fp-reductions"}.get(
+                           given[0], given[0].replace("_", "-"))
+        raise InvalidArgumentError(
+            f"{flag} is a compile flag: it applies when the module is an .mlir file (compiled "
+            f"first), not to {args.module}; compile the module's source with it: "
+            f"python -m rt compile IN.mlir -o OUT.vmfb {flag}")
+    return args.module
 
 
 def _function(module, name):
@@ -293,6 +319,34 @@ def _cmd_devices(args):
     return 0
 
 
+#: rt compile flags that also apply to an .mlir module given to run / benchmark (compiled
+#: first, as iree-run-mlir compiles): (flag, argparse keyword arguments)
+_MLIR_COMPILE_FLAGS = (
+    ("--no-data-tiling", dict(dest="data_tiling", action="store_false",
+                              help="with an .mlir module: do not pack matmul operands")),
+    ("--no-reassociate-fp-reductions", dict(dest="reassociate_fp_reductions", action="store_false",
+                                            help="with an .mlir module: llvm-cpu float reductions "
+                                                 "in loop order")),
+    ("--trace-dispatch-tensors", dict(action="store_true",
+                                      help="with an .mlir module: print every dispatch's input "
+                                           "and output tensors to stderr")),
+    ("--trace-dispatch", dict(default="", metavar="SYMBOL",
+                              help="with an .mlir module: like --trace-dispatch-tensors, for the "
+                                   "dispatches whose symbol contains SYMBOL")),
+)
+
+
+def _add_mlir_compile_arguments(parser):
+    for flag, kwargs in _MLIR_COMPILE_FLAGS:
+        parser.add_argument(flag, **kwargs)
+
+
+def _mlir_compile_options(args):
+    """The compile options run / benchmark got for an .mlir module (rt.compile keywords)."""
+    return {"data_tiling": args.data_tiling, "reassociate_fp_reductions": args.reassociate_fp_reductions,
+            "trace_dispatch_tensors": args.trace_dispatch_tensors, "trace_dispatch": args.trace_dispatch}
+
+
 def build_parser():
     parser = _Parser(prog="python -m rt", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -350,6 +404,7 @@ def build_parser():
                        help="parameter file (.irpa or .safetensors) for the module's parameters (repeatable)")
         p.add_argument("--print-statistics", action="store_true",
                        help="print each device's allocator statistics after the run")
+        _add_mlir_compile_arguments(p)
         add_arguments(p)
         p.set_defaults(func=func)
         if name == "run":

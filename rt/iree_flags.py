@@ -40,6 +40,9 @@ ALIASES = (
     (COMPILE, "--output-format=vm-bytecode", "(default)", "the only output format"),
     (COMPILE, "--iree-input-type=auto|none", "(default)", "rt reads IREE's input-phase IR"),
     (COMPILE, "-o -", "-o -", "write the module (or IR) to stdout"),
+    (RUN, "--Xcompiler,FLAG", "FLAG's rt spelling",
+     "iree-run-mlir's form (the iree-compile flags above are also taken bare): they apply to an .mlir "
+     "module, compiled first; a target backend B becomes --device=local-task://B"),
     (RUN, "--module=PATH", "MODULE (positional)", ""),
     (RUN, "--device=local-task|local-sync", "--device=URI", "also local-task://vmvx etc."),
     (RUN, "--function=F / --input=SPEC / --output=SPEC", "the same", "IREE's value syntax"),
@@ -184,19 +187,61 @@ def _run_flag(command, flag, value):
     return None
 
 
+def _device_kind(uri):
+    """The device kind a ``--device`` URI names (``vmvx`` of ``local-task://vmvx?threads=2``)."""
+    return uri.partition("://")[2].partition("?")[0] if "://" in uri else uri
+
+
+def _finish_run(state, out):
+    """rt run / benchmark of an ``.mlir`` module: the compile flags gathered in ``state`` (given
+    bare or as iree-run-mlir's ``--Xcompiler,FLAG``) as rt run flags. A target backend with no
+    ``--device`` becomes ``--device=local-task://BACKEND`` (the driver iree-run-mlir picks for a
+    local device); with ``--device`` flags they must name the same kinds."""
+    if state.cpu:
+        raise InvalidArgumentError(
+            f"--iree-llvmcpu-target-cpu={state.cpu}: rt run compiles an .mlir module for the host "
+            f"CPU; for another CPU compile first: python -m rt compile --device=llvm-cpu:{state.cpu}")
+    backends = [b or state.local_backend or "llvm-cpu" for _, b in state.devices]
+    if not backends and state.local_backend:
+        backends = [state.local_backend]
+    given = [value for flag, value in map(_split, out) if flag == "--device" and value]
+    if given and backends and [_device_kind(u) for u in given] != backends:
+        raise InvalidArgumentError(
+            f"the compile flags target {', '.join(backends)} but --device runs "
+            f"{', '.join(given)}; give one of them, or devices of the same kinds "
+            f"(--device=local-task://{backends[0]})")
+    devices = [] if given else [f"--device=local-task://{b}" for b in backends]
+    return out + devices + state.out
+
+
 def translate(command, argv, rt_flags=()):
     """``argv`` (the arguments after the subcommand) with IREE's spellings replaced by rt's.
 
     ``rt_flags``: the subcommand's own long flags, used to name the nearest one when an
-    ``--iree-*`` flag is unknown. Raises InvalidArgumentError for an unknown ``--iree-*`` flag
-    or an IREE flag whose value rt cannot honour (naming what would be right).
+    ``--iree-*`` flag is unknown. For ``run`` / ``benchmark``, iree-compile flags (bare, or as
+    iree-run-mlir's ``--Xcompiler,FLAG``) apply to an ``.mlir`` module compiled first
+    (``_finish_run``). Raises InvalidArgumentError for an unknown ``--iree-*`` flag or an IREE
+    flag whose value rt cannot honour (naming what would be right).
     """
-    state = _Compile() if command == "compile" else None
+    state = _Compile() if command == "compile" or command in RUN else None
     out = []
     for arg in argv:
+        given = arg.partition("=")[0]
+        xcompiler = command in RUN and arg.startswith("--Xcompiler,")
+        if xcompiler:
+            arg = "--" + arg.partition(",")[2].lstrip("-")
         flag, value = _split(arg)
+        if command in RUN and flag.startswith("--mlir-print-ir-after"):
+            raise InvalidArgumentError(
+                f"{given}: rt {command} compiles an .mlir module without IR dumps; dump with "
+                "python -m rt compile IN.mlir -o OUT.vmfb --dump-after=PASS --dump-dir=DIR")
         if state is not None and state.take(flag, value):
             continue
+        if xcompiler and not flag.startswith("--iree-"):
+            raise InvalidArgumentError(
+                f"--Xcompiler,{arg[2:]}: not an iree-compile flag rt knows; rt run takes the compile "
+                "flags of an .mlir module as --trace-dispatch-tensors, --trace-dispatch=SYMBOL, "
+                "--no-data-tiling and --no-reassociate-fp-reductions, or their IREE spellings")
         if command in RUN:
             replaced = _run_flag(command, flag, value)
             if replaced is not None:
@@ -205,6 +250,8 @@ def translate(command, argv, rt_flags=()):
         if flag.startswith("--iree-"):
             raise InvalidArgumentError(_unknown(command, flag, rt_flags))
         out.append(arg)
+    if command in RUN:
+        return _finish_run(state, out)
     return state.finish(out) if state is not None else out
 
 

@@ -51,6 +51,49 @@ def test_run_flags_translate(command, argv, expected):
     assert translate(command, argv) == expected
 
 
+@pytest.mark.parametrize("argv, expected", [
+    (["--Xcompiler,iree-flow-trace-dispatch-tensors"], ["--trace-dispatch-tensors"]),
+    (["--Xcompiler,--iree-opt-data-tiling=false", "--iree-flow-trace-dispatch=mm"],
+     ["--no-data-tiling", "--trace-dispatch=mm"]),
+    (["--Xcompiler,iree-hal-target-device=local", "--Xcompiler,iree-hal-local-target-device-backends=vmvx"],
+     ["--device=local-task://vmvx"]),
+    (["--iree-hal-target-backends=vmvx", "--device=local-sync://vmvx"], ["--device=local-sync://vmvx"]),
+    (["--Xcompiler,iree-llvmcpu-reassociate-fp-reductions=false"], ["--no-reassociate-fp-reductions"]),
+])
+def test_run_takes_iree_run_mlir_compile_flags(argv, expected):
+    """iree-run-mlir's compile flags (bare or ``--Xcompiler,FLAG``) apply to an .mlir module."""
+    assert translate("run", ["in.mlir"] + argv) == ["in.mlir"] + expected
+
+
+def test_run_compile_target_must_match_the_device():
+    with pytest.raises(InvalidArgumentError, match=r"target vmvx but --device runs local-task://llvm-cpu"):
+        translate("run", ["in.mlir", "--Xcompiler,iree-hal-target-backends=vmvx", "--device=local-task://llvm-cpu"])
+    with pytest.raises(InvalidArgumentError, match=r"--Xcompiler,dump-after=all: not an iree-compile flag"):
+        translate("run", ["in.mlir", "--Xcompiler,dump-after=all"])
+
+
+@pytest.mark.parametrize("device", ["local-sync://llvm-cpu", "local-task://vmvx"])
+def test_run_mlir_with_dispatch_tracing_end_to_end(device):
+    """``rt run IN.mlir --Xcompiler,iree-flow-trace-dispatch-tensors`` compiles with tracing and
+    prints each dispatch's tensors under IREE's ``executable::export`` labels."""
+    run = rt_cli("run", EXAMPLE, f"--device={device}", "--Xcompiler,iree-flow-trace-dispatch-tensors", *INPUTS)
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.decode().splitlines()
+    outputs = [i for i, line in enumerate(lines) if line.startswith("=== ") and line.endswith(" outputs ===")]
+    assert outputs and all("::foo_dispatch_" in lines[i] for i in outputs)
+    assert lines[outputs[-1] + 1] == "2x2xf32=[4 5][10 11]"
+    assert run.stdout.decode().splitlines()[-1] == "2x2xf32=[4 5][10 11]"
+
+
+def test_compile_flags_with_a_vmfb_are_an_error(tmp_path):
+    vmfb = tmp_path / "m.vmfb"
+    assert rt_cli("compile", EXAMPLE, "-o", vmfb).returncode == 0
+    run = rt_cli("run", vmfb, "--trace-dispatch-tensors", *INPUTS)
+    assert run.returncode == 1
+    assert ("--trace-dispatch-tensors is a compile flag: it applies when the module is an .mlir file"
+            in run.stderr.decode())
+
+
 @pytest.mark.parametrize("command, flag, fragments", [
     ("compile", "--iree-llvmcpu-target-cpu-features=+avx2", ["nearest: --iree-llvmcpu-target-cpu",
                                                               "--device=llvm-cpu:CPU"]),
@@ -60,7 +103,10 @@ def test_run_flags_translate(command, argv, expected):
     ("compile", "--iree-opt-data-tiling=maybe", ["expected true or false"]),
     ("compile", "--output-format=vm-asm", ["vm-bytecode modules only"]),
     ("compile", "--iree-input-type=stablehlo", ["--compile-to=input"]),
-    ("run", "--iree-hal-target-backends=vmvx", ["rt does not implement"]),
+    ("run", "--iree-hal-target-backends=cuda", ["rt compiles for llvm-cpu or vmvx"]),
+    ("run", "--iree-opt-strip-assertions", ["rt does not implement"]),
+    ("run", "--Xcompiler,mlir-print-ir-after-all", ["without IR dumps", "python -m rt compile"]),
+    ("benchmark", "--iree-llvmcpu-target-cpu=znver4", ["host CPU", "--device=llvm-cpu:znver4"]),
     ("compile", "--iree-flow-trace-dispatch=@main:0", ["@function:ordinal form is not supported"]),
     ("compile", "--iree-hal-dump-executable-files-to=d", ["instead: --dump-after=iree-hal-materialize-interfaces"]),
     ("compile", "--iree-opt-const-eval=false", ["instead: nothing", "iree-util-hoist-into-globals"]),

@@ -127,10 +127,10 @@ def test_cli_iree_flag_traces_dispatches(tmp_path):
                           "--input=4xf32=10,20,30,40"], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     lines = run.stderr.splitlines()
-    first = lines.index("=== f_dispatch_0_elementwise_4_f32 inputs ===")
-    assert lines[first:first + 5] == ["=== f_dispatch_0_elementwise_4_f32 inputs ===", "4xf32=1 2 3 4",
-                                      "4xf32=10 20 30 40", "=== f_dispatch_0_elementwise_4_f32 outputs ===",
-                                      "4xf32=11 22 33 44"]
+    key = "f_dispatch_0::f_dispatch_0_elementwise_4_f32"   # executable::export, as IREE labels it
+    first = lines.index(f"=== {key} inputs ===")
+    assert lines[first:first + 5] == [f"=== {key} inputs ===", "4xf32=1 2 3 4", "4xf32=10 20 30 40",
+                                      f"=== {key} outputs ===", "4xf32=11 22 33 44"]
     assert "=== sum ===" in lines
     assert run.stdout.splitlines()[-1] == "4xf32=110 440 990 1760"
 

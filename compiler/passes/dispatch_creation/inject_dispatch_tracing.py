@@ -1,12 +1,13 @@
 """``iree-flow-inject-dispatch-tracing``: print every dispatch's input and output tensors at run time.
 
 Input: host functions with ``flow.dispatch`` ops (after outlining and deduplication, so the
-printed names are the executables' final export names). Output: before each selected dispatch a
-``flow.tensor.trace "<export> inputs"`` of its tensor operands, after it a ``flow.tensor.trace
-"<export> outputs"`` of its tensor results (dynamic dims carried along). At run time each trace
-prints ``=== <export> inputs ===`` and the tensors to the runtime's trace sink (stderr by
-default), as ``iree-run-module`` does for a module compiled with
-``--iree-flow-trace-dispatch-tensors``.
+printed names are the executables' final names). Output: before each selected dispatch a
+``flow.tensor.trace "<executable>::<export> inputs"`` of its tensor operands, after it a
+``flow.tensor.trace "<executable>::<export> outputs"`` of its tensor results (dynamic dims carried
+along); the label is the dispatch's entry point with ``::`` between its symbol references, as
+IREE's ``DispatchOp::getEntryPointName`` spells it. At run time each trace prints
+``=== <label> inputs ===`` and the tensors to the runtime's trace sink (stderr by default), as
+``iree-run-module`` does for a module compiled with ``--iree-flow-trace-dispatch-tensors``.
 
 Options: ``enabled``: trace every dispatch (the pipeline sets it from
 ``--trace-dispatch-tensors``; ``rt opt`` runs the pass enabled); ``symbol``: trace the
@@ -17,9 +18,9 @@ Example::
 
     %2 = flow.dispatch @f_dispatch_0::@f_dispatch_0_elementwise_4_f32[%c4](%0, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     // ->
-    flow.tensor.trace "f_dispatch_0_elementwise_4_f32 inputs" = [%0 : tensor<4xf32>, %1 : tensor<4xf32>]
+    flow.tensor.trace "f_dispatch_0::f_dispatch_0_elementwise_4_f32 inputs" = [%0 : tensor<4xf32>, %1 : tensor<4xf32>]
     %2 = flow.dispatch @f_dispatch_0::@f_dispatch_0_elementwise_4_f32[%c4](%0, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    flow.tensor.trace "f_dispatch_0_elementwise_4_f32 outputs" = [%2 : tensor<4xf32>]
+    flow.tensor.trace "f_dispatch_0::f_dispatch_0_elementwise_4_f32 outputs" = [%2 : tensor<4xf32>]
 
 Tensors with an encoding (data tiling's packed layouts, between a ``set_encoding`` and an
 ``unset_encoding`` dispatch) are traced as they are: their exported buffers carry the layout
@@ -60,6 +61,13 @@ def export_name(entry_point):
     return (nested[-1] if nested else entry_point.root_reference).data
 
 
+def entry_point_label(entry_point):
+    """``ex::fn`` of ``@ex::@fn``: the symbol references joined by ``::`` (IREE's
+    ``DispatchOp::getEntryPointName``)."""
+    return "::".join([entry_point.root_reference.data,
+                      *(ref.data for ref in entry_point.nested_references.data)])
+
+
 def trace_op(key, values, dims, location):
     """A ``flow.tensor.trace`` of ``values`` (their dynamic dims flat in ``dims``) at ``location``."""
     op = flow.TensorTraceOp.build(operands=[values, dims], properties={"key": StringAttr(key)})
@@ -84,10 +92,11 @@ class InjectDispatchTracingPass(Pass):
             export = export_name(op.entry_point)
             if self.symbol and self.symbol not in export:
                 continue
+            label = entry_point_label(op.entry_point)
             inputs, input_dims = _tensors_with_dims(list(op.arguments), op.argument_dims)
-            trace = trace_op(f"{export} inputs", inputs, input_dims, op.location)
+            trace = trace_op(f"{label} inputs", inputs, input_dims, op.location)
             Rewriter.insert_op(trace, InsertPoint.before(op))
             outputs, output_dims = _tensors_with_dims(list(op.results), op.result_dims)
-            trace = trace_op(f"{export} outputs", outputs, output_dims, op.location)
+            trace = trace_op(f"{label} outputs", outputs, output_dims, op.location)
             Rewriter.insert_op(trace, InsertPoint.after(op))
 
