@@ -23,11 +23,12 @@ Destinations follow destination-passing style (placement.py): stored values are 
 their store's view, loaded views stored elsewhere are copies, tensor.pad / concat /
 insert_slice become fills and copies into sub-views, dense constants become rodata of the
 kernel, and intermediates that cannot be computed in place get workgroup scratch.
-A Pack / Unpack around a lone Mmt4d becomes strided views of its bindings where the backend
-runs them in place (fold_relayouts.py). Distribution (distribution.py): the root op's innermost parallel dims are tiled with
-``backend.workgroup_tiles(kind, config)``; every other op follows along the same view dims
-(shifted for sub-views), scratch is tiled when its producers and consumers agree, and the
-grid is narrowed (to one workgroup at worst), never made racy.
+A Pack / Unpack around a lone Mmt4d (or batch_mmt4d) becomes strided views of its bindings
+where the backend runs them in place (fold_relayouts.py). Distribution (distribution.py): the
+root op's innermost parallel dims are tiled with ``backend.workgroup_tiles(kind, config)``;
+every other op follows along the same view dims (shifted for sub-views), scratch is tiled
+when its producers and consumers agree, and the grid is narrowed (to one workgroup at worst),
+never made racy.
 
 Source: IREE's LLVMCPU / VMVX codegen entry (bufferization of dispatch regions,
 TileAndDistributeToWorkgroups, KernelDispatch root-op selection).
