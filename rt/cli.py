@@ -115,14 +115,11 @@ def _compiled_if_mlir(args):
         from rt.compilation import compile
         from rt.device_binding import compile_targets
 
-        return compile(args.module, devices=compile_targets(args.device or None), **options)
-    defaults = {"data_tiling": True, "reassociate_fp_reductions": True, "trace_dispatch_tensors": False,
-                "trace_dispatch": ""}
-    given = [k for k, v in options.items() if v != defaults[k]]
+        return compile(args.module, devices=compile_targets(args.device or None),
+                       **{dest: value for dest, value, _ in options.values()})
+    given = [flag for flag, (_, _, was_given) in options.items() if was_given]
     if given:
-        flag = "--" + {"data_tiling": "no-data-tiling",
-                       "reassociate_fp_reductions": "no-reassociate-fp-reductions"}.get(
-                           given[0], given[0].replace("_", "-"))
+        flag = given[0]
         raise InvalidArgumentError(
             f"{flag} is a compile flag: it applies when the module is an .mlir file (compiled "
             f"first), not to {args.module}; compile the module's source with it: "
@@ -342,9 +339,15 @@ def _add_mlir_compile_arguments(parser):
 
 
 def _mlir_compile_options(args):
-    """The compile options run / benchmark got for an .mlir module (rt.compile keywords)."""
-    return {"data_tiling": args.data_tiling, "reassociate_fp_reductions": args.reassociate_fp_reductions,
-            "trace_dispatch_tensors": args.trace_dispatch_tensors, "trace_dispatch": args.trace_dispatch}
+    """``{flag: (rt.compile keyword, value, whether given)}`` for the compile flags run /
+    benchmark took for an .mlir module."""
+    options = {}
+    for flag, kwargs in _MLIR_COMPILE_FLAGS:
+        dest = kwargs.get("dest", flag[2:].replace("-", "_"))
+        default = kwargs.get("default", kwargs.get("action") == "store_false")
+        value = getattr(args, dest)
+        options[flag] = (dest, value, value != default)
+    return options
 
 
 def build_parser():

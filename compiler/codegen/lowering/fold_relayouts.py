@@ -51,6 +51,15 @@ def _operands(op):
     return None
 
 
+def _row_major(plain, packed_shape, nb, tile_strides):
+    """The packed operand of shape ``packed_shape`` as a strided view of the row-major ``plain``
+    matrix (``nb`` = 1: a batch of them, one matrix apart): ``tile_strides`` for its four tile
+    dims."""
+    batch = (fold_size("mul", *plain.shape[nb:]),) if nb else ()
+    return kir.View(plain.binding, "f32", packed_shape, plain.offset, (*batch, *tile_strides),
+                    plain.extent)
+
+
 def _plain_matrix(view, rank):
     return view.strides is None and len(view.shape) == rank and view.element_type == "f32"
 
@@ -132,19 +141,15 @@ def fold_relayouts(ops, scratch, scratch_base, backend, subviews=None):
     dropped = []
     if packs:
         source = packs[0].source
-        n0, k0 = rhs.shape[nb + 2], rhs.shape[nb + 3]
-        k, n = source.shape[nb:]
-        batch = (fold_size("mul", k, n),) if nb else ()
-        rhs = kir.View(source.binding, "f32", rhs.shape, source.offset,
-                       (*batch, n0, fold_size("mul", k0, n), 1, n), source.extent)
+        n = source.shape[nb + 1]  # B's own columns bound the reads
+        rhs = _row_major(source, rhs.shape, nb,
+                         (rhs.shape[nb + 2], fold_size("mul", rhs.shape[nb + 3], n), 1, n))
         dropped.append(packs[0].dest.binding)
     if unpacks:
         dest = unpacks[0].dest
-        m0, n0 = out.shape[nb + 2], out.shape[nb + 3]
-        m, n = dest.shape[nb:]
-        batch = (fold_size("mul", m, n),) if nb else ()
-        out = kir.View(dest.binding, "f32", out.shape, dest.offset,
-                       (*batch, fold_size("mul", m0, n), n0, n, 1), dest.extent)
+        m, n = dest.shape[nb:]  # C's own shape bounds the writes
+        out = _row_major(dest, out.shape, nb,
+                         (fold_size("mul", out.shape[nb + 2], n), out.shape[nb + 3], n, 1))
         dropped.append(unpacks[0].source.binding)
     kept = [j for j in range(len(scratch)) if scratch_base + j not in dropped]
     moved = {scratch_base + j: scratch_base + i for i, j in enumerate(kept) if i != j}

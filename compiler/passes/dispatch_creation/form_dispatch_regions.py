@@ -17,7 +17,8 @@ Grouping, per block:
    contraction or a set_encoding (the pack walks packed tiles, so a fused producer would need
    its whole result in workgroup scratch) joins it; ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` are cloned into
    every region that uses them. A fill still used on the host becomes ``flow.tensor.splat``.
-5. relayouts read or written in place (only when every device target is llvm-cpu, whose mmt4d
+5. relayouts read or written in place (only when every device target's backend names
+   ``in_place_mmt4d`` in its ``kernel_ir_features``: llvm-cpu, whose mmt4d
    kernel reads and writes row-major matrices in place; see ``in_place_relayout``): an f32
    ``linalg.matmul``'s or ``linalg.batch_matmul``'s RHS ``set_encoding`` whose source is not
    a constant and whose only user is the contraction joins its region instead of becoming a
@@ -147,12 +148,17 @@ def _fresh_init(value):
     return owner is not None and owner.name in ("tensor.empty", "flow.tensor.empty")
 
 
-def _all_llvm_cpu(module):
-    """Whether the module declares devices and every executable target of them is llvm-cpu."""
+def _every_target_reads_in_place(module):
+    """Whether the module declares devices and the backend of every executable target of them
+    runs mmt4d over row-major views (``"in_place_mmt4d"`` in its ``kernel_ir_features``, the
+    feature ``codegen/lowering/fold_relayouts.py`` asks for: llvm-cpu)."""
     from rt.compiler.passes.hal.assign_target_devices import declared_devices
+    from rt.compiler.targets import BACKENDS, get_backend
 
-    targets = [t for _, device in declared_devices(module) for t in device.executable_targets.data]
-    return bool(targets) and all(t.backend.data == "llvm-cpu" for t in targets)
+    names = [t.backend.data for _, device in declared_devices(module) for t in device.executable_targets.data]
+    return bool(names) and all(
+        name in BACKENDS and "in_place_mmt4d" in getattr(get_backend(name), "kernel_ir_features", ())
+        for name in names)
 
 
 def _producer(value, block):
@@ -375,7 +381,7 @@ class FormDispatchRegionsPass(Pass):
     name = "iree-dispatch-creation-form-dispatch-regions"
 
     def run(self, module, ctx):
-        in_place = _all_llvm_cpu(module)
+        in_place = _every_target_reads_in_place(module)
         for fn in [op for op in module.body.block.ops if isinstance(op, (util.FuncOp, util.InitializerOp))]:
             for block in self._host_blocks(fn):
                 self._form(block, in_place)
