@@ -35,7 +35,7 @@ SCRATCH_LIMIT = 512 * 1024
 STATUS_SCRATCH_EXHAUSTED = 3
 
 
-def _opaque(builder, pointer):
+def opaque(builder, pointer):
     """``pointer`` (a typed llvmlite pointer: alloca, global) as an opaque ``ptr`` value, the type
     binding pointers have, so loads and stores of any type go through it. IRBuilder.bitcast
     folds a pointer-to-pointer cast away (llvmlite compares pointer types ignoring the
@@ -125,7 +125,7 @@ class Buffers:
             if any(a is not None for a in s.tiled):
                 base = b.gep(base, [b.neg(shift)], source_etype=ty)
                 self._shifted.add(ordinal)
-            self._pointers[ordinal] = _opaque(b, base)
+            self._pointers[ordinal] = opaque(b, base)
 
     def pointer(self, ordinal):
         """Base pointer of buffer ``ordinal`` (entry-block value)."""
@@ -146,7 +146,7 @@ class Buffers:
         g = ir.GlobalVariable(self.module, ty, f"{self.kernel.name}.rodata{i}")
         g.initializer = ir.Constant(ty, bytearray(data or b"\0"))
         g.global_constant, g.linkage, g.align = True, "private", 64
-        return _opaque(self.b, g)
+        return opaque(self.b, g)
 
     def length(self, ordinal):
         """Byte length (i64) of a binding or rodata; None for scratch (checked structurally)."""

@@ -29,11 +29,13 @@ from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import intrinsics, mmt4d_int
+from rt.compiler.codegen.llvm_cpu.buffers import opaque
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.interface import F32, I32, I64, KernelInterface
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
+from rt.compiler.codegen.llvm_cpu.relayout_vector import TRANSPOSE_TILES, transpose
 from rt.compiler.codegen.llvm_cpu.small_float import from_float, round_f32_to_bf16
 from rt.compiler.codegen.llvm_cpu.views import domain_nonempty, extent_out_of_range, storage_type
 from rt.devices.llvm_cpu import abi
@@ -140,7 +142,8 @@ def packed_strides(b, outer_strides, tile):
 
 
 def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulate,
-               types=("f32", "f32"), f16c=False, rhs_k_major=False, bounds=None):
+               types=("f32", "f32"), f16c=False, rhs_k_major=False, bounds=None,
+               lhs_panel=False):
     """Emit the loops computing OUT tiles (m1, n1) for m1, n1 in the given [begin, end) ranges.
 
     pointers: (lhs, rhs, out) element-0 pointers; strides: i64 element strides
@@ -164,7 +167,19 @@ def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulat
     RHS (masked loads, zero lanes); out_masked (bool): OUT is such a view too, so those tiles
     load and store only the rows < M and columns < N (else whole tiles are written, the
     padding as zeros, as a packed OUT needs).
+
+    lhs_panel (needs ``bounds`` and K0 = 1): the LHS is a row-major ``A[M, K]`` viewed in
+    place (strides ``(M0*K, 1, K, 1)``). Broadcasting from M0 rows a row apart is slow (their
+    elements share L1 sets: 2x at K = 1024), so, as GotoBLAS's macro-kernel does, each m1's
+    M0-row panel is first packed into a stack buffer ``[KC][M0]`` (rows past M as zeros; K in
+    chunks of ``PANEL_K``, OUT accumulating after the first) by ``emit_panel_pack``, and the
+    n1 tiles of the range read that. Every m1 packs its panel once per call of this function,
+    so callers give it long n ranges (``Mmt4dPlan`` regroups the workgroups).
     """
+    if lhs_panel:
+        _emit_panel_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulate,
+                          bounds, rhs_k_major)
+        return
     lhs, rhs, out = pointers
     (lhs_m1, lhs_k1, lhs_m0), (rhs_n1, rhs_k1, rhs_kk), (out_m1, out_n1, out_m0) = strides
     m0, n0, k0 = tile
@@ -285,6 +300,109 @@ def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulat
                                   (rows, intrinsics.lane_mask(b, cols, n0)))
 
 
+#: K columns of an LHS panel packed at a time: an M0 x PANEL_K f32 buffer (128 KiB at M0 = 16)
+#: stays in L2 while the n1 tiles of the range read it.
+PANEL_K = 2048
+#: Work units an LHS-panel mmt4d aims for (``Mmt4dPlan._row_share``): enough to keep a few
+#: workers busy when M has few rows of tiles, few enough that panels are rarely packed twice.
+PANEL_UNITS = 8
+
+
+def _stack_buffer(b, ty, count):
+    """A stack array of ``count`` ``ty`` allocated once, in the function's entry block (an
+    alloca elsewhere would grow the stack on every pass of the loop it sits in)."""
+    here = b.block
+    entry = b.function.entry_basic_block
+    b.position_at_start(entry)
+    buf = b.alloca(ty, size=count)
+    buf.align = 64
+    buf = opaque(b, buf)
+    b.position_at_end(here)
+    return buf
+
+
+def emit_panel_pack(b, rows_base, row_stride, rows, k_begin, k_count, m0, buf):
+    """Pack ``A[r, k_begin + k]`` for r < M0, k < k_count into ``buf[k * M0 + r]`` (f32).
+
+    rows_base: pointer to the panel's first row; row_stride: i64 elements between rows;
+    rows: i64 rows of the panel inside the matrix (rows r >= rows read row ``rows - 1`` and
+    store zeros, so nothing past the matrix is read). Whole blocks of M0 columns (M0 = 4, 8 or
+    16) are loaded as M0 row vectors and transposed in registers (relayout_vector.transpose);
+    the remaining columns, and every column for other M0, move one element at a time.
+    """
+    def gep(base, offset):
+        return b.gep(base, [offset], inbounds=True, source_etype=F32)
+
+    valid = [b.icmp_signed("<", I64(r), rows) for r in range(m0)]
+    row_ptrs = [gep(rows_base, b.mul(row_stride, b.select(valid[r], I64(r), b.sub(rows, I64(1)))))
+                for r in range(m0)]
+    whole = I64(0)
+    if m0 in TRANSPOSE_TILES:
+        vty = ir.VectorType(F32, m0)
+        zero = ir.Constant(vty, [ir.Constant(F32, 0.0)] * m0)
+        whole = b.mul(b.udiv(k_count, I64(m0)), I64(m0))
+        with counted_loop(b, I64(0), whole, I64(m0), "panel") as lp:
+            col = b.add(k_begin, lp.index)
+            vectors = [b.select(valid[r], b.load(gep(row_ptrs[r], col), typ=vty, align=4), zero)
+                       for r in range(m0)]
+            for j, column in enumerate(transpose(b, vectors)):
+                b.store(column, gep(buf, b.mul(b.add(lp.index, I64(j)), I64(m0))), align=4)
+    with counted_loop(b, whole, k_count, I64(1), "panel_rest") as lr:
+        col = b.add(k_begin, lr.index)
+        for r in range(m0):
+            value = b.select(valid[r], b.load(gep(row_ptrs[r], col), typ=F32, align=4),
+                             ir.Constant(F32, 0.0))
+            b.store(value, gep(buf, b.add(b.mul(lr.index, I64(m0)), I64(r))), align=4)
+
+
+def _emit_panel_tiles(b, pointers, m_range, n_range, strides, k_total, tile, accumulate, bounds,
+                      rhs_k_major):
+    """``emit_tiles`` with ``lhs_panel``: per m1, per PANEL_K chunk of K, pack the LHS panel
+    then run the range's n1 tiles over it."""
+    lhs, rhs, out = pointers
+    (lhs_m1, _, lhs_m0), rhs_strides, out_strides = strides
+    m0, n0, k0 = tile
+    if k0 != 1 or bounds is None:
+        raise CompileError("llvm-cpu mmt4d: an LHS panel needs K0 = 1 and bounds")
+    buf = _stack_buffer(b, F32, I64(PANEL_K * m0))
+    panel_strides = ((I64(0), I64(m0), I64(1)), rhs_strides, out_strides)
+    with b.if_then(b.icmp_signed("<", n_range[0], n_range[1])):  # no tiles: no panel to pack
+        _emit_panels(b, lhs, rhs, out, m_range, n_range, lhs_m1, lhs_m0, panel_strides, k_total,
+                     tile, accumulate, bounds, rhs_k_major, buf)
+
+
+def _emit_panels(b, lhs, rhs, out, m_range, n_range, lhs_m1, lhs_m0, panel_strides, k_total,
+                 tile, accumulate, bounds, rhs_k_major, buf):
+    """The m1 loop of ``_emit_panel_tiles``: per PANEL_K chunk, pack then run the n1 tiles."""
+    m0 = tile[0]
+    with counted_loop(b, m_range[0], m_range[1], I64(1), "m1p") as lm:
+        rows_base = b.gep(lhs, [b.mul(lm.index, lhs_m1)], inbounds=True, source_etype=F32)
+        rows = b.sub(bounds[0], b.mul(lm.index, I64(m0)))
+        m_one = (lm.index, b.add(lm.index, I64(1)))
+        with counted_loop(b, I64(0), k_total, I64(PANEL_K), "kc") as lc:
+            emit_panel_pack(b, rows_base, lhs_m0, rows, lc.index, I64(PANEL_K), m0, buf)
+            _panel_chunk(b, buf, rhs, out, m_one, n_range, panel_strides, I64(PANEL_K),
+                         lc.index, tile, accumulate, bounds, rhs_k_major)
+        rest = b.sub(k_total, lc.index)
+        # the last partial chunk; with K = 0, the tiles still write their zeros (or keep OUT)
+        last = b.or_(b.icmp_signed(">", rest, I64(0)), b.icmp_signed("<=", k_total, I64(0)))
+        with b.if_then(last):
+            emit_panel_pack(b, rows_base, lhs_m0, rows, lc.index, rest, m0, buf)
+            _panel_chunk(b, buf, rhs, out, m_one, n_range, panel_strides, rest, lc.index, tile,
+                         accumulate, bounds, rhs_k_major)
+
+
+def _panel_chunk(b, buf, rhs, out, m_one, n_range, strides, k_count, k_begin, tile,
+                 accumulate, bounds, rhs_k_major):
+    """The n1 tiles of the one m1 in ``m_one`` over K columns [k_begin, k_begin + k_count),
+    the LHS read from the packed panel ``buf`` (its m1 stride is 0)."""
+    rhs_k1 = strides[1][1]
+    rhs_chunk = b.gep(rhs, [b.mul(k_begin, rhs_k1)], inbounds=True, source_etype=F32)
+    later = b.or_(accumulate, b.icmp_unsigned("!=", k_begin, I64(0)))
+    emit_tiles(b, (buf, rhs_chunk, out), m_one, n_range, strides, k_count, tile, later,
+               rhs_k_major=rhs_k_major, bounds=bounds)
+
+
 def _d(*dims):
     return tuple(kir.AffineExpr.dim(d) for d in dims)
 
@@ -317,7 +435,8 @@ class Mmt4dPlan:
     K0-major view: strides ``(K1*N0*K0, N0*K0, 1, N0)``, what a propagated LHS reads), for
     f32 operands also any strided views whose innermost dim is contiguous (LHS k0 unless
     K0 = 1, RHS n0 -- read K0-major --, OUT n0: row-major matrices viewed in place, with the op's
-    ``bounds``), ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2,
+    ``bounds``; an in-place LHS with K0 = 1 is packed panel by panel, ``lhs_panel`` of
+    ``emit_tiles``), ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2,
     else its ``as_generics`` form. An op with ``bounds`` that the tile kernel cannot run is a
     CompileError (its views reach past the matrices, which the generic form would read)."""
 
@@ -352,6 +471,9 @@ class Mmt4dPlan:
         if (shaped and not self.rhs_k_major and types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES
                 and types[2] == "i32" and tile[2] == 2):
             self.int_lanes = mmt4d_int.chunk_lanes(ctx.target.features, tile[1])
+        # an LHS viewed in place in a row-major A[M, K] (K0 = 1): packed panel by panel
+        self.lhs_panel = (self.fast and op.bounds is not None and lhs.strides is not None
+                          and tile[2] == 1 and lhs.strides[1] == 1 and lhs.strides[3] == 1)
         if op.bounds is not None and not self.fast:
             raise CompileError(f"llvm-cpu codegen: {where}: mmt4d with bounds needs f32 views "
                                f"the tile kernel runs in place, got {types} with strides "
@@ -400,18 +522,52 @@ class Mmt4dPlan:
         if self.fast:
             view_strides = [[sizes.get(s) for s in sz.view_strides(v)]
                             for v in (op.lhs, op.rhs, op.out)]
-            (l_m1, l_k1, l_m0, _), (r_n1, r_k1, _, r_kk), (o_m1, o_n1, o_m0, _) = view_strides
             bounds = None
             if op.bounds is not None:
                 bounds = (sizes.get(op.bounds[0]), sizes.get(op.bounds[1]), op.out.strides is not None)
-            emit_tiles(b, pointers, ranges[0], ranges[1],
-                       ((l_m1, l_k1, l_m0), (r_n1, r_k1, r_kk), (o_m1, o_n1, o_m0)), k1,
-                       self.tile, accumulate, (op.lhs.element_type, op.out.element_type),
-                       "f16c" in self.ctx.target.features, self.rhs_k_major, bounds)
+            if self.lhs_panel and self._regroups():
+                n_range, busy = self._row_share()
+                with b.if_then(busy):
+                    self._emit_tiles(pointers, ranges[0], n_range, view_strides, k1, accumulate,
+                                     bounds)
+            else:
+                self._emit_tiles(pointers, ranges[0], ranges[1], view_strides, k1, accumulate,
+                                 bounds)
         else:
             strides = (k1, sizes.get(op.rhs.shape[1]), sizes.get(op.out.shape[1]))
             mmt4d_int.emit_int_tiles(b, pointers, ranges[0], ranges[1], strides, k1, self.tile,
                                      accumulate, op.lhs.element_type, self.int_lanes)
+
+    def _emit_tiles(self, pointers, m_range, n_range, view_strides, k1, accumulate, bounds):
+        op = self.op
+        (l_m1, l_k1, l_m0, _), (r_n1, r_k1, _, r_kk), (o_m1, o_n1, o_m0, _) = view_strides
+        emit_tiles(self.ctx.b, pointers, m_range, n_range,
+                   ((l_m1, l_k1, l_m0), (r_n1, r_k1, r_kk), (o_m1, o_n1, o_m0)), k1, self.tile,
+                   accumulate, (op.lhs.element_type, op.out.element_type),
+                   "f16c" in self.ctx.target.features, self.rhs_k_major, bounds, self.lhs_panel)
+
+    def _regroups(self):
+        """Whether this op alone makes up the kernel, distributed as (N1, M1) with one m1 per
+        workgroup row: then ``_row_share`` may hand a row's n1 tiles out its own way."""
+        kernel = self.ctx.kernel
+        dist = kernel.distribution
+        return (len(kernel.ops) == 1 and kernel.ops[0] is self.op and dist.dims == (1, 0)
+                and dist.tiles[1] == 1)
+
+    def _row_share(self):
+        """(n1 range, busy) of this workgroup when the x workgroups of each m1 row share its n1
+        tiles in ``parts`` equal ranges: ``parts = min(x count, ceil(PANEL_UNITS / M1))`` --
+        one (whole rows, one panel pack each) once there are PANEL_UNITS rows, more for few rows
+        so that small M still spreads over the workers. Workgroups x >= parts are idle."""
+        b, k, sizes = self.ctx.b, self.ctx.k, self.ctx.sizes
+        m1 = sizes.get(self.op.lhs.shape[0])
+        n1 = sizes.get(self.op.out.shape[1])
+        count, x = k.workgroup_count(0), k.workgroup_id(0)
+        want = b.udiv(b.add(I64(PANEL_UNITS - 1), m1), b.select(b.icmp_unsigned(">", m1, I64(0)),
+                                                               m1, I64(1)))
+        parts = b.select(b.icmp_unsigned("<", want, count), want, count)
+        parts = b.select(b.icmp_unsigned(">", parts, I64(0)), parts, I64(1))
+        return _range(b, n1, parts, x), b.icmp_unsigned("<", x, parts)
 
 
 def plan(ctx, op, where):

@@ -192,6 +192,10 @@ def _root_axes(op):
 
 
 def _kind(op):
+    """The op's kind for ``backend.workgroup_tiles``; an Mmt4d reading its LHS in place (packed
+    panel by panel in the kernel, fold_relayouts.py) is ``mmt4d_lhs_panel``."""
+    if isinstance(op, kir.Mmt4d) and op.lhs.strides is not None:
+        return "mmt4d_lhs_panel"
     return op.kind if isinstance(op, kir.Generic) else type(op).__name__.lower()
 
 

@@ -1,8 +1,8 @@
 """Relayouts inside an mmt4d dispatch read and written in place: Pack -> Mmt4d -> Unpack as one
 Mmt4d over strided views of the row-major bindings (and the same for a batch_mmt4d).
 
-Dispatch formation puts a matmul's RHS ``set_encoding`` and its result's ``unset_encoding``
-into the matmul's dispatch when every device is llvm-cpu (form_dispatch_regions.py, rule 5);
+Dispatch formation puts a matmul's RHS (and a linalg.matmul's LHS) ``set_encoding`` and its
+result's ``unset_encoding`` into the matmul's dispatch when every device is llvm-cpu (form_dispatch_regions.py, rule 5);
 the lowering materializes them as a Pack into workgroup scratch and an Unpack from it. With
 K0 = 1 (or K a static multiple of K0) the packed operands are strided views of the plain
 matrices, so no copy is needed:
@@ -10,9 +10,13 @@ matrices, so no copy is needed:
 - RHS ``[N1, K1, N0, K0]`` of ``B[K, N]``: element ``B[k1*K0 + k0, n1*N0 + n0]``, strides
   ``(N0, K0*N, 1, N)`` (K0-major tiles, rows N apart);
 - OUT ``[M1, N1, M0, N0]`` of ``C[M, N]``: element ``C[m1*M0 + m0, n1*N0 + n0]``, strides
-  ``(M0*N, N0, N, 1)``.
+  ``(M0*N, N0, N, 1)``;
+- LHS ``[M1, K1, M0, 1]`` of ``A[M, K]`` (an Mmt4d's, K0 = 1): element ``A[m1*M0 + m0, k1]``,
+  strides ``(M0*K, 1, K, 1)``; the llvm-cpu kernel packs it panel by panel into its stack
+  (``mmt4d.emit_panel_pack``), rows past M as zeros.
 
-The folded Mmt4d carries ``bounds = (M, N)``: its tile kernel never reads columns of B past N
+The folded Mmt4d carries ``bounds = (M, N)``: its tile kernel never reads rows of A past M nor
+columns of B past N
 (masked loads, zero lanes -- the pack's zero padding) and writes C only inside ``M x N``
 (kernel_ir.Mmt4d). A batch_matmul's dispatch (``linalg.batch_mmt4d``: the Generic of kind
 ``"batch_mmt4d"``, kernel_ir.Generic) folds the same way, with a leading batch dim: RHS
@@ -79,6 +83,18 @@ def _rhs_pack(op, rhs, nb, scratch_base):
             and op.padding_value in (None, 0.0))
 
 
+def _lhs_pack(op, lhs, nb, scratch_base):
+    """Whether Pack ``op`` packs a plain ``A[M, K]`` into exactly the LHS scratch of an Mmt4d
+    (not a batch_mmt4d: its LHS keeps the pack) with K0 = 1."""
+    if nb or not isinstance(op, kir.Pack) or op.dest.binding != lhs.binding:
+        return False
+    m0, k0 = lhs.shape[2], lhs.shape[3]
+    if (op.inner_dims_pos, op.inner_tiles) != ((0, 1), (m0, k0)) or k0 != 1:
+        return False
+    return (op.outer_dims_perm in (None, (0, 1)) and _plain_matrix(op.source, 2)
+            and op.source.binding < scratch_base and op.padding_value in (None, 0.0))
+
+
 def _out_unpack(op, out, nb, scratch_base):
     """Whether Unpack ``op`` unpacks exactly the OUT scratch into a plain ``C[(batch,) M, N]``."""
     if not isinstance(op, kir.Unpack) or op.source != out:
@@ -102,7 +118,8 @@ def fold_relayouts(ops, scratch, scratch_base, backend, subviews=None):
 
     ops: the dispatch's Kernel IR ops; scratch: ``[(element type, shape)]`` of scratch
     ordinals ``scratch_base + j``. Applies only when the dispatch has one Mmt4d or batch_mmt4d;
-    folds its RHS Pack and / or its OUT Unpack, each when nothing else touches its scratch
+    folds its RHS Pack, its LHS Pack (an Mmt4d's, K0 = 1) and / or its OUT Unpack, each when
+    nothing else touches its scratch
     (other ops, such as an epilogue on the packed result or the copy of an accumulating
     init, keep that relayout; a batch_mmt4d's OUT may also have its zero fill right before
     it); otherwise returns its arguments unchanged. Later scratch ordinals move down in every
@@ -121,8 +138,10 @@ def fold_relayouts(ops, scratch, scratch_base, backend, subviews=None):
     if not all(isinstance(t, int) for t in (*rhs.shape[nb + 2:], *out.shape[nb + 2:])):
         return ops, scratch
     packs = [op for op in ops if _rhs_pack(op, rhs, nb, scratch_base)]
+    lhs_packs = [op for op in ops if _lhs_pack(op, lhs, nb, scratch_base)]
     unpacks = [op for op in ops if _out_unpack(op, out, nb, scratch_base)]
-    before = [op for op in ops[:[id(o) for o in ops].index(id(mm))] if op not in packs]
+    before = [op for op in ops[:[id(o) for o in ops].index(id(mm))]
+              if op not in packs and op not in lhs_packs]
     fills = before[-1:] if unpacks and nb and before and _zero_fill(before[-1], out) else []
 
     def alone(folded, others=()):
@@ -132,13 +151,19 @@ def fold_relayouts(ops, scratch, scratch_base, backend, subviews=None):
         return set(map(id, users)) == {id(mm), id(folded), *map(id, others)}
 
     packs = packs if len(packs) == 1 and alone(packs[0]) else []
+    lhs_packs = lhs_packs if len(lhs_packs) == 1 and alone(lhs_packs[0]) else []
     unpacks = unpacks if len(unpacks) == 1 and alone(unpacks[0], fills) else []
     fills = fills if unpacks else []
-    if not packs and not unpacks:
+    if not packs and not lhs_packs and not unpacks:
         return ops, scratch
     m = fold_size("mul", lhs.shape[nb], lhs.shape[nb + 2])
     n = fold_size("mul", rhs.shape[nb], rhs.shape[nb + 2])
     dropped = []
+    if lhs_packs:
+        source = lhs_packs[0].source
+        m, k = source.shape  # A's own rows bound the reads
+        lhs = _row_major(source, lhs.shape, 0, (fold_size("mul", lhs.shape[2], k), 1, k, 1))
+        dropped.append(lhs_packs[0].dest.binding)
     if packs:
         source = packs[0].source
         n = source.shape[nb + 1]  # B's own columns bound the reads
@@ -153,7 +178,7 @@ def fold_relayouts(ops, scratch, scratch_base, backend, subviews=None):
         dropped.append(unpacks[0].source.binding)
     kept = [j for j in range(len(scratch)) if scratch_base + j not in dropped]
     moved = {scratch_base + j: scratch_base + i for i, j in enumerate(kept) if i != j}
-    gone = set(map(id, (*packs, *unpacks, *fills)))
+    gone = set(map(id, (*packs, *lhs_packs, *unpacks, *fills)))
     rest = [op for op in ops if op is not mm and id(op) not in gone]
     shifted = [v for view, (parent, _) in (subviews or {}).items() for v in (view, parent)]
     if any(v.binding in moved for v in shifted) or any(

@@ -28,10 +28,13 @@ Grouping, per block:
    contraction's packed init keeps its unpack apart; so does an elementwise consumer of the
    unset, which then fuses with it by rule 2 as before). The lowering turns the pack ->
    mmt4d -> unpack inside the dispatch into one mmt4d (or batch_mmt4d, per batch slice) over
-   strided views of the row-major bindings (``codegen/lowering/fold_relayouts.py``). The LHS
-   keeps its pack dispatch: broadcasting from 16 rows of a row-major LHS in place runs the
-   kernel 10% (K = 1040) to 2x (K = 1024) slower, far more than the pack costs (measured,
-   BENCHMARKS.md).
+   strided views of the row-major bindings (``codegen/lowering/fold_relayouts.py``). A
+   ``linalg.matmul``'s LHS ``set_encoding`` of a non-constant whose only user is the matmul
+   joins as well: the kernel packs the LHS panel by panel into its stack (GotoBLAS's A panel,
+   ``codegen/llvm_cpu/mmt4d.py``), which costs about what reading the pack dispatch's output
+   does and saves that dispatch's memory round trip (broadcasting from the row-major LHS
+   directly would run 10% (K = 1040) to 2x (K = 1024) slower: BENCHMARKS.md). A
+   ``batch_matmul``'s LHS keeps its pack dispatch.
 
 Example::
 
@@ -110,16 +113,20 @@ def _plain_f32_matmul_encoding(encoding, contraction):
 def in_place_relayout(op):
     """Whether ``op`` is a relayout rule 5 fuses into its matmul's region: the RHS
     set_encoding of a non-constant into its only user, an f32 linalg.matmul or
-    linalg.batch_matmul, or the unset_encoding that is the only user of such a result."""
+    linalg.batch_matmul, the LHS set_encoding of a non-constant into its only user, an f32
+    linalg.matmul, or the unset_encoding that is the only user of such a result."""
     if op.name == "iree_encoding.set_encoding":
         encoding = op.result.type.encoding
         uses = list(op.result.uses)
-        if len(uses) != 1 or uses[0].index != 1 or not _plain_f32_matmul_encoding(
-                encoding, uses[0].operation.name) or encoding.operand_index.value.data != 1:
+        if len(uses) != 1 or uses[0].index not in (0, 1) or not _plain_f32_matmul_encoding(
+                encoding, uses[0].operation.name) or (
+                encoding.operand_index.value.data != uses[0].index):
             return False
         source = op.operands[0]
         if isinstance(source, OpResult) and source.op.name in _CONSTANT_PRODUCERS:
             return False
+        if uses[0].index == 0:  # the LHS: packed panel by panel inside the mmt4d kernel
+            return uses[0].operation.name == "linalg.matmul"
         k, n = source.type.get_shape()[-2:]
         if n < 0 or (n * 4) % _ALIASING_STRIDE == 0:
             return False

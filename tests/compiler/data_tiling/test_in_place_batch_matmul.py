@@ -126,4 +126,4 @@ func.func @bmm(%a: {_t((2, m, k))}, %b: {_t((2, k, n // 2))}, %c: {_t((2, m, n /
     if target == "llvm-cpu":
         names = _dispatches(source, target)
         assert not any("set_encoding_4x520" in x or "set_encoding_2x4x260" in x for x in names)
-        assert "mm_dispatch_3_unset_encoding_256x520_f32" in names
+        assert "mm_dispatch_2_unset_encoding_256x520_f32" in names

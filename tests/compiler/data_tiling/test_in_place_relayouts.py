@@ -1,8 +1,9 @@
 """Relayouts read and written in place (form-dispatch-regions rule 5 + lowering/fold_relayouts):
 an argument's RHS pack and the result's unpack run inside the matmul's dispatch on llvm-cpu
-as strided views; both devices agree with numpy for divisible, non-divisible and dynamic
-shapes, an argument used elsewhere too, a weight read by two matmuls and a result that feeds
-another op, and an accumulating matmul."""
+as strided views, and the LHS is packed panel by panel inside it; both devices agree with
+numpy for divisible, non-divisible and dynamic shapes, K past one panel chunk, M with more
+rows of tiles than the kernel's work units, an argument used elsewhere too, a weight read by
+two matmuls and a result that feeds another op, and an accumulating matmul."""
 import numpy as np
 import pytest
 
@@ -67,7 +68,8 @@ def _run(source, target, uri, *calls):
 
 @pytest.mark.parametrize("target,uri", DEVICES)
 @pytest.mark.parametrize("m,k,n,dynamic", [(32, 16, 48, False), (33, 17, 45, False), (5, 64, 7, False),
-                                           (37, 23, 29, True)])
+                                           (37, 23, 29, True), (150, 2100, 20, True),
+                                           (3, 2048, 33, False)])
 def test_in_place_relayouts_match_numpy(target, uri, m, k, n, dynamic):
     source = _source(None if dynamic else m, k, n)
     a, a2 = (RNG.standard_normal((m, k)).astype(np.float32) for _ in range(2))
@@ -76,10 +78,11 @@ def test_in_place_relayouts_match_numpy(target, uri, m, k, n, dynamic):
     (r, twice), shared, acc = _run(source, target, uri, ("mm", (a, b)), ("shared", (a, b, a2)),
                                    ("acc", (a, b, c)))
     want = a.astype(np.float64) @ b
-    np.testing.assert_allclose(r, want, rtol=1e-4, atol=1e-4)
+    tol = 1e-4 * max(1.0, k / 256)  # f32 sums of k products of N(0, 1) values
+    np.testing.assert_allclose(r, want, rtol=1e-4, atol=tol)
     np.testing.assert_array_equal(twice, b + b)
-    np.testing.assert_allclose(shared, np.tanh(want) - a2.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(acc, want + c, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(shared, np.tanh(want) - a2.astype(np.float64) @ b, rtol=1e-4, atol=tol)
+    np.testing.assert_allclose(acc, want + c, rtol=1e-4, atol=tol)
 
 
 def _dispatches(source, target):
@@ -89,11 +92,14 @@ def _dispatches(source, target):
 
 def test_llvm_cpu_reads_the_argument_and_writes_the_result_in_place():
     names = _dispatches(_source(33, 17, 45), "llvm-cpu")
-    # @mm: the LHS pack, then one dispatch for pack B + matmul + unpack; b + b on its own
-    assert names[:3] == ["mm_dispatch_0_set_encoding_33x17_f32", "mm_dispatch_1_matmul_33x45x17_f32",
-                         "mm_dispatch_2_elementwise_17x45_f32"]
-    # @shared: B is read by two matmuls, so it is packed once for both
-    assert "shared_dispatch_1_set_encoding_17x45_f32" in names
+    # @mm: one dispatch packs A panel by panel, reads B and writes the result in place;
+    # b + b on its own
+    assert names[:2] == ["mm_dispatch_0_matmul_33x45x17_f32", "mm_dispatch_1_elementwise_17x45_f32"]
+    # @shared: B is read by two matmuls, so it is packed once for both; their LHS (tanh(a),
+    # a2) are each packed inside their matmul, which makes the two dispatches the same one
+    assert names[2:4] == ["shared_dispatch_0_set_encoding_17x45_f32",
+                          "shared_dispatch_1_matmul_33x45x17_f32"]
+    assert names[4] == names[3]
     vmvx = _dispatches(_source(33, 17, 45), "vmvx")
     assert vmvx[:5] == ["mm_dispatch_0_set_encoding_33x17_f32", "mm_dispatch_1_set_encoding_17x45_f32",
                         "mm_dispatch_2_matmul_33x45x17_f32", "mm_dispatch_3_unset_encoding_33x45_f32",

@@ -1,12 +1,14 @@
 // RUN: python -m rt opt --split-input-file --pass=iree-dispatch-creation-form-dispatch-regions %s | filecheck %s
 
-// Tests that on an llvm-cpu device the RHS set_encoding of an argument and the unset_encoding of the result join the matmul's region (read and written in place), while the LHS pack keeps its own region.
+// Tests that on an llvm-cpu device the LHS and RHS set_encodings of arguments and the unset_encoding of the result join the matmul's region (the LHS packed panel by panel in the kernel, the RHS read and the result written in place).
 // CHECK-LABEL: util.func public @in_place
-// CHECK: %[[L:.+]] = flow.dispatch.region
-// CHECK-NEXT: iree_encoding.set_encoding %a
-// CHECK: %[[R:.+]] = flow.dispatch.region[%{{.+}}, %{{.+}}] -> (tensor<4x8xf32>) {
-// CHECK: %[[S:.+]] = iree_encoding.set_encoding %b
-// CHECK: %[[M:.+]] = linalg.matmul ins(%[[L]], %[[S]] :
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: %[[R:.+]] = flow.dispatch.region[%{{.+}}, %{{.+}}] -> (tensor<4x8xf32>) {
+// CHECK: %[[L:.+]] = iree_encoding.set_encoding %a
+// CHECK-NEXT: %[[S:.+]] = iree_encoding.set_encoding %b
+// CHECK-NEXT: %[[M:.+]] = linalg.matmul ins(%[[L]], %[[S]] :
 // CHECK-NEXT: %[[U:.+]] = iree_encoding.unset_encoding %[[M]]
 // CHECK-NEXT: flow.return %[[U]] : tensor<4x8xf32>
 // CHECK-NOT: flow.dispatch.region

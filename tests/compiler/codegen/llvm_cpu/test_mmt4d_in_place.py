@@ -2,12 +2,18 @@
 lowering/fold_relayouts.py makes of pack -> mmt4d -> unpack): every combination of in-place
 LHS / RHS / OUT, sizes that divide the tiles and sizes that do not, dynamic sizes, several
 workgroups and threads, accumulation, a K0-major RHS read with a wider LHS K0, and a binding
-too small for the bounds -- all against numpy, never reading past a matrix."""
+too small for the bounds -- all against numpy, never reading past a matrix. An in-place LHS
+is packed panel by panel into the stack (mmt4d.emit_panel_pack): K longer than one panel
+chunk, every M0 (transposed in registers or element by element) and the regrouped
+one-m1-per-row distribution with few and many rows of tiles."""
+import dataclasses
+
 import numpy as np
 import pytest
 
 from kernel_helpers import compile_kernels, run
 from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.codegen.llvm_cpu.mmt4d import PANEL_K, PANEL_UNITS
 from rt.runtime.errors import DeviceError
 
 RNG = np.random.default_rng(41)
@@ -22,7 +28,7 @@ def _ceil(a, b):
     return -(-a // b) if isinstance(a, int) else kir.Expr("ceildiv", (a, b))
 
 
-def _kernel(m, n, k, fold, tile=(16, 16), accumulate=False, k0=1):
+def _kernel(m, n, k, fold, tile=(16, 16), accumulate=False, k0=1, wg_tiles=(2, 2)):
     """Mmt4d whose operands named in ``fold`` (l, r, o) are row-major matrices in place."""
     m0, n0 = tile
     m1, n1, k1 = _ceil(m, m0), _ceil(n, n0), _ceil(k, k0)
@@ -32,7 +38,7 @@ def _kernel(m, n, k, fold, tile=(16, 16), accumulate=False, k0=1):
     dynamic = not isinstance(m, int)
     return kir.Kernel("mm", 3, 3 if dynamic else 0,
                       (kir.Mmt4d(lhs, rhs, out, accumulate, (m, n)),),
-                      kir.Distribution((1, 0), (2, 2), ((1, 0),)))
+                      kir.Distribution((1, 0), wg_tiles, ((1, 0),)))
 
 
 def _operands(m, n, k, fold, tile, k0=1, out=None):
@@ -101,3 +107,42 @@ def test_a_binding_smaller_than_its_matrix_is_out_of_range():
     arrays[1] = arrays[1][:-1].copy()  # B one row short
     with pytest.raises(DeviceError, match="too small"):
         run(lib, 0, arrays, workgroups=(1, 1, 1))
+
+
+@pytest.mark.parametrize("tile", [(16, 16), (8, 8), (4, 16), (3, 8)])
+@pytest.mark.parametrize("m,n,k", [(37, 20, PANEL_K + 21), (16, 16, PANEL_K), (5, 3, 35)])
+def test_lhs_panels_over_k_chunks_and_every_m0(tile, m, n, k):
+    """K past one PANEL_K chunk accumulates across chunks; M0 = 3 packs element by element."""
+    a, b, arrays = _operands(m, n, k, "lro", tile)
+    lib = compile_kernels([_kernel(m, n, k, "lro", tile)])
+    run(lib, 0, arrays, workgroups=(_ceil(_ceil(n, tile[1]), 2), _ceil(_ceil(m, tile[0]), 2), 1),
+        threads=2)
+    np.testing.assert_allclose(arrays[2], a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("m", [1, 16, 40, 16 * PANEL_UNITS + 5])
+@pytest.mark.parametrize("fold", ["lro", "lo", "l"])
+def test_regrouped_rows_share_their_tiles(m, fold):
+    """One m1 per workgroup row (tiles (4, 1)): each row's x workgroups split its n1 tiles into
+    min(x count, ceil(PANEL_UNITS / M1)) parts, the rest idle -- every tile written once."""
+    n, k = 16 * 9 + 3, 70
+    tile = (16, 16)
+    dyn = _kernel(C(0), C(1), C(2), fold, tile, wg_tiles=(4, 1))
+    static = dataclasses.replace(_kernel(m, n, k, fold, tile, wg_tiles=(4, 1)), name="mm_static")
+    lib = compile_kernels([dyn, static])
+    for ordinal, constants in ((0, (m, n, k)), (1, ())):
+        a, b, arrays = _operands(m, n, k, fold, tile)
+        run(lib, ordinal, arrays, constants=constants,
+            workgroups=(_ceil(_ceil(n, 16), 4), _ceil(m, 16), 1), threads=2)
+        np.testing.assert_allclose(_result(arrays[2], m, n, fold, tile),
+                                   a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_lhs_panel_with_an_empty_k_writes_zeros_or_keeps_out():
+    m, n, tile = 20, 18, (16, 16)
+    for accumulate in (False, True):
+        lib = compile_kernels([_kernel(C(0), C(1), C(2), "lro", tile, accumulate=accumulate)])
+        init = RNG.standard_normal((m, n)).astype(np.float32)
+        _, _, arrays = _operands(m, n, 0, "lro", tile, out=init.copy())
+        run(lib, 0, arrays, constants=(m, n, 0), workgroups=(1, 2, 1), threads=2)
+        np.testing.assert_array_equal(arrays[2], init if accumulate else np.zeros((m, n)))
