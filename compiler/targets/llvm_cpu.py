@@ -36,7 +36,7 @@ WORKGROUP_TILES = {
     "mmt4d": (4, 4),
     # one m1 per workgroup row; the kernel lets a row's x workgroups share its n1 tiles
     # (mmt4d.Mmt4dPlan._row_share), whole rows when M has enough rows of tiles
-    "mmt4d_lhs_panel": (16, 1),
+    "mmt4d_lhs_panel": (8, 1),
     "batch_mmt4d": (4, 4, 1),
     "unpack": (8, 8),
     "conv": (64, 8, 1),

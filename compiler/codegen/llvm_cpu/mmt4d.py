@@ -303,9 +303,10 @@ def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulat
 #: K columns of an LHS panel packed at a time: an M0 x PANEL_K f32 buffer (128 KiB at M0 = 16)
 #: stays in L2 while the n1 tiles of the range read it.
 PANEL_K = 2048
-#: Work units an LHS-panel mmt4d aims for (``Mmt4dPlan._row_share``): enough to keep a few
-#: workers busy when M has few rows of tiles, few enough that panels are rarely packed twice.
-PANEL_UNITS = 8
+#: Work units an LHS-panel mmt4d aims for (``Mmt4dPlan._row_share``): enough to balance a few
+#: workers when M has few rows of tiles (9 units on 2 workers leave one idle 1/10 of the time),
+#: few enough that a panel is packed by few units.
+PANEL_UNITS = 16
 
 
 def _stack_buffer(b, ty, count):
