@@ -358,50 +358,33 @@ def emit_panel_pack(b, rows_base, row_stride, rows, k_begin, k_count, m0, buf):
 
 def _emit_panel_tiles(b, pointers, m_range, n_range, strides, k_total, tile, accumulate, bounds,
                       rhs_k_major):
-    """``emit_tiles`` with ``lhs_panel``: per m1, per PANEL_K chunk of K, pack the LHS panel
-    then run the range's n1 tiles over it."""
+    """``emit_tiles`` with ``lhs_panel``: per m1, per PANEL_K chunk of K (one empty chunk when
+    K = 0, so the tiles still write their zeros or keep OUT), pack the LHS panel, then run the
+    range's n1 tiles over it, accumulating into OUT after the first chunk."""
     lhs, rhs, out = pointers
     (lhs_m1, _, lhs_m0), rhs_strides, out_strides = strides
-    m0, n0, k0 = tile
+    m0, k0 = tile[0], tile[2]
     if k0 != 1 or bounds is None:
         raise CompileError("llvm-cpu mmt4d: an LHS panel needs K0 = 1 and bounds")
     buf = _stack_buffer(b, F32, I64(PANEL_K * m0))
     panel_strides = ((I64(0), I64(m0), I64(1)), rhs_strides, out_strides)
+    chunks = b.udiv(b.add(k_total, I64(PANEL_K - 1)), I64(PANEL_K))
+    chunks = b.select(b.icmp_signed(">", chunks, I64(0)), chunks, I64(1))
     with b.if_then(b.icmp_signed("<", n_range[0], n_range[1])):  # no tiles: no panel to pack
-        _emit_panels(b, lhs, rhs, out, m_range, n_range, lhs_m1, lhs_m0, panel_strides, k_total,
-                     tile, accumulate, bounds, rhs_k_major, buf)
-
-
-def _emit_panels(b, lhs, rhs, out, m_range, n_range, lhs_m1, lhs_m0, panel_strides, k_total,
-                 tile, accumulate, bounds, rhs_k_major, buf):
-    """The m1 loop of ``_emit_panel_tiles``: per PANEL_K chunk, pack then run the n1 tiles."""
-    m0 = tile[0]
-    with counted_loop(b, m_range[0], m_range[1], I64(1), "m1p") as lm:
-        rows_base = b.gep(lhs, [b.mul(lm.index, lhs_m1)], inbounds=True, source_etype=F32)
-        rows = b.sub(bounds[0], b.mul(lm.index, I64(m0)))
-        m_one = (lm.index, b.add(lm.index, I64(1)))
-        with counted_loop(b, I64(0), k_total, I64(PANEL_K), "kc") as lc:
-            emit_panel_pack(b, rows_base, lhs_m0, rows, lc.index, I64(PANEL_K), m0, buf)
-            _panel_chunk(b, buf, rhs, out, m_one, n_range, panel_strides, I64(PANEL_K),
-                         lc.index, tile, accumulate, bounds, rhs_k_major)
-        rest = b.sub(k_total, lc.index)
-        # the last partial chunk; with K = 0, the tiles still write their zeros (or keep OUT)
-        last = b.or_(b.icmp_signed(">", rest, I64(0)), b.icmp_signed("<=", k_total, I64(0)))
-        with b.if_then(last):
-            emit_panel_pack(b, rows_base, lhs_m0, rows, lc.index, rest, m0, buf)
-            _panel_chunk(b, buf, rhs, out, m_one, n_range, panel_strides, rest, lc.index, tile,
-                         accumulate, bounds, rhs_k_major)
-
-
-def _panel_chunk(b, buf, rhs, out, m_one, n_range, strides, k_count, k_begin, tile,
-                 accumulate, bounds, rhs_k_major):
-    """The n1 tiles of the one m1 in ``m_one`` over K columns [k_begin, k_begin + k_count),
-    the LHS read from the packed panel ``buf`` (its m1 stride is 0)."""
-    rhs_k1 = strides[1][1]
-    rhs_chunk = b.gep(rhs, [b.mul(k_begin, rhs_k1)], inbounds=True, source_etype=F32)
-    later = b.or_(accumulate, b.icmp_unsigned("!=", k_begin, I64(0)))
-    emit_tiles(b, (buf, rhs_chunk, out), m_one, n_range, strides, k_count, tile, later,
-               rhs_k_major=rhs_k_major, bounds=bounds)
+        with counted_loop(b, m_range[0], m_range[1], I64(1), "m1p") as lm:
+            rows_base = b.gep(lhs, [b.mul(lm.index, lhs_m1)], inbounds=True, source_etype=F32)
+            rows = b.sub(bounds[0], b.mul(lm.index, I64(m0)))
+            with counted_loop(b, I64(0), chunks, I64(1), "kc") as lc:
+                k_begin = b.mul(lc.index, I64(PANEL_K))
+                left = b.sub(k_total, k_begin)
+                k_count = b.select(b.icmp_signed("<", left, I64(PANEL_K)), left, I64(PANEL_K))
+                emit_panel_pack(b, rows_base, lhs_m0, rows, k_begin, k_count, m0, buf)
+                rhs_chunk = b.gep(rhs, [b.mul(k_begin, rhs_strides[1])], inbounds=True,
+                                  source_etype=F32)
+                later = b.or_(accumulate, b.icmp_unsigned("!=", k_begin, I64(0)))
+                emit_tiles(b, (buf, rhs_chunk, out), (lm.index, b.add(lm.index, I64(1))),
+                           n_range, panel_strides, k_count, tile, later,
+                           rhs_k_major=rhs_k_major, bounds=bounds)
 
 
 def _d(*dims):
