@@ -34,8 +34,8 @@ WORKGROUP_TILES = {
     "matmul": (128, 32),
     "batch_matmul": (128, 32, 1),
     "mmt4d": (4, 4),
-    # one m1 per workgroup row; the kernel lets a row's x workgroups share its n1 tiles
-    # (mmt4d.Mmt4dPlan._row_share), whole rows when M has enough rows of tiles
+    # one m1 per workgroup row; the kernel regroups them (mmt4d.Mmt4dPlan._row_share): blocks
+    # of rows sharing their n1 tiles, whole rows when M has enough rows of tiles
     "mmt4d_lhs_panel": (8, 1),
     "batch_mmt4d": (4, 4, 1),
     "unpack": (8, 8),

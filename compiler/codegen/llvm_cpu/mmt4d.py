@@ -143,7 +143,7 @@ def packed_strides(b, outer_strides, tile):
 
 def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulate,
                types=("f32", "f32"), f16c=False, rhs_k_major=False, bounds=None,
-               lhs_panel=False):
+               lhs_panel=None):
     """Emit the loops computing OUT tiles (m1, n1) for m1, n1 in the given [begin, end) ranges.
 
     pointers: (lhs, rhs, out) element-0 pointers; strides: i64 element strides
@@ -168,17 +168,18 @@ def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulat
     load and store only the rows < M and columns < N (else whole tiles are written, the
     padding as zeros, as a packed OUT needs).
 
-    lhs_panel (needs ``bounds`` and K0 = 1): the LHS is a row-major ``A[M, K]`` viewed in
-    place (strides ``(M0*K, 1, K, 1)``). Broadcasting from M0 rows a row apart is slow (their
-    elements share L1 sets: 2x at K = 1024), so, as GotoBLAS's macro-kernel does, each m1's
-    M0-row panel is first packed into a stack buffer ``[KC][M0]`` (rows past M as zeros; K in
-    chunks of ``PANEL_K``, OUT accumulating after the first) by ``emit_panel_pack``, and the
-    n1 tiles of the range read that. Every m1 packs its panel once per call of this function,
-    so callers give it long n ranges (``Mmt4dPlan`` regroups the workgroups).
+    lhs_panel (None, or the i64 count of m1 packed together, ``panel_block``; needs ``bounds``
+    and K0 = 1): the LHS is a row-major ``A[M, K]`` viewed in place (strides ``(M0*K, 1, K, 1)``). Broadcasting from M0 rows a row apart is slow (their
+    elements share L1 sets: 2x at K = 1024), so, as GotoBLAS's macro-kernel does, the M0-row
+    panels of ``lhs_panel`` m1 at a time are first packed into a stack buffer (rows past M as
+    zeros; K in chunks of ``PANEL_K``, OUT accumulating after the first) by
+    ``emit_panel_pack``, and the tiles of the range read that (``_emit_panel_tiles``). Every
+    m1 packs its panel once per call of this function, so callers give it long n ranges
+    (``Mmt4dPlan`` regroups the workgroups).
     """
-    if lhs_panel:
+    if lhs_panel is not None:
         _emit_panel_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulate,
-                          bounds, rhs_k_major)
+                          bounds, rhs_k_major, lhs_panel)
         return
     lhs, rhs, out = pointers
     (lhs_m1, lhs_k1, lhs_m0), (rhs_n1, rhs_k1, rhs_kk), (out_m1, out_n1, out_m0) = strides
@@ -300,9 +301,15 @@ def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulat
                                   (rows, intrinsics.lane_mask(b, cols, n0)))
 
 
-#: K columns of an LHS panel packed at a time: an M0 x PANEL_K f32 buffer (128 KiB at M0 = 16)
-#: stays in L2 while the n1 tiles of the range read it.
+#: K columns of an LHS panel packed at a time (M0 x PANEL_K f32: 128 KiB at M0 = 16).
 PANEL_K = 2048
+#: Rows of tiles (m1) packed together when the RHS is larger than PANEL_RHS_BYTES: each RHS
+#: tile column then comes from memory once per PANEL_BLOCK rows (the stack buffer holds
+#: PANEL_BLOCK panels: 512 KiB at M0 = 16). A smaller RHS stays in the last-level cache, and
+#: one row at a time is faster there (1024^3: 3-5% faster than blocks of 4).
+PANEL_BLOCK = 4
+#: Bytes of RHS (K x N f32) up to which rows of tiles are packed one at a time.
+PANEL_RHS_BYTES = 8 << 20
 #: Work units an LHS-panel mmt4d aims for (``Mmt4dPlan._row_share``): enough to balance a few
 #: workers when M has few rows of tiles (9 units on 2 workers leave one idle 1/10 of the time),
 #: few enough that a panel is packed by few units.
@@ -356,35 +363,58 @@ def emit_panel_pack(b, rows_base, row_stride, rows, k_begin, k_count, m0, buf):
             b.store(value, gep(buf, b.add(b.mul(lr.index, I64(m0)), I64(r))), align=4)
 
 
+def panel_block(b, k_total, n):
+    """i64 rows of tiles an LHS-panel mmt4d packs together for a K x N (i64) RHS: PANEL_BLOCK
+    when the RHS is larger than PANEL_RHS_BYTES, else 1."""
+    rhs_bytes = b.mul(b.mul(k_total, n), I64(4))
+    return b.select(b.icmp_unsigned(">", rhs_bytes, I64(PANEL_RHS_BYTES)), I64(PANEL_BLOCK),
+                    I64(1))
+
+
 def _emit_panel_tiles(b, pointers, m_range, n_range, strides, k_total, tile, accumulate, bounds,
-                      rhs_k_major):
-    """``emit_tiles`` with ``lhs_panel``: per m1, per PANEL_K chunk of K (one empty chunk when
-    K = 0, so the tiles still write their zeros or keep OUT), pack the LHS panel, then run the
-    range's n1 tiles over it, accumulating into OUT after the first chunk."""
+                      rhs_k_major, block):
+    """``emit_tiles`` with ``lhs_panel``, GotoBLAS's loop order: per ``block`` m1 of the range
+    (one, or PANEL_BLOCK when the RHS is larger than PANEL_RHS_BYTES) and per PANEL_K chunk
+    of K (one empty chunk when K = 0, so the tiles still write their zeros or keep OUT), pack
+    the block's LHS panels, then for each n1 of the range run the block's tiles, so one RHS
+    tile column serves the whole block from cache; OUT accumulates after the first chunk."""
     lhs, rhs, out = pointers
     (lhs_m1, _, lhs_m0), rhs_strides, out_strides = strides
     m0, k0 = tile[0], tile[2]
     if k0 != 1 or bounds is None:
         raise CompileError("llvm-cpu mmt4d: an LHS panel needs K0 = 1 and bounds")
-    buf = _stack_buffer(b, F32, I64(PANEL_K * m0))
-    panel_strides = ((I64(0), I64(m0), I64(1)), rhs_strides, out_strides)
+    buf = _stack_buffer(b, F32, I64(PANEL_BLOCK * PANEL_K * m0))
+    block_strides = ((I64(PANEL_K * m0), I64(m0), I64(1)), rhs_strides, out_strides)
     chunks = b.udiv(b.add(k_total, I64(PANEL_K - 1)), I64(PANEL_K))
     chunks = b.select(b.icmp_signed(">", chunks, I64(0)), chunks, I64(1))
     with b.if_then(b.icmp_signed("<", n_range[0], n_range[1])):  # no tiles: no panel to pack
-        with counted_loop(b, m_range[0], m_range[1], I64(1), "m1p") as lm:
-            rows_base = b.gep(lhs, [b.mul(lm.index, lhs_m1)], inbounds=True, source_etype=F32)
-            rows = b.sub(bounds[0], b.mul(lm.index, I64(m0)))
+        blocks = b.udiv(b.add(b.sub(m_range[1], m_range[0]), b.sub(block, I64(1))), block)
+        with counted_loop(b, I64(0), blocks, I64(1), "mblock") as lb:
+            first = b.add(m_range[0], b.mul(lb.index, block))
+            left = b.sub(m_range[1], first)
+            count = b.select(b.icmp_signed("<", left, block), left, block)
+            # the block as m1 = 0 .. count of views moved forward to its first row of tiles
+            out_block = b.gep(out, [b.mul(first, out_strides[0])], inbounds=True,
+                              source_etype=F32)
+            block_bounds = (b.sub(bounds[0], b.mul(first, I64(m0))), bounds[1], bounds[2])
             with counted_loop(b, I64(0), chunks, I64(1), "kc") as lc:
                 k_begin = b.mul(lc.index, I64(PANEL_K))
-                left = b.sub(k_total, k_begin)
-                k_count = b.select(b.icmp_signed("<", left, I64(PANEL_K)), left, I64(PANEL_K))
-                emit_panel_pack(b, rows_base, lhs_m0, rows, k_begin, k_count, m0, buf)
+                rest = b.sub(k_total, k_begin)
+                k_count = b.select(b.icmp_signed("<", rest, I64(PANEL_K)), rest, I64(PANEL_K))
+                with counted_loop(b, I64(0), count, I64(1), "pack") as lp:
+                    m1 = b.add(first, lp.index)
+                    emit_panel_pack(
+                        b, b.gep(lhs, [b.mul(m1, lhs_m1)], inbounds=True, source_etype=F32),
+                        lhs_m0, b.sub(bounds[0], b.mul(m1, I64(m0))), k_begin, k_count, m0,
+                        b.gep(buf, [b.mul(lp.index, I64(PANEL_K * m0))], inbounds=True,
+                              source_etype=F32))
                 rhs_chunk = b.gep(rhs, [b.mul(k_begin, rhs_strides[1])], inbounds=True,
                                   source_etype=F32)
                 later = b.or_(accumulate, b.icmp_unsigned("!=", k_begin, I64(0)))
-                emit_tiles(b, (buf, rhs_chunk, out), (lm.index, b.add(lm.index, I64(1))),
-                           n_range, panel_strides, k_count, tile, later,
-                           rhs_k_major=rhs_k_major, bounds=bounds)
+                with counted_loop(b, n_range[0], n_range[1], I64(1), "n1b") as ln:
+                    emit_tiles(b, (buf, rhs_chunk, out_block), (I64(0), count),
+                               (ln.index, b.add(ln.index, I64(1))), block_strides, k_count,
+                               tile, later, rhs_k_major=rhs_k_major, bounds=block_bounds)
 
 
 def _d(*dims):
@@ -509,49 +539,57 @@ class Mmt4dPlan:
             bounds = None
             if op.bounds is not None:
                 bounds = (sizes.get(op.bounds[0]), sizes.get(op.bounds[1]), op.out.strides is not None)
+            block = panel_block(b, k1, bounds[1]) if self.lhs_panel else None
             if self.lhs_panel and self._regroups():
-                n_range, busy = self._row_share()
+                m_range, n_range, busy = self._row_share(block)
                 with b.if_then(busy):
-                    self._emit_tiles(pointers, ranges[0], n_range, view_strides, k1, accumulate,
-                                     bounds)
+                    self._emit_tiles(pointers, m_range, n_range, view_strides, k1, accumulate,
+                                     bounds, block)
             else:
                 self._emit_tiles(pointers, ranges[0], ranges[1], view_strides, k1, accumulate,
-                                 bounds)
+                                 bounds, block)
         else:
             strides = (k1, sizes.get(op.rhs.shape[1]), sizes.get(op.out.shape[1]))
             mmt4d_int.emit_int_tiles(b, pointers, ranges[0], ranges[1], strides, k1, self.tile,
                                      accumulate, op.lhs.element_type, self.int_lanes)
 
-    def _emit_tiles(self, pointers, m_range, n_range, view_strides, k1, accumulate, bounds):
+    def _emit_tiles(self, pointers, m_range, n_range, view_strides, k1, accumulate, bounds,
+                    block):
         op = self.op
         (l_m1, l_k1, l_m0, _), (r_n1, r_k1, _, r_kk), (o_m1, o_n1, o_m0, _) = view_strides
         emit_tiles(self.ctx.b, pointers, m_range, n_range,
                    ((l_m1, l_k1, l_m0), (r_n1, r_k1, r_kk), (o_m1, o_n1, o_m0)), k1, self.tile,
                    accumulate, (op.lhs.element_type, op.out.element_type),
-                   "f16c" in self.ctx.target.features, self.rhs_k_major, bounds, self.lhs_panel)
+                   "f16c" in self.ctx.target.features, self.rhs_k_major, bounds, block)
 
     def _regroups(self):
         """Whether this op alone makes up the kernel, distributed as (N1, M1) with one m1 per
-        workgroup row: then ``_row_share`` may hand a row's n1 tiles out its own way."""
+        workgroup row: then ``_row_share`` may hand the tiles out its own way."""
         kernel = self.ctx.kernel
         dist = kernel.distribution
         return (len(kernel.ops) == 1 and kernel.ops[0] is self.op and dist.dims == (1, 0)
                 and dist.tiles[1] == 1)
 
-    def _row_share(self):
-        """(n1 range, busy) of this workgroup when the x workgroups of each m1 row share its n1
-        tiles in ``parts`` equal ranges: ``parts = min(x count, ceil(PANEL_UNITS / M1))`` --
-        one (whole rows, one panel pack each) once there are PANEL_UNITS rows, more for few rows
-        so that small M still spreads over the workers. Workgroups x >= parts are idle."""
+    def _row_share(self, block):
+        """(m1 range, n1 range, busy) of this workgroup when the workgroup row y = a multiple
+        of ``block`` takes m1 [y, y + block) and the x workgroups of such a row share its n1
+        tiles in ``parts`` equal ranges: ``parts = min(x count, ceil(PANEL_UNITS / blocks))``
+        -- one (whole rows, each panel packed once) from PANEL_UNITS blocks up, more for few
+        so that small M still spreads over the workers. Other workgroups are idle."""
         b, k, sizes = self.ctx.b, self.ctx.k, self.ctx.sizes
-        m1 = sizes.get(self.op.lhs.shape[0])
-        n1 = sizes.get(self.op.out.shape[1])
-        count, x = k.workgroup_count(0), k.workgroup_id(0)
-        want = b.udiv(b.add(I64(PANEL_UNITS - 1), m1), b.select(b.icmp_unsigned(">", m1, I64(0)),
-                                                               m1, I64(1)))
+        m1, n1 = sizes.get(self.op.lhs.shape[0]), sizes.get(self.op.out.shape[1])
+        count, x, y = k.workgroup_count(0), k.workgroup_id(0), k.workgroup_id(1)
+        blocks = b.udiv(b.add(m1, b.sub(block, I64(1))), block)
+        blocks = b.select(b.icmp_unsigned(">", blocks, I64(0)), blocks, I64(1))
+        want = b.udiv(b.add(I64(PANEL_UNITS - 1), blocks), blocks)
         parts = b.select(b.icmp_unsigned("<", want, count), want, count)
         parts = b.select(b.icmp_unsigned(">", parts, I64(0)), parts, I64(1))
-        return _range(b, n1, parts, x), b.icmp_unsigned("<", x, parts)
+        first = b.select(b.icmp_unsigned("<", y, m1), y, m1)
+        end = b.add(first, block)
+        end = b.select(b.icmp_unsigned("<", end, m1), end, m1)
+        busy = b.and_(b.icmp_unsigned("<", x, parts),
+                      b.icmp_unsigned("==", b.urem(y, block), I64(0)))
+        return (first, end), _range(b, n1, parts, x), busy
 
 
 def plan(ctx, op, where):

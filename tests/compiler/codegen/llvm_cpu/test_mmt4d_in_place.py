@@ -13,7 +13,8 @@ import pytest
 
 from kernel_helpers import compile_kernels, run
 from rt.compiler.codegen import kernel_ir as kir
-from rt.compiler.codegen.llvm_cpu.mmt4d import PANEL_K, PANEL_UNITS
+from rt.compiler.codegen.llvm_cpu import mmt4d
+from rt.compiler.codegen.llvm_cpu.mmt4d import PANEL_BLOCK, PANEL_K, PANEL_UNITS
 from rt.runtime.errors import DeviceError
 
 RNG = np.random.default_rng(41)
@@ -146,3 +147,19 @@ def test_lhs_panel_with_an_empty_k_writes_zeros_or_keeps_out():
         _, _, arrays = _operands(m, n, 0, "lro", tile, out=init.copy())
         run(lib, 0, arrays, constants=(m, n, 0), workgroups=(1, 2, 1), threads=2)
         np.testing.assert_array_equal(arrays[2], init if accumulate else np.zeros((m, n)))
+
+
+@pytest.mark.parametrize("wg_tiles", [(8, 1), (2, 2), (3, PANEL_BLOCK + 1)])
+@pytest.mark.parametrize("m,n,k", [(16 * PANEL_BLOCK * 3 + 7, 50, PANEL_K + 9), (33, 40, 20),
+                                   (16 * PANEL_BLOCK, 16, 1)])
+def test_lhs_panels_in_blocks_when_the_rhs_is_large(monkeypatch, wg_tiles, m, n, k):
+    """An RHS over PANEL_RHS_BYTES (0 here) packs PANEL_BLOCK rows of tiles together and runs
+    the block's tiles per n1 column: short last blocks, K chunks, the regrouped one-m1-per-row
+    distribution (8, 1) and other workgroup tiles."""
+    monkeypatch.setattr(mmt4d, "PANEL_RHS_BYTES", 0)
+    tile = (16, 16)
+    lib = compile_kernels([_kernel(C(0), C(1), C(2), "lro", tile, wg_tiles=wg_tiles)])
+    a, b, arrays = _operands(m, n, k, "lro", tile)
+    run(lib, 0, arrays, constants=(m, n, k), threads=2,
+        workgroups=(_ceil(_ceil(n, 16), wg_tiles[0]), _ceil(_ceil(m, 16), wg_tiles[1]), 1))
+    np.testing.assert_allclose(arrays[2], a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
