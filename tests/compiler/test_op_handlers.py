@@ -42,3 +42,26 @@ def test_one_handler_serves_several_classes_and_unknown_ops_get_none():
 def test_handles_refuses_anything_but_classes():
     with pytest.raises(TypeError, match="op classes"):
         handles("arith.constant")
+
+
+def test_op_table_finds_entries_by_class_and_base_class():
+    from rt.compiler.op_handlers import OpTable
+
+    rt_constant = make_context().get_optional_op("arith.constant")
+    table = OpTable({arith.ConstantOp: "constant", tensor.EmptyOp: "empty"})
+    op = rt_constant.from_int_and_width(3, IndexType())
+    assert table[op] == "constant" and table.get(rt_constant) == "constant" and op in table
+    empty = tensor.EmptyOp([], TensorType(f32, [2]))
+    assert table.get(empty) == "empty"
+    add = arith.AddfOp(empty.results[0], empty.results[0])
+    assert add not in table and table.get(add, "none") == "none"
+    with pytest.raises(KeyError, match="AddfOp"):
+        table[add]
+    assert set(table) == {arith.ConstantOp, tensor.EmptyOp} and len(table) == 2
+
+
+def test_op_table_refuses_string_keys():
+    from rt.compiler.op_handlers import OpTable
+
+    with pytest.raises(TypeError, match="op classes"):
+        OpTable({"arith.addf": "fadd"})
