@@ -9,8 +9,11 @@ reduction, element type bytes; rt.runtime.hal.collective) and binding-table slot
 Source followed: IREE ``Dialect/HAL/Conversion/HALToVM/ConvertChannelOps.cpp`` and
 ``ConvertCommandBufferOps.cpp`` (CommandBufferCollectiveOpConversion).
 """
-from rt.compiler.dialects.stream_collective import KINDS
 from rt.compiler.dialects.flow_collective import ELEMENT_TYPES
+from rt.compiler.dialects.hal_channel import (ChannelCreateOp, ChannelRankAndCountOp, ChannelSplitOp,
+                                              CommandBufferCollectiveOp)
+from rt.compiler.dialects.stream_collective import KINDS
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.vm.import_ops import _call, _i32, _i64
 
 #: ``iree_hal_collective_reduction_e`` (0 = none).
@@ -56,9 +59,10 @@ def _collective(e, op):
         _i64(e, op.element_count, op)], results=[])
 
 
-LOWERINGS = {
-    "hal.channel.create": _channel_create,
-    "hal.channel.split": _channel_split,
-    "hal.channel.rank_and_count": lambda e, op: _call(e, op, "channel.rank_and_count", [e.get(op.channel, op)]),
-    "hal.command_buffer.collective": _collective,
-}
+#: The lowering of each op class, called as ``fn(emitter, op)``.
+LOWERINGS = OpTable({
+    ChannelCreateOp: _channel_create,
+    ChannelSplitOp: _channel_split,
+    ChannelRankAndCountOp: lambda e, op: _call(e, op, "channel.rank_and_count", [e.get(op.channel, op)]),
+    CommandBufferCollectiveOp: _collective,
+})

@@ -33,9 +33,11 @@ Source followed: IREE ``Dialect/VM/Transforms/Conversion.cpp``, ``OrdinalAllocat
 import dataclasses
 import json
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 
-from rt.compiler.dialects.hal import DeviceTargetAttr
+from rt.compiler.dialects import util
+from rt.compiler.dialects.hal import DeviceTargetAttr, ExecutableOp
 from rt.compiler.dialects.vm import ModuleOp as VMModuleOp
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
 from rt.compiler.passes.base import Pass
@@ -44,6 +46,8 @@ from rt.compiler.passes.vm.function_emitter import FunctionEmitter
 from rt.compiler.passes.vm.module_emitter import ModuleEmitter
 from rt.compiler.passes.vm.registers import cconv_of
 from rt.runtime.errors import CompileError, RtError
+
+_FUNCTIONS = (util.FuncOp, func.FuncOp)
 
 
 def _serialized_format(target):
@@ -58,7 +62,7 @@ def _serialized_format(target):
 def _devices_attribute(module):
     devices = []
     for op in module.body.block.ops:
-        if op.name == "util.global" and isinstance(op.properties.get("initial_value"), DeviceTargetAttr):
+        if isinstance(op, util.GlobalOp) and isinstance(op.properties.get("initial_value"), DeviceTargetAttr):
             targets = [{"backend": t.backend.data, "format": _serialized_format(t), "config": from_attr(t.configuration)}
                        for t in op.initial_value.executable_targets.data]
             devices.append({"name": op.sym_name.data, "targets": targets})
@@ -104,15 +108,15 @@ class ConversionPass(Pass):
         emitter = ModuleEmitter(module, mb)
         functions, initializers = [], []
         for op in module.body.block.ops:
-            if op.name == "util.global":
+            if isinstance(op, util.GlobalOp):
                 emitter.declare_global(op)
-            elif op.name in ("util.func", "func.func"):
+            elif isinstance(op, _FUNCTIONS):
                 if op.body.blocks:
                     functions.append(op)
                     emitter.declare_function(op.sym_name.data, op.sym_name.data)
-            elif op.name == "util.initializer":
+            elif isinstance(op, util.InitializerOp):
                 initializers.append(op)
-            elif op.name not in ("hal.executable",):
+            elif not isinstance(op, ExecutableOp):
                 raise error_at_op(op, f"'{op.name}' cannot be converted to the VM; at module level the vm "
                                       "phase takes util.global, util.initializer, util.func, func.func and "
                                       "hal.executable")
@@ -125,8 +129,8 @@ class ConversionPass(Pass):
                 for k in range(len(initializers)):
                     fb.call(f"__init_{k}", [], [])
                 fb.return_([])
-            for func in functions:
-                self._function(mb, emitter, func)
+            for function in functions:
+                self._function(mb, emitter, function)
             data = mb.build()
         except RtError as exc:
             if getattr(exc, "file", None) is not None:
@@ -158,7 +162,7 @@ class ConversionPass(Pass):
 
 def vmfb_bytes(module):
     """The ``.vmfb`` bytes of a module after iree-vm-conversion (CompileError when it was not run)."""
-    ops = [op for op in module.body.block.ops if op.name == "vm.module"]
+    ops = [op for op in module.body.block.ops if isinstance(op, VMModuleOp)]
     if len(ops) != 1:
         raise error_at_op(module, "the module has no converted vm.module; run iree-vm-conversion first")
     try:

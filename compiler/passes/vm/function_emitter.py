@@ -20,18 +20,28 @@ Source followed: IREE ``Dialect/VM/Conversion`` (StandardToVM, UtilToVM) and
 """
 import struct
 
+from xdsl.dialects import arith, cf, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 
+from rt.compiler.dialects import util
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
+from rt.compiler.op_handlers import OpHandlers, OpTable, handles
 from rt.compiler.passes.vm import channel_ops, half, import_ops, scalar_ops
 from rt.compiler.passes.vm.registers import RegisterAllocator, vm_type
 
-_CONTROL = ("scf.if", "scf.for", "scf.while", "cf.br", "cf.cond_br", "util.call", "func.call",
-            "util.return", "func.return", "util.initializer.return", "scf.yield", "scf.condition")
+#: The lowering of every non-control op class, called as ``fn(emitter, op)``.
+_LOWERINGS = OpTable({**dict(scalar_ops.LOWERINGS.items()), **dict(import_ops.LOWERINGS.items()),
+                      **dict(channel_ops.LOWERINGS.items())})
 
 
 class FunctionEmitter:
-    """Emits a region into a FunctionBuilder. ``module`` is the ModuleEmitter (imports, globals, rodata)."""
+    """Emits a region into a FunctionBuilder. ``module`` is the ModuleEmitter (imports, globals, rodata).
+
+    Control-flow ops are emitted by this class's ``@handles`` methods; every other op by its
+    entry in the lowering tables of :mod:`scalar_ops`, :mod:`import_ops` and :mod:`channel_ops`.
+    """
+
+    handler = OpHandlers()
 
     def __init__(self, module, fb, owner):
         self.module, self.fb, self.owner = module, fb, owner
@@ -85,7 +95,7 @@ class FunctionEmitter:
         """``value`` in a register of ``type_name`` (i32 <-> i64); an ``arith.constant`` of index
         or i64 type wanted as i32 is the truncated constant, not a ``trunc`` at run time."""
         owner = value.owner
-        if (type_name == "i32" and getattr(owner, "name", None) == "arith.constant"
+        if (type_name == "i32" and isinstance(owner, arith.ConstantOp)
                 and isinstance(owner.value, IntegerAttr)
                 and isinstance(owner.value.type, IndexType | IntegerType)
                 and (isinstance(owner.value.type, IndexType) or owner.value.type.width.data == 64)):
@@ -149,17 +159,15 @@ class FunctionEmitter:
         where = op_location(op)
         if where is not None:
             self.fb.loc(*where)
-        if op.name in _CONTROL:
-            getattr(self, "_" + op.name.replace(".", "_"))(op)
-        elif op.name in scalar_ops.LOWERINGS:
-            scalar_ops.LOWERINGS[op.name](self, op)
-        elif op.name in import_ops.LOWERINGS:
-            import_ops.LOWERINGS[op.name](self, op)
-        elif op.name in channel_ops.LOWERINGS:
-            channel_ops.LOWERINGS[op.name](self, op)
+        control = self.handler(op)
+        if control is not None:
+            control(op)
         else:
-            raise error_at_op(op, f"'{op.name}' cannot be converted to the VM: the vm phase takes "
-                                  "util/func/arith/math/scf/cf ops on scalars, hal ops and check ops")
+            lower = _LOWERINGS.get(op)
+            if lower is None:
+                raise error_at_op(op, f"'{op.name}' cannot be converted to the VM: the vm phase takes "
+                                      "util/func/arith/math/scf/cf ops on scalars, hal ops and check ops")
+            lower(self, op)
         for reg in self._scratch:
             self.regs.release(reg)
         self._scratch = []
@@ -187,9 +195,11 @@ class FunctionEmitter:
 
     # -- control flow ----------------------------------------------------------------------------
 
+    @handles(cf.BranchOp)
     def _cf_br(self, op):
         self._branch_to(op.successor, op.arguments, op)
 
+    @handles(cf.ConditionalBranchOp)
     def _cf_cond_br(self, op):
         cond = self.get(op.cond, op)
         then_l, else_l = self.fb.label(), self.fb.label()
@@ -210,11 +220,13 @@ class FunctionEmitter:
         self._pop_constants()
         self._yield_targets.pop()
 
+    @handles(scf.YieldOp)
     def _scf_yield(self, op):
         targets = self._yield_targets[-1]
         if targets is not None:
             self.parallel_move(targets, op.operands, op)
 
+    @handles(scf.IfOp)
     def _scf_if(self, op):
         results = [self.define(r, op) for r in op.results]
         then_l, else_l, done = self.fb.label(), self.fb.label(), self.fb.label()
@@ -228,6 +240,7 @@ class FunctionEmitter:
         self.fb.br(done)
         self.fb.bind(done)
 
+    @handles(scf.ForOp)
     def _scf_for(self, op):
         iv = self.scratch_persistent(self.type_of(op.lb, op))
         carried = [self.define(r, op) for r in op.results]
@@ -245,6 +258,7 @@ class FunctionEmitter:
         self.fb.br(head)
         self.fb.bind(done)
 
+    @handles(scf.WhileOp)
     def _scf_while(self, op):
         before, after = op.before_region.blocks[0], op.after_region.blocks[0]
         state = [self.define(a, op) for a in before.args]
@@ -260,6 +274,7 @@ class FunctionEmitter:
         self.fb.br(head)
         self.fb.bind(done)
 
+    @handles(scf.ConditionOp)
     def _scf_condition(self, op):
         results, after_args, done = self._conditions[-1]
         stay = self.fb.label()
@@ -272,18 +287,12 @@ class FunctionEmitter:
         """A register kept for the rest of the function (loop state)."""
         return self.regs.new(type_name)
 
-    def _call(self, op, callee):
+    @handles(util.CallOp, func.CallOp)
+    def _call(self, op):
         args = [self.get(v, op) for v in op.operands]
         results = [self.define(r, op) for r in op.results]
-        self.fb.call(self.module.function_name(callee, op), args, results)
+        self.fb.call(self.module.function_name(op.callee.root_reference.data, op), args, results)
 
-    def _util_call(self, op):
-        self._call(op, op.callee.root_reference.data)
-
-    def _func_call(self, op):
-        self._call(op, op.callee.root_reference.data)
-
+    @handles(util.ReturnOp, func.ReturnOp, util.InitializerReturnOp)
     def _return(self, op):
         self.fb.return_([self.get(v, op) for v in op.operands])
-
-    _util_return = _func_return = _util_initializer_return = _return

@@ -18,6 +18,7 @@ Source followed: IREE ``Dialect/HAL/Conversion/HALToVM``, ``Modules/Check/Conver
 """
 import struct
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
@@ -30,7 +31,10 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 
+from rt.compiler.dialects import check, hal, hal_ops, io_parameters, util
+from rt.compiler.dialects.hal_types import BufferViewType
 from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.vm import half
 from rt.compiler.passes.vm.element_types import element_type_code
 
@@ -331,7 +335,7 @@ def _buffer_constant(e, op):
 
 def _string_constant(value, op):
     owner = getattr(value, "op", None)
-    text = getattr(owner, "value", None) if getattr(owner, "name", None) == "util.buffer.constant" else None
+    text = owner.value if isinstance(owner, util.BufferConstantOp) else None
     if not isinstance(text, StringAttr):
         raise error_at_op(op, "io_parameters.load: parameter scopes and keys must be util.buffer.constant strings")
     return text.data.encode("utf-8")
@@ -339,7 +343,7 @@ def _string_constant(value, op):
 
 def _int_constant(value, op, what):
     owner = getattr(value, "op", None)
-    attr = getattr(owner, "value", None) if getattr(owner, "name", None) == "arith.constant" else None
+    attr = owner.value if isinstance(owner, arith.ConstantOp) else None
     if not isinstance(attr, IntegerAttr):
         raise error_at_op(op, f"io_parameters.load: the {what} of a parameter must be a constant")
     return attr.value.data
@@ -382,7 +386,7 @@ def _check_bool(name):
 
 def _check_views(e, op, name, extra=()):
     for v in (op.lhs, op.rhs):
-        if v.type.name != "hal.buffer_view":
+        if not isinstance(v.type, BufferViewType):
             raise error_at_op(op, f"'{op.name}' on {v.type} reached the vm phase; the stream/hal phases "
                                   "must pass tensors to check ops as !hal.buffer_view")
     device = e.scratch("ref")
@@ -401,44 +405,45 @@ def _check_almost_eq(e, op):
     _check_views(e, op, "expect_almost_eq", (e.const("f32", atol), e.const("f32", rtol)))
 
 
-LOWERINGS = {
-    "hal.devices.get": _devices_get,
-    "hal.device.allocator": _simple("device.allocator"),
-    "hal.allocator.allocate": _allocate,
-    "hal.allocator.import": _import,
-    "hal.buffer.length": _simple("buffer.length"),
-    "hal.buffer.subspan": _subspan,
-    "hal.buffer.load": _buffer_load,
-    "hal.buffer.store": _buffer_store,
-    "hal.buffer_view.create": _view_create,
-    "hal.buffer_view.assert": _view_assert,
-    "hal.buffer_view.buffer": _simple("buffer_view.buffer"),
-    "hal.buffer_view.dim": _view_dim,
-    "hal.buffer_view.trace": _view_trace,
-    "hal.element_type": _element_type,
-    "hal.encoding_type": _encoding_type,
-    "hal.command_buffer.create": _cb_create,
-    "hal.command_buffer.finalize": _simple("command_buffer.finalize"),
-    "hal.command_buffer.execution_barrier": _barrier,
-    "hal.command_buffer.fill_buffer": _fill,
-    "hal.command_buffer.copy_buffer": _copy,
-    "hal.command_buffer.dispatch": _dispatch,
-    "hal.fence.create": _fence_create,
-    "hal.fence.join": _fence_join,
-    "hal.fence.signal": _simple("fence.signal"),
-    "hal.fence.await": _fence_await,
-    "hal.device.queue.alloca": _queue("device.queue.alloca", _alloca_args),
-    "hal.device.queue.dealloca": _queue("device.queue.dealloca", lambda e, op: [e.get(op.buffer, op)]),
-    "hal.device.queue.execute": _queue("device.queue.execute", lambda e, op: [e.get(op.command_buffer, op)]),
-    "hal.device.queue.execute.indirect": _execute_indirect,
-    "hal.executable.create": _executable_create,
-    "util.global.load": _global_load,
-    "util.global.store": _global_store,
-    "util.buffer.constant": _buffer_constant,
-    "util.null": _null,
-    "io_parameters.load": _parameters_load,
-    "check.expect_true": _check_bool("expect_true"),
-    "check.expect_false": _check_bool("expect_false"),
-    "check.expect_eq": _check_eq,
-    "check.expect_almost_eq": _check_almost_eq,
-}
+#: The lowering of each op class, called as ``fn(emitter, op)``.
+LOWERINGS = OpTable({
+    hal_ops.DevicesGetOp: _devices_get,
+    hal_ops.DeviceAllocatorOp: _simple("device.allocator"),
+    hal_ops.AllocatorAllocateOp: _allocate,
+    hal_ops.AllocatorImportOp: _import,
+    hal_ops.BufferLengthOp: _simple("buffer.length"),
+    hal_ops.BufferSubspanOp: _subspan,
+    hal_ops.BufferLoadOp: _buffer_load,
+    hal_ops.BufferStoreOp: _buffer_store,
+    hal_ops.BufferViewCreateOp: _view_create,
+    hal.BufferViewAssertOp: _view_assert,
+    hal_ops.BufferViewBufferOp: _simple("buffer_view.buffer"),
+    hal.BufferViewDimOp: _view_dim,
+    hal_ops.BufferViewTraceOp: _view_trace,
+    hal.ElementTypeOp: _element_type,
+    hal.EncodingTypeOp: _encoding_type,
+    hal_ops.CommandBufferCreateOp: _cb_create,
+    hal_ops.CommandBufferFinalizeOp: _simple("command_buffer.finalize"),
+    hal_ops.CommandBufferExecutionBarrierOp: _barrier,
+    hal_ops.CommandBufferFillBufferOp: _fill,
+    hal_ops.CommandBufferCopyBufferOp: _copy,
+    hal_ops.CommandBufferDispatchOp: _dispatch,
+    hal_ops.FenceCreateOp: _fence_create,
+    hal_ops.FenceJoinOp: _fence_join,
+    hal_ops.FenceSignalOp: _simple("fence.signal"),
+    hal_ops.FenceAwaitOp: _fence_await,
+    hal_ops.DeviceQueueAllocaOp: _queue("device.queue.alloca", _alloca_args),
+    hal_ops.DeviceQueueDeallocaOp: _queue("device.queue.dealloca", lambda e, op: [e.get(op.buffer, op)]),
+    hal_ops.DeviceQueueExecuteOp: _queue("device.queue.execute", lambda e, op: [e.get(op.command_buffer, op)]),
+    hal_ops.DeviceQueueExecuteIndirectOp: _execute_indirect,
+    hal_ops.ExecutableCreateOp: _executable_create,
+    util.GlobalLoadOp: _global_load,
+    util.GlobalStoreOp: _global_store,
+    util.BufferConstantOp: _buffer_constant,
+    util.NullOp: _null,
+    io_parameters.LoadOp: _parameters_load,
+    check.ExpectTrueOp: _check_bool("expect_true"),
+    check.ExpectFalseOp: _check_bool("expect_false"),
+    check.ExpectEqOp: _check_eq,
+    check.ExpectAlmostEqOp: _check_almost_eq,
+})

@@ -8,6 +8,9 @@ variants (bytes carried by their hal.executable.binary ops).
 """
 from xdsl.dialects.builtin import StringAttr
 
+from rt.compiler.dialects.hal import ExecutableBinaryOp, ExecutableOp, ExecutableVariantOp
+from rt.compiler.dialects.hal_types import DeviceType
+from rt.compiler.dialects.util import CompositeAttr
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.frontend.elements import storage_bytes
 from rt.compiler.passes.vm import half
@@ -47,7 +50,7 @@ class ModuleEmitter:
             else:
                 initial = half.round_constant(initial, op.type)
         self._globals[name] = self.mb.global_(name, type_name, initial)
-        if op.type.name == "hal.device":
+        if isinstance(op.type, DeviceType):
             self.devices.append(name)
 
     def global_ref(self, name, op):
@@ -125,11 +128,11 @@ class ModuleEmitter:
         exe_name = symref.root_reference.data
         nested = [r.data for r in symref.nested_references.data]
         for exe in self.module.body.block.ops:
-            if exe.name == "hal.executable" and exe.sym_name.data == exe_name:
+            if isinstance(exe, ExecutableOp) and exe.sym_name.data == exe_name:
                 for variant in exe.body.block.ops:
-                    if variant.name == "hal.executable.variant" and nested and variant.sym_name.data == nested[0]:
+                    if isinstance(variant, ExecutableVariantOp) and nested and variant.sym_name.data == nested[0]:
                         for binary in variant.body.block.ops:
-                            if binary.name == "hal.executable.binary":
+                            if isinstance(binary, ExecutableBinaryOp):
                                 return binary
         raise error_at_op(op, f"hal.executable.create names {symref}, which has no serialized "
                               "hal.executable.binary; run iree-hal-translate-executables first")
@@ -145,7 +148,7 @@ def _constant_bytes(value):
     string as UTF-8)."""
     if isinstance(value, StringAttr):
         return value.data.encode("utf-8")
-    if value.name == "util.composite":
+    if isinstance(value, CompositeAttr):
         data = b"".join(_constant_bytes(v) for v in value.values.data)
         total = value.total_length.value.data
         if len(data) > total:

@@ -3,7 +3,7 @@
 Type mapping (IREE's VM conversion, with rt's banks): ``index`` and ``i64`` -> ``i64``;
 ``i1``/``i8``/``i16``/``i32`` -> ``i32`` (i1 as 0/1); ``f32`` -> ``f32``; ``f64`` -> ``f64``;
 ``f16`` and ``bf16`` -> ``f32`` (holding a value exactly representable in the narrow type; see
-rt.compiler.passes.vm.half); HAL handles, ``!util.buffer`` and other reference types -> ``ref``.
+rt.compiler.passes.vm.half); HAL handles and ``!util.buffer`` -> ``ref``.
 The f8 and f4 types have no host register type (they live only inside executables).
 
 Allocation: every SSA value gets a register when it is defined; a value defined by an op of a
@@ -13,6 +13,13 @@ nested regions keep theirs for the whole function (always safe for loops and joi
 """
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, Float64Type, IndexType, IntegerType
 
+from rt.compiler.dialects import hal_types, util
+from rt.compiler.dialects.hal_channel import ChannelType
+
+#: Types held in ``ref`` registers: the HAL handles and ``!util.buffer``.
+_REF_TYPES = (hal_types.AllocatorType, hal_types.BufferType, hal_types.BufferViewType, ChannelType,
+              hal_types.CommandBufferType, hal_types.DeviceType, hal_types.ExecutableType, hal_types.FenceType,
+              util.BufferType)
 #: cconv letter of each register type
 CCONV_LETTER = {"i32": "i", "i64": "I", "f32": "f", "f64": "F", "ref": "r"}
 
@@ -30,7 +37,7 @@ def vm_type(type_):
         return "f32"
     if isinstance(type_, Float64Type):
         return "f64"
-    if type_.name.startswith(("hal.", "util.buffer", "vm.")) or type_.name in ("util.list",):
+    if isinstance(type_, _REF_TYPES):
         return "ref"
     return None
 

@@ -9,32 +9,40 @@ Comparisons produce i32 0/1; ``arith.cmpf`` ordered predicates are false on NaN,
 true. ``arith.maximumf``/``minimumf`` propagate NaN, ``maxnumf``/``minnumf`` return the other
 operand; ``arith.floordivsi`` rounds toward negative infinity.
 """
+from xdsl.dialects import arith, cf, math
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType
 
+from rt.compiler.dialects import arith as rt_arith, util
 from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.vm import half
 
-_INT_BINARY = {
-    "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "div_{t}_s",
-    "arith.divui": "div_{t}_u", "arith.remsi": "rem_{t}_s", "arith.remui": "rem_{t}_u",
-    "arith.ceildivsi": "ceildiv_{t}_s", "arith.ceildivui": "ceildiv_{t}_u", "arith.minsi": "min_{t}_s",
-    "arith.minui": "min_{t}_u", "arith.maxsi": "max_{t}_s", "arith.maxui": "max_{t}_u",
-    "arith.andi": "and", "arith.ori": "or", "arith.xori": "xor", "arith.shli": "shl",
-    "arith.shrsi": "shr_{t}_s", "arith.shrui": "shr_{t}_u",
-}
-_FLOAT_BINARY = {
-    "arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
-    "arith.remf": "rem", "arith.maximumf": "max", "arith.minimumf": "min", "math.powf": "pow",
-    "math.atan2": "atan2",
-}
-_FLOAT_UNARY = {
-    "arith.negf": "neg", "math.absf": "abs", "math.sqrt": "sqrt", "math.rsqrt": "rsqrt", "math.floor": "floor",
-    "math.ceil": "ceil", "math.round": "round", "math.roundeven": "roundeven", "math.exp": "exp",
-    "math.exp2": "exp2", "math.expm1": "expm1", "math.log": "log", "math.log2": "log2", "math.log10": "log10",
-    "math.log1p": "log1p", "math.tanh": "tanh", "math.sin": "sin", "math.cos": "cos", "math.erf": "erf",
-    "math.atan": "atan",
-}
-_NUM_MINMAX = {"arith.maxnumf": "max", "arith.minnumf": "min"}
+# Ops that rt's arith dialect redefines without subclassing xDSL's class (see
+# rt.compiler.dialects.arith) appear twice: parsed ops are rt's, ops built by passes xDSL's.
+_INT_BINARY = OpTable({
+    arith.AddiOp: "add", arith.SubiOp: "sub", arith.MuliOp: "mul",
+    arith.DivSIOp: "div_{t}_s", rt_arith.DivSIOp: "div_{t}_s",
+    arith.DivUIOp: "div_{t}_u", rt_arith.DivUIOp: "div_{t}_u",
+    arith.RemSIOp: "rem_{t}_s", arith.RemUIOp: "rem_{t}_u",
+    arith.CeilDivSIOp: "ceildiv_{t}_s", arith.CeilDivUIOp: "ceildiv_{t}_u",
+    arith.MinSIOp: "min_{t}_s", arith.MinUIOp: "min_{t}_u", arith.MaxSIOp: "max_{t}_s",
+    arith.MaxUIOp: "max_{t}_u", arith.AndIOp: "and", arith.OrIOp: "or", arith.XOrIOp: "xor",
+    arith.ShLIOp: "shl", arith.ShRSIOp: "shr_{t}_s", rt_arith.ShRSIOp: "shr_{t}_s",
+    arith.ShRUIOp: "shr_{t}_u", rt_arith.ShRUIOp: "shr_{t}_u",
+})
+_FLOAT_BINARY = OpTable({
+    arith.AddfOp: "add", arith.SubfOp: "sub", arith.MulfOp: "mul", arith.DivfOp: "div",
+    rt_arith.RemFOp: "rem", arith.MaximumfOp: "max", arith.MinimumfOp: "min", math.PowFOp: "pow",
+    math.Atan2Op: "atan2",
+})
+_FLOAT_UNARY = OpTable({
+    arith.NegfOp: "neg", math.AbsFOp: "abs", math.SqrtOp: "sqrt", math.RsqrtOp: "rsqrt",
+    math.FloorOp: "floor", math.CeilOp: "ceil", math.RoundOp: "round", math.RoundEvenOp: "roundeven",
+    math.ExpOp: "exp", math.Exp2Op: "exp2", math.ExpM1Op: "expm1", math.LogOp: "log",
+    math.Log2Op: "log2", math.Log10Op: "log10", math.Log1pOp: "log1p", math.TanhOp: "tanh",
+    math.SinOp: "sin", math.CosOp: "cos", math.ErfOp: "erf", math.AtanOp: "atan",
+})
+_NUM_MINMAX = OpTable({arith.MaxnumfOp: "max", arith.MinnumfOp: "min"})
 _CMPI = {"eq": "eq_{t}", "ne": "ne_{t}", "slt": "lt_{t}_s", "sle": "lte_{t}_s", "sgt": "gt_{t}_s",
          "sge": "gte_{t}_s", "ult": "lt_{t}_u", "ule": "lte_{t}_u", "ugt": "gt_{t}_u", "uge": "gte_{t}_u"}
 _CMPI_NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
@@ -47,8 +55,8 @@ def _emit(e, name, *regs):
 
 
 #: Integer ops that read their operands as signed: narrow operands are sign-extended first.
-_SIGNED = ("arith.divsi", "arith.remsi", "arith.ceildivsi", "arith.minsi", "arith.maxsi", "arith.shrsi",
-           "arith.floordivsi")
+_SIGNED = (arith.DivSIOp, rt_arith.DivSIOp, arith.RemSIOp, arith.CeilDivSIOp, arith.MinSIOp,
+           arith.MaxSIOp, arith.ShRSIOp, rt_arith.ShRSIOp, arith.FloorDivSIOp)
 
 
 def _int_width(op, value):
@@ -115,9 +123,9 @@ def _optimization_barrier(e, op):
 def _int_binary(e, op):
     bits = _int_width(op, op.result)
     t = e.type_of(op.result, op)
-    signed = op.name in _SIGNED
+    signed = isinstance(op, _SIGNED)
     a, b = (_operand(e, op, v, bits, signed) for v in (op.lhs, op.rhs))
-    name = _INT_BINARY[op.name].format(t=t)
+    name = _INT_BINARY[op].format(t=t)
     if "_" not in name:
         name = f"{name}_{t}"
     dst = e.define(op.result, op)
@@ -147,7 +155,7 @@ def _float_binary(e, op):
     t = e.type_of(op.results[0], op)
     a, b = (e.get(v, op) for v in op.operands)
     dst = e.define(op.results[0], op)
-    _emit(e, f"{_FLOAT_BINARY[op.name]}_{t}", dst, a, b)
+    _emit(e, f"{_FLOAT_BINARY[op]}_{t}", dst, a, b)
     half.round_result(e, dst, op.results[0].type)
 
 
@@ -157,7 +165,7 @@ def _num_minmax(e, op):
     a, b = e.get(op.lhs, op), e.get(op.rhs, op)
     dst = e.define(op.result, op)
     picked, a_nan, b_nan = e.scratch(t), e.scratch("i32"), e.scratch("i32")
-    _emit(e, f"{_NUM_MINMAX[op.name]}_{t}", picked, a, b)
+    _emit(e, f"{_NUM_MINMAX[op]}_{t}", picked, a, b)
     _emit(e, f"cmp_nan_{t}", a_nan, a)
     _emit(e, f"cmp_nan_{t}", b_nan, b)
     _emit(e, f"select_{t}", picked, b_nan, a, picked)
@@ -168,7 +176,7 @@ def _float_unary(e, op):
     src = op.operands[0]
     t = e.type_of(op.results[0], op)
     dst = e.define(op.results[0], op)
-    _emit(e, f"{_FLOAT_UNARY[op.name]}_{t}", dst, e.get(src, op))
+    _emit(e, f"{_FLOAT_UNARY[op]}_{t}", dst, e.get(src, op))
     half.round_result(e, dst, op.results[0].type)
 
 
@@ -293,6 +301,22 @@ def _to_int(e, op, signed):
     _narrow_result(e, dst, _int_width(op, op.result))
 
 
+def _signed_to_float(e, op):
+    _to_float(e, op, True)
+
+
+def _unsigned_to_float(e, op):
+    _to_float(e, op, False)
+
+
+def _to_signed_int(e, op):
+    _to_int(e, op, True)
+
+
+def _to_unsigned_int(e, op):
+    _to_int(e, op, False)
+
+
 def _float_resize(e, op):
     """extf/truncf among f16, bf16, f32 and f64; truncation to f16 rounds once from the source
     value, to bf16 from its f32 value."""
@@ -324,30 +348,31 @@ def _bitcast(e, op):
         _emit(e, f"bitcast_{a.type}_{t}", dst, a)
 
 
-LOWERINGS = {
-    "arith.constant": _constant,
-    "util.unfoldable_constant": _constant,
-    "util.optimization_barrier": _optimization_barrier,
-    **{name: _int_binary for name in _INT_BINARY},
-    **{name: _float_binary for name in _FLOAT_BINARY},
-    **{name: _float_unary for name in _FLOAT_UNARY},
-    **{name: _num_minmax for name in _NUM_MINMAX},
-    "arith.floordivsi": _floordivsi,
-    "math.fma": _fma,
-    "arith.cmpi": _cmpi,
-    "arith.cmpf": _cmpf,
-    "arith.select": _select,
-    "arith.index_cast": _signed_cast,
-    "arith.index_castui": _unsigned_cast,
-    "arith.extsi": _signed_cast,
-    "arith.extui": _unsigned_cast,
-    "arith.trunci": _unsigned_cast,
-    "arith.sitofp": lambda e, op: _to_float(e, op, True),
-    "arith.uitofp": lambda e, op: _to_float(e, op, False),
-    "arith.fptosi": lambda e, op: _to_int(e, op, True),
-    "arith.fptoui": lambda e, op: _to_int(e, op, False),
-    "arith.extf": _float_resize,
-    "arith.truncf": _float_resize,
-    "arith.bitcast": _bitcast,
-    "cf.assert": _assert,
-}
+_SIGNED_CASTS = (arith.IndexCastOp, rt_arith.IndexCastOp, arith.ExtSIOp, rt_arith.ExtSIOp)
+_UNSIGNED_CASTS = (rt_arith.IndexCastUIOp, arith.ExtUIOp, rt_arith.ExtUIOp, arith.TruncIOp, rt_arith.TruncIOp)
+
+#: The lowering of each scalar op class, called as ``fn(emitter, op)``.
+LOWERINGS = OpTable({
+    arith.ConstantOp: _constant,
+    util.UnfoldableConstantOp: _constant,
+    util.OptimizationBarrierOp: _optimization_barrier,
+    **{cls: _int_binary for cls in _INT_BINARY},
+    **{cls: _float_binary for cls in _FLOAT_BINARY},
+    **{cls: _float_unary for cls in _FLOAT_UNARY},
+    **{cls: _num_minmax for cls in _NUM_MINMAX},
+    arith.FloorDivSIOp: _floordivsi,
+    math.FmaOp: _fma,
+    arith.CmpiOp: _cmpi, rt_arith.CmpIOp: _cmpi,
+    arith.CmpfOp: _cmpf, rt_arith.CmpFOp: _cmpf,
+    arith.SelectOp: _select, rt_arith.SelectOp: _select,
+    **{cls: _signed_cast for cls in _SIGNED_CASTS},
+    **{cls: _unsigned_cast for cls in _UNSIGNED_CASTS},
+    arith.SIToFPOp: _signed_to_float, rt_arith.SIToFPOp: _signed_to_float,
+    arith.UIToFPOp: _unsigned_to_float, rt_arith.UIToFPOp: _unsigned_to_float,
+    arith.FPToSIOp: _to_signed_int, rt_arith.FPToSIOp: _to_signed_int,
+    arith.FPToUIOp: _to_unsigned_int, rt_arith.FPToUIOp: _to_unsigned_int,
+    arith.ExtFOp: _float_resize, rt_arith.ExtFOp: _float_resize,
+    arith.TruncFOp: _float_resize, rt_arith.TruncFOp: _float_resize,
+    arith.BitcastOp: _bitcast,
+    cf.AssertOp: _assert,
+})
