@@ -16,6 +16,7 @@ once the caller has created the storage.
 Source followed: IREE ``Stream/Transforms/ScheduleAllocation.cpp`` (AllocationScope,
 computeResourceLifetimes).
 """
+from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.stream.async_ops import ancestor_in, tied_operand
@@ -39,9 +40,9 @@ class Plan:
     # -- analysis --------------------------------------------------------------------------
     def _collect(self, block):
         for op in block.ops:
-            if op.name == "stream.async.constant":
+            if isinstance(op, stream.AsyncConstantOp):
                 self.constants.append(op)
-            elif op.name == "stream.async.concurrent":
+            elif isinstance(op, stream.AsyncConcurrentOp):
                 inner = op.body.blocks[0]
                 for arg, operand in zip(inner.args, op.resource_operands):
                     self.alias[arg] = operand
@@ -49,7 +50,7 @@ class Plan:
                 for result, value in zip(op.results_, inner.last_op.resource_operands):
                     self.alias[result] = value
             for i, result in enumerate(op.results):
-                tied = tied_operand(op, i) if op.name != "stream.async.concurrent" else None
+                tied = tied_operand(op, i) if not isinstance(op, stream.AsyncConcurrentOp) else None
                 if tied is not None:
                     self.alias[result] = tied
 
@@ -75,7 +76,7 @@ class Plan:
         return found
 
     def _is_inner(self, root):
-        return getattr(root, "op", None) is not None and root.op.name != "stream.async.constant" and \
+        return getattr(root, "op", None) is not None and not isinstance(root.op, stream.AsyncConstantOp) and \
             self.execute.is_ancestor(root.op)
 
     def _classify(self):

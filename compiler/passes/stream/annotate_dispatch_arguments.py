@@ -31,12 +31,19 @@ import dataclasses
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, IntegerType
 
+from rt.compiler.dialects import arith as rt_arith, util
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream import dispatch_sites
 
 #: alignment of a value known to be 0 (a multiple of every power of two)
 UNBOUNDED = 1 << 32
-_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.trunci")
+# rt's arith redefines these ops without subclassing xDSL's: parsed ops are rt's, built ones xDSL's.
+_TRUNCS = (arith.TruncIOp, rt_arith.TruncIOp)
+_CASTS = (arith.IndexCastOp, rt_arith.IndexCastOp, rt_arith.IndexCastUIOp, arith.ExtUIOp, rt_arith.ExtUIOp,
+          *_TRUNCS)
+_SELECTS = (arith.SelectOp, rt_arith.SelectOp)
+#: ops whose result is as aligned as their least aligned (value) operand
+_ALIGNMENT_MIN = (arith.AddiOp, arith.SubiOp, *_SELECTS)
 
 
 def _power_of_two_divisor(value):
@@ -50,7 +57,7 @@ class ValueFacts:
     """Potential values and alignments of integer/index SSA values of one module."""
 
     def __init__(self, module):
-        self.globals = {op.sym_name.data: op for op in module.body.block.ops if op.name == "util.global"}
+        self.globals = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, util.GlobalOp)}
 
     def potential_values(self, value, depth=0):
         """Set of ints ``value`` may take, or None when unknown."""
@@ -59,13 +66,13 @@ class ValueFacts:
             return None
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
             return {op.value.value.data}
-        if op.name == "arith.select":
+        if isinstance(op, _SELECTS):
             lhs = self.potential_values(op.operands[1], depth + 1)
             rhs = self.potential_values(op.operands[2], depth + 1)
             return None if lhs is None or rhs is None else lhs | rhs
-        if op.name in _CASTS:
+        if isinstance(op, _CASTS):
             return self._cast_values(op, self.potential_values(op.operands[0], depth + 1))
-        if op.name == "util.global.load":
+        if isinstance(op, util.GlobalLoadOp):
             glob = self.globals.get(op.global_name.root_reference.data)
             if glob is not None and glob.is_mutable is None and isinstance(glob.initial_value, IntegerAttr):
                 return {glob.initial_value.value.data}
@@ -76,7 +83,7 @@ class ValueFacts:
         if values is None:
             return None
         target = op.results[0].type
-        if isinstance(target, IntegerType) and op.name == "arith.trunci":
+        if isinstance(target, IntegerType) and isinstance(op, _TRUNCS):
             mask = (1 << target.width.data) - 1
             return {v & mask for v in values}
         return values
@@ -90,19 +97,19 @@ class ValueFacts:
         if depth > 16 or not hasattr(op, "name"):
             return 1
         operands = op.operands
-        if op.name == "arith.muli":
+        if isinstance(op, arith.MuliOp):
             return min(self.alignment(operands[0], depth + 1) * self.alignment(operands[1], depth + 1), UNBOUNDED)
-        if op.name in ("arith.addi", "arith.subi", "arith.select"):
-            tail = operands[1:] if op.name == "arith.select" else operands
+        if isinstance(op, _ALIGNMENT_MIN):
+            tail = operands[1:] if isinstance(op, _SELECTS) else operands
             return min(self.alignment(v, depth + 1) for v in tail)
-        if op.name == "arith.andi":
+        if isinstance(op, arith.AndIOp):
             masks = [self.potential_values(v) for v in operands]
             best = max(self.alignment(v, depth + 1) for v in operands)
             for mask in masks:
                 if mask is not None and len(mask) == 1 and next(iter(mask)) < 0:
                     best = max(best, _power_of_two_divisor(next(iter(mask))))
             return best
-        if op.name in _CASTS:
+        if isinstance(op, _CASTS):
             return self.alignment(operands[0], depth + 1)
         return 1
 

@@ -30,39 +30,46 @@ to values whose lifetime is one block).
 from xdsl.ir import BlockArgument, OpResult
 
 from rt.compiler.dialects import stream
+from rt.compiler.dialects.stream_collective import AsyncCollectiveOp
 from rt.compiler.dialects.stream_types import ResourceType, int_list
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.stream.resources import affinity_of
 
-STREAMABLE = frozenset({
-    "stream.async.alloca", "stream.async.constant", "stream.async.splat", "stream.async.clone",
-    "stream.async.slice", "stream.async.fill", "stream.async.update", "stream.async.copy",
-    "stream.async.transfer", "stream.async.dispatch", "stream.async.collective",
-})
+STREAMABLE = (
+    stream.AsyncAllocaOp, stream.AsyncConstantOp, stream.AsyncSplatOp, stream.AsyncCloneOp,
+    stream.AsyncSliceOp, stream.AsyncFillOp, stream.AsyncUpdateOp, stream.AsyncCopyOp,
+    stream.AsyncTransferOp, stream.AsyncDispatchOp, AsyncCollectiveOp,
+)
 
 #: ops whose first result updates one operand in place -> index of that operand in op.operands
-_TARGET_INDEX = {"stream.async.fill": 1, "stream.async.update": 2, "stream.async.copy": 4,
-                 "stream.async.store": 1, "stream.timepoint.barrier": 0, "stream.async.collective": 0}
+_TARGET_INDEX = OpTable({stream.AsyncFillOp: 1, stream.AsyncUpdateOp: 2, stream.AsyncCopyOp: 4,
+                         stream.AsyncStoreOp: 1, stream.TimepointBarrierOp: 0, AsyncCollectiveOp: 0})
 #: ops tying results to entries of ``resource_operands`` through their ``tied_operands`` property
-_LIST_TIED = ("stream.async.dispatch", "stream.async.execute", "stream.async.concurrent")
+_LIST_TIED = (stream.AsyncDispatchOp, stream.AsyncExecuteOp, stream.AsyncConcurrentOp)
+#: ops whose block arguments are their resource operands
+_RESOURCE_REGIONS = (stream.AsyncExecuteOp, stream.AsyncConcurrentOp, stream.CmdExecuteOp)
+#: ops with one size per result in ``result_sizes``
+_RESULT_SIZES = (stream.AsyncDispatchOp, stream.AsyncExecuteOp, stream.AsyncConcurrentOp,
+                 stream.ResourceConstantsOp)
 
-_SINGLE_SIZE = {
-    "stream.async.alloca": "storage_size", "stream.async.constant": "result_size",
-    "stream.async.splat": "result_size", "stream.async.clone": "result_size",
-    "stream.async.slice": "result_size", "stream.async.fill": "target_size",
-    "stream.async.update": "target_size", "stream.async.copy": "target_size",
-    "stream.async.transfer": "result_size", "stream.async.store": "target_size",
-    "stream.tensor.import": "result_size", "stream.resource.alloc": "storage_size",
-    "stream.resource.alloca": "storage_size", "stream.resource.subview": "result_size",
-    "stream.resource.map": "result_size", "stream.resource.try_map": "result_size",
-    "stream.timepoint.barrier": "resource_size", "stream.async.collective": "target_size",
-}
+_SINGLE_SIZE = OpTable({
+    stream.AsyncAllocaOp: "storage_size", stream.AsyncConstantOp: "result_size",
+    stream.AsyncSplatOp: "result_size", stream.AsyncCloneOp: "result_size",
+    stream.AsyncSliceOp: "result_size", stream.AsyncFillOp: "target_size",
+    stream.AsyncUpdateOp: "target_size", stream.AsyncCopyOp: "target_size",
+    stream.AsyncTransferOp: "result_size", stream.AsyncStoreOp: "target_size",
+    stream.TensorImportOp: "result_size", stream.ResourceAllocOp: "storage_size",
+    stream.ResourceAllocaOp: "storage_size", stream.ResourceSubviewOp: "result_size",
+    stream.ResourceMapOp: "result_size", stream.ResourceTryMapOp: "result_size",
+    stream.TimepointBarrierOp: "resource_size", AsyncCollectiveOp: "target_size",
+})
 _OPERAND_SIZES = (("source", "source_size"), ("target", "target_size"), ("update", "update_size"),
                   ("operand", "operand_size"), ("resource", "resource_size"))
 
 
 def execution_affinity(op):
     """The affinity attribute ``op`` executes on (None: the default device)."""
-    if op.name == "stream.async.transfer" and op.properties.get("affinity") is None:
+    if isinstance(op, stream.AsyncTransferOp) and op.properties.get("affinity") is None:
         if op.result_affinity is not None and op.result.type.lifetime.data != "staging":
             return op.result_affinity
         if op.source_affinity is not None:
@@ -72,11 +79,11 @@ def execution_affinity(op):
 
 def tied_operand_indices(op):
     """Per result of ``op``: the index into ``op.operands`` it is tied to, or -1."""
-    target = _TARGET_INDEX.get(op.name)
+    target = _TARGET_INDEX.get(op)
     if target is not None:
         return [target] + [-1] * (len(op.results) - 1)
-    if op.name in _LIST_TIED:
-        base = len(op.workload) if op.name == "stream.async.dispatch" else 0
+    if isinstance(op, _LIST_TIED):
+        base = len(op.workload) if isinstance(op, stream.AsyncDispatchOp) else 0
         ties = int_list(op.tied_operands)
         ties += [-1] * (len(op.results_) - len(ties))
         return [base + t if t >= 0 else -1 for t in ties] + [-1] * (len(op.results) - len(op.results_))
@@ -117,20 +124,18 @@ def known_size(value):
     """The index SSA value holding the byte size of resource ``value``, or None if unknown."""
     if isinstance(value, BlockArgument):
         owner = value.block.parent_op()
-        if owner is not None and owner.name in ("stream.async.execute", "stream.async.concurrent",
-                                                "stream.cmd.execute"):
+        if isinstance(owner, _RESOURCE_REGIONS):
             return owner.resource_operand_sizes[value.index]
         return None
     if not isinstance(value, OpResult):
         return None
     op = value.op
-    field = _SINGLE_SIZE.get(op.name)
+    field = _SINGLE_SIZE.get(op)
     if field is not None:
         return getattr(op, field)
-    if op.name in ("stream.async.dispatch", "stream.async.execute", "stream.async.concurrent",
-                   "stream.resource.constants"):
+    if isinstance(op, _RESULT_SIZES):
         return op.result_sizes[value.index]
-    if op.name == "stream.timepoint.await":
+    if isinstance(op, stream.TimepointAwaitOp):
         resources = [v for v in op.results if isinstance(v.type, ResourceType)]
         return op.resource_operand_sizes[resources.index(value)]
     return getattr(op, "result_size", None)
@@ -151,7 +156,7 @@ def operand_size(op, index):
 def size_from_uses(value):
     """The size operand that a size-aware ``stream.*`` user states for ``value``, or None."""
     for use in value.uses:
-        if use.operation.name.startswith("stream."):
+        if use.operation.dialect_name() == "stream":  # any stream op may state its operands' sizes
             size = operand_size(use.operation, use.index)
             if size is not None:
                 return size

@@ -23,7 +23,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DictionaryAttr, FunctionType, IntegerAttr, TensorType
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from rt.compiler.dialects import stream
+from rt.compiler.dialects import stream, util
 from rt.compiler.dialects.flow_types import dynamic_rank
 from rt.compiler.frontend import error_at_op
 from rt.compiler.passes.stream.resources import INDEX, affinity_of
@@ -47,7 +47,7 @@ def is_public(callable_op):
 
 def expand_arguments(converter, callable_op):
     """Replace tensor entry arguments by resource/size/dims arguments; returns the old arguments."""
-    if callable_op.name == "util.initializer":
+    if isinstance(callable_op, util.InitializerOp):
         return []
     function_type = callable_op.function_type
     has_tensors = any(isinstance(t, TensorType) for t in (*function_type.inputs.data, *function_type.outputs.data))

@@ -17,10 +17,11 @@ rt's host waits give the same results with less overlap between caller and calle
 Source followed: IREE ``Dialect/Stream/Conversion/HALToStream/Patterns.cpp``
 (ConvertTensorImportOp, ConvertTensorBarrierOp).
 """
-from xdsl.dialects import arith
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, i32
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from rt.compiler.dialects import util
 from rt.compiler.dialects.hal_ops import FenceAwaitOp, FenceSignalOp
 from rt.compiler.frontend import error_at_op
 
@@ -38,7 +39,7 @@ def await_fence(op, fence):
 def signal_before_return(op, fence):
     """Signal ``fence`` right before the return that ends ``op``'s block."""
     terminator = op.parent_block().last_op
-    if terminator is None or terminator.name not in ("util.return", "func.return"):
+    if not isinstance(terminator, (util.ReturnOp, func.ReturnOp)):
         raise error_at_op(op, "hal.tensor.barrier must be in the block that returns from the function; rt signals "
                               "its fence when the function returns")
     signal = FenceSignalOp.build(operands=[fence])

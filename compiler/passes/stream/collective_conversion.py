@@ -25,11 +25,12 @@ from rt.compiler.dialects import stream_collective as sc
 from rt.compiler.dialects.stream_types import ChannelType
 from rt.compiler.dialects.util import GlobalOp
 from rt.compiler.frontend import error_at_op
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.stream.resources import INDEX
 
-_KIND_OF = {"flow.collective.all_reduce": "all_reduce", "flow.collective.all_gather": "all_gather",
-            "flow.collective.all_to_all": "all_to_all", "flow.collective.reduce_scatter": "reduce_scatter",
-            "flow.collective.send_recv": "send_recv"}
+_KIND_OF = OpTable({fc.CollectiveAllReduceOp: "all_reduce", fc.CollectiveAllGatherOp: "all_gather",
+                    fc.CollectiveAllToAllOp: "all_to_all", fc.CollectiveReduceScatterOp: "reduce_scatter",
+                    fc.CollectiveSendRecvOp: "send_recv"})
 
 
 def retype_channels(module):
@@ -92,7 +93,7 @@ def _numel(type_, op):
 
 
 def _collective(conv, op):
-    kind = _KIND_OF[op.name]
+    kind = _KIND_OF[op]
     source, target = conv.lookup(op, op.source), conv.lookup(op, op.target)
     aff = conv._affinity(op, [op.source, op.target])
     counted = op.source.type if kind in ("all_gather", "all_to_all", "send_recv") else op.target.type
@@ -120,10 +121,11 @@ def _collective(conv, op):
     conv.dead.append(op)
 
 
-HANDLERS = {
-    "flow.channel.default": _channel_default,
-    "flow.channel.split": _channel_split,
-    "flow.channel.rank": _channel_query(sc.ChannelRankOp),
-    "flow.channel.count": _channel_query(sc.ChannelCountOp),
-    **{name: _collective for name in _KIND_OF},
-}
+#: The conversion of each flow channel/collective op class, called as ``fn(converter, op)``.
+HANDLERS = OpTable({
+    fc.ChannelDefaultOp: _channel_default,
+    fc.ChannelSplitOp: _channel_split,
+    fc.ChannelRankOp: _channel_query(sc.ChannelRankOp),
+    fc.ChannelCountOp: _channel_query(sc.ChannelCountOp),
+    **{cls: _collective for cls in _KIND_OF},
+})

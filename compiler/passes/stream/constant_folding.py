@@ -28,6 +28,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.rewriter import Rewriter
 
+from rt.compiler.dialects import arith as rt_arith
+
+# rt's arith redefines the casts without subclassing xDSL's: parsed casts are rt's, built ones xDSL's.
+_SIGN_EXTENDING = (arith.IndexCastOp, rt_arith.IndexCastOp, arith.ExtSIOp, rt_arith.ExtSIOp)
+_ZERO_EXTENDING = (rt_arith.IndexCastUIOp, arith.ExtUIOp, rt_arith.ExtUIOp)
+_TRUNCS = (arith.TruncIOp, rt_arith.TruncIOp)
 _FLOAT_FORMATS = {Float16Type: ("<e", "<H"), Float32Type: ("<f", "<I"), Float64Type: ("<d", "<Q")}
 
 
@@ -55,18 +61,17 @@ def _fold(op, values):
     """The folded Python value of ``op`` over constant ``values``, or None."""
     src = op.operands[0].type
     dst = op.results[0].type
-    name = op.name
-    if name in ("arith.index_cast", "arith.extsi"):
+    if isinstance(op, _SIGN_EXTENDING):
         return _signed(values[0], _bits(src))
-    if name in ("arith.index_castui", "arith.extui"):
+    if isinstance(op, _ZERO_EXTENDING):
         return _unsigned(values[0], _bits(src))
-    if name == "arith.trunci":
+    if isinstance(op, _TRUNCS):
         return _signed(values[0], _bits(dst))
-    if name == "arith.ori":
+    if isinstance(op, arith.OrIOp):
         return _signed(values[0] | values[1], _bits(dst))
-    if name == "arith.shli":
+    if isinstance(op, arith.ShLIOp):
         return _signed(values[0] << values[1], _bits(dst)) if 0 <= values[1] < _bits(dst) else None
-    if name == "arith.bitcast":
+    if isinstance(op, arith.BitcastOp):
         if isinstance(src, IntegerType) and type(dst) in _FLOAT_FORMATS:
             float_fmt, int_fmt = _FLOAT_FORMATS[type(dst)]
             return struct.unpack(float_fmt, struct.pack(int_fmt, _unsigned(values[0], _bits(src))))[0]

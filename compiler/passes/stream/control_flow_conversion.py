@@ -155,7 +155,7 @@ def convert_branch(converter, op):
     """cf.br / cf.cond_br passing tensors -> the expanded operands of the expanded target blocks."""
     if not any(isinstance(v.type, TensorType) for v in op.operands):
         return
-    if op.name == "cf.br":
+    if isinstance(op, cf.BranchOp):
         new = cf.BranchOp(op.successor, *expanded_values(converter, op, op.arguments))
     else:
         new = cf.ConditionalBranchOp(op.cond, op.then_block, expanded_values(converter, op, op.then_arguments),

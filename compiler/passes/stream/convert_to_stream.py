@@ -41,14 +41,15 @@ carrying tensors, or ops rt cannot convert. Source followed: IREE ``Stream/Trans
 """
 import dataclasses
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, cf, func, scf, tensor
 from xdsl.dialects.builtin import ArrayAttr, SymbolRefAttr, TensorType
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from rt.compiler.dialects import flow, stream, util
+from rt.compiler.dialects import check, flow, hal, stream, util
 from rt.compiler.dialects.stream_types import index_array
 from rt.compiler.frontend import error_at_op, is_splat, splat_value
+from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.call_conversion import (
     convert_call,
@@ -75,6 +76,8 @@ from rt.compiler.passes.stream.collective_conversion import retype_channels
 from rt.compiler.passes.stream.executable_conversion import convert_executable
 from rt.compiler.passes.stream.parameters import parameter_value
 from rt.compiler.passes.stream.resources import INDEX, affinity_of, host_callables
+
+_CHECK_CONST_OPS = (check.ExpectEqConstOp, check.ExpectAlmostEqConstOp)
 
 @dataclasses.dataclass
 class _Res:
@@ -146,7 +149,10 @@ class ConvertToStreamPass(Pass):
 
 
 class _Converter:
-    """Walks one callable in order, replacing tensor values by resources."""
+    """Walks one callable in order, replacing tensor values by resources: an op by the
+    ``@handles`` method of its class, else by its ``collective_conversion.HANDLERS`` entry."""
+
+    handler = OpHandlers()
 
     def __init__(self, module):
         self.module = module
@@ -211,13 +217,13 @@ class _Converter:
 
     # -- per-op conversion -------------------------------------------------------------------
     def convert(self, op):
-        name = op.name
-        handler = getattr(self, "_" + name.replace(".", "_"), None)
+        handler = self.handler(op)
         if handler is not None:
             handler(op)
             return
-        if name in COLLECTIVE_HANDLERS:
-            COLLECTIVE_HANDLERS[name](self, op)
+        collective = COLLECTIVE_HANDLERS.get(op)
+        if collective is not None:
+            collective(self, op)
             return
         if op.regions and not carries_tensors(op):
             for region in op.regions:
@@ -226,48 +232,49 @@ class _Converter:
         tensors = [v for v in list(op.operands) + list(op.results) if isinstance(v.type, TensorType)]
         if not tensors and not op.regions:
             return
-        if name.startswith("check."):
+        if op.dialect_name() == "check":  # every check op reads its tensors as buffer views
             self._check(op)
             return
-        raise error_at_op(op, f"'{name}' on tensors cannot be converted to the stream dialect; expected flow.*, "
+        raise error_at_op(op, f"'{op.name}' on tensors cannot be converted to the stream dialect; expected flow.*, "
                           f"hal.tensor.*, util.global.*, splat arith.constant or check.* ops at this point")
 
-    def _util_return(self, op):
+    @handles(util.ReturnOp, func.ReturnOp)
+    def _return(self, op):
         convert_return(self, op)
 
-    def _func_return(self, op):
-        convert_return(self, op)
-
-    def _util_call(self, op):
+    @handles(util.CallOp, func.CallOp)
+    def _call(self, op):
         convert_call(self, op)
 
-    def _func_call(self, op):
-        convert_call(self, op)
-
+    @handles(scf.IfOp)
     def _scf_if(self, op):
         convert_if(self, op)
 
+    @handles(scf.ForOp)
     def _scf_for(self, op):
         convert_for(self, op)
 
+    @handles(scf.WhileOp)
     def _scf_while(self, op):
         convert_while(self, op)
 
+    @handles(scf.YieldOp)
     def _scf_yield(self, op):
         convert_yield(self, op)
 
+    @handles(scf.ConditionOp)
     def _scf_condition(self, op):
         convert_condition(self, op)
 
-    def _cf_br(self, op):
+    @handles(cf.BranchOp, cf.ConditionalBranchOp)
+    def _branch(self, op):
         convert_branch(self, op)
 
-    def _cf_cond_br(self, op):
-        convert_branch(self, op)
-
+    @handles(tensor.DimOp)
     def _tensor_dim(self, op):
         convert_dim(self, op)
 
+    @handles(hal.TensorImportOp)
     def _hal_tensor_import(self, op):
         if op.wait_fence is not None:
             await_fence(op, op.wait_fence)
@@ -282,6 +289,7 @@ class _Converter:
         self.bind(op.result, self._transfer(op, res, "*", aff), size, dims, aff)
         self.dead.append(op)
 
+    @handles(hal.TensorBarrierOp)
     def _hal_tensor_barrier(self, op):
         for source, result in zip(op.sources, op.results_):
             res = self.lookup(op, source)
@@ -289,6 +297,7 @@ class _Converter:
         signal_before_return(op, op.signal_fence)
         self.dead.append(op)
 
+    @handles(hal.TensorExportOp)
     def _hal_tensor_export(self, op):
         res = self.lookup(op, op.source)
         aff = self._affinity(op, [op.source])
@@ -307,13 +316,14 @@ class _Converter:
         return exp.result
 
     def _check(self, op):
-        if op.name.endswith("_const"):
+        if isinstance(op, _CHECK_CONST_OPS):
             op = self._expand_check_const(op)
         for i, value in enumerate(list(op.operands)):
             if isinstance(value.type, TensorType):
                 res = self.lookup(op, value)
                 op.operands[i] = self._export(op, value.type, res, res.affinity)
 
+    @handles(flow.TensorTraceOp)
     def _flow_tensor_trace(self, op):
         """flow.tensor.trace -> hal.buffer_view.trace on each tensor exported as a buffer view."""
         from rt.compiler.dialects.hal_ops import BufferViewTraceOp
@@ -328,12 +338,11 @@ class _Converter:
 
     def _expand_check_const(self, op):
         """check.expect_*_const(%x, value) -> check.expect_*(%x, %constant) on a materialized constant."""
-        from rt.compiler.dialects import check
         from rt.compiler.dialects.arith import ConstantOp
 
         const = self._before(op, ConstantOp.create(result_types=[op.value.get_type()],
                                                    properties={"value": op.value}))
-        pair = check.ExpectEqOp if op.name == "check.expect_eq_const" else check.ExpectAlmostEqOp
+        pair = check.ExpectEqOp if isinstance(op, check.ExpectEqConstOp) else check.ExpectAlmostEqOp
         props = {k: v for k, v in op.properties.items() if k != "value"}
         new = pair.create(operands=[op.lhs, const.result], properties=props, attributes=dict(op.attributes))
         new.location = const.location = op.location
@@ -341,15 +350,18 @@ class _Converter:
         self._arith_constant(const)
         return new
 
+    @handles(arith.ConstantOp)
     def _arith_constant(self, op):
         if not isinstance(op.result.type, TensorType):
             return
         self._constant(op, op.value)
 
+    @handles(util.UnfoldableConstantOp)
     def _util_unfoldable_constant(self, op):
         if isinstance(op.result.type, TensorType):
             self._constant(op, op.value)
 
+    @handles(flow.TensorConstantOp)
     def _flow_tensor_constant(self, op):
         self._constant(op, op.value)
 
@@ -372,6 +384,7 @@ class _Converter:
             self.bind(op.results[0], self._transfer(op, res, "*", aff), size, [], aff)
         self.dead.append(op)
 
+    @handles(util.GlobalLoadOp)
     def _util_global_load(self, op):
         if not isinstance(op.result.type, TensorType):
             return
@@ -383,6 +396,7 @@ class _Converter:
         self.bind(op.result, self._transfer(op, res, "*", aff), size, [], aff)
         self.dead.append(op)
 
+    @handles(util.GlobalStoreOp)
     def _util_global_store(self, op):
         if not isinstance(op.value.type, TensorType):
             return
@@ -392,6 +406,7 @@ class _Converter:
         self._before(op, util.GlobalStoreOp.build(operands=[value], properties=dict(op.properties)))
         self.dead.append(op)
 
+    @handles(flow.TensorTransferOp)
     def _flow_tensor_transfer(self, op):
         res = self.lookup(op, op.operand)
         props = {"result_affinity": op.target} | ({"source_affinity": res.affinity} if res.affinity else {})
@@ -400,17 +415,21 @@ class _Converter:
         self.bind(op.result, new.result, res.size, res.dims, op.target)
         self.dead.append(op)
 
+    @handles(flow.TensorReshapeOp)
     def _flow_tensor_reshape(self, op):
         self._clone(op, op.source, list(op.source_dims), list(op.result_dims))
 
+    @handles(flow.TensorBitCastOp)
     def _flow_tensor_bitcast(self, op):
         self._clone(op, op.source, list(op.source_dims), list(op.result_dims))
 
+    @handles(flow.TensorTieShapeOp)
     def _flow_tensor_tie_shape(self, op):
         res = self.lookup(op, op.operand)
         self.bind(op.result, res.resource, res.size, list(op.dynamic_dims), res.affinity)
         self.dead.append(op)
 
+    @handles(flow.TensorCloneOp)
     def _flow_tensor_clone(self, op):
         self._clone(op, op.operand, list(op.result_dims), list(op.result_dims))
 
@@ -426,6 +445,7 @@ class _Converter:
         self.bind(op.result, new.result, size, result_dims, aff)
         self.dead.append(op)
 
+    @handles(flow.TensorEmptyOp)
     def _flow_tensor_empty(self, op):
         aff = self._affinity(op)
         dims = list(op.result_dims)
@@ -436,6 +456,7 @@ class _Converter:
         self.bind(op.result, new.result, size, dims, aff)
         self.dead.append(op)
 
+    @handles(flow.TensorAllocaOp)
     def _flow_tensor_alloca(self, op):
         aff = self._affinity(op)
         dims = list(op.result_dims)
@@ -445,6 +466,7 @@ class _Converter:
         self.bind(op.result, new.result, size, dims, aff)
         self.dead.append(op)
 
+    @handles(flow.TensorSplatOp)
     def _flow_tensor_splat(self, op):
         aff = self._affinity(op)
         dims = list(op.result_dims)
@@ -455,6 +477,7 @@ class _Converter:
         self.bind(op.result, new.result, size, dims, aff)
         self.dead.append(op)
 
+    @handles(flow.TensorSliceOp)
     def _flow_tensor_slice(self, op):
         res = self.lookup(op, op.source)
         aff = self._affinity(op, [op.source])
@@ -468,6 +491,7 @@ class _Converter:
         self.bind(op.result, new.result, size, dims, aff)
         self.dead.append(op)
 
+    @handles(flow.TensorUpdateOp)
     def _flow_tensor_update(self, op):
         target, update = self.lookup(op, op.target), self.lookup(op, op.update)
         aff = self._affinity(op, [op.target])
@@ -479,6 +503,7 @@ class _Converter:
         self.bind(op.result, new.result, target.size, target.dims, aff)
         self.dead.append(op)
 
+    @handles(flow.TensorLoadOp)
     def _flow_tensor_load(self, op):
         res = self.lookup(op, op.source)
         staging = self._transfer(op, res, "staging", res.affinity)
@@ -488,6 +513,7 @@ class _Converter:
         op.result.replace_all_uses_with(new.result)
         self.dead.append(op)
 
+    @handles(flow.TensorStoreOp)
     def _flow_tensor_store(self, op):
         res = self.lookup(op, op.target)
         staging = self._transfer(op, res, "staging", res.affinity)
@@ -498,6 +524,7 @@ class _Converter:
         self.bind(op.result, self._transfer(op, back, "*", res.affinity), res.size, res.dims, res.affinity)
         self.dead.append(op)
 
+    @handles(util.OptimizationBarrierOp)
     def _util_optimization_barrier(self, op):
         if not any(isinstance(v.type, TensorType) for v in op.operands):
             return
@@ -512,6 +539,7 @@ class _Converter:
                 value.replace_all_uses_with(result)
         self.dead.append(op)
 
+    @handles(flow.DispatchOp)
     def _flow_dispatch(self, op):
         aff = self._affinity(op, list(op.arguments))
         from rt.compiler.dialects.flow_types import split_dims

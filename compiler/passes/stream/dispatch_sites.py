@@ -16,13 +16,14 @@ Source followed: IREE ``CmdDispatchOp::makeOperandToArgMap`` / ``makeResourceToA
 """
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp
+from xdsl.dialects.func import FuncOp
 
 from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_types import BindingType, entry_point_parts
 from rt.compiler.frontend import error_at_op
 
-ASYNC_DISPATCHES = ("stream.async.dispatch", "stream.tensor.dispatch")
+ASYNC_DISPATCHES = (stream.AsyncDispatchOp, stream.TensorDispatchOp)
 
 
 @dataclass
@@ -59,8 +60,8 @@ def collect(module, pass_name):
     for exe in module.body.block.ops:
         if not isinstance(exe, stream.ExecutableOp):
             continue
-        inner = [op for op in exe.body.block.ops if op.name == "builtin.module"]
-        funcs = {op.sym_name.data: op for m in inner for op in m.body.block.ops if op.name == "func.func"}
+        inner = [op for op in exe.body.block.ops if isinstance(op, ModuleOp)]
+        funcs = {op.sym_name.data: op for m in inner for op in m.body.block.ops if isinstance(op, FuncOp)}
         for export in exe.export_ops():
             func = funcs.get(export.sym_name.data)
             if func is None or not func.body.blocks:
@@ -69,7 +70,7 @@ def collect(module, pass_name):
                                           "builtin.module")
             exports[(exe.sym_name.data, export.sym_name.data)] = ExportSites(exe, export, func)
     for op in module.walk():
-        if op.name in ASYNC_DISPATCHES:
+        if isinstance(op, ASYNC_DISPATCHES):
             raise error_at_op(op, f"{pass_name} expects explicit commands (stream.cmd.dispatch) but found "
                                   f"'{op.name}'; run iree-stream-schedule-allocation first")
         if not isinstance(op, stream.CmdDispatchOp):

@@ -27,20 +27,21 @@ with last-user and argument-semantics analysis, slice folding into consumers).
 """
 import dataclasses
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, func
 from xdsl.ir import BlockArgument
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from rt.compiler.dialects import stream
+from rt.compiler.dialects import stream, util
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.resources import host_callables
 from rt.compiler.passes.stream.async_ops import is_last_user, is_tied_use, tied_operand_indices
 
 MAX_ITERATIONS = 30
-_CALL_OPS = ("util.call", "func.call")
+_CALL_OPS = (util.CallOp, func.CallOp)
+_FUNCTIONS = (util.FuncOp, func.FuncOp)
 #: ops whose use of a resource operand only reads it (unless that operand is tied)
-_READERS = ("stream.async.dispatch", "stream.async.copy", "stream.async.slice", "stream.async.clone",
-            "stream.async.transfer", "stream.async.load", "stream.async.update", "stream.tensor.export")
+_READERS = (stream.AsyncDispatchOp, stream.AsyncCopyOp, stream.AsyncSliceOp, stream.AsyncCloneOp,
+            stream.AsyncTransferOp, stream.AsyncLoadOp, stream.AsyncUpdateOp, stream.TensorExportOp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,7 +79,7 @@ def _is_arg_moved(module, arg, visiting):
     """True when every caller passes ``arg``'s value at its last use (entry args of private functions)."""
     block = arg.owner
     callable_op = block.parent_op()
-    if callable_op is None or callable_op.name not in ("util.func", "func.func"):
+    if not isinstance(callable_op, _FUNCTIONS):
         return False
     if block is not callable_op.regions[0].blocks[0]:
         return False
@@ -86,7 +87,7 @@ def _is_arg_moved(module, arg, visiting):
     if visibility is None or visibility.data != "private" or callable_op in visiting:
         return False
     visiting = visiting | {callable_op}
-    calls = [op for op in module.walk() if op.name in _CALL_OPS
+    calls = [op for op in module.walk() if isinstance(op, _CALL_OPS)
              and op.properties["callee"].root_reference.data == callable_op.sym_name.data]
     if not calls:
         return False
@@ -117,7 +118,7 @@ def _is_safe_to_elide_slice(slice_op):
     for use in source.uses:
         if use.operation is slice_op:
             continue
-        if use.operation.name not in _READERS or is_tied_use(use.operation, use.index):
+        if not isinstance(use.operation, _READERS) or is_tied_use(use.operation, use.index):
             return False
     return True
 

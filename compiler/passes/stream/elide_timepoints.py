@@ -39,7 +39,7 @@ import dataclasses
 
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from rt.compiler.dialects import stream
+from rt.compiler.dialects import stream, util
 from rt.compiler.dialects.stream_types import TimepointType
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.async_ops import ancestor_in
@@ -47,7 +47,7 @@ from rt.compiler.passes.stream.operand_segments import set_operand_groups
 from rt.compiler.passes.stream.resources import host_callables
 from rt.compiler.passes.stream.timepoint_coverage import TimepointCoverage, await_operands, is_timepoint
 
-_DEAD_IF_UNUSED = ("stream.timepoint.immediate", "stream.timepoint.join", "util.global.load")
+_DEAD_IF_UNUSED = (stream.TimepointImmediateOp, stream.TimepointJoinOp, util.GlobalLoadOp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +75,7 @@ class ElideTimepointsPass(Pass):
 
 
 def _is_immediate_op(value):
-    return getattr(value.owner, "name", None) == "stream.timepoint.immediate"
+    return isinstance(value.owner, stream.TimepointImmediateOp)
 
 
 def _new_immediate(point):
@@ -114,7 +114,7 @@ def _without_covered(values, coverage):
 def _drop_covered(callable_op, coverage):
     changed = False
     for op in list(callable_op.walk()):
-        if op.name == "stream.timepoint.join":
+        if isinstance(op, stream.TimepointJoinOp):
             kept = _without_covered(list(op.operands), coverage)
             if len(kept) != len(op.operands):
                 op.operands = kept
@@ -146,9 +146,9 @@ def _fold(callable_op):
     for op in list(callable_op.walk()):
         if op.parent is None:
             continue
-        if op.name == "stream.timepoint.join":
+        if isinstance(op, stream.TimepointJoinOp):
             changed |= _fold_join(op)
-        elif op.name == "stream.timepoint.await" and _is_immediate_op(op.await_timepoint):
+        elif isinstance(op, stream.TimepointAwaitOp) and _is_immediate_op(op.await_timepoint):
             for result, value in zip(op.results, op.resource_operands):
                 result.replace_all_uses_with(value)
             Rewriter.erase_op(op)
@@ -156,7 +156,7 @@ def _fold(callable_op):
         elif _has_await_group(op) and await_operands(op):
             changed |= _fold_awaits(op)
     for op in reversed(list(callable_op.walk())):
-        if op.name in _DEAD_IF_UNUSED and op.parent is not None \
+        if isinstance(op, _DEAD_IF_UNUSED) and op.parent is not None \
                 and all(isinstance(r.type, TimepointType) and not r.uses for r in op.results):
             Rewriter.erase_op(op)
             changed = True
@@ -208,7 +208,7 @@ def _first_consumer(op):
 
 def _sink_awaits(callable_op):
     for op in list(callable_op.walk()):
-        if op.name != "stream.timepoint.await":
+        if not isinstance(op, stream.TimepointAwaitOp):
             continue
         consumer = _first_consumer(op)
         if consumer is not None and consumer is not op.next_op:

@@ -51,6 +51,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.dialects import stream
 from rt.compiler.frontend import error_at_op
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.base import Pass
 from rt.compiler.dialects.iree_encoding import EncodingAttr
 from rt.compiler.passes.stream.resources import INDEX, element_byte_width, host_callables, index_constant
@@ -68,7 +69,7 @@ class EncodeHostTensorsPass(Pass):
     def run(self, module, ctx):
         for callable_op in host_callables(module):
             for op in list(callable_op.walk()):
-                handler = _HANDLERS.get(op.name)
+                handler = _HANDLERS.get(op)
                 if handler is not None:
                     try:
                         handler(op)
@@ -408,9 +409,9 @@ def _replace(op, new):
             Rewriter.erase_op(const)
 
 
-_HANDLERS = {
-    "stream.tensor.sizeof": _sizeof, "stream.tensor.empty": _empty, "stream.tensor.constant": _constant,
-    "stream.tensor.splat": _splat, "stream.tensor.clone": _clone, "stream.tensor.slice": _slice,
-    "stream.tensor.update": _update, "stream.tensor.fill": _fill, "stream.tensor.load": _load,
-    "stream.tensor.store": _store, "stream.tensor.dispatch": _dispatch,
-}
+_HANDLERS = OpTable({
+    stream.TensorSizeOfOp: _sizeof, stream.TensorEmptyOp: _empty, stream.TensorConstantOp: _constant,
+    stream.TensorSplatOp: _splat, stream.TensorCloneOp: _clone, stream.TensorSliceOp: _slice,
+    stream.TensorUpdateOp: _update, stream.TensorFillOp: _fill, stream.TensorLoadOp: _load,
+    stream.TensorStoreOp: _store, stream.TensorDispatchOp: _dispatch,
+})

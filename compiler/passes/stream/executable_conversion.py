@@ -22,7 +22,8 @@ after the last of those dims is defined::
 Source followed: IREE ``Stream/Transforms/ConvertToStream.cpp`` (convertExecutableOp) and
 ``FlowToStream/Patterns.cpp``.
 """
-from xdsl.dialects.builtin import FunctionType
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.dialects import flow, stream
@@ -40,9 +41,9 @@ def convert_executable(exe):
     for op in list(new.body.block.ops):
         if isinstance(op, flow.ExecutableExportOp):
             _convert_export(op)
-        elif op.name == "builtin.module":
+        elif isinstance(op, ModuleOp):
             for func in op.body.block.ops:
-                if func.name == "func.func":
+                if isinstance(func, FuncOp):
                     _convert_function(func)
     return new
 

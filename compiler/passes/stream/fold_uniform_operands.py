@@ -31,16 +31,17 @@ import dataclasses
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
-from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 
+from rt.compiler.dialects import arith as rt_arith
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream import dispatch_sites
 from rt.compiler.passes.stream.constant_folding import fold_constant_users
 from rt.compiler.passes.stream.operand_segments import set_operand_groups
 
-_HOST_CLEANUP = ("arith.constant", "arith.index_cast", "arith.index_castui", "arith.bitcast", "arith.extui",
-                 "arith.trunci", "arith.shrui")
+# rt's arith redefines the casts and shrui without subclassing xDSL's: both classes are listed.
+_HOST_CLEANUP = (arith.ConstantOp, arith.IndexCastOp, rt_arith.IndexCastOp, rt_arith.IndexCastUIOp, arith.BitcastOp,
+                 arith.ExtUIOp, rt_arith.ExtUIOp, arith.TruncIOp, rt_arith.TruncIOp, arith.ShRUIOp, rt_arith.ShRUIOp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,7 +123,7 @@ def _erase_dead(values):
     while work:
         value = work.pop()
         op = value.owner
-        if not isinstance(op, Operation) or op.name not in _HOST_CLEANUP or op.parent is None \
+        if not isinstance(op, _HOST_CLEANUP) or op.parent is None \
                 or any(r.uses for r in op.results):
             continue
         work += list(op.operands)

@@ -42,7 +42,7 @@ from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_types import index_array
 from rt.compiler.frontend import error_at_op, parse_module
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.resources import host_callables, index_constant
+from rt.compiler.passes.stream.resources import CALLABLES, host_callables, index_constant
 
 SPLAT = "__builtin_splat_i64"
 FILL = "__builtin_fill_i64"
@@ -84,8 +84,8 @@ class MaterializeBuiltinsPass(Pass):
         used = []
         for callable_op in host_callables(module):
             for op in list(callable_op.walk()):
-                if op.name in ("stream.async.splat", "stream.async.fill") and _is_wide(op.value.type):
-                    used.append(_splat(op) if op.name == "stream.async.splat" else _fill(op))
+                if isinstance(op, (stream.AsyncSplatOp, stream.AsyncFillOp)) and _is_wide(op.value.type):
+                    used.append(_splat(op) if isinstance(op, stream.AsyncSplatOp) else _fill(op))
         _add_executables(module, ctx, [name for name in (SPLAT, FILL) if name in used])
 
 
@@ -142,9 +142,8 @@ def _fill(op):
 
 def _add_executables(module, ctx, names):
     """Insert the builtin executables ``names`` (once each) before the module's first function."""
-    existing = {op.sym_name.data for op in module.body.block.ops if op.name == "stream.executable"}
-    anchor = next((op for op in module.body.block.ops if op.name in ("util.func", "func.func", "util.initializer")),
-                  None)
+    existing = {op.sym_name.data for op in module.body.block.ops if isinstance(op, stream.ExecutableOp)}
+    anchor = next((op for op in module.body.block.ops if isinstance(op, CALLABLES)), None)
     for name in names:
         if name in existing:
             continue

@@ -27,10 +27,14 @@ from xdsl.ir import BlockArgument
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.dialects import stream
+from rt.compiler.dialects.stream_collective import AsyncCollectiveOp
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.resources import host_callables
 from rt.compiler.passes.stream.async_ops import operand_size, tied_operand_indices
+
+#: the ``stream.async.*`` ops
+_ASYNC_OPS = (*(cls for cls in stream.ASYNC_OPS if cls is not stream.YieldOp), AsyncCollectiveOp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,7 +46,7 @@ class MaterializeCopyOnWritePass(Pass):
     def run(self, module, ctx):
         for callable_op in host_callables(module):
             for op in list(callable_op.walk()):
-                if op.name.startswith("stream.async."):
+                if isinstance(op, _ASYNC_OPS):
                     _materialize(op)
 
 

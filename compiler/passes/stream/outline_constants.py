@@ -81,7 +81,7 @@ def _insertion_anchor(module):
     """After the module's last leading util.global (at the start when there is none)."""
     last = None
     for op in module.body.block.ops:
-        if op.name != "util.global":
+        if not isinstance(op, util.GlobalOp):
             break
         last = op
     return InsertPoint.after(last) if last is not None else InsertPoint.at_start(module.body.block)

@@ -73,7 +73,7 @@ class PackConstantsPass(Pass):
     def run(self, module, ctx):
         for callable_op in host_callables(module):
             for op in list(callable_op.walk()):
-                if op.name == "stream.resource.constants":
+                if isinstance(op, stream.ResourceConstantsOp):
                     _pack(op)
 
 

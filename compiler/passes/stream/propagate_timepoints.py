@@ -53,17 +53,17 @@ class PropagateTimepointsPass(Pass):
         callables = host_callables(module)
         for callable_op in callables:
             for op in list(callable_op.walk()):
-                if op.name == "util.global.load" and op.global_name.root_reference.data in globals_:
+                if isinstance(op, util.GlobalLoadOp) and op.global_name.root_reference.data in globals_:
                     _load(op)
-                elif op.name == "util.global.store" and op.global_name.root_reference.data in globals_:
+                elif isinstance(op, util.GlobalStoreOp) and op.global_name.root_reference.data in globals_:
                     _store(op)
         for callable_op in callables:
             for op in list(callable_op.walk()):
-                if op.name == "stream.async.execute":
+                if isinstance(op, stream.AsyncExecuteOp):
                     _await_operands(op)
         for callable_op in callables:
             for op in reversed(list(callable_op.walk())):
-                if op.name == "stream.timepoint.await" and not any(r.uses for r in op.results):
+                if isinstance(op, stream.TimepointAwaitOp) and not any(r.uses for r in op.results):
                     op.detach()
                     op.erase()
 
@@ -72,7 +72,7 @@ def _expand_globals(module):
     names = set()
     block = module.body.block
     for op in list(block.ops):
-        if op.name != "util.global" or not isinstance(op.properties["type"], ResourceType):
+        if not isinstance(op, util.GlobalOp) or not isinstance(op.properties["type"], ResourceType):
             continue
         name = op.sym_name.data
         names.add(name)
@@ -96,7 +96,7 @@ def _load(op):
     wait = stream.TimepointAwaitOp.build(operands=[tp.result, [op.result], [size]], result_types=[[op.result.type]])
     block.insert_op_before(wait, anchor)
     op.result.replace_uses_with_if(wait.results_[0], lambda use: use.operation is not wait
-                                   and use.operation.name != "stream.resource.size")
+                                   and not isinstance(use.operation, stream.ResourceSizeOp))
 
 
 def _store(op):
@@ -114,7 +114,7 @@ def _store(op):
 def _unawaited(value):
     """(resource before its await, the awaited timepoint) or (value, None)."""
     owner = getattr(value, "op", None)
-    if owner is not None and owner.name == "stream.timepoint.await":
+    if isinstance(owner, stream.TimepointAwaitOp):
         return owner.resource_operands[value.index], owner.await_timepoint
     return value, None
 

@@ -29,16 +29,20 @@ Errors: none. Source followed: IREE ``Stream/Transforms/RefineUsage.cpp`` and
 """
 import dataclasses
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType
 from xdsl.ir import BlockArgument
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from rt.compiler.dialects import stream
+from rt.compiler.dialects import stream, util
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.async_ops import known_size
 from rt.compiler.passes.stream.resource_usage import ResourceUsageAnalysis, transfer_alias_safe
 from rt.compiler.passes.stream.resources import host_callables
+
+_FUNCTIONS = (util.FuncOp, func.FuncOp)
+_RETURNS = (util.ReturnOp, func.ReturnOp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,10 +59,10 @@ class RefineUsagePass(Pass):
                 continue
             if value.type.lifetime.data == "*":
                 value._type = refined
-            elif not isinstance(value, BlockArgument) and value.owner.name.startswith("stream."):
+            elif not isinstance(value, BlockArgument) and value.owner.dialect_name() == "stream":  # any stream op
                 _insert_transition(value, refined)
         for callable_op in host_callables(module):
-            if callable_op.name in ("util.func", "func.func"):
+            if isinstance(callable_op, _FUNCTIONS):
                 _update_signature(callable_op)
         for callable_op in host_callables(module):
             for op in list(callable_op.walk()):
@@ -82,14 +86,14 @@ def _insert_transition(value, refined):
         use.operation.operands[use.index] = transfer.result
 
 
-def _update_signature(func):
-    block = func.regions[0].blocks[0]
-    outputs = list(func.function_type.outputs.data)
-    for op in func.walk():
-        if op.name in ("util.return", "func.return") and op.parent_op() is func:
+def _update_signature(function):
+    block = function.regions[0].blocks[0]
+    outputs = list(function.function_type.outputs.data)
+    for op in function.walk():
+        if isinstance(op, _RETURNS) and op.parent_op() is function:
             outputs = [v.type for v in op.operands]
             break
-    func.properties["function_type"] = FunctionType.from_lists(list(block.arg_types), outputs)
+    function.properties["function_type"] = FunctionType.from_lists(list(block.arg_types), outputs)
 
 
 def _elide_transfer(op):

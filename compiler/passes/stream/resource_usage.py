@@ -18,9 +18,11 @@ Source followed: IREE ``Stream/Analysis/ResourceUsage.cpp`` (ValueResourceUsage)
 ``RefineUsage.cpp`` (convertUsageToLifetime); the fixpoint over the DFX solver is a union-find
 over groups here, with copy edges merged until nothing changes.
 """
+from xdsl.dialects import arith, cf, func, scf
 from xdsl.ir import BlockArgument
 
-from rt.compiler.dialects import stream
+from rt.compiler.dialects import arith as rt_arith, stream, util
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.passes.stream.resources import host_callables
 from rt.compiler.passes.stream.async_ops import has_tied_use, tied_operand_indices
@@ -34,40 +36,44 @@ STAGING = frozenset({STAGING_READ, STAGING_WRITE})
 DISPATCH = frozenset({DISPATCH_READ, DISPATCH_WRITE})
 
 #: flags a result gets from the op defining it
-_DEF_FLAGS = {
-    "stream.tensor.import": {MUTATED, EXTERNAL}, "stream.async.constant": {CONSTANT, TRANSFER_WRITE},
-    "stream.async.splat": {TRANSFER_WRITE}, "stream.async.clone": {TRANSFER_WRITE},
-    "stream.async.slice": {TRANSFER_WRITE}, "stream.async.fill": {TRANSFER_WRITE},
-    "stream.async.update": {TRANSFER_WRITE}, "stream.async.copy": {TRANSFER_WRITE},
-    "stream.async.transfer": {TRANSFER_WRITE}, "stream.async.store": {STAGING_WRITE},
-    "stream.async.dispatch": {DISPATCH_WRITE}, "util.global.load": {GLOBAL_READ},
-}
+_DEF_FLAGS = OpTable({
+    stream.TensorImportOp: {MUTATED, EXTERNAL}, stream.AsyncConstantOp: {CONSTANT, TRANSFER_WRITE},
+    stream.AsyncSplatOp: {TRANSFER_WRITE}, stream.AsyncCloneOp: {TRANSFER_WRITE},
+    stream.AsyncSliceOp: {TRANSFER_WRITE}, stream.AsyncFillOp: {TRANSFER_WRITE},
+    stream.AsyncUpdateOp: {TRANSFER_WRITE}, stream.AsyncCopyOp: {TRANSFER_WRITE},
+    stream.AsyncTransferOp: {TRANSFER_WRITE}, stream.AsyncStoreOp: {STAGING_WRITE},
+    stream.AsyncDispatchOp: {DISPATCH_WRITE}, util.GlobalLoadOp: {GLOBAL_READ},
+})
 #: flags an operand gets from a reading use (tied uses add MUTATED and the write flag below)
-_USE_FLAGS = {
-    "stream.tensor.export": {MUTATED, EXTERNAL}, "stream.async.clone": {TRANSFER_READ},
-    "stream.async.slice": {TRANSFER_READ}, "stream.async.transfer": {TRANSFER_READ},
-    "stream.async.update": {TRANSFER_READ}, "stream.async.copy": {TRANSFER_READ},
-    "stream.async.load": {STAGING_READ}, "stream.async.dispatch": {DISPATCH_READ},
-    "util.global.store": {GLOBAL_WRITE},
-}
-_TIED_WRITE = {"stream.async.fill": TRANSFER_WRITE, "stream.async.update": TRANSFER_WRITE,
-               "stream.async.copy": TRANSFER_WRITE, "stream.async.store": STAGING_WRITE,
-               "stream.async.dispatch": DISPATCH_WRITE}
+_USE_FLAGS = OpTable({
+    stream.TensorExportOp: {MUTATED, EXTERNAL}, stream.AsyncCloneOp: {TRANSFER_READ},
+    stream.AsyncSliceOp: {TRANSFER_READ}, stream.AsyncTransferOp: {TRANSFER_READ},
+    stream.AsyncUpdateOp: {TRANSFER_READ}, stream.AsyncCopyOp: {TRANSFER_READ},
+    stream.AsyncLoadOp: {STAGING_READ}, stream.AsyncDispatchOp: {DISPATCH_READ},
+    util.GlobalStoreOp: {GLOBAL_WRITE},
+})
+_TIED_WRITE = OpTable({stream.AsyncFillOp: TRANSFER_WRITE, stream.AsyncUpdateOp: TRANSFER_WRITE,
+                       stream.AsyncCopyOp: TRANSFER_WRITE, stream.AsyncStoreOp: STAGING_WRITE,
+                       stream.AsyncDispatchOp: DISPATCH_WRITE})
+# rt's arith.select does not subclass xDSL's: parsed selects are rt's, built ones xDSL's.
+_SELECTS = (arith.SelectOp, rt_arith.SelectOp)
+_CALLS = (util.CallOp, func.CallOp)
+_RETURNS = (util.ReturnOp, func.ReturnOp)
 #: ops that use resources without needing flags (the edges below cover them)
-_LINKING = ("util.return", "func.return", "util.call", "func.call", "cf.br", "cf.cond_br", "scf.yield",
-            "scf.condition", "scf.if", "scf.for", "scf.while", "arith.select", "util.optimization_barrier", "stream.async.execute",
-            "stream.async.concurrent", "stream.yield", "stream.timepoint.await", "stream.timepoint.barrier")
+_LINKING = (*_RETURNS, *_CALLS, cf.BranchOp, cf.ConditionalBranchOp, scf.YieldOp, scf.ConditionOp, scf.IfOp,
+            scf.ForOp, scf.WhileOp, *_SELECTS, util.OptimizationBarrierOp, stream.AsyncExecuteOp,
+            stream.AsyncConcurrentOp, stream.YieldOp, stream.TimepointAwaitOp, stream.TimepointBarrierOp)
 #: copies whose source and result may share a group when the union is valid
 _COPIES = (stream.AsyncTransferOp, stream.AsyncCloneOp, stream.AsyncSliceOp)
-_FRESH = ("stream.async.dispatch", "stream.async.alloca", "stream.async.splat", "stream.async.clone",
-          "stream.async.slice", "stream.async.fill", "stream.async.update", "stream.async.copy",
-          "stream.async.transfer")
+_FRESH = (stream.AsyncDispatchOp, stream.AsyncAllocaOp, stream.AsyncSplatOp, stream.AsyncCloneOp,
+          stream.AsyncSliceOp, stream.AsyncFillOp, stream.AsyncUpdateOp, stream.AsyncCopyOp,
+          stream.AsyncTransferOp)
 
 
 def _global_lifetime(module, op):
     name = op.global_name.root_reference.data
     for glob in module.body.block.ops:
-        if glob.name == "util.global" and glob.sym_name.data == name and isinstance(glob.type, ResourceType):
+        if isinstance(glob, util.GlobalOp) and glob.sym_name.data == name and isinstance(glob.type, ResourceType):
             return glob.type.lifetime.data
     return None
 
@@ -84,7 +90,7 @@ def transfer_alias_safe(op):
         return False
     if not has_tied_use(result):
         return True
-    if isinstance(source, BlockArgument) or source.owner.name not in _FRESH:
+    if not isinstance(source.owner, _FRESH):
         return False
     return len(list(source.uses)) == 1
 
@@ -124,7 +130,7 @@ class ResourceUsageAnalysis:
         self.pinned = {}
         self.values = []
         self.copies = []
-        self.callables = {op.sym_name.data: op for op in host_callables(module) if op.name != "util.initializer"}
+        self.callables = {op.sym_name.data: op for op in host_callables(module) if not isinstance(op, util.InitializerOp)}
         for callable_op in host_callables(module):
             for op in callable_op.walk():
                 for region in op.regions:
@@ -181,20 +187,21 @@ class ResourceUsageAnalysis:
                   "staging": {STAGING_READ}}.get(explicit, set())
         owner = value.owner
         if not isinstance(value, BlockArgument):
-            flags |= _DEF_FLAGS.get(owner.name, set())
-            if owner.name == "util.global.load" and _global_lifetime(self.module, owner) == "constant":
+            flags |= _DEF_FLAGS.get(owner, set())
+            if isinstance(owner, util.GlobalLoadOp) and _global_lifetime(self.module, owner) == "constant":
                 flags.add(CONSTANT)
         for use in value.uses:
             user = use.operation
             tied = use.index in tied_operand_indices(user)
             if tied:
-                flags |= {MUTATED, _TIED_WRITE.get(user.name, TRANSFER_WRITE)}
-            if not tied or user.name == "stream.async.dispatch":
-                flags |= _USE_FLAGS.get(user.name, set())
-            if user.name == "util.global.store" and _global_lifetime(self.module, user) == "constant":
+                flags |= {MUTATED, _TIED_WRITE.get(user, TRANSFER_WRITE)}
+            if not tied or isinstance(user, stream.AsyncDispatchOp):
+                flags |= _USE_FLAGS.get(user, set())
+            if isinstance(user, util.GlobalStoreOp) and _global_lifetime(self.module, user) == "constant":
                 flags.add(CONSTANT)
-            if user.name not in _USE_FLAGS and user.name not in _TIED_WRITE and user.name not in _LINKING \
-                    and not user.name.startswith("stream."):
+            # any other stream op keeps the resource inside the stream phase's view
+            if user not in _USE_FLAGS and user not in _TIED_WRITE and not isinstance(user, _LINKING) \
+                    and user.dialect_name() != "stream":
                 flags.add(EXTERNAL)
 
     # -- edges ----------------------------------------------------------------------------------
@@ -202,14 +209,13 @@ class ResourceUsageAnalysis:
         for result, index in zip(op.results, tied_operand_indices(op)):
             if index >= 0:
                 self.union(result, op.operands[index])
-        name = op.name
-        if name == "arith.select":
+        if isinstance(op, _SELECTS):
             self.union(op.results[0], op.operands[1])
             self.union(op.results[0], op.operands[2])
-        elif name == "util.optimization_barrier":
+        elif isinstance(op, util.OptimizationBarrierOp):
             for value, result in zip(op.operands, op.results):
                 self.union(value, result)
-        elif name in ("util.call", "func.call"):
+        elif isinstance(op, _CALLS):
             callee = self.callables.get(op.properties["callee"].root_reference.data)
             if callee is None or not callee.regions[0].blocks:
                 for value in list(op.operands) + list(op.results):
@@ -219,17 +225,17 @@ class ResourceUsageAnalysis:
             for value, arg in zip(op.operands, callee.regions[0].blocks[0].args):
                 self.union(value, arg)
             for ret in callee.walk():
-                if ret.name in ("util.return", "func.return") and ret.parent_op() is callee:
+                if isinstance(ret, _RETURNS) and ret.parent_op() is callee:
                     for value, result in zip(ret.operands, op.results):
                         self.union(value, result)
-        elif name == "cf.br":
+        elif isinstance(op, cf.BranchOp):
             self._link_successor(op.successors[0], op.operands)
-        elif name == "cf.cond_br":
+        elif isinstance(op, cf.ConditionalBranchOp):
             self._link_successor(op.successors[0], op.then_arguments)
             self._link_successor(op.successors[1], op.else_arguments)
-        elif name == "scf.yield":
+        elif isinstance(op, scf.YieldOp):
             self._link_yield(op)
-        elif name == "scf.condition":
+        elif isinstance(op, scf.ConditionOp):
             parent = op.parent_op()
             for value, arg, result in zip(op.args, parent.after_region.blocks[0].args, parent.results):
                 self.union(value, arg)
@@ -241,14 +247,14 @@ class ResourceUsageAnalysis:
 
     def _link_yield(self, op):
         parent = op.parent_op()
-        if parent.name == "scf.while":
+        if isinstance(parent, scf.WhileOp):
             for init, arg, value in zip(parent.arguments, parent.before_region.blocks[0].args, op.operands):
                 self.union(init, arg)
                 self.union(arg, value)
             return
         for value, result in zip(op.operands, parent.results):
             self.union(value, result)
-        if parent.name == "scf.for":
+        if isinstance(parent, scf.ForOp):
             args = parent.body.blocks[0].args[1:]
             for init, arg, value in zip(parent.iter_args, args, op.operands):
                 self.union(init, arg)

@@ -9,7 +9,7 @@
 Source followed: IREE ``Stream/IR/StreamInterfaces`` (AffinityOpInterface) and
 ``IREE::Stream::AffinityAttr::lookup``.
 """
-from xdsl.dialects import arith
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
@@ -21,10 +21,13 @@ from xdsl.dialects.builtin import (
     ModuleOp,
 )
 
+from rt.compiler.dialects import util
 from rt.runtime.errors import UnimplementedError
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
 INDEX = IndexType()
+#: the ops that hold host code: functions and initializers
+CALLABLES = (util.FuncOp, func.FuncOp, util.InitializerOp)
 
 
 def index_constant(value):
@@ -76,4 +79,4 @@ def affinity_of(op):
 def host_callables(module):
     """Top-level util.func / func.func / util.initializer ops that have bodies."""
     return [op for op in module.body.block.ops
-            if op.name in ("util.func", "func.func", "util.initializer") and op.regions and op.regions[0].blocks]
+            if isinstance(op, CALLABLES) and op.regions and op.regions[0].blocks]

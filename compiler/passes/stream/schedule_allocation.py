@@ -46,7 +46,7 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Block, Region
 
 from rt.compiler.dialects import stream
-from rt.compiler.dialects.stream_collective import CmdCollectiveOp, collective_props
+from rt.compiler.dialects.stream_collective import AsyncCollectiveOp, CmdCollectiveOp, collective_props
 from rt.compiler.dialects.stream_types import INDEX, ResourceType, TimepointType, int_list
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
@@ -64,11 +64,11 @@ class ScheduleAllocationPass(Pass):
     def run(self, module, ctx):
         for callable_op in host_callables(module):
             for op in list(callable_op.walk()):
-                if op.name == "stream.async.execute":
+                if isinstance(op, stream.AsyncExecuteOp):
                     _allocate_execute(op)
-                elif op.name == "stream.async.load":
+                elif isinstance(op, stream.AsyncLoadOp):
                     _load(op)
-                elif op.name == "stream.async.store":
+                elif isinstance(op, stream.AsyncStoreOp):
                     _store(op)
 
 
@@ -240,30 +240,29 @@ class _Commands:
         return stream.CmdFillOp.build(operands=[value, dst, dsize, doff, length])
 
     def _command(self, op):
-        name = op.name
-        if name in ("stream.async.alloca", "stream.async.constant", "stream.yield"):
+        if isinstance(op, (stream.AsyncAllocaOp, stream.AsyncConstantOp, stream.YieldOp)):
             return None
-        if name == "stream.async.dispatch":
+        if isinstance(op, stream.AsyncDispatchOp):
             return self._dispatch(op)
-        if name == "stream.async.splat":
+        if isinstance(op, stream.AsyncSplatOp):
             return self._fill(op.value, op.result, None, op.result_size)
-        if name == "stream.async.fill":
+        if isinstance(op, stream.AsyncFillOp):
             return self._fill(op.value, op.result, op.target_offset, op.target_length)
-        if name in ("stream.async.clone", "stream.async.transfer"):
+        if isinstance(op, (stream.AsyncCloneOp, stream.AsyncTransferOp)):
             return self._copy(op.source, None, op.result, None, op.result_size)
-        if name == "stream.async.slice":
+        if isinstance(op, stream.AsyncSliceOp):
             return self._copy(op.source, op.source_offset, op.result, None, op.result_size)
-        if name == "stream.async.update":
+        if isinstance(op, stream.AsyncUpdateOp):
             return self._copy(op.update, None, op.result, op.target_offset, op.update_size)
-        if name == "stream.async.copy":
+        if isinstance(op, stream.AsyncCopyOp):
             return self._copy(op.source, op.source_offset, op.result, op.target_offset, op.length)
-        if name == "stream.async.collective":
+        if isinstance(op, AsyncCollectiveOp):
             return self._collective(op)
-        if name == "stream.async.concurrent":
+        if isinstance(op, stream.AsyncConcurrentOp):
             inner = Block()
             self.convert(op.body.blocks[0], inner)
             return stream.CmdConcurrentOp.build(regions=[Region(inner)])
-        raise error_at_op(op, f"'{name}' inside stream.async.execute has no stream.cmd form; expected "
+        raise error_at_op(op, f"'{op.name}' inside stream.async.execute has no stream.cmd form; expected "
                               "stream.async.dispatch/splat/fill/clone/slice/update/copy/transfer/alloca/constant")
 
     def _collective(self, op):

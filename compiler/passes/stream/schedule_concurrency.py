@@ -37,7 +37,7 @@ from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.async_ops import known_size, tied_input, tied_operand
 from rt.compiler.passes.stream.resources import host_callables
 
-_NO_WORK = ("stream.async.alloca", "stream.async.constant")
+_NO_WORK = (stream.AsyncAllocaOp, stream.AsyncConstantOp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,7 +49,7 @@ class ScheduleConcurrencyPass(Pass):
     def run(self, module, ctx):
         for callable_op in host_callables(module):
             for op in list(callable_op.walk()):
-                if op.name == "stream.async.execute":
+                if isinstance(op, stream.AsyncExecuteOp):
                     schedule_region(op)
 
 
@@ -81,8 +81,8 @@ def schedule_region(execute):
     block = execute.body.blocks[0]
     terminator = block.last_op
     ops = [op for op in block.ops if op is not terminator]
-    setup = [op for op in ops if op.name in _NO_WORK]
-    work = [op for op in ops if op.name not in _NO_WORK]
+    setup = [op for op in ops if isinstance(op, _NO_WORK)]
+    work = [op for op in ops if not isinstance(op, _NO_WORK)]
     waves = _waves(work)
     if all(len(w) == 1 for w in waves):
         return

@@ -35,15 +35,17 @@ Source followed: IREE ``Stream/Transforms/ScheduleExecution.cpp`` and
 """
 import dataclasses
 
+from xdsl.dialects import func
 from xdsl.ir import Block, Region
 
-from rt.compiler.dialects import stream
+from rt.compiler.dialects import stream, util
 from rt.compiler.dialects.stream_types import ResourceType, TimepointType, index_array
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.async_ops import STREAMABLE, execution_affinity, size_of, tied_input
 from rt.compiler.passes.stream.resources import host_callables
 
-_FLUSHING_PREFIXES = ("check.", "util.call", "func.call")
+#: calls close every open partition (as do check ops and ops with regions)
+_CALLS = (util.CallOp, func.CallOp)
 
 
 class _Partition:
@@ -67,7 +69,7 @@ def _used_values(op):
 
 
 def _flushes(op):
-    return bool(op.regions) or op.name.startswith(_FLUSHING_PREFIXES)
+    return bool(op.regions) or isinstance(op, _CALLS) or op.dialect_name() == "check"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,8 +96,8 @@ def schedule_block(block):
         _emit(part)
 
     for op in list(block.ops):
-        if op.name not in STREAMABLE:
-            if op.name.startswith("stream.async.execute"):
+        if not isinstance(op, STREAMABLE):
+            if isinstance(op, stream.AsyncExecuteOp):
                 continue
             for value in _used_values(op):
                 part = owner.get(value)

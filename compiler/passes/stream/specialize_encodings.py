@@ -27,10 +27,12 @@ Source followed: IREE ``Stream/Transforms/SpecializeEncodings.cpp``.
 import dataclasses
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr, TensorType
+from xdsl.dialects.func import FuncOp
 
+from rt.compiler.dialects import stream
 from rt.compiler.dialects.flow_types import DispatchTensorType
 from rt.compiler.dialects.iree_encoding import EncodingAttr
-from rt.compiler.dialects.stream_types import ResourceType
+from rt.compiler.dialects.stream_types import BindingType, ResourceType
 from rt.compiler.frontend import error_at_op
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.hal.affinity import device_globals, op_device
@@ -38,6 +40,8 @@ from rt.compiler.targets.encoding import resolve
 from rt.runtime.errors import CompileError, UnimplementedError
 
 _ENCODING_PROPERTIES = ("encoding", "result_encoding", "source_encoding", "target_encoding", "update_encoding")
+#: the ``stream.tensor.*`` ops
+_TENSOR_OPS = tuple(stream.TENSOR_OPS)
 
 
 def _unresolved(type_):
@@ -89,10 +93,10 @@ def _binding_types(op):
 
 def _encoded_bindings(func):
     """The binding block arguments of ``func`` in order, each with its subspans."""
-    args = [a for a in func.body.block.args if a.type.name == "stream.binding"]
+    args = [a for a in func.body.block.args if isinstance(a.type, BindingType)]
     uses = {a: [] for a in args}
     for op in func.walk():
-        if op.name == "stream.binding.subspan" and op.binding in uses:
+        if isinstance(op, stream.BindingSubspanOp) and op.binding in uses:
             uses[op.binding].append(op)
     return args, uses
 
@@ -106,13 +110,13 @@ class SpecializeEncodingsPass(Pass):
     def run(self, module, ctx):
         devices = device_globals(module)
         resolver = _Resolver(devices)
-        executables = {op.sym_name.data: op for op in module.body.block.ops if op.name == "stream.executable"}
+        executables = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, stream.ExecutableOp)}
         specialized = {}
         for op in list(module.walk()):
-            if not op.name.startswith("stream.tensor.") or _inside_executable(op):
+            if not isinstance(op, _TENSOR_OPS) or _inside_executable(op):
                 continue
             encoded = [k for k in _ENCODING_PROPERTIES if _unresolved(op.properties.get(k))]
-            dispatch = op.name == "stream.tensor.dispatch" and any(
+            dispatch = isinstance(op, stream.TensorDispatchOp) and any(
                 _unresolved(t) for t in (*op.operand_encodings.data, *op.result_encodings.data))
             if not encoded and not dispatch:
                 continue
@@ -147,7 +151,7 @@ class SpecializeEncodingsPass(Pass):
 def _inside_executable(op):
     parent = op.parent_op()
     while parent is not None:
-        if parent.name == "stream.executable":
+        if isinstance(parent, stream.ExecutableOp):
             return True
         parent = parent.parent_op()
     return False
@@ -167,7 +171,7 @@ def _clone_executable(exe, name, count, module, executables):
 
 def _set_binding_layouts(exe, export, bindings, op):
     """Give the subspans of ``export``'s binding arguments the dispatch's resolved encodings."""
-    funcs = [f for f in exe.walk() if f.name == "func.func" and f.sym_name.data == export]
+    funcs = [f for f in exe.walk() if isinstance(f, FuncOp) and f.sym_name.data == export]
     if not funcs:
         raise error_at_op(op, f"stream.executable @{exe.sym_name.data} has no function @{export}")
     args, uses = _encoded_bindings(funcs[0])

@@ -19,11 +19,16 @@ calls it cannot see through).
 Source followed: IREE ``Dialect/Stream/Transforms/ElideTimepoints.cpp`` (IsImmediate,
 TimepointCoverage).
 """
+from xdsl.dialects import arith, cf, scf
 from xdsl.dialects.builtin import SymbolRefAttr
 
+from rt.compiler.dialects import arith as rt_arith, stream, util
 from rt.compiler.dialects.stream_types import TimepointAttr, TimepointType
+from rt.compiler.op_handlers import OpTable
 
-_BRANCH_OPERANDS = {"cf.br": ("arguments",), "cf.cond_br": ("then_arguments", "else_arguments")}
+_BRANCH_OPERANDS = OpTable({cf.BranchOp: ("arguments",), cf.ConditionalBranchOp: ("then_arguments", "else_arguments")})
+# rt's arith.select does not subclass xDSL's: parsed selects are rt's, built ones xDSL's.
+_SELECTS = (arith.SelectOp, rt_arith.SelectOp)
 
 
 def is_timepoint(value):
@@ -99,17 +104,17 @@ class TimepointCoverage:
         results = [r for r in op.results if is_timepoint(r)]
         if not results:
             return
-        if op.name == "stream.timepoint.immediate":
+        if isinstance(op, stream.TimepointImmediateOp):
             self._set(results[0], (), True)
-        elif op.name == "stream.timepoint.join":
+        elif isinstance(op, stream.TimepointJoinOp):
             operands = list(op.operands)
             covered = frozenset().union(*[self.covers(v) for v in operands])
             self._set(results[0], covered, all(self.is_immediate(v) for v in operands))
-        elif op.name == "arith.select":
+        elif isinstance(op, _SELECTS):
             self._merge(results[0], list(op.operands[1:]))
-        elif op.name == "util.global.load":
+        elif isinstance(op, util.GlobalLoadOp):
             self._set(results[0], (), op.global_name.root_reference.data in self.immediate_globals)
-        elif op.name == "scf.if":
+        elif isinstance(op, scf.IfOp):
             for result in results:
                 yields = [region.blocks[0].last_op for region in op.regions if region.blocks]
                 incoming = [y.operands[result.index] if y is not None and len(y.operands) > result.index else None
@@ -126,7 +131,7 @@ def _successor_operands(terminator):
     """``[(target block, [values] or None)]`` for a block terminator's successors."""
     if terminator is None or not terminator.successors:
         return []
-    fields = _BRANCH_OPERANDS.get(terminator.name)
+    fields = _BRANCH_OPERANDS.get(terminator)
     if fields is None:
         return [(succ, None) for succ in terminator.successors]
     return [(succ, list(getattr(terminator, name))) for succ, name in zip(terminator.successors, fields)]
@@ -136,21 +141,21 @@ def _immediate_globals(module):
     """Names of private timepoint globals that only ever hold immediate timepoints."""
     candidates = {}
     for op in module.body.block.ops:
-        if op.name != "util.global" or not isinstance(op.type, TimepointType):
+        if not isinstance(op, util.GlobalOp) or not isinstance(op.type, TimepointType):
             continue
         visibility = op.sym_visibility.data if op.sym_visibility is not None else "public"
         initial = op.initial_value
         if visibility == "private" and (initial is None or isinstance(initial, TimepointAttr)):
             candidates[op.sym_name.data] = initial is not None
     for op in module.walk():
-        if op.name == "util.global":
+        if isinstance(op, util.GlobalOp):
             continue
         for attr in op.properties.values():
             if not isinstance(attr, SymbolRefAttr) or attr.root_reference.data not in candidates:
                 continue
             name = attr.root_reference.data
-            if op.name == "util.global.store" and getattr(op.value.owner, "name", None) == "stream.timepoint.immediate":
+            if isinstance(op, util.GlobalStoreOp) and isinstance(op.value.owner, stream.TimepointImmediateOp):
                 candidates[name] = True
-            elif op.name != "util.global.load":
+            elif not isinstance(op, util.GlobalLoadOp):
                 candidates.pop(name, None)
     return {name for name, defined in candidates.items() if defined}

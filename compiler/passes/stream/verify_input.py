@@ -3,8 +3,6 @@
 Input: the module after dispatch creation (the "flow" form). Output: the same module, unchanged.
 Fails with a CompileError at the first op that the stream phase cannot take:
 
-* indirect globals (``util.global.address``, ``util.global.load.indirect``,
-  ``util.global.store.indirect``), which IREE's stream phase does not support either;
 * dispatch regions that were never outlined (``flow.dispatch.region``,
   ``flow.dispatch.workgroups``) and ``linalg``/``tensor`` ops left in host code (other than
   ``tensor.dim`` shape queries), which belong inside a ``flow.executable``;
@@ -13,7 +11,9 @@ Fails with a CompileError at the first op that the stream phase cannot take:
   them);
 * ``flow.dispatch`` ops naming an executable or export the module does not define.
 
-``flow.executable`` and ``hal.executable`` bodies are not inspected (codegen owns them).
+``flow.executable`` and ``hal.executable`` bodies are not inspected (codegen owns them). Indirect
+globals (``util.global.address``, ``util.global.load.indirect``), which IREE's stream phase does
+not support either, never reach it: rt's util dialect does not define them, so parsing rejects them.
 
 Example::
 
@@ -25,16 +25,18 @@ input expectations of ``ConvertToStream.cpp``.
 """
 import dataclasses
 
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType
 
+from rt.compiler.dialects import flow, hal, stream
 from rt.compiler.frontend import error_at_op
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.call_conversion import is_public
 from rt.compiler.passes.stream.resources import host_callables
 
-_INDIRECT = ("util.global.address", "util.global.load.indirect", "util.global.store.indirect")
-_UNOUTLINED = ("flow.dispatch.region", "flow.dispatch.workgroups")
-_EXECUTABLES = ("flow.executable", "hal.executable", "stream.executable")
+_UNOUTLINED = (flow.DispatchRegionOp, flow.DispatchWorkgroupsOp)
+_EXECUTABLES = (flow.ExecutableOp, hal.ExecutableOp, stream.ExecutableOp)
+_EXPORTS = (flow.ExecutableExportOp, stream.ExecutableExportOp, hal.ExecutableExportOp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,10 +47,6 @@ class VerifyInputPass(Pass):
 
     def run(self, module, ctx):
         exports = _dispatchable_exports(module)
-        for op in module.walk():
-            if op.name in _INDIRECT:
-                raise error_at_op(op, f"'{op.name}' (indirect global access) is not supported by the stream "
-                                      f"phase; load and store globals by symbol with util.global.load/store")
         for callable_op in host_callables(module):
             _check_signature(callable_op)
             for op in callable_op.walk():
@@ -59,11 +57,11 @@ def _dispatchable_exports(module):
     """{executable name: {export names}} of the module's flow/stream/hal executables."""
     table = {}
     for op in module.body.block.ops:
-        if op.name not in _EXECUTABLES:
+        if not isinstance(op, _EXECUTABLES):
             continue
         names = table.setdefault(op.sym_name.data, set())
         for inner in op.walk():
-            if inner.name in ("flow.executable.export", "stream.executable.export", "hal.executable.export"):
+            if isinstance(inner, _EXPORTS):
                 names.add(inner.sym_name.data)
     return table
 
@@ -81,15 +79,14 @@ def _check_signature(callable_op):
 
 
 def _check_host_op(op, exports):
-    name = op.name
-    if name in _UNOUTLINED:
-        raise error_at_op(op, f"'{name}' was not outlined; run iree-dispatch-creation-convert-dispatch-regions-to-"
+    if isinstance(op, _UNOUTLINED):
+        raise error_at_op(op, f"'{op.name}' was not outlined; run iree-dispatch-creation-convert-dispatch-regions-to-"
                               f"workgroups and iree-flow-outline-dispatch-regions before the stream phase")
-    dialect = name.split(".", 1)[0]
-    if dialect in ("linalg", "tensor") and name != "tensor.dim":
-        raise error_at_op(op, f"'{name}' is outside any dispatch; the stream phase expects tensor computation "
+    # every linalg/tensor op (but the tensor.dim shape query) computes on tensors
+    if op.dialect_name() in ("linalg", "tensor") and not isinstance(op, tensor.DimOp):
+        raise error_at_op(op, f"'{op.name}' is outside any dispatch; the stream phase expects tensor computation "
                               f"to be formed into flow.dispatch ops (iree-dispatch-creation-form-dispatch-regions)")
-    if name == "flow.dispatch":
+    if isinstance(op, flow.DispatchOp):
         exe, entry = op.entry_point.root_reference.data, op.entry_point.nested_references.data
         export = entry[0].data if entry else None
         if exe not in exports or export not in exports[exe]:
