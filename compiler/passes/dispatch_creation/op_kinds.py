@@ -1,8 +1,7 @@
 """What each tensor op is to dispatch creation: root, fusable elementwise, clonable, host.
 
 * dispatchable: computes on tensors inside a dispatch -- every linalg op, ``tensor.pad``,
-  ``concat``, ``extract_slice``/``insert_slice`` that convert-to-flow left, ``tensor.generate``
-  and ``iree_encoding.set_encoding``/``unset_encoding``;
+  ``concat``, ``extract_slice``/``insert_slice`` that convert-to-flow left and ``iree_encoding.set_encoding``/``unset_encoding``;
 * clonable: cheap to recompute in every dispatch that needs it -- ``tensor.empty``,
   ``flow.tensor.empty`` and ``linalg.fill``;
 * elementwise: ``linalg.generic``/named elementwise ops with only parallel loops, and
@@ -14,26 +13,39 @@ Source followed: IREE ``DispatchCreation/FormDispatchRegions.cpp`` (isRootLikeOp
 isClonableIntoDispatchOp) and ``Flow/Transforms/OutlineDispatchRegions.cpp`` /
 ``AnnotateDispatches.cpp`` (dispatch naming).
 """
+from xdsl.dialects import linalg as xlinalg
+from xdsl.dialects import tensor as xtensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir.affine import AffineDimExpr
 
-DISPATCHABLE_TENSOR_OPS = {"tensor.pad", "tensor.concat", "tensor.extract_slice", "tensor.insert_slice",
-                           "tensor.generate", "iree_encoding.set_encoding", "iree_encoding.unset_encoding"}
-CLONABLE = {"tensor.empty", "flow.tensor.empty", "linalg.fill"}
-NOT_OPS = {"linalg.yield", "linalg.index"}
-CONTRACTIONS = {"linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matvec",
-                "linalg.dot", "linalg.mmt4d", "linalg.batch_mmt4d", "linalg.matmul_transpose_b",
-                "linalg.matmul_transpose_a", "linalg.quantized_matmul"}
+from rt.compiler.dialects.flow_tensor import TensorEmptyOp
+from rt.compiler.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
+from rt.compiler.dialects.linalg import PackOp, UnPackOp
+from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES
+
+ENCODING_OPS = (SetEncodingOp, UnsetEncodingOp)
+DISPATCHABLE_TENSOR_OPS = (xtensor.PadOp, xtensor.ConcatOp, xtensor.ExtractSliceOp, xtensor.InsertSliceOp,
+                           *ENCODING_OPS)
+CLONABLE = (xtensor.EmptyOp, TensorEmptyOp, xlinalg.FillOp)
+NOT_OPS = (xlinalg.YieldOp, xlinalg.IndexOp)
+CONTRACTIONS = tuple(NAMED_OP_CLASSES[row] for row in (
+    "matmul", "batch_matmul", "matvec", "vecmat", "batch_matvec", "dot", "mmt4d", "batch_mmt4d",
+    "matmul_transpose_b", "matmul_transpose_a", "quantized_matmul"))
+#: named convolutions and depthwise convolutions; with the poolings, windowed roots ranked like contractions
+CONVOLUTIONS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "conv" in row)
+POOLINGS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "pooling" in row)
+_RELAYOUTS_AND_REDUCTIONS = (PackOp, UnPackOp, xlinalg.TransposeOp, xlinalg.ReduceOp)
 
 
 def is_dispatchable(op):
-    if op.name in NOT_OPS:
+    if isinstance(op, NOT_OPS):
         return False
-    return op.name.startswith("linalg.") or op.name in DISPATCHABLE_TENSOR_OPS
+    # every other linalg op computes on tensors inside a dispatch
+    return op.dialect_name() == "linalg" or isinstance(op, DISPATCHABLE_TENSOR_OPS)
 
 
 def is_clonable(op):
-    return op.name in CLONABLE
+    return isinstance(op, CLONABLE)
 
 
 def is_structured(op):
@@ -50,9 +62,9 @@ def indexing_maps(op):
 
 def is_elementwise(op):
     """All-parallel structured op whose output maps are identities (or a linalg.broadcast)."""
-    if op.name == "linalg.broadcast":
+    if isinstance(op, xlinalg.BroadcastOp):
         return True
-    if op.name in CLONABLE or not is_structured(op) or op.name in CONTRACTIONS or op.name == "linalg.transpose":
+    if isinstance(op, (*CLONABLE, *CONTRACTIONS, xlinalg.TransposeOp)) or not is_structured(op):
         return False
     if any(it != "parallel" for it in iterator_types(op)):
         return False
@@ -115,13 +127,13 @@ def loop_ranges(op, dims_of):
 
 def _rank(op):
     """Root preference: contractions/convs > reductions/pack/unpack/transpose > other > clonable."""
-    if op.name in CONTRACTIONS or "conv" in op.name or "pooling" in op.name:
+    if isinstance(op, (*CONTRACTIONS, *CONVOLUTIONS, *POOLINGS)):
         return 4
-    if has_reduction(op) or op.name in ("linalg.pack", "linalg.unpack", "linalg.transpose", "linalg.reduce"):
+    if has_reduction(op) or isinstance(op, _RELAYOUTS_AND_REDUCTIONS):
         return 3
-    if op.name.startswith("iree_encoding.") or op.name in DISPATCHABLE_TENSOR_OPS:
+    if isinstance(op, DISPATCHABLE_TENSOR_OPS):
         return 2
-    if op.name in CLONABLE:
+    if isinstance(op, CLONABLE):
         return 0
     return 1
 
@@ -130,7 +142,7 @@ def pick_root(ops):
     """The op a dispatch is named and sized after: highest rank, last one on ties."""
     best = None
     for op in ops:
-        if is_dispatchable(op) or op.name in CLONABLE:
+        if is_dispatchable(op) or isinstance(op, CLONABLE):
             if best is None or _rank(op) >= _rank(best):
                 best = op
     return best
@@ -142,7 +154,7 @@ def _unknown_dims(value):
 
 
 def _kind(op):
-    if op.name != "linalg.generic":
+    if not isinstance(op, xlinalg.GenericOp):
         return op.name.split(".", 1)[1]
     its = iterator_types(op)
     if all(it == "parallel" for it in its):
