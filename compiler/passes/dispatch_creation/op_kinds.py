@@ -13,6 +13,7 @@ Source followed: IREE ``DispatchCreation/FormDispatchRegions.cpp`` (isRootLikeOp
 isClonableIntoDispatchOp) and ``Flow/Transforms/OutlineDispatchRegions.cpp`` /
 ``AnnotateDispatches.cpp`` (dispatch naming).
 """
+from xdsl.dialects import arith
 from xdsl.dialects import linalg as xlinalg
 from xdsl.dialects import tensor as xtensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
@@ -35,6 +36,8 @@ CONTRACTIONS = tuple(NAMED_OP_CLASSES[row] for row in (
 CONVOLUTIONS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "conv" in row)
 POOLINGS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "pooling" in row)
 _RELAYOUTS_AND_REDUCTIONS = (PackOp, UnPackOp, xlinalg.TransposeOp, xlinalg.ReduceOp)
+#: body ops that make a reduction generic "matmul_like" in its export name
+_MULTIPLIES = (arith.MulfOp, arith.MuliOp, arith.MulSIExtendedOp, arith.MulUIExtendedOp)
 
 
 def is_dispatchable(op):
@@ -166,13 +169,14 @@ def _kind(op):
                 return "transpose"
             return "elementwise_broadcast"
         return "generic"
-    if sum(1 for it in its if it == "reduction") and len(op.inputs) >= 2 and "mul" in _body_ops(op):
+    if sum(1 for it in its if it == "reduction") and len(op.inputs) >= 2 and _multiplies(op):
         return "matmul_like"
     return "reduction"
 
 
-def _body_ops(op):
-    return " ".join(o.name for o in op.regions[0].block.ops) if op.regions and op.regions[0].blocks else ""
+def _multiplies(op):
+    """Whether ``op``'s body multiplies."""
+    return bool(op.regions and op.regions[0].blocks) and any(isinstance(o, _MULTIPLIES) for o in op.regions[0].block.ops)
 
 
 def _element_types(op):
