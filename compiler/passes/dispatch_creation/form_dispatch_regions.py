@@ -81,6 +81,8 @@ INDEX = IndexType()
 
 #: producers whose values are constants: a set_encoding of those stays a (hoisted) pack.
 _CONSTANT_PRODUCERS = (arith.ConstantOp, util.GlobalLoadOp, flow.TensorConstantOp)
+#: roots that take no elementwise producers into their dispatch
+_NO_ELEMENTWISE_PRODUCERS = (*kinds.CONTRACTIONS, *kinds.CONVOLUTIONS, SetEncodingOp)
 
 
 #: Row strides (bytes) that are multiples of this put every row of B in one L1 set: read in
@@ -243,8 +245,7 @@ class _Grouping:
 
     def fuse_producers(self, group):
         root = kinds.pick_root(group["members"])
-        allow_elementwise = root is not None and not isinstance(
-            root, (*kinds.CONTRACTIONS, *kinds.CONVOLUTIONS, SetEncodingOp))
+        allow_elementwise = root is not None and not isinstance(root, _NO_ELEMENTWISE_PRODUCERS)
         work = list(group["members"])
         while work:
             member = work.pop()

@@ -24,6 +24,7 @@ from rt.compiler.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from rt.compiler.dialects.linalg import PackOp, UnPackOp
 from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES
 
+#: op classes (tuples, for isinstance); subclasses (rt's versions of xDSL ops) match too
 ENCODING_OPS = (SetEncodingOp, UnsetEncodingOp)
 DISPATCHABLE_TENSOR_OPS = (xtensor.PadOp, xtensor.ConcatOp, xtensor.ExtractSliceOp, xtensor.InsertSliceOp,
                            *ENCODING_OPS)
@@ -32,10 +33,12 @@ NOT_OPS = (xlinalg.YieldOp, xlinalg.IndexOp)
 CONTRACTIONS = tuple(NAMED_OP_CLASSES[row] for row in (
     "matmul", "batch_matmul", "matvec", "vecmat", "batch_matvec", "dot", "mmt4d", "batch_mmt4d",
     "matmul_transpose_b", "matmul_transpose_a", "quantized_matmul"))
-#: named convolutions and depthwise convolutions; with the poolings, windowed roots ranked like contractions
+#: named convolutions (depthwise ones too) and poolings: roots ranked like contractions
 CONVOLUTIONS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "conv" in row)
 POOLINGS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "pooling" in row)
 _RELAYOUTS_AND_REDUCTIONS = (PackOp, UnPackOp, xlinalg.TransposeOp, xlinalg.ReduceOp)
+_TOP_RANKED_ROOTS = (*CONTRACTIONS, *CONVOLUTIONS, *POOLINGS)
+_NEVER_ELEMENTWISE = (*CLONABLE, *CONTRACTIONS, xlinalg.TransposeOp)
 #: body ops that make a reduction generic "matmul_like" in its export name
 _MULTIPLIES = (arith.MulfOp, arith.MuliOp, arith.MulSIExtendedOp, arith.MulUIExtendedOp)
 
@@ -67,7 +70,7 @@ def is_elementwise(op):
     """All-parallel structured op whose output maps are identities (or a linalg.broadcast)."""
     if isinstance(op, xlinalg.BroadcastOp):
         return True
-    if isinstance(op, (*CLONABLE, *CONTRACTIONS, xlinalg.TransposeOp)) or not is_structured(op):
+    if isinstance(op, _NEVER_ELEMENTWISE) or not is_structured(op):
         return False
     if any(it != "parallel" for it in iterator_types(op)):
         return False
@@ -130,7 +133,7 @@ def loop_ranges(op, dims_of):
 
 def _rank(op):
     """Root preference: contractions/convs > reductions/pack/unpack/transpose > other > clonable."""
-    if isinstance(op, (*CONTRACTIONS, *CONVOLUTIONS, *POOLINGS)):
+    if isinstance(op, _TOP_RANKED_ROOTS):
         return 4
     if has_reduction(op) or isinstance(op, _RELAYOUTS_AND_REDUCTIONS):
         return 3
