@@ -62,8 +62,9 @@ fusion, clonable ops) and ``CloneProducersIntoDispatchRegions.cpp``.
 """
 import dataclasses
 
-from xdsl.dialects import arith, linalg, tensor
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, OpResult, Region
 
 from rt.compiler.dialects import flow, util

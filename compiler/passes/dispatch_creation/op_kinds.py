@@ -14,9 +14,9 @@ isClonableIntoDispatchOp) and ``Flow/Transforms/OutlineDispatchRegions.cpp`` /
 ``AnnotateDispatches.cpp`` (dispatch naming).
 """
 from xdsl.dialects import arith
-from xdsl.dialects import linalg as xlinalg
 from xdsl.dialects import tensor as xtensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.dialects.linalg import ops as xlinalg
 from xdsl.ir.affine import AffineDimExpr
 
 from rt.compiler.dialects.flow_tensor import TensorEmptyOp

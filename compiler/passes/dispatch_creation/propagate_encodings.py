@@ -40,8 +40,9 @@ through elementwise ops) and oneDNN Graph Compiler's ``layout_propagation`` pass
 """
 import dataclasses
 
-from xdsl.dialects import linalg, tensor
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 

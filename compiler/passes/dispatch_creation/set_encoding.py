@@ -46,9 +46,10 @@ Source followed: IREE ``DispatchCreation/SetEncoding.cpp`` (and seed 001's IR du
 """
 import dataclasses
 
-from xdsl.dialects import linalg, tensor
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import (ArrayAttr, AffineMapAttr, DYNAMIC_INDEX, IndexType, IntAttr, IntegerAttr,
                                    NoneAttr, StringAttr, TensorType)
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.dialects.iree_encoding import DYNAMIC, EncodingAttr, SetEncodingOp, UnsetEncodingOp

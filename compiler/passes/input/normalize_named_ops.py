@@ -22,8 +22,8 @@ IREE's global optimization keeps contractions named.
 """
 import dataclasses
 
-from xdsl.dialects import linalg
 from xdsl.dialects.builtin import ArrayAttr, AffineMapAttr
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.rewriter import Rewriter
 
 from rt.compiler.dialects.linalg import DivOp, GenericOp, NegFOp
