@@ -84,6 +84,7 @@ INDEX = IndexType()
 _CONSTANT_PRODUCERS = (arith.ConstantOp, util.GlobalLoadOp, flow.TensorConstantOp)
 #: roots that take no elementwise producers into their dispatch
 _NO_ELEMENTWISE_PRODUCERS = (*kinds.CONTRACTIONS, *kinds.CONVOLUTIONS, SetEncodingOp)
+_DISPATCH_REGIONS = (flow.DispatchRegionOp, flow.DispatchWorkgroupsOp)
 
 
 #: Row strides (bytes) that are multiples of this put every row of B in one L1 set: read in
@@ -373,7 +374,7 @@ def _is_dispatch_code(op):
     """Whether ``op``'s regions are computation dispatch creation moves as a whole (a linalg or
     tensor op's body, a dispatch region), not host code to form dispatches in."""
     # every linalg and tensor op: their regions are payload bodies
-    return op.dialect_name() in ("linalg", "tensor") or isinstance(op, (flow.DispatchRegionOp, flow.DispatchWorkgroupsOp))
+    return op.dialect_name() in ("linalg", "tensor") or isinstance(op, _DISPATCH_REGIONS)
 
 
 def _splat_host_fills(block, grouping):

@@ -1,7 +1,8 @@
 """What each tensor op is to dispatch creation: root, fusable elementwise, clonable, host.
 
 * dispatchable: computes on tensors inside a dispatch -- every linalg op, ``tensor.pad``,
-  ``concat``, ``extract_slice``/``insert_slice`` that convert-to-flow left and ``iree_encoding.set_encoding``/``unset_encoding``;
+  ``concat``, ``extract_slice``/``insert_slice`` that convert-to-flow left and
+  ``iree_encoding.set_encoding``/``unset_encoding``;
 * clonable: cheap to recompute in every dispatch that needs it -- ``tensor.empty``,
   ``flow.tensor.empty`` and ``linalg.fill``;
 * elementwise: ``linalg.generic``/named elementwise ops with only parallel loops, and
@@ -179,7 +180,9 @@ def _kind(op):
 
 def _multiplies(op):
     """Whether ``op``'s body multiplies."""
-    return bool(op.regions and op.regions[0].blocks) and any(isinstance(o, _MULTIPLIES) for o in op.regions[0].block.ops)
+    if not (op.regions and op.regions[0].blocks):
+        return False
+    return any(isinstance(o, _MULTIPLIES) for o in op.regions[0].block.ops)
 
 
 def _element_types(op):

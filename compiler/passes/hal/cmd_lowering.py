@@ -45,12 +45,12 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, IndexType, IntegerTy
 from xdsl.ir import Region
 
 from rt.compiler.dialects import hal, stream, util
-from rt.compiler.dialects.stream_collective import CmdCollectiveOp
 from rt.compiler.dialects.hal_ops import (CommandBufferCopyBufferOp, CommandBufferCreateOp,
                                           CommandBufferDispatchOp, CommandBufferExecutionBarrierOp,
                                           CommandBufferFillBufferOp, CommandBufferFinalizeOp,
                                           DeviceQueueExecuteIndirectOp, DeviceQueueExecuteOp)
 from rt.compiler.dialects.hal_types import CommandBufferType, ExecutableType
+from rt.compiler.dialects.stream_collective import CmdCollectiveOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.hal.builder import Inserter
