@@ -31,5 +31,5 @@ def check_supported_ops(module, ctx):
     """Raise CompileError at the first op of ``module`` that rt does not support."""
     known = set(RT_DIALECTS) | set(UPSTREAM_DIALECTS)
     for op in module.walk():
-        if op.name in UNSUPPORTED or op.name.split(".", 1)[0] not in known:
+        if op.name in UNSUPPORTED or op.dialect_name() not in known:
             raise error_at_op(op, unsupported_message(ctx, op.name))

@@ -15,15 +15,19 @@ Source followed: IREE ``Bindings/Native/Transforms/WrapEntryPoints.cpp`` (reflec
 """
 import json
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 
+from rt.compiler.dialects import hal, util
 from rt.compiler.dialects.hal_types import BufferViewType, FenceType
 
-_CALLS = ("util.call", "func.call")
+_CALLS = (util.CallOp, func.CallOp)
+_FUNCTIONS = (util.FuncOp, func.FuncOp)
+_RETURNS = (util.ReturnOp, func.ReturnOp)
 
 
 def _functions(module):
-    return {op.sym_name.data: op for op in module.body.block.ops if op.name in ("util.func", "func.func")}
+    return {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, _FUNCTIONS)}
 
 
 def _arg_tensor(functions, fn, index, depth=0):
@@ -33,9 +37,9 @@ def _arg_tensor(functions, fn, index, depth=0):
     arg = fn.body.blocks[0].args[index]
     for use in arg.uses:
         op = use.operation
-        if op.name == "hal.tensor.import" and isinstance(op.results[0].type, TensorType):
+        if isinstance(op, hal.TensorImportOp) and isinstance(op.results[0].type, TensorType):
             return op.results[0].type
-        if op.name in _CALLS and op.callee.root_reference.data in functions:
+        if isinstance(op, _CALLS) and op.callee.root_reference.data in functions:
             found = _arg_tensor(functions, functions[op.callee.root_reference.data], use.index, depth + 1)
             if found is not None:
                 return found
@@ -47,11 +51,11 @@ def _result_tensor(functions, value, depth=0):
     op = getattr(value, "op", None)
     if op is None or depth > 8:
         return None
-    if op.name == "hal.tensor.export":
+    if isinstance(op, hal.TensorExportOp):
         return op.operands[0].type
-    if op.name in _CALLS and op.callee.root_reference.data in functions:
+    if isinstance(op, _CALLS) and op.callee.root_reference.data in functions:
         callee = functions[op.callee.root_reference.data]
-        for ret in (o for o in callee.walk() if o.name in ("util.return", "func.return")):
+        for ret in (o for o in callee.walk() if isinstance(o, _RETURNS)):
             found = _result_tensor(functions, ret.operands[value.index], depth + 1)
             if found is not None:
                 return found
@@ -82,7 +86,7 @@ def stub_abi(module, fn, arg_info):
         args.append(arg_info(name, type_))
         shown.append(f"%{name}: {type_}")
     results = []
-    returns = [op for op in fn.walk() if op.name in ("util.return", "func.return")]
+    returns = [op for op in fn.walk() if isinstance(op, _RETURNS)]
     for r, type_ in enumerate(outputs):
         if isinstance(type_, BufferViewType):
             found = {_result_tensor(functions, ret.operands[r]) for ret in returns}

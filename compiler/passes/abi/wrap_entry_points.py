@@ -206,7 +206,7 @@ def _wrap(fn):
 
 
 def _callees(module):
-    return {op.callee.root_reference.data for op in module.walk() if op.name in ("func.call", "util.call")}
+    return {op.callee.root_reference.data for op in module.walk() if isinstance(op, (func.CallOp, util.CallOp))}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -259,6 +259,6 @@ class WrapEntryPointsPass(Pass):
         copy.properties["sym_visibility"] = StringAttr("private")
         module.body.block.insert_op_before(copy, fn)
         for op in module.walk():
-            if op.name in ("func.call", "util.call") and op.callee.root_reference.data == name:
+            if isinstance(op, (func.CallOp, util.CallOp)) and op.callee.root_reference.data == name:
                 op.properties["callee"] = type(op.callee)(f"_{name}")
 

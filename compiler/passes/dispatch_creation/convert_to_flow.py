@@ -129,7 +129,8 @@ class ConvertToFlowPass(Pass):
     def _in_linalg_body(op):
         parent = op.parent_op()
         while parent is not None:
-            if parent.name.startswith("linalg.") or parent.name == "tensor.pad":
+            # any linalg op's region is a payload body
+            if parent.dialect_name() == "linalg" or isinstance(parent, tensor.PadOp):
                 return True
             parent = parent.parent_op()
         return False

@@ -7,17 +7,25 @@ constants and arith/math ops, ``tensor.dim``/``tensor.empty`` and other pure ten
 
 Source followed: MLIR ``isOpTriviallyDead`` / ``-canonicalize`` dead-op removal.
 """
+from xdsl.dialects import affine
 from xdsl.ir import Operation
 
-PURE_PREFIXES = ("arith.", "math.", "linalg.", "tensor.", "affine.apply", "iree_encoding.")
-PURE_NAMES = {"hal.buffer_view.dim", "flow.tensor.empty", "flow.tensor.splat", "flow.tensor.reshape",
-              "flow.tensor.constant", "flow.tensor.load", "flow.tensor.slice", "flow.tensor.clone",
-              "flow.tensor.bitcast", "flow.tensor.tie_shape",
-              "flow.dispatch.region", "hal.element_type", "hal.encoding_type"}
+from rt.compiler.dialects import flow_tensor, flow_tensor_shape
+from rt.compiler.dialects.flow_dispatch import DispatchRegionOp
+from rt.compiler.dialects.hal import BufferViewDimOp, ElementTypeOp, EncodingTypeOp
+
+#: dialects all of whose ops are pure (value computations on scalars and tensors)
+PURE_DIALECTS = frozenset({"arith", "math", "linalg", "tensor", "iree_encoding"})
+PURE_OPS = (affine.ApplyOp, BufferViewDimOp, ElementTypeOp, EncodingTypeOp, DispatchRegionOp,
+            flow_tensor.TensorEmptyOp, flow_tensor.TensorSplatOp, flow_tensor.TensorLoadOp,
+            flow_tensor.TensorSliceOp, flow_tensor.TensorCloneOp, flow_tensor_shape.TensorReshapeOp,
+            flow_tensor_shape.TensorConstantOp, flow_tensor_shape.TensorBitCastOp,
+            flow_tensor_shape.TensorTieShapeOp)
 
 
 def _is_pure(op):
-    return op.name in PURE_NAMES or op.name.startswith(PURE_PREFIXES)
+    # a whole dialect is pure when every op of it only computes values
+    return isinstance(op, PURE_OPS) or op.dialect_name() in PURE_DIALECTS
 
 
 def erase_dead_ops(root):

@@ -35,10 +35,11 @@ import dataclasses
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
 
+from rt.compiler.dialects import flow, hal, stream
 from rt.compiler.passes.base import Pass
 
 #: top-level ops deduplicated (IREE's ObjectLike trait)
-OBJECT_OPS = frozenset({"flow.executable", "stream.executable", "hal.executable"})
+OBJECT_OPS = (flow.ExecutableOp, stream.ExecutableOp, hal.ExecutableOp)
 
 
 def _symbol_name(op):
@@ -165,12 +166,12 @@ class DeduplicateExecutablesPass(Pass):
 
     def run(self, module, ctx):
         block = module.body.block
-        objects = [op for op in block.ops if op.name in OBJECT_OPS]
+        objects = [op for op in block.ops if isinstance(op, OBJECT_OPS)]
         if len(objects) < 2:
             return
         first, table, dead, intern = {}, {}, [], _Interner()
         for op in objects:
-            kept = first.setdefault((op.name, structural_key(op, intern)), op)
+            kept = first.setdefault((type(op), structural_key(op, intern)), op)
             if kept is op:
                 continue
             old_path, new_path = (_symbol_name(op),), (_symbol_name(kept),)
@@ -179,6 +180,6 @@ class DeduplicateExecutablesPass(Pass):
             dead.append(op)
         if not dead:
             return
-        redirect_symbol_uses([op for op in block.ops if op.name not in OBJECT_OPS], table)
+        redirect_symbol_uses([op for op in block.ops if not isinstance(op, OBJECT_OPS)], table)
         for op in dead:
             block.erase_op(op)

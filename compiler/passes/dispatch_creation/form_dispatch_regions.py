@@ -64,11 +64,14 @@ import dataclasses
 
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir import Block, OpResult, Region
 
 from rt.compiler.dialects import flow, util
-from rt.compiler.dialects.iree_encoding import EncodingAttr
+from rt.compiler.dialects.iree_encoding import EncodingAttr, SetEncodingOp, UnsetEncodingOp
+from rt.compiler.dialects.linalg import BatchMatmulOp, MatmulOp
 from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.dispatch_creation import op_kinds as kinds
 from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
@@ -78,7 +81,10 @@ INDEX = IndexType()
 
 
 #: producers whose values are constants: a set_encoding of those stays a (hoisted) pack.
-_CONSTANT_PRODUCERS = ("arith.constant", "util.global.load", "flow.tensor.constant")
+_CONSTANT_PRODUCERS = (arith.ConstantOp, util.GlobalLoadOp, flow.TensorConstantOp)
+#: roots that take no elementwise producers into their dispatch
+_NO_ELEMENTWISE_PRODUCERS = (*kinds.CONTRACTIONS, *kinds.CONVOLUTIONS, SetEncodingOp)
+_DISPATCH_REGIONS = (flow.DispatchRegionOp, flow.DispatchWorkgroupsOp)
 
 
 #: Row strides (bytes) that are multiples of this put every row of B in one L1 set: read in
@@ -91,17 +97,17 @@ _MAX_K0 = 16
 
 
 #: The contractions rule 5 folds relayouts into, with their encodings' user_indexing_maps.
-_IN_PLACE_CONTRACTIONS = {
-    "linalg.matmul": ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)",
-                      "(d0, d1, d2) -> (d0, d1)"],
-    "linalg.batch_matmul": ["(d0, d1, d2, d3) -> (d0, d1, d3)", "(d0, d1, d2, d3) -> (d0, d3, d2)",
-                            "(d0, d1, d2, d3) -> (d0, d1, d2)"],
-}
+_IN_PLACE_CONTRACTIONS = OpTable({
+    MatmulOp: ["(d0, d1, d2) -> (d0, d2)", "(d0, d1, d2) -> (d2, d1)",
+               "(d0, d1, d2) -> (d0, d1)"],
+    BatchMatmulOp: ["(d0, d1, d2, d3) -> (d0, d1, d3)", "(d0, d1, d2, d3) -> (d0, d3, d2)",
+                    "(d0, d1, d2, d3) -> (d0, d1, d2)"],
+})
 
 
 def _plain_f32_matmul_encoding(encoding, contraction):
-    """Whether ``encoding`` is a matmul operand's with f32 types and the maps of
-    ``contraction`` (linalg.matmul or linalg.batch_matmul, by op name)."""
+    """Whether ``encoding`` is a matmul operand's with f32 types and the maps of op
+    ``contraction`` (a linalg.matmul or linalg.batch_matmul)."""
     if not isinstance(encoding, EncodingAttr) or encoding.op_type.data != "matmul":
         return False
     if [str(t) for t in encoding.element_types.data] != ["f32"] * 3:
@@ -115,28 +121,28 @@ def in_place_relayout(op):
     set_encoding of a non-constant into its only user, an f32 linalg.matmul or
     linalg.batch_matmul, the LHS set_encoding of a non-constant into its only user, an f32
     linalg.matmul, or the unset_encoding that is the only user of such a result."""
-    if op.name == "iree_encoding.set_encoding":
+    if isinstance(op, SetEncodingOp):
         encoding = op.result.type.encoding
         uses = list(op.result.uses)
         if len(uses) != 1 or uses[0].index not in (0, 1) or not _plain_f32_matmul_encoding(
-                encoding, uses[0].operation.name) or (
+                encoding, uses[0].operation) or (
                 encoding.operand_index.value.data != uses[0].index):
             return False
         source = op.operands[0]
-        if isinstance(source, OpResult) and source.op.name in _CONSTANT_PRODUCERS:
+        if isinstance(source, OpResult) and isinstance(source.op, _CONSTANT_PRODUCERS):
             return False
         if uses[0].index == 0:  # the LHS: packed panel by panel inside the mmt4d kernel
-            return uses[0].operation.name == "linalg.matmul"
+            return isinstance(uses[0].operation, MatmulOp)
         k, n = source.type.get_shape()[-2:]
         if n < 0 or (n * 4) % _ALIASING_STRIDE == 0:
             return False
         lhs = uses[0].operation.operands[0]
-        packed_lhs = isinstance(lhs, OpResult) and lhs.op.name == "iree_encoding.set_encoding"
+        packed_lhs = isinstance(lhs, OpResult) and isinstance(lhs.op, SetEncodingOp)
         return packed_lhs or (k >= 0 and k % _MAX_K0 == 0)
-    if op.name == "iree_encoding.unset_encoding":
+    if isinstance(op, UnsetEncodingOp):
         source = op.operands[0]
         if not (isinstance(source, OpResult)
-                and _plain_f32_matmul_encoding(source.type.encoding, source.op.name)):
+                and _plain_f32_matmul_encoding(source.type.encoding, source.op)):
             return False
         if len(list(source.uses)) != 1 or source.op.parent_block() is not op.parent_block():
             return False
@@ -150,9 +156,9 @@ def in_place_relayout(op):
 def _fresh_init(value):
     """Whether ``value`` (a contraction's init) is an empty or a fill of one: nothing to read."""
     owner = value.op if isinstance(value, OpResult) else None
-    if owner is not None and owner.name == "linalg.fill":
+    if isinstance(owner, linalg.FillOp):
         return _fresh_init(owner.outputs[0])
-    return owner is not None and owner.name in ("tensor.empty", "flow.tensor.empty")
+    return isinstance(owner, (tensor.EmptyOp, flow.TensorEmptyOp))
 
 
 def _every_target_reads_in_place(module):
@@ -207,10 +213,10 @@ class _Grouping:
         self.group_of[op] = group
 
     def fuse_consumers(self, group, root):
-        unset = root.name == "iree_encoding.unset_encoding"
+        unset = isinstance(root, UnsetEncodingOp)
         if not (kinds.is_structured(root) or unset):
             return
-        if root.name in _IN_PLACE_CONTRACTIONS:
+        if root in _IN_PLACE_CONTRACTIONS:
             users = _users(root)
             if len(users) == 1 and self.folded(users[0]):
                 self.claim(group, users[0])
@@ -229,7 +235,7 @@ class _Grouping:
             user = uses[0].operation
             if user.parent_block() is not self.block or user in self.group_of or not kinds.is_elementwise(user):
                 return
-            if user.name == "linalg.broadcast" or not kinds.is_structured(user):
+            if isinstance(user, linalg.BroadcastOp) or not kinds.is_structured(user):
                 return
             m = kinds.operand_map(user, current.results[0])
             if m is None or uses[0].index >= len(user.inputs) or not kinds.is_identity(m):
@@ -241,8 +247,7 @@ class _Grouping:
 
     def fuse_producers(self, group):
         root = kinds.pick_root(group["members"])
-        allow_elementwise = (root is not None and root.name not in kinds.CONTRACTIONS and "conv" not in root.name
-                             and root.name != "iree_encoding.set_encoding")
+        allow_elementwise = root is not None and not isinstance(root, _NO_ELEMENTWISE_PRODUCERS)
         work = list(group["members"])
         while work:
             member = work.pop()
@@ -250,7 +255,7 @@ class _Grouping:
                 producer = _producer(value, self.block)
                 if producer is None or producer in self.group_of:
                     continue
-                if root.name in _IN_PLACE_CONTRACTIONS and self.folded(producer):
+                if root in _IN_PLACE_CONTRACTIONS and self.folded(producer):
                     self.claim(group, producer)
                     continue
                 if kinds.is_clonable(producer):
@@ -333,7 +338,7 @@ def _build_region(group, block, order):
     body = Block()
     mapping = {}
     for clone in clones:
-        if clone.name == "flow.tensor.empty":
+        if isinstance(clone, flow.TensorEmptyOp):
             new = tensor.EmptyOp(list(clone.result_dims), clone.result.type)
         else:
             new = clone.clone()
@@ -365,10 +370,17 @@ def _build_region(group, block, order):
     return region_op
 
 
+def _is_dispatch_code(op):
+    """Whether ``op``'s regions are computation dispatch creation moves as a whole (a linalg or
+    tensor op's body, a dispatch region), not host code to form dispatches in."""
+    # every linalg and tensor op: their regions are payload bodies
+    return op.dialect_name() in ("linalg", "tensor") or isinstance(op, _DISPATCH_REGIONS)
+
+
 def _splat_host_fills(block, grouping):
     """A fill still used by host ops (not by any region) becomes flow.tensor.splat for those uses."""
     for op in list(block.ops):
-        if op.name != "linalg.fill" or op in grouping.group_of:
+        if not isinstance(op, linalg.FillOp) or op in grouping.group_of:
             continue
         host_uses = [u for u in op.results[0].uses if _top_level_user(u.operation, block) not in grouping.group_of]
         if not host_uses:
@@ -399,13 +411,13 @@ class FormDispatchRegionsPass(Pass):
     def _host_blocks(fn):
         blocks = []
         for op in fn.walk():
-            if op.name.startswith(("linalg.", "flow.dispatch", "tensor.")):
+            if _is_dispatch_code(op):
                 continue
             for region in op.regions:
                 parent = op
                 inside = False
                 while parent is not None:
-                    if parent.name.startswith(("linalg.", "flow.dispatch", "tensor.")):
+                    if _is_dispatch_code(parent):
                         inside = True
                     parent = parent.parent_op()
                 if not inside:
@@ -419,7 +431,7 @@ class FormDispatchRegionsPass(Pass):
         for op in ops:
             if op in grouping.group_of or not kinds.is_dispatchable(op) or kinds.is_clonable(op):
                 continue
-            if op.name == "iree_encoding.set_encoding" and grouping.folded(op):
+            if isinstance(op, SetEncodingOp) and grouping.folded(op):
                 continue
             if not kinds.is_elementwise(op):
                 group = grouping.new_group(op)
@@ -430,14 +442,14 @@ class FormDispatchRegionsPass(Pass):
                 continue
             if op in grouping.group_of:
                 group = grouping.group_of[op]
-            elif op.name == "iree_encoding.set_encoding" and grouping.folded(op):
+            elif isinstance(op, SetEncodingOp) and grouping.folded(op):
                 continue
             elif kinds.is_dispatchable(op) and not kinds.is_clonable(op):
                 group = grouping.new_group(op)
-            elif op.name == "linalg.fill" and any(
+            elif isinstance(op, linalg.FillOp) and any(
                     _top_level_user(u.operation, block) in grouping.group_of for u in op.results[0].uses):
                 continue
-            elif op.name == "linalg.fill":
+            elif isinstance(op, linalg.FillOp):
                 group = grouping.new_group(op)
             else:
                 continue

@@ -47,8 +47,8 @@ from rt.compiler.dialects import util
 from rt.compiler.dialects.iree_encoding import SetEncodingOp, tensor_encoding
 from rt.compiler.passes.base import Pass
 
-#: op name prefixes whose ops are pure functions of their operands (and captured values).
-_PURE_PREFIXES = ("arith.", "math.", "tensor.", "linalg.", "iree_encoding.")
+#: dialects whose ops are pure functions of their operands (and captured values).
+_PURE_DIALECTS = frozenset({"arith", "math", "tensor", "linalg", "iree_encoding"})
 
 
 def _captured(op):
@@ -105,9 +105,9 @@ class ConstExprAnalysis:
 
     def _leaf(self, op):
         """True/False when ``op`` decides alone (a global load, an impure op), else None."""
-        if op.name == "util.global.load":
+        if isinstance(op, util.GlobalLoadOp):
             return op.global_name.root_reference.data in self.immutable
-        if not op.name.startswith(_PURE_PREFIXES):
+        if op.dialect_name() not in _PURE_DIALECTS:  # purity is a property of the whole dialect
             return False
         return None
 
@@ -208,7 +208,7 @@ def hoistable_roots(module, analysis):
 def _in_structured_body(op, fn):
     parent = op.parent_op()
     while parent is not None and parent is not fn:
-        if parent.name.startswith(("linalg.", "tensor.", "flow.")):
+        if parent.dialect_name() in ("linalg", "tensor", "flow"):  # any op of these holds payload IR
             return True
         parent = parent.parent_op()
     return False

@@ -86,7 +86,7 @@ class InjectDispatchTracingPass(Pass):
     def run(self, module, ctx):
         if not (self.enabled or self.symbol):
             return
-        dispatches = [op for top in module.ops if top.name != "flow.executable"
+        dispatches = [op for top in module.ops if not isinstance(top, flow.ExecutableOp)
                       for op in top.walk() if isinstance(op, flow.DispatchOp)]
         for op in dispatches:
             export = export_name(op.entry_point)

@@ -27,7 +27,7 @@ import dataclasses
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr, TensorType
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from rt.compiler.dialects import flow
+from rt.compiler.dialects import flow, hal, stream
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.dispatch_creation.inject_dispatch_tracing import export_name, trace_op
@@ -39,7 +39,7 @@ ATTR = "iree.tensor.trace"
 def _in_executable(op):
     parent = op.parent_op()
     while parent is not None:
-        if parent.name in ("flow.executable", "hal.executable", "stream.executable"):
+        if isinstance(parent, (flow.ExecutableOp, hal.ExecutableOp, stream.ExecutableOp)):
             return True
         parent = parent.parent_op()
     return False

@@ -1,8 +1,8 @@
 """What each tensor op is to dispatch creation: root, fusable elementwise, clonable, host.
 
 * dispatchable: computes on tensors inside a dispatch -- every linalg op, ``tensor.pad``,
-  ``concat``, ``extract_slice``/``insert_slice`` that convert-to-flow left, ``tensor.generate``
-  and ``iree_encoding.set_encoding``/``unset_encoding``;
+  ``concat``, ``extract_slice``/``insert_slice`` that convert-to-flow left and
+  ``iree_encoding.set_encoding``/``unset_encoding``;
 * clonable: cheap to recompute in every dispatch that needs it -- ``tensor.empty``,
   ``flow.tensor.empty`` and ``linalg.fill``;
 * elementwise: ``linalg.generic``/named elementwise ops with only parallel loops, and
@@ -14,26 +14,45 @@ Source followed: IREE ``DispatchCreation/FormDispatchRegions.cpp`` (isRootLikeOp
 isClonableIntoDispatchOp) and ``Flow/Transforms/OutlineDispatchRegions.cpp`` /
 ``AnnotateDispatches.cpp`` (dispatch naming).
 """
+from xdsl.dialects import arith
+from xdsl.dialects import tensor as xtensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.dialects.linalg import ops as xlinalg
 from xdsl.ir.affine import AffineDimExpr
 
-DISPATCHABLE_TENSOR_OPS = {"tensor.pad", "tensor.concat", "tensor.extract_slice", "tensor.insert_slice",
-                           "tensor.generate", "iree_encoding.set_encoding", "iree_encoding.unset_encoding"}
-CLONABLE = {"tensor.empty", "flow.tensor.empty", "linalg.fill"}
-NOT_OPS = {"linalg.yield", "linalg.index"}
-CONTRACTIONS = {"linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matvec",
-                "linalg.dot", "linalg.mmt4d", "linalg.batch_mmt4d", "linalg.matmul_transpose_b",
-                "linalg.matmul_transpose_a", "linalg.quantized_matmul"}
+from rt.compiler.dialects.flow_tensor import TensorEmptyOp
+from rt.compiler.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
+from rt.compiler.dialects.linalg import PackOp, UnPackOp
+from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES
+
+#: op classes (tuples, for isinstance); subclasses (rt's versions of xDSL ops) match too
+ENCODING_OPS = (SetEncodingOp, UnsetEncodingOp)
+DISPATCHABLE_TENSOR_OPS = (xtensor.PadOp, xtensor.ConcatOp, xtensor.ExtractSliceOp, xtensor.InsertSliceOp,
+                           *ENCODING_OPS)
+CLONABLE = (xtensor.EmptyOp, TensorEmptyOp, xlinalg.FillOp)
+NOT_OPS = (xlinalg.YieldOp, xlinalg.IndexOp)
+CONTRACTIONS = tuple(NAMED_OP_CLASSES[row] for row in (
+    "matmul", "batch_matmul", "matvec", "vecmat", "batch_matvec", "dot", "mmt4d", "batch_mmt4d",
+    "matmul_transpose_b", "matmul_transpose_a", "quantized_matmul"))
+#: named convolutions (depthwise ones too) and poolings: roots ranked like contractions
+CONVOLUTIONS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "conv" in row)
+POOLINGS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "pooling" in row)
+_RELAYOUTS_AND_REDUCTIONS = (PackOp, UnPackOp, xlinalg.TransposeOp, xlinalg.ReduceOp)
+_TOP_RANKED_ROOTS = (*CONTRACTIONS, *CONVOLUTIONS, *POOLINGS)
+_NEVER_ELEMENTWISE = (*CLONABLE, *CONTRACTIONS, xlinalg.TransposeOp)
+#: body ops that make a reduction generic "matmul_like" in its export name
+_MULTIPLIES = (arith.MulfOp, arith.MuliOp, arith.MulSIExtendedOp, arith.MulUIExtendedOp)
 
 
 def is_dispatchable(op):
-    if op.name in NOT_OPS:
+    if isinstance(op, NOT_OPS):
         return False
-    return op.name.startswith("linalg.") or op.name in DISPATCHABLE_TENSOR_OPS
+    # every other linalg op computes on tensors inside a dispatch
+    return op.dialect_name() == "linalg" or isinstance(op, DISPATCHABLE_TENSOR_OPS)
 
 
 def is_clonable(op):
-    return op.name in CLONABLE
+    return isinstance(op, CLONABLE)
 
 
 def is_structured(op):
@@ -50,9 +69,9 @@ def indexing_maps(op):
 
 def is_elementwise(op):
     """All-parallel structured op whose output maps are identities (or a linalg.broadcast)."""
-    if op.name == "linalg.broadcast":
+    if isinstance(op, xlinalg.BroadcastOp):
         return True
-    if op.name in CLONABLE or not is_structured(op) or op.name in CONTRACTIONS or op.name == "linalg.transpose":
+    if isinstance(op, _NEVER_ELEMENTWISE) or not is_structured(op):
         return False
     if any(it != "parallel" for it in iterator_types(op)):
         return False
@@ -115,13 +134,13 @@ def loop_ranges(op, dims_of):
 
 def _rank(op):
     """Root preference: contractions/convs > reductions/pack/unpack/transpose > other > clonable."""
-    if op.name in CONTRACTIONS or "conv" in op.name or "pooling" in op.name:
+    if isinstance(op, _TOP_RANKED_ROOTS):
         return 4
-    if has_reduction(op) or op.name in ("linalg.pack", "linalg.unpack", "linalg.transpose", "linalg.reduce"):
+    if has_reduction(op) or isinstance(op, _RELAYOUTS_AND_REDUCTIONS):
         return 3
-    if op.name.startswith("iree_encoding.") or op.name in DISPATCHABLE_TENSOR_OPS:
+    if isinstance(op, DISPATCHABLE_TENSOR_OPS):
         return 2
-    if op.name in CLONABLE:
+    if isinstance(op, CLONABLE):
         return 0
     return 1
 
@@ -130,7 +149,7 @@ def pick_root(ops):
     """The op a dispatch is named and sized after: highest rank, last one on ties."""
     best = None
     for op in ops:
-        if is_dispatchable(op) or op.name in CLONABLE:
+        if is_dispatchable(op) or isinstance(op, CLONABLE):
             if best is None or _rank(op) >= _rank(best):
                 best = op
     return best
@@ -142,7 +161,7 @@ def _unknown_dims(value):
 
 
 def _kind(op):
-    if op.name != "linalg.generic":
+    if not isinstance(op, xlinalg.GenericOp):
         return op.name.split(".", 1)[1]
     its = iterator_types(op)
     if all(it == "parallel" for it in its):
@@ -154,13 +173,16 @@ def _kind(op):
                 return "transpose"
             return "elementwise_broadcast"
         return "generic"
-    if sum(1 for it in its if it == "reduction") and len(op.inputs) >= 2 and "mul" in _body_ops(op):
+    if sum(1 for it in its if it == "reduction") and len(op.inputs) >= 2 and _multiplies(op):
         return "matmul_like"
     return "reduction"
 
 
-def _body_ops(op):
-    return " ".join(o.name for o in op.regions[0].block.ops) if op.regions and op.regions[0].blocks else ""
+def _multiplies(op):
+    """Whether ``op``'s body multiplies."""
+    if not (op.regions and op.regions[0].blocks):
+        return False
+    return any(isinstance(o, _MULTIPLIES) for o in op.regions[0].block.ops)
 
 
 def _element_types(op):

@@ -42,10 +42,11 @@ import dataclasses
 
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from rt.compiler.dialects.iree_encoding import UnsetEncodingOp, tensor_encoding
+from rt.compiler.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp, tensor_encoding
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.dispatch_creation import op_kinds as kinds
 from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
@@ -88,7 +89,7 @@ def _plain_operand_ok(value, amap, shape):
 
 def _sinkable(user, unset):
     """Whether elementwise ``user`` of ``unset``'s result can run on the encoded tensor."""
-    if user.name != "linalg.generic" or len(user.outputs) != 1 or not kinds.is_elementwise(user):
+    if not isinstance(user, linalg.GenericOp) or len(user.outputs) != 1 or not kinds.is_elementwise(user):
         return False
     if len(kinds.iterator_types(user)) != 2:
         return False
@@ -199,7 +200,7 @@ class PropagateEncodingsPass(Pass):
             created = sink_unset_encoding(unset)
             changed |= bool(created)
             work.extend(created)
-        for op in [op for op in module.walk() if op.name == "iree_encoding.set_encoding"]:
+        for op in [op for op in module.walk() if isinstance(op, SetEncodingOp)]:
             changed |= fold_set_of_unset(op)
         if changed:
             erase_dead_ops(module)

@@ -49,9 +49,11 @@ import dataclasses
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import (ArrayAttr, AffineMapAttr, DYNAMIC_INDEX, IndexType, IntAttr, IntegerAttr,
                                    NoneAttr, StringAttr, TensorType)
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.dialects.iree_encoding import DYNAMIC, EncodingAttr, SetEncodingOp, UnsetEncodingOp
+from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.dispatch_creation import op_kinds as kinds
 from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
@@ -62,12 +64,12 @@ from rt.runtime.errors import UnimplementedError
 
 #: The named contractions set-encoding rewrites (IREE: every contraction with at most one
 #: batch, M and N dim and one K dim).
-CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matvec")
+CONTRACTIONS = tuple(NAMED_OP_CLASSES[row] for row in ("matmul", "batch_matmul", "matvec", "vecmat", "batch_matvec"))
 #: (lhs, rhs, out) element types data tiling handles: the Kernel IR Mmt4d types.
 SUPPORTED_TYPES = {("f32", "f32", "f32"), ("i8", "i8", "i32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"),
                    ("bf16", "bf16", "f32"), ("bf16", "bf16", "bf16")}
 #: The convolutions whose filter set-encoding packs, and their (input, filter, out) types.
-CONVOLUTIONS = ("linalg.conv_2d_nhwc_hwcf", "linalg.conv_2d_nchw_fchw")
+CONVOLUTIONS = (NAMED_OP_CLASSES["conv_2d_nhwc_hwcf"], NAMED_OP_CLASSES["conv_2d_nchw_fchw"])
 CONV_TYPES = {("f32", "f32", "f32")}
 
 
@@ -77,7 +79,7 @@ def _element_types(op):
 
 def is_data_tiling_candidate(op):
     """Whether ``op`` is a contraction set-encoding rewrites."""
-    if op.name not in CONTRACTIONS or len(op.inputs) != 2 or len(op.outputs) != 1:
+    if not isinstance(op, CONTRACTIONS) or len(op.inputs) != 2 or len(op.outputs) != 1:
         return False
     if not all(isinstance(v.type, TensorType) and isinstance(v.type.encoding, NoneAttr)
                for v in (*op.inputs, *op.outputs)):
@@ -109,7 +111,7 @@ def matmul_encoding(op, operand_index, op_type="matmul"):
 
 def is_conv_data_tiling_candidate(op):
     """Whether ``op`` is a convolution whose filter set-encoding packs (see the module docstring)."""
-    if op.name not in CONVOLUTIONS or len(op.inputs) != 2 or len(op.outputs) != 1:
+    if not isinstance(op, CONVOLUTIONS) or len(op.inputs) != 2 or len(op.outputs) != 1:
         return False
     if not all(isinstance(v.type, TensorType) and isinstance(v.type.encoding, NoneAttr)
                for v in (*op.inputs, *op.outputs)):
@@ -149,7 +151,7 @@ def _located(op, like):
 def _encoded_init(op, init, encoding, new_ops):
     """The encoded init: a fill of an empty re-created on the encoded type, else set_encoding."""
     fill = init.op if hasattr(init, "op") else None
-    if (fill is not None and fill.name == "linalg.fill" and len(fill.inputs) == 1
+    if (isinstance(fill, linalg.FillOp) and len(fill.inputs) == 1
             and isinstance(fill.outputs[0].op if hasattr(fill.outputs[0], "op") else None, tensor.EmptyOp)):
         empty = fill.outputs[0].op
         enc_type = _encoded(init.type, encoding)

@@ -15,8 +15,10 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorT
 from xdsl.ir import OpResult
 from xdsl.rewriter import Rewriter
 
-from rt.compiler.dialects import flow, hal
+from rt.compiler.dialects import flow, hal, util
 from rt.compiler.dialects.flow_types import split_dims
+from rt.compiler.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
+from rt.compiler.dialects.linalg import PackOp, SoftmaxOp, UnPackOp
 
 INDEX = IndexType()
 
@@ -38,7 +40,7 @@ def _dims_of_result(op, index):
         return list(op.target_dims)
     if isinstance(op, tensor.EmptyOp):
         return list(op.dynamic_sizes)
-    if op.name.startswith("iree_encoding.") and (op.result_dims or op.name.endswith("unset_encoding")):
+    if isinstance(op, (SetEncodingOp, UnsetEncodingOp)) and (op.result_dims or isinstance(op, UnsetEncodingOp)):
         return list(op.result_dims)
     return None
 
@@ -46,15 +48,16 @@ def _dims_of_result(op, index):
 def _tied_source(op, index):
     """The operand whose shape result ``index`` of ``op`` has (DPS init, barrier operand), or None."""
     outputs = getattr(op, "outputs", None)
-    if outputs is not None and op.name.startswith("linalg.") and index < len(outputs):
+    # every linalg op with outputs is destination-passing
+    if outputs is not None and op.dialect_name() == "linalg" and index < len(outputs):
         return outputs[index]
-    if op.name in ("linalg.pack", "linalg.unpack", "tensor.insert_slice", "tensor.insert"):
+    if isinstance(op, (PackOp, UnPackOp, tensor.InsertSliceOp, tensor.InsertOp)):
         return op.dest
-    if op.name == "linalg.softmax":
+    if isinstance(op, SoftmaxOp):
         return op.output
-    if op.name == "util.optimization_barrier":
+    if isinstance(op, util.OptimizationBarrierOp):
         return op.operands[index]
-    if op.name == "iree_encoding.set_encoding":
+    if isinstance(op, SetEncodingOp):
         return op.source
     return None
 

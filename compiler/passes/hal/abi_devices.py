@@ -18,7 +18,10 @@ on arguments and results).
 """
 import json
 
+from xdsl.dialects import func as func_dialect
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
+
+from rt.compiler.dialects import stream, util
 
 from rt.compiler.passes.hal.affinity import op_device
 
@@ -31,7 +34,7 @@ def _arg_devices(func, conv, ordinals):
     devices = {}
     for index, arg in enumerate(func.body.blocks[0].args):
         for use in arg.uses:
-            if use.operation.name == "stream.tensor.import":
+            if isinstance(use.operation, stream.TensorImportOp):
                 devices[index] = _ordinal(use.operation, conv, ordinals)
                 break
     return devices
@@ -41,11 +44,11 @@ def _result_devices(func, conv, ordinals):
     devices = {}
     for block in func.body.blocks:
         last = block.last_op
-        if last is None or last.name not in ("util.return", "func.return"):
+        if not isinstance(last, (util.ReturnOp, func_dialect.ReturnOp)):
             continue
         for index, value in enumerate(last.operands):
             owner = value.owner
-            if getattr(owner, "name", None) == "stream.tensor.export" and index not in devices:
+            if isinstance(owner, stream.TensorExportOp) and index not in devices:
                 devices[index] = _ordinal(owner, conv, ordinals)
     return devices
 
@@ -63,7 +66,7 @@ def record_abi_devices(module, conv):
     ordinals = {name: i for i, name in enumerate(conv.devices)}
     for func in module.body.block.ops:
         table = func.attributes.get("iree.reflection")
-        if func.name not in ("util.func", "func.func") or not isinstance(table, DictionaryAttr):
+        if not isinstance(func, (util.FuncOp, func_dialect.FuncOp)) or not isinstance(table, DictionaryAttr):
             continue
         text = table.data.get("rt.abi")
         if not isinstance(text, StringAttr) or not func.body.blocks:

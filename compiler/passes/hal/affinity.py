@@ -5,6 +5,7 @@ op's ``affinity`` property, then ``stream.affinity`` attributes on the op and it
 then the module's ``stream.affinity.default``, then the only device global when there is one.
 """
 from rt.compiler.dialects.hal import DeviceAffinityAttr, DeviceTargetAttr
+from rt.compiler.dialects.util import GlobalOp
 from rt.compiler.frontend.diagnostics import error_at_op
 
 
@@ -12,7 +13,7 @@ def device_globals(module):
     """``{name: DeviceTargetAttr}`` of the module's device globals, in declaration order."""
     found = {}
     for op in module.body.block.ops:
-        if op.name == "util.global" and isinstance(op.properties.get("initial_value"), DeviceTargetAttr):
+        if isinstance(op, GlobalOp) and isinstance(op.properties.get("initial_value"), DeviceTargetAttr):
             found[op.sym_name.data] = op.properties["initial_value"]
     return found
 

@@ -21,6 +21,7 @@ import dataclasses
 from xdsl.dialects.builtin import DictionaryAttr
 
 from rt.compiler.dialects.hal import DeviceTargetAttr
+from rt.compiler.dialects.util import GlobalOp
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.hal.target_devices import device_target
 from rt.compiler.targets.device_spec import DEFAULT_TARGET, parse_device_specs, parse_target
@@ -30,7 +31,7 @@ def declared_devices(module):
     """``[(name, DeviceTargetAttr)]`` of the module's device globals, in order."""
     found = []
     for op in module.body.block.ops:
-        if op.name == "util.global" and isinstance(op.initial_value, DeviceTargetAttr):
+        if isinstance(op, GlobalOp) and isinstance(op.initial_value, DeviceTargetAttr):
             found.append((op.sym_name.data, op.initial_value))
     return found
 

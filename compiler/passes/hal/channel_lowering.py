@@ -27,7 +27,9 @@ from xdsl.dialects.builtin import IndexType, StringAttr, i32
 
 from rt.compiler.dialects.hal_channel import (ChannelCreateOp, ChannelRankAndCountOp, ChannelSplitOp,
                                               ChannelType, CommandBufferCollectiveOp)
+from rt.compiler.dialects import stream_collective
 from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.hal.builder import Inserter
 
 INDEX = IndexType()
@@ -67,12 +69,12 @@ def _channel_query(index):
     return lower
 
 
-LOWERINGS = {
-    "stream.channel.create": channel_create,
-    "stream.channel.split": channel_split,
-    "stream.channel.rank": _channel_query(0),
-    "stream.channel.count": _channel_query(1),
-}
+LOWERINGS = OpTable({
+    stream_collective.ChannelCreateOp: channel_create,
+    stream_collective.ChannelSplitOp: channel_split,
+    stream_collective.ChannelRankOp: _channel_query(0),
+    stream_collective.ChannelCountOp: _channel_query(1),
+})
 
 
 def record_collective(op, b, cmd):

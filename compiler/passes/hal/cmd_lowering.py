@@ -44,16 +44,19 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import Float16Type, Float32Type, IndexType, IntegerType, StringAttr, i32
 from xdsl.ir import Region
 
+from rt.compiler.dialects import hal, stream, util
 from rt.compiler.dialects.hal_ops import (CommandBufferCopyBufferOp, CommandBufferCreateOp,
                                           CommandBufferDispatchOp, CommandBufferExecutionBarrierOp,
                                           CommandBufferFillBufferOp, CommandBufferFinalizeOp,
                                           DeviceQueueExecuteIndirectOp, DeviceQueueExecuteOp)
 from rt.compiler.dialects.hal_types import CommandBufferType, ExecutableType
+from rt.compiler.dialects.stream_collective import CmdCollectiveOp
 from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.hal.builder import Inserter
 from rt.compiler.passes.hal.channel_lowering import record_collective
 
-_NOOPS = ("stream.cmd.flush", "stream.cmd.invalidate", "stream.cmd.discard")
+_NOOPS = (stream.CmdFlushOp, stream.CmdInvalidateOp, stream.CmdDiscardOp)
 
 
 def lower_execute(op, ctx):
@@ -98,7 +101,7 @@ def _memoizable(op):
                 inside.update(block.args)
     for inner in op.body.walk():
         for value in inner.operands:
-            if value not in inside and getattr(value.owner, "name", None) != "arith.constant":
+            if value not in inside and not isinstance(value.owner, arith.ConstantOp):
                 return False
     return True
 
@@ -106,7 +109,7 @@ def _memoizable(op):
 def _in_initializer(op):
     """True inside a ``util.initializer`` (it runs once: nothing to memoize)."""
     parent = op.parent_op()
-    while parent is not None and parent.name != "util.initializer":
+    while parent is not None and not isinstance(parent, util.InitializerOp):
         parent = parent.parent_op()
     return parent is not None
 
@@ -114,12 +117,12 @@ def _in_initializer(op):
 def _submit_memoized(op, b, ctx, device_name, device, affinity):
     """Submit the command buffer recorded once for ``op`` with its resources as the binding table."""
     for inner in op.body.walk():
-        if inner.name == "stream.cmd.dispatch":
+        if isinstance(inner, stream.CmdDispatchOp):
             ctx.executable_global(inner.entry_point()[0], device_name)
     constants, mapper = [], {}
     for inner in op.body.walk():
         for value in inner.operands:
-            if getattr(value.owner, "name", None) == "arith.constant" and value not in mapper:
+            if isinstance(value.owner, arith.ConstantOp) and value not in mapper:
                 clone = value.owner.clone()
                 constants.append(clone)
                 mapper[value] = clone.results[0]
@@ -170,45 +173,55 @@ def _barrier(b, cmd):
 def _record_serial(ops, b, cmd, ctx, device_name, device):
     first = True
     for op in ops:
-        if op.name in _NOOPS:
+        if isinstance(op, _NOOPS):
             continue
         if not first:
             _barrier(b, cmd)
         first = False
-        if op.name == "stream.cmd.concurrent":
+        if isinstance(op, stream.CmdConcurrentOp):
             for inner in op.body.blocks[0].ops:
                 _record(inner, b, cmd, ctx, device_name, device)
-        elif op.name == "stream.cmd.serial":
+        elif isinstance(op, stream.CmdSerialOp):
             _record_serial(list(op.body.blocks[0].ops), b, cmd, ctx, device_name, device)
         else:
             _record(op, b, cmd, ctx, device_name, device)
 
 
 def _record(op, b, cmd, ctx, device_name, device):
-    if op.name in _NOOPS:
-        return
-    if op.name == "stream.cmd.dispatch":
-        _dispatch(op, b, cmd, ctx, device_name, device)
-    elif op.name == "stream.cmd.copy":
-        b.add(CommandBufferCopyBufferOp.build(operands=[cmd, op.source, [op.source_offset], op.target,
-                                                        [op.target_offset], op.length],
-                                              properties={"flags": StringAttr("None")}))
-    elif op.name == "stream.cmd.fill":
-        pattern = op.value
-        if isinstance(pattern.type, (Float16Type, Float32Type)):
-            pattern = b.value(arith.BitcastOp(pattern, IntegerType(pattern.type.bitwidth)))
-        elif not isinstance(pattern.type, IntegerType) or pattern.type.width.data > 32:
-            raise error_at_op(op, f"stream.cmd.fill with a {pattern.type} pattern; expected i8, i16, i32, f16 "
-                                  "or f32")
-        b.add(CommandBufferFillBufferOp.build(operands=[cmd, op.target, [op.target_offset, op.target_length],
-                                                        pattern], properties={"flags": StringAttr("None")}))
-    elif op.name == "stream.cmd.collective":
-        record_collective(op, b, cmd)
-    elif op.name in ("stream.cmd.concurrent", "stream.cmd.serial"):
-        _record_serial(list(op.body.blocks[0].ops), b, cmd, ctx, device_name, device)
-    else:
+    recorder = _RECORDERS.get(op)
+    if recorder is None:
         raise error_at_op(op, f"'{op.name}' inside stream.cmd.execute cannot be converted to HAL "
                               "commands; expected stream.cmd.dispatch/copy/fill/collective/serial/concurrent")
+    recorder(op, b, cmd, ctx, device_name, device)
+
+
+def _record_nothing(op, b, cmd, ctx, device_name, device):
+    """flush/invalidate/discard: no command (rt's local devices have host-coherent memory)."""
+
+
+def _record_copy(op, b, cmd, ctx, device_name, device):
+    b.add(CommandBufferCopyBufferOp.build(operands=[cmd, op.source, [op.source_offset], op.target,
+                                                    [op.target_offset], op.length],
+                                          properties={"flags": StringAttr("None")}))
+
+
+def _record_fill(op, b, cmd, ctx, device_name, device):
+    pattern = op.value
+    if isinstance(pattern.type, (Float16Type, Float32Type)):
+        pattern = b.value(arith.BitcastOp(pattern, IntegerType(pattern.type.bitwidth)))
+    elif not isinstance(pattern.type, IntegerType) or pattern.type.width.data > 32:
+        raise error_at_op(op, f"stream.cmd.fill with a {pattern.type} pattern; expected i8, i16, i32, f16 "
+                              "or f32")
+    b.add(CommandBufferFillBufferOp.build(operands=[cmd, op.target, [op.target_offset, op.target_length],
+                                                    pattern], properties={"flags": StringAttr("None")}))
+
+
+def _record_collective(op, b, cmd, ctx, device_name, device):
+    record_collective(op, b, cmd)
+
+
+def _record_nested(op, b, cmd, ctx, device_name, device):
+    _record_serial(list(op.body.blocks[0].ops), b, cmd, ctx, device_name, device)
 
 
 def _push_constant(b, value, op):
@@ -255,7 +268,7 @@ def _workgroup_count(b, export, device, constants, workload, op):
     mapping = {block.args[0]: device, **dict(zip(args, inputs))}
     result = None
     for inner in block.ops:
-        if inner.name == "hal.return":
+        if isinstance(inner, hal.ReturnOp):
             result = [mapping.get(v, v) for v in inner.operands]
             break
         clone = inner.clone(value_mapper=dict(mapping))
@@ -266,3 +279,15 @@ def _workgroup_count(b, export, device, constants, workload, op):
         raise error_at_op(op, f"the workgroup count region of @{export.sym_name.data} must end in "
                               "hal.return %x, %y, %z")
     return result
+
+
+#: the recorder of each command op of a stream.cmd.execute body
+_RECORDERS = OpTable({
+    **{noop: _record_nothing for noop in _NOOPS},
+    stream.CmdDispatchOp: _dispatch,
+    stream.CmdCopyOp: _record_copy,
+    stream.CmdFillOp: _record_fill,
+    CmdCollectiveOp: _record_collective,
+    stream.CmdConcurrentOp: _record_nested,
+    stream.CmdSerialOp: _record_nested,
+})

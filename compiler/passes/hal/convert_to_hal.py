@@ -32,14 +32,17 @@ Source followed: IREE ``Dialect/HAL/Transforms/ConvertToHAL.cpp`` and
 """
 import dataclasses
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, Region
 
+from rt.compiler.dialects import hal, stream, util
 from rt.compiler.dialects.hal_channel import ChannelType as HalChannelType
 from rt.compiler.dialects.hal_ops import DevicesGetOp, ExecutableCreateOp
 from rt.compiler.dialects.hal_types import BufferType, CommandBufferType, DeviceType, ExecutableType, FenceType
 from rt.compiler.dialects.util import GlobalOp, GlobalStoreOp, InitializerOp, ReturnOp
 from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.hal import channel_lowering, cmd_lowering, resource_lowering
 from rt.compiler.passes.hal.abi_devices import record_abi_devices
@@ -53,7 +56,7 @@ class _Conversion:
     def __init__(self, module):
         self.module = module
         self.devices = device_globals(module)
-        self.executables = {op.sym_name.data: op for op in module.body.block.ops if op.name == "hal.executable"}
+        self.executables = {op.sym_name.data: op for op in module.body.block.ops if isinstance(op, hal.ExecutableOp)}
         self.executable_globals = {}
         self.memoized = []
 
@@ -71,7 +74,7 @@ class _Conversion:
         if exe is None:
             raise error_at_op(op, f"dispatch names @{exe_name}, which is not a hal.executable of the module; "
                                   "run iree-hal-materialize-interfaces first")
-        variants = [v for v in exe.body.block.ops if v.name == "hal.executable.variant"]
+        variants = [v for v in exe.body.block.ops if isinstance(v, hal.ExecutableVariantOp)]
         for target in self.devices[device_name].executable_targets.data:
             for variant in variants:
                 if variant.target == target:
@@ -81,7 +84,7 @@ class _Conversion:
     def export_for(self, op, exe_name, export_name, device_name):
         variant = self.variant_for(op, exe_name, device_name)
         for export in variant.body.block.ops:
-            if export.name == "hal.executable.export" and export.sym_name.data == export_name:
+            if isinstance(export, hal.ExecutableExportOp) and export.sym_name.data == export_name:
                 return variant, export
         raise error_at_op(op, f"@{exe_name}::@{variant.sym_name.data} has no export @{export_name}")
 
@@ -101,11 +104,11 @@ class _Conversion:
 
 
 def _convert_type(type_):
-    if type_.name == "stream.resource":
+    if isinstance(type_, stream.ResourceType):
         return BufferType()
-    if type_.name == "stream.timepoint":
+    if isinstance(type_, stream.TimepointType):
         return FenceType()
-    if type_.name == "stream.channel":
+    if isinstance(type_, stream.ChannelType):
         return HalChannelType()
     return type_
 
@@ -117,7 +120,7 @@ def _convert_types(op):
         for block in region.blocks:
             for arg in block.args:
                 arg._type = _convert_type(arg.type)
-    if op.name == "util.global":
+    if isinstance(op, GlobalOp):
         op.properties["type"] = _convert_type(op.properties["type"])
     ftype = op.properties.get("function_type")
     if isinstance(ftype, FunctionType):
@@ -125,15 +128,17 @@ def _convert_types(op):
             [_convert_type(t) for t in ftype.inputs.data], [_convert_type(t) for t in ftype.outputs.data])
 
 
+#: the lowering ``fn(op, conversion)`` of each stream op convert-to-hal replaces
+_LOWERINGS = OpTable({stream.CmdExecuteOp: cmd_lowering.lower_execute, **dict(resource_lowering.LOWERINGS.items()),
+                      **dict(channel_lowering.LOWERINGS.items())})
+
+
 def _convert_block(block, conv):
     for op in list(block.ops):
-        if op.name == "stream.cmd.execute":
-            cmd_lowering.lower_execute(op, conv)
-        elif op.name in resource_lowering.LOWERINGS:
-            resource_lowering.LOWERINGS[op.name](op, conv)
-        elif op.name in channel_lowering.LOWERINGS:
-            channel_lowering.LOWERINGS[op.name](op, conv)
-        elif op.name.startswith("stream."):
+        lower = _LOWERINGS.get(op)
+        if lower is not None:
+            lower(op, conv)
+        elif op.dialect_name() == "stream":  # any other stream op is left unlowered: an error
             raise resource_lowering.unsupported(op)
         else:
             _convert_types(op)
@@ -152,12 +157,12 @@ class ConvertToHALPass(Pass):
         conv = _Conversion(module)
         record_abi_devices(module, conv)
         for op in list(module.body.block.ops):
-            if op.name in ("util.func", "func.func", "util.initializer", "util.global"):
+            if isinstance(op, (util.FuncOp, func.FuncOp, InitializerOp, GlobalOp)):
                 _convert_types(op)
                 for region in op.regions:
                     for block in region.blocks:
                         _convert_block(block, conv)
-            elif op.name.startswith("stream."):
+            elif op.dialect_name() == "stream":  # a stream op outside any function: not lowerable
                 raise resource_lowering.unsupported(op)
         self._initializer(module, conv)
 
@@ -168,7 +173,7 @@ class ConvertToHALPass(Pass):
         block = module.body.block
         body = Block()
         init = InitializerOp.build(regions=[Region(body)])
-        anchor = next((op for op in block.ops if op.name != "util.global"), None)
+        anchor = next((op for op in block.ops if not isinstance(op, GlobalOp)), None)
         if anchor is None:
             block.add_op(init)
         else:

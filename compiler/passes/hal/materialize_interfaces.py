@@ -41,8 +41,10 @@ import re
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (ArrayAttr, Float32Type, FunctionType, IndexType, IntegerAttr,
                                    IntegerType, ModuleOp, StringAttr, i32)
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Region
 
+from rt.compiler.dialects import stream
 from rt.compiler.dialects.hal import (ExecutableExportOp, ExecutableOp, ExecutableVariantOp,
                                       InterfaceBindingSubspanOp, InterfaceConstantLoadOp,
                                       PipelineBindingAttr, PipelineLayoutAttr, ReturnOp)
@@ -51,7 +53,7 @@ from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.hal.affinity import device_globals, op_device
 
-DISPATCH_OPS = ("stream.cmd.dispatch", "stream.async.dispatch", "stream.tensor.dispatch")
+DISPATCH_OPS = (stream.CmdDispatchOp, stream.AsyncDispatchOp, stream.TensorDispatchOp)
 
 
 def variant_name(target):
@@ -63,7 +65,7 @@ def dispatch_sites(module):
     """``{executable name: [dispatch ops]}`` over every dispatch op of the module."""
     sites = {}
     for op in module.walk():
-        if op.name in DISPATCH_OPS:
+        if isinstance(op, DISPATCH_OPS):
             for ref in op.properties["entry_points"].data:
                 sites.setdefault(ref.root_reference.data, []).append(op)
     return sites
@@ -82,7 +84,7 @@ def _rewrite_function(func, layout_of):
     plan = []
     for arg in block.args:
         type_ = arg.type
-        if type_.name == "stream.binding":
+        if isinstance(type_, stream.BindingType):
             plan.append(("binding", arg, len(bindings)))
             bindings.append([use.operation for use in arg.uses])
         elif isinstance(type_, (IndexType, Float32Type)) or (isinstance(type_, IntegerType) and type_.width.data <= 32):
@@ -117,7 +119,7 @@ def _rewrite_function(func, layout_of):
             continue
         for user in list(arg.uses):
             sub = user.operation
-            if sub.name != "stream.binding.subspan":
+            if not isinstance(sub, stream.BindingSubspanOp):
                 raise error_at_op(sub, f"'{sub.name}' uses a !stream.binding directly; only "
                                        "stream.binding.subspan may")
             props = {"layout": layout, "binding": IntegerAttr(ordinal, IndexType()),
@@ -150,7 +152,7 @@ def _count_region(export):
     block = region.blocks[0]
     block.insert_arg(DeviceType(), 0).name_hint = "device"
     term = block.last_op
-    if term is not None and term.name == "stream.return":
+    if isinstance(term, stream.ReturnOp):
         block.insert_op_before(ReturnOp.build(operands=[list(term.operands)]), term)
         block.erase_op(term)
     return region
@@ -165,7 +167,7 @@ class MaterializeInterfacesPass(Pass):
     def run(self, module, ctx):
         devices = device_globals(module)
         sites = dispatch_sites(module)
-        for exe in [op for op in module.body.block.ops if op.name == "stream.executable"]:
+        for exe in [op for op in module.body.block.ops if isinstance(op, stream.ExecutableOp)]:
             name = exe.sym_name.data
             targets = []
             users = sites.get(name) or [exe]
@@ -195,11 +197,11 @@ class MaterializeInterfacesPass(Pass):
         if len(inner) != 1:
             raise error_at_op(exe, f"stream.executable @{exe.sym_name.data} must hold exactly one builtin.module")
         module_copy = inner[0].clone()
-        funcs = {op.sym_name.data: op for op in module_copy.body.block.ops if op.name == "func.func"}
+        funcs = {op.sym_name.data: op for op in module_copy.body.block.ops if isinstance(op, FuncOp)}
         variant = ExecutableVariantOp.build(properties={"sym_name": StringAttr(vname),
                                                         "sym_visibility": StringAttr("public"),
                                                         "target": target}, regions=[Region(Block())])
-        exports = [op for op in exe.body.block.ops if op.name == "stream.executable.export"]
+        exports = [op for op in exe.body.block.ops if isinstance(op, stream.ExecutableExportOp)]
         for ordinal, export in enumerate(exports):
             fname = export.sym_name.data
             func = funcs.get(fname)

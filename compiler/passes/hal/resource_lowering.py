@@ -21,8 +21,10 @@
 
 Source followed: IREE ``Dialect/HAL/Conversion/StreamToHAL/Patterns.cpp``.
 """
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, i1, i32
 
+from rt.compiler.dialects import stream
 from rt.compiler.dialects.hal import ElementTypeOp, EncodingTypeOp
 from rt.compiler.dialects.hal_ops import (AllocatorAllocateOp, AllocatorImportOp, BufferLengthOp, BufferViewBufferOp,
                                           BufferLoadOp, BufferStoreOp, BufferSubspanOp, BufferViewCreateOp,
@@ -33,6 +35,7 @@ from rt.compiler.dialects.hal_types import AllocatorType, BufferType, BufferView
 from rt.compiler.dialects.io_parameters import LoadOp
 from rt.compiler.dialects.util import BufferConstantOp, BufferType as UtilBufferType, CompositeAttr
 from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.hal.builder import Inserter
 from rt.compiler.passes.hal.layouts import LAYOUT_ATTR, layout_identifier
 
@@ -147,7 +150,7 @@ def resource_store(op, ctx):
 def resource_map(op, ctx):
     b = Inserter(op)
     buffer = _import(b, _allocator(b, ctx, op), op.source, op.source_offset, op.result_size)
-    if op.name == "stream.resource.try_map":
+    if isinstance(op, stream.ResourceTryMapOp):
         _replace(op, b.const(1, i1), buffer)
     else:
         _replace(op, buffer)
@@ -171,7 +174,7 @@ def resource_constants(op, ctx):
 
 def _static_index(value):
     owner = value.owner
-    if getattr(owner, "name", None) == "arith.constant" and isinstance(owner.value, IntegerAttr):
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return None
 
@@ -218,25 +221,25 @@ def timepoint_barrier(op, ctx):
     _replace(op, op.operands[0], fence)
 
 
-LOWERINGS = {
-    "stream.tensor.import": tensor_import,
-    "stream.tensor.export": tensor_export,
-    "stream.resource.alloc": resource_alloc,
-    "stream.resource.alloca": resource_alloca,
-    "stream.resource.dealloca": resource_dealloca,
-    "stream.resource.subview": resource_subview,
-    "stream.resource.size": resource_size,
-    "stream.resource.load": resource_load,
-    "stream.resource.store": resource_store,
-    "stream.resource.map": resource_map,
-    "stream.resource.try_map": resource_map,
-    "stream.resource.constants": resource_constants,
-    "stream.cmd.parameter.load": cmd_parameter_load,
-    "stream.timepoint.immediate": timepoint_immediate,
-    "stream.timepoint.join": timepoint_join,
-    "stream.timepoint.await": timepoint_await,
-    "stream.timepoint.barrier": timepoint_barrier,
-}
+LOWERINGS = OpTable({
+    stream.TensorImportOp: tensor_import,
+    stream.TensorExportOp: tensor_export,
+    stream.ResourceAllocOp: resource_alloc,
+    stream.ResourceAllocaOp: resource_alloca,
+    stream.ResourceDeallocaOp: resource_dealloca,
+    stream.ResourceSubviewOp: resource_subview,
+    stream.ResourceSizeOp: resource_size,
+    stream.ResourceLoadOp: resource_load,
+    stream.ResourceStoreOp: resource_store,
+    stream.ResourceMapOp: resource_map,
+    stream.ResourceTryMapOp: resource_map,
+    stream.ResourceConstantsOp: resource_constants,
+    stream.CmdParameterLoadOp: cmd_parameter_load,
+    stream.TimepointImmediateOp: timepoint_immediate,
+    stream.TimepointJoinOp: timepoint_join,
+    stream.TimepointAwaitOp: timepoint_await,
+    stream.TimepointBarrierOp: timepoint_barrier,
+})
 
 
 def unsupported(op):

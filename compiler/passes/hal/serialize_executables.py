@@ -17,6 +17,7 @@ import dataclasses
 
 from xdsl.dialects.builtin import ModuleOp
 
+from rt.compiler.dialects import hal
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
 
@@ -28,13 +29,13 @@ class SerializeExecutablesPass(Pass):
     name = "iree-hal-serialize-executables"
 
     def run(self, module, ctx):
-        for exe in [op for op in module.body.block.ops if op.name == "hal.executable"]:
-            for variant in [op for op in exe.body.block.ops if op.name == "hal.executable.variant"]:
+        for exe in [op for op in module.body.block.ops if isinstance(op, hal.ExecutableOp)]:
+            for variant in [op for op in exe.body.block.ops if isinstance(op, hal.ExecutableVariantOp)]:
                 where = f"hal.executable.variant @{exe.sym_name.data}::@{variant.sym_name.data}"
                 if any(isinstance(op, ModuleOp) for op in variant.body.block.ops):
                     raise error_at_op(variant, f"{where} still holds dispatch functions; run "
                                                "iree-hal-translate-executables first")
-                binaries = [op for op in variant.body.block.ops if op.name == "hal.executable.binary"]
+                binaries = [op for op in variant.body.block.ops if isinstance(op, hal.ExecutableBinaryOp)]
                 if len(binaries) != 1:
                     raise error_at_op(variant, f"{where} must hold exactly one hal.executable.binary, "
                                                f"found {len(binaries)}")

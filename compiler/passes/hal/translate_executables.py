@@ -44,9 +44,11 @@ Source followed: IREE ``Dialect/HAL/Transforms/TranslateExecutables.cpp`` (and
 import dataclasses
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
 
 from rt.compiler.codegen.cost import kernel_flops
-from rt.compiler.dialects.hal import ExecutableBinaryOp
+from rt.compiler.dialects.hal import (ExecutableBinaryOp, ExecutableExportOp, ExecutableOp, ExecutableVariantOp,
+                                      InterfaceBindingSubspanOp)
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
 from rt.compiler.passes import instrumentation
 from rt.compiler.passes.base import Pass
@@ -75,7 +77,7 @@ def _binding_layouts(func):
     subspans disagree is left out: it accepts any buffer)."""
     seen = {}
     for op in func.walk():
-        if op.name == "hal.interface.binding.subspan":
+        if isinstance(op, InterfaceBindingSubspanOp):
             seen.setdefault(op.binding.value.data, set()).add(layout_identifier(op.result.type))
     return {i: next(iter(ids)) for i, ids in seen.items() if len(ids) == 1 and None not in ids}
 
@@ -102,8 +104,8 @@ class TranslateExecutablesPass(Pass):
 
         with instrumentation.scope("lower to Kernel IR"):
             pending = [self._lower(exe, variant)
-                       for exe in [op for op in module.body.block.ops if op.name == "hal.executable"]
-                       for variant in [op for op in exe.body.block.ops if op.name == "hal.executable.variant"]
+                       for exe in [op for op in module.body.block.ops if isinstance(op, ExecutableOp)]
+                       for variant in [op for op in exe.body.block.ops if isinstance(op, ExecutableVariantOp)]
                        if any(isinstance(op, ModuleOp) for op in variant.body.block.ops)]
         cache = CodegenCache(self.cache_dir or None)
         keys = [cache.key(job.backend, job.name, job.kernels, job.config) for _, job, _ in pending]
@@ -143,8 +145,8 @@ class TranslateExecutablesPass(Pass):
         config = from_attr(variant.target.configuration)
         if not self.reassociate_fp_reductions and backend.name == "llvm-cpu":
             config = {**config, "reassociate_fp_reductions": False}
-        funcs = {op.sym_name.data: op for op in inner.body.block.ops if op.name == "func.func"}
-        exports = sorted((op for op in variant.body.block.ops if op.name == "hal.executable.export"),
+        funcs = {op.sym_name.data: op for op in inner.body.block.ops if isinstance(op, FuncOp)}
+        exports = sorted((op for op in variant.body.block.ops if isinstance(op, ExecutableExportOp)),
                          key=lambda e: e.ordinal.value.data if e.ordinal is not None else 0)
         kernels, encodings, costs = [], {}, {}
         for export in exports:

@@ -39,9 +39,10 @@ ELEMENTWISE_DIALECTS = ("arith", "math")
 
 
 def _is_elementwise_on_tensors(op):
-    if op.name.split(".", 1)[0] not in ELEMENTWISE_DIALECTS or not op.operands or not op.results:
+    # every arith/math op on tensors is elementwise (constants aside)
+    if op.dialect_name() not in ELEMENTWISE_DIALECTS or not op.operands or not op.results:
         return False
-    if op.regions or op.name == "arith.constant":
+    if op.regions or isinstance(op, arith.ConstantOp):
         return False
     values = (*op.operands, *op.results)
     return all(isinstance(v.type, TensorType) for v in values)

@@ -32,11 +32,12 @@ Source followed: the runtime shape assertions IREE emits where types meet buffer
 """
 import dataclasses
 
-from xdsl.dialects import arith, cf
+from xdsl.dialects import arith, cf, func
 from xdsl.dialects import tensor as xtensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
 from xdsl.ir.affine import AffineDimExpr
 
+from rt.compiler.dialects import util
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
 from rt.compiler.passes.base import Pass
 
@@ -171,12 +172,13 @@ class InsertShapeChecksPass(Pass):
 
     def run(self, module, ctx):
         for op in list(module.walk()):
-            if op.name == "tensor.cast":
+            if isinstance(op, xtensor.CastOp):
                 _cast(op)
-            elif op.name == "tensor.extract_slice":
+            elif isinstance(op, xtensor.ExtractSliceOp):
                 _slice(op, op.source, True)
-            elif op.name == "tensor.insert_slice":
+            elif isinstance(op, xtensor.InsertSliceOp):
                 _slice(op, op.dest, False)
-            elif op.name.startswith("linalg.") and hasattr(op, "get_indexing_maps") and hasattr(op, "inputs"):
-                if op.parent_op() is not None and op.parent_op().name.startswith(("func.", "util.func")):
+            # any structured linalg op: its indexing maps relate its operands' dims
+            elif op.dialect_name() == "linalg" and hasattr(op, "get_indexing_maps") and hasattr(op, "inputs"):
+                if isinstance(op.parent_op(), (func.FuncOp, util.FuncOp)):
                     _linalg(op)

@@ -22,17 +22,17 @@ IREE's global optimization keeps contractions named.
 """
 import dataclasses
 
-
 from xdsl.dialects.builtin import ArrayAttr, AffineMapAttr
+from xdsl.dialects.linalg import ops as linalg
 from xdsl.rewriter import Rewriter
 
-from rt.compiler.dialects.linalg import GenericOp
+from rt.compiler.dialects.linalg import DivOp, GenericOp, NegFOp
 from rt.compiler.passes.base import Pass
 
-GENERALIZED = frozenset({
-    "linalg.add", "linalg.sub", "linalg.mul", "linalg.div", "linalg.max", "linalg.min", "linalg.exp",
-    "linalg.log", "linalg.sqrt", "linalg.negf", "linalg.select", "linalg.copy",
-})
+GENERALIZED = (
+    linalg.AddOp, linalg.SubOp, linalg.MulOp, DivOp, linalg.MaxOp, linalg.MinOp, linalg.ExpOp,
+    linalg.LogOp, linalg.SqrtOp, NegFOp, linalg.SelectOp, linalg.CopyOp,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,7 +42,7 @@ class NormalizeNamedOpsPass(Pass):
     name = "linalg-normalize-named-ops"
 
     def run(self, module, ctx):
-        for op in [o for o in module.walk() if o.name in GENERALIZED]:
+        for op in [o for o in module.walk() if isinstance(o, GENERALIZED)]:
             maps = op.get_indexing_maps()
             if not isinstance(maps, ArrayAttr):
                 maps = ArrayAttr([AffineMapAttr(m) for m in maps])

@@ -29,14 +29,16 @@ Source followed: IREE ``Dialect/Encoding/IR/EncodingAttrs.td`` (PackedStorageAtt
 import dataclasses
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseIntOrFPElementsAttr, FunctionType, IntegerType, TensorType
+from xdsl.dialects.func import FuncOp
 
+from rt.compiler.dialects import util
 from rt.compiler.dialects.flow_tensor_shape import TensorBitCastOp
 from rt.compiler.dialects.flow_types import static_storage_bits
 from rt.compiler.dialects.iree_encoding import PackedStorageAttr
 from rt.compiler.frontend import ElementsAttr, elements_to_numpy, error_at_op, make_elements, parse_module
 from rt.compiler.passes.base import Pass
 
-_FUNCTIONS = ("func.func", "util.func")
+_FUNCTIONS = (FuncOp, util.FuncOp)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,11 +52,11 @@ class UnpackPackedStoragePass(Pass):
         if not any(_mentions_packed(op) for op in ops):
             return
         for op in ops:
-            if op.name in _FUNCTIONS and _is_public(op) and _mentions_packed_i1(op.properties["function_type"]):
+            if isinstance(op, _FUNCTIONS) and _is_public(op) and _mentions_packed_i1(op.properties["function_type"]):
                 raise error_at_op(op, f"public function @{op.sym_name.data} takes or returns a tensor with "
                                       "#iree_encoding.packed_storage; rt does not pass packed i1 tensors across "
                                       "the ABI: bitcast it to an i8 tensor inside the function")
-        casts = [(op, op.source.type, op.result.type) for op in ops if op.name == "flow.tensor.bitcast"
+        casts = [(op, op.source.type, op.result.type) for op in ops if isinstance(op, TensorBitCastOp)
                  and (_is_packed_i1(op.source.type) or _is_packed_i1(op.result.type))]
         for op, source, result in casts:
             _rewrite_bitcast(op, source, result, ctx)

@@ -14,7 +14,10 @@ Source followed: IREE ``iree-stream-verify-input`` / ``VerifyInputLegality`` (in
 """
 import dataclasses
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import UnrankedTensorType
+
+from rt.compiler.dialects import util
 
 from rt.compiler.frontend.diagnostics import error_at_op, verify_module
 from rt.compiler.passes.base import Pass
@@ -32,7 +35,7 @@ class VerifyPass(Pass):
         verify_module(module)
         for op in module.walk():
             function_type = getattr(op, "function_type", None)
-            if function_type is None or op.name not in ("func.func", "util.func"):
+            if function_type is None or not isinstance(op, (func.FuncOp, util.FuncOp)):
                 continue
             for kind, types in (("argument", function_type.inputs.data), ("result", function_type.outputs.data)):
                 for i, type_ in enumerate(types):
