@@ -26,6 +26,7 @@ RT_DIALECTS = {
     "vm": "vm",
     "io_parameters": "io_parameters",
     "shard": "shard",
+    "stablehlo": "stablehlo",
 }
 
 #: upstream xDSL dialects rt accepts as they are

@@ -149,6 +149,7 @@ class Phase:
 PHASES = (
     Phase("input", (
         P("verify", "input.verify:VerifyPass"),
+        P("iree-stablehlo-to-iree-input", "input.stablehlo_to_iree_input:StableHLOToIREEInputPass"),
         P("iree-flow-inject-tensor-tracing", "dispatch_creation.inject_tensor_tracing:InjectTensorTracingPass"),
         P("rt-unpack-packed-storage", "input.unpack_packed_storage:UnpackPackedStoragePass"),
         P("canonicalize", "input.canonicalize:CanonicalizePass"),

@@ -1,0 +1,391 @@
+"""``iree-stablehlo-to-iree-input``: StableHLO ops -> linalg / tensor / arith / math on tensors.
+
+Input: functions whose bodies hold ``stablehlo.*`` ops (JAX's export, IREE's e2e tests), static
+shapes. Output: no stablehlo op; each became:
+
+* elementwise ops (``add``, ``compare``, ``select``, ``convert``, ``exponential``, ...) -> arith/math
+  ops on the tensors (``stablehlo_elementwise.py``; ``convert-elementwise-to-linalg`` then makes
+  them ``linalg.generic``s); ``clamp`` -> max/min after broadcasting scalar bounds;
+* ``constant`` -> ``arith.constant``; ``iota`` -> a ``linalg.generic`` of ``linalg.index``;
+* ``broadcast_in_dim``/``broadcast``/``transpose``/``reverse`` -> a ``linalg.generic`` whose input
+  map places (or mirrors) the operand's dims; ``reshape`` -> ``flow.tensor.reshape``;
+* ``dot``/``dot_general`` -> ``linalg.matmul`` / ``linalg.batch_matmul`` for the canonical layouts
+  (``[M,K]x[K,N]``, ``[B,M,K]x[B,K,N]``), otherwise a contraction ``linalg.generic`` over
+  (batch, lhs free, rhs free, contracting) dims, accumulating in the result element type;
+* ``reduce`` -> a ``linalg.generic`` with reduction iterators whose body is the reduction region
+  with its 0-d tensor ops made scalar; ``concatenate`` -> ``tensor.concat``; ``slice`` ->
+  ``tensor.extract_slice``; ``pad`` (no interior padding) -> ``tensor.pad`` and slices for
+  negative edges.
+
+An op this pass does not convert (``stablehlo.custom_call`` included) is a located CompileError
+naming it and listing the ops it does convert.
+
+Source followed: IREE ``compiler/plugins/input/StableHLO/Conversion/StableHLOToIREEInputDialects.cpp``
+and ``StableHLOToLinalg*.cpp`` (same mapping of each op), the StableHLO spec for semantics.
+"""
+import dataclasses
+
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import (AffineMapAttr, ArrayAttr, DenseArrayBase, DenseIntOrFPElementsAttr,
+                                   IndexType, IntegerAttr, TensorType, i64)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import IndexOp, YieldOp
+from xdsl.ir import Block, Region
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.rewriter import Rewriter
+
+from rt.compiler.dialects import arith, stablehlo as hlo
+from rt.compiler.dialects.flow_tensor_shape import TensorBitCastOp, TensorReshapeOp
+from rt.compiler.dialects.linalg import BatchMatmulOp, FillOp, GenericOp, MatmulOp
+from rt.compiler.dialects.tensor import ExtractSliceOp
+from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.op_handlers import OpHandlers, handles
+from rt.compiler.passes.base import Pass
+from rt.compiler.passes.input.stablehlo_elementwise import (OpSink, constant, convert, element_type,
+                                                            emit_elementwise, is_elementwise, is_float)
+
+
+def int_list(op, key, default=None):
+    """The integers of attribute ``key`` (``array<i64: ...>``, ``dense<[...]>`` or ``[...]``)."""
+    attr = op.attributes.get(key)
+    if attr is None:
+        if default is None:
+            raise error_at_op(op, f"'{op.name}' needs the attribute '{key}'")
+        return list(default)
+    if isinstance(attr, DenseArrayBase):
+        return list(attr.get_values())
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        return [int(v) for v in attr.get_values()]
+    if isinstance(attr, ArrayAttr):
+        return [a.value.data for a in attr.data]
+    if isinstance(attr, IntegerAttr):
+        return [attr.value.data]
+    raise error_at_op(op, f"'{op.name}' attribute '{key}' must be a list of integers, got {attr}")
+
+
+def _static(op, *types):
+    for type_ in types:
+        if not isinstance(type_, TensorType) or any(d < 0 for d in type_.get_shape()):
+            raise error_at_op(op, f"'{op.name}' on {type_}: rt's StableHLO input takes static tensor shapes")
+
+
+def _maps(rank, *exprs_lists):
+    return [AffineMapAttr(AffineMap(rank, 0, tuple(exprs))) for exprs in exprs_lists]
+
+
+def _dims(rank):
+    return [AffineExpr.dimension(i) for i in range(rank)]
+
+
+def _empty(b, type_):
+    return b.add(tensor.EmptyOp([], type_))
+
+
+def _generic(b, inputs, outputs, maps, iterators, result_types, body):
+    """A linalg.generic; ``body(sink, args)`` returns the values to yield."""
+    block = Block(arg_types=[element_type(v.type) for v in (*inputs, *outputs)])
+    inner = OpSink(b.location)
+    yielded = body(inner, list(block.args))
+    block.add_ops(inner.ops + [YieldOp(*yielded)])
+    op = GenericOp(list(inputs), list(outputs), Region(block), maps,
+                   [IteratorTypeAttr.parallel() if it == "parallel" else IteratorTypeAttr.reduction()
+                    for it in iterators], result_types)
+    b.add(op)
+    return op.results
+
+
+def _broadcast(b, op, value, result_type, dims):
+    """``value`` broadcast to ``result_type``: operand dim i becomes result dim ``dims[i]``."""
+    src = value.type
+    _static(op, src, result_type)
+    rank = result_type.get_num_dims()
+    if len(dims) != src.get_num_dims() or any(not 0 <= d < rank for d in dims):
+        raise error_at_op(op, f"'{op.name}': broadcast dimensions {dims} do not fit {src} -> {result_type}")
+    exprs = []
+    for i, d in enumerate(dims):
+        size, target = src.get_shape()[i], result_type.get_shape()[d]
+        if size == target:
+            exprs.append(AffineExpr.dimension(d))
+        elif size == 1:
+            exprs.append(AffineExpr.constant(0))
+        else:
+            raise error_at_op(op, f"'{op.name}': operand dim {i} of size {size} cannot broadcast to "
+                                  f"result dim {d} of size {target}")
+    if src == result_type and dims == list(range(rank)):
+        return value
+    return _generic(b, [value], [_empty(b, result_type)], _maps(rank, exprs, _dims(rank)), ["parallel"] * rank,
+                    [result_type], lambda s, args: [args[0]])[0]
+
+
+def _named(b, cls, inputs, init):
+    """A named structured op ``cls`` (``linalg.matmul``, ...) of ``inputs`` accumulating into ``init``."""
+    return b.add(cls.build(operands=[inputs, [init]], result_types=[[init.type]],
+                           regions=[cls.get_hidden_region(inputs, [init])]))
+
+
+def _zero_filled(b, type_):
+    zero = constant(b, 0, element_type(type_))
+    return b.add(FillOp([zero], [_empty(b, type_)], [type_]))
+
+
+@dataclasses.dataclass(frozen=True)
+class StableHLOToIREEInputPass(Pass):
+    """Convert every stablehlo op (see the module docstring); a no-op for programs without them."""
+
+    name = "iree-stablehlo-to-iree-input"
+
+    def run(self, module, ctx):
+        ops = [op for op in module.walk() if op.dialect_name() == "stablehlo"]  # the whole dialect goes
+        if not ops:
+            return
+        converter = _Converter()
+        for op in ops:
+            if op.parent is None or isinstance(op.parent_op(), hlo.ReduceOp):
+                continue  # a reduction body: converted with its reduce
+            converter.convert(op)
+
+
+class _Converter:
+    handler = OpHandlers()
+
+    def convert(self, op):
+        b = OpSink(op.location)
+        if is_elementwise(op):
+            result = emit_elementwise(b, op, list(op.operands), op.results[0].type)
+            results = [result]
+        else:
+            fn = self.handler(op)
+            if fn is None:
+                supported = sorted(c.name for c in hlo.STABLEHLO_OPS if c is not hlo.ReturnOp)
+                raise error_at_op(op, f"'{op.name}' is not supported by rt's StableHLO input conversion; "
+                                      f"supported ops: {', '.join(supported)}")
+            results = fn(op, b)
+        Rewriter.replace_op(op, b.ops, list(results))
+
+    @handles(hlo.CustomCallOp)
+    def _custom_call(self, op, b):
+        target = op.attributes.get("call_target_name")
+        name = target.data if target is not None else "?"
+        if name == "shape_assertion" and not op.outputs:
+            return []  # JAX's shape assertions: IREE drops them (shapes are static here)
+        raise error_at_op(op, f"'stablehlo.custom_call' @{name} is not supported by rt: a custom call names "
+                              "code outside the program; rt converts only @shape_assertion")
+
+    @handles(hlo.ConstantOp)
+    def _constant(self, op, b):
+        value = op.attributes.get("value")
+        if value is None:
+            raise error_at_op(op, "'stablehlo.constant' needs a 'value' attribute (dense<...> : tensor<...>)")
+        return [b.add(arith.ConstantOp.create(result_types=[op.outputs[0].type], properties={"value": value}))]
+
+    @handles(hlo.ClampOp)
+    def _clamp(self, op, b):
+        low, x, high = op.inputs
+        type_ = op.outputs[0].type
+        low = _broadcast(b, op, low, type_, []) if low.type.get_num_dims() == 0 and type_.get_num_dims() else low
+        high = _broadcast(b, op, high, type_, []) if high.type.get_num_dims() == 0 and type_.get_num_dims() else high
+        raised = emit_elementwise(b, op, [x, low], type_, kind=hlo.MaxOp)
+        return [emit_elementwise(b, op, [raised, high], type_, kind=hlo.MinOp)]
+
+    @handles(hlo.IotaOp)
+    def _iota(self, op, b):
+        type_ = op.outputs[0].type
+        _static(op, type_)
+        dim = int_list(op, "iota_dimension")[0]
+        rank = type_.get_num_dims()
+        if not 0 <= dim < rank:
+            raise error_at_op(op, f"'stablehlo.iota': iota_dimension {dim} is out of range for {type_}")
+
+        def body(s, args):
+            index = s.add(IndexOp(dim))
+            element = element_type(type_)
+            if is_float(type_):
+                as_int = s.add(arith.IndexCastOp.build(operands=[index], result_types=[i64]))
+                return [s.add(arith.SIToFPOp.build(operands=[as_int], result_types=[element]))]
+            return [s.add(arith.IndexCastOp.build(operands=[index], result_types=[element]))]
+        return _generic(b, [], [_empty(b, type_)], _maps(rank, _dims(rank)), ["parallel"] * rank, [type_], body)
+
+    @handles(hlo.BroadcastInDimOp)
+    def _broadcast_in_dim(self, op, b):
+        return [_broadcast(b, op, op.inputs[0], op.outputs[0].type, int_list(op, "broadcast_dimensions"))]
+
+    @handles(hlo.BroadcastOp)
+    def _broadcast_op(self, op, b):
+        src, type_ = op.inputs[0].type, op.outputs[0].type
+        lead = type_.get_num_dims() - src.get_num_dims()
+        return [_broadcast(b, op, op.inputs[0], type_, list(range(lead, type_.get_num_dims())))]
+
+    @handles(hlo.TransposeOp)
+    def _transpose(self, op, b):
+        value, type_ = op.inputs[0], op.outputs[0].type
+        _static(op, value.type, type_)
+        perm = int_list(op, "permutation")
+        rank = type_.get_num_dims()
+        if sorted(perm) != list(range(rank)):
+            raise error_at_op(op, f"'stablehlo.transpose': permutation {perm} is not a permutation of 0..{rank - 1}")
+        exprs = [None] * rank
+        for i, p in enumerate(perm):
+            exprs[p] = AffineExpr.dimension(i)
+        return _generic(b, [value], [_empty(b, type_)], _maps(rank, exprs, _dims(rank)), ["parallel"] * rank,
+                        [type_], lambda s, args: [args[0]])
+
+    @handles(hlo.ReverseOp)
+    def _reverse(self, op, b):
+        value, type_ = op.inputs[0], op.outputs[0].type
+        _static(op, type_)
+        dims = set(int_list(op, "dimensions"))
+        rank, shape = type_.get_num_dims(), type_.get_shape()
+        exprs = [AffineExpr.constant(shape[i] - 1) - AffineExpr.dimension(i) if i in dims else AffineExpr.dimension(i)
+                 for i in range(rank)]
+        return _generic(b, [value], [_empty(b, type_)], _maps(rank, exprs, _dims(rank)), ["parallel"] * rank,
+                        [type_], lambda s, args: [args[0]])
+
+    @handles(hlo.ReshapeOp)
+    def _reshape(self, op, b):
+        _static(op, op.operand.type, op.result.type)
+        return [b.add(TensorReshapeOp.build(operands=[op.operand, [], []], result_types=[op.result.type]))]
+
+    @handles(hlo.BitcastConvertOp)
+    def _bitcast_convert(self, op, b):
+        src, dst = op.operand.type, op.result.type
+        _static(op, src, dst)
+        if src.get_shape() != dst.get_shape():
+            raise error_at_op(op, f"'stablehlo.bitcast_convert' between element widths ({src} -> {dst}) "
+                                  "is not supported by rt")
+        return [b.add(TensorBitCastOp.build(operands=[op.operand, [], []], result_types=[dst]))]
+
+    @handles(hlo.ConcatenateOp)
+    def _concatenate(self, op, b):
+        dim = int_list(op, "dimension")[0]
+        return [b.add(tensor.ConcatOp(list(op.inputs), dim, op.outputs[0].type))]
+
+    @handles(hlo.SliceOp)
+    def _slice(self, op, b):
+        value, type_ = op.inputs[0], op.outputs[0].type
+        _static(op, value.type, type_)
+        starts = int_list(op, "start_indices")
+        limits = int_list(op, "limit_indices")
+        strides = int_list(op, "strides", [1] * len(starts))
+        sizes = [max(0, -(-(limit - start) // stride)) for start, limit, stride in zip(starts, limits, strides)]
+        if sizes != list(type_.get_shape()):
+            raise error_at_op(op, f"'stablehlo.slice': start {starts}, limit {limits}, strides {strides} give "
+                                  f"shape {sizes}, but the result is {type_}")
+        return [b.add(ExtractSliceOp.from_static_parameters(value, starts, sizes, strides))]
+
+    @handles(hlo.PadOp)
+    def _pad(self, op, b):
+        value, padding = op.inputs
+        type_ = op.outputs[0].type
+        _static(op, value.type, type_)
+        low, high = int_list(op, "edge_padding_low"), int_list(op, "edge_padding_high")
+        interior = int_list(op, "interior_padding", [0] * len(low))
+        if any(interior):
+            raise error_at_op(op, f"'stablehlo.pad' with interior padding {interior} is not supported by rt")
+        pad_value = b.add(tensor.ExtractOp(padding, [], element_type(type_)))
+        grown = [s + max(lo, 0) + max(hi, 0) for s, lo, hi in zip(value.type.get_shape(), low, high)]
+        grown_type = TensorType(element_type(type_), grown)
+        block = Block(arg_types=[IndexType()] * len(low))
+        block.add_op(tensor.YieldOp(pad_value))
+        padded = b.add(tensor.PadOp(value, [], [], Region(block), [max(lo, 0) for lo in low],
+                                    [max(hi, 0) for hi in high], grown_type))
+        if all(lo >= 0 and hi >= 0 for lo, hi in zip(low, high)):
+            return [padded]
+        offsets = [max(-lo, 0) for lo in low]
+        return [b.add(ExtractSliceOp.from_static_parameters(padded, offsets, list(type_.get_shape())))]
+
+    @handles(hlo.DotOp)
+    def _dot(self, op, b):
+        lhs, rhs = op.inputs
+        lc = [lhs.type.get_num_dims() - 1]
+        return [self._contract(op, b, [], [], lc, [0])]
+
+    @handles(hlo.DotGeneralOp)
+    def _dot_general(self, op, b):
+        dims = op.attributes.get("dot_dimension_numbers")
+        if not isinstance(dims, hlo.DotDimensionNumbersAttr):
+            raise error_at_op(op, "'stablehlo.dot_general' needs dot_dimension_numbers = #stablehlo.dot<...>")
+        get = [[d.value.data for d in getattr(dims, k).data] for k in (
+            "lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+            "rhs_contracting_dimensions")]
+        return [self._contract(op, b, *get)]
+
+    def _contract(self, op, b, lb, rb, lc, rc):
+        lhs, rhs = op.inputs
+        type_ = op.outputs[0].type
+        _static(op, lhs.type, rhs.type, type_)
+        lr, rr = lhs.type.get_num_dims(), rhs.type.get_num_dims()
+        lf = [d for d in range(lr) if d not in lb and d not in lc]
+        rf = [d for d in range(rr) if d not in rb and d not in rc]
+        ls, rs = lhs.type.get_shape(), rhs.type.get_shape()
+        expected = [ls[x] for x in lb] + [ls[x] for x in lf] + [rs[y] for y in rf]
+        if (len(lb) != len(rb) or len(lc) != len(rc) or len(set(lb + lc)) != len(lb + lc)
+                or len(set(rb + rc)) != len(rb + rc) or any(not 0 <= x < lr for x in lb + lc)
+                or any(not 0 <= y < rr for y in rb + rc) or any(ls[x] != rs[y] for x, y in zip(lb + lc, rb + rc))
+                or list(type_.get_shape()) != expected):
+            raise error_at_op(op, f"'{op.name}': dimension numbers (batch {lb} x {rb}, contracting {lc} x {rc}) "
+                                  f"do not fit {lhs.type} x {rhs.type} -> {type_}")
+        same = element_type(lhs.type) == element_type(rhs.type) == element_type(type_)
+        init = _zero_filled(b, type_)
+        if same and not lb and lr == rr == 2 and lc == [1] and rc == [0]:
+            return _named(b, MatmulOp, [lhs, rhs], init)
+        if same and lb == rb == [0] and lr == rr == 3 and lc == [2] and rc == [1]:
+            return _named(b, BatchMatmulOp, [lhs, rhs], init)
+        nb, nl, nr, nk = len(lb), len(lf), len(rf), len(lc)
+        rank = nb + nl + nr + nk
+        d = AffineExpr.dimension
+        lhs_exprs, rhs_exprs = [None] * lr, [None] * rr
+        for i, (x, y) in enumerate(zip(lb, rb)):
+            lhs_exprs[x], rhs_exprs[y] = d(i), d(i)
+        for i, x in enumerate(lf):
+            lhs_exprs[x] = d(nb + i)
+        for i, y in enumerate(rf):
+            rhs_exprs[y] = d(nb + nl + i)
+        for i, (x, y) in enumerate(zip(lc, rc)):
+            lhs_exprs[x], rhs_exprs[y] = d(nb + nl + nr + i), d(nb + nl + nr + i)
+        out_exprs = [d(i) for i in range(nb + nl + nr)]
+        element = element_type(type_)
+
+        def body(s, args):
+            a, c, acc = args
+            a = convert(s, op, a, element)
+            c = convert(s, op, c, element)
+            product = emit_elementwise(s, op, [a, c], element, kind=hlo.MulOp)
+            return [emit_elementwise(s, op, [acc, product], element, kind=hlo.AddOp)]
+        iterators = ["parallel"] * (nb + nl + nr) + ["reduction"] * nk
+        return _generic(b, [lhs, rhs], [init], _maps(rank, lhs_exprs, rhs_exprs, out_exprs), iterators, [type_],
+                        body)[0]
+
+    @handles(hlo.ReduceOp)
+    def _reduce(self, op, b):
+        n = len(op.inputs) // 2
+        inputs, inits = list(op.inputs[:n]), list(op.inputs[n:])
+        dims = sorted(int_list(op, "dimensions"))
+        rank = inputs[0].type.get_num_dims()
+        _static(op, *(v.type for v in inputs), *(r.type for r in op.results))
+        kept = [i for i in range(rank) if i not in dims]
+        outs = []
+        for init, result in zip(inits, op.results):
+            scalar = b.add(tensor.ExtractOp(init, [], element_type(init.type)))
+            outs.append(b.add(FillOp([scalar], [_empty(b, result.type)], [result.type])))
+        block = op.body.block
+
+        def body(s, args):
+            # StableHLO's region takes (accumulators..., elements...); linalg's (elements..., outs...)
+            mapping = dict(zip(block.args, args[n:] + args[:n]))
+            for inner in block.ops:
+                if isinstance(inner, hlo.ReturnOp):
+                    return [mapping[v] for v in inner.values]
+                values = [mapping[v] for v in inner.operands]
+                if isinstance(inner, hlo.ConstantOp):
+                    dense = inner.attributes["value"]
+                    mapping[inner.results[0]] = constant(s, dense.get_values()[0], element_type(inner.results[0].type))
+                    continue
+                if not is_elementwise(inner):
+                    raise error_at_op(inner, f"'{inner.name}' inside a stablehlo.reduce body is not supported by rt; "
+                                             "the body may hold elementwise ops, constants and stablehlo.return")
+                mapping[inner.results[0]] = emit_elementwise(s, inner, values, element_type(inner.results[0].type))
+            raise error_at_op(op, "'stablehlo.reduce' body has no stablehlo.return")
+        d = AffineExpr.dimension
+        maps = _maps(rank, *([_dims(rank)] * n), *([[d(i) for i in kept]] * n))
+        iterators = ["reduction" if i in dims else "parallel" for i in range(rank)]
+        return _generic(b, inputs, outs, maps, iterators, [r.type for r in op.results], body)
