@@ -592,3 +592,55 @@ def _applied_region(op_class, init_types):
     combined = op_class.build(operands=[block.args[0], block.args[1]], result_types=[init_types[0]])
     block.add_ops([combined, ReturnOp.build(operands=[[combined.results[0]]])])
     return Region(block)
+
+
+class WhileForm(Directive):
+    """``(%i = %init, ...) : t, ... cond { ... } do { ... }``: the loop-carried values, named
+    inside both regions, and the two regions (StableHLO ``printWhileOp``)."""
+
+    field = "inputs"
+
+    def parse(self, state):
+        parser = state.parser
+        names, inits = [], []
+        parser.parse_punctuation("(")
+        if parser.parse_optional_punctuation(")") is None:
+            while True:
+                names.append(parser.parse_argument(expect_type=False))
+                parser.parse_punctuation("=")
+                inits.append(parser.parse_unresolved_operand())
+                if parser.parse_optional_punctuation(",") is None:
+                    break
+            parser.parse_punctuation(")")
+        state.attrs.update(parser.parse_optional_attr_dict())
+        types = []
+        if parser.parse_optional_punctuation(":") is not None:
+            types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+        if len(types) != len(inits):
+            parser.raise_error(f"stablehlo.while: {len(inits)} loop values but {len(types)} types")
+        state.names["inputs"], state.types["inputs"], state.types["outputs"] = inits, types, types
+        for region in ("cond", "body"):
+            parser.parse_keyword("cond" if region == "cond" else "do")
+            args = [name.resolve(t) for name, t in zip(names, types)]
+            state.regions[region] = parser.parse_region(args)
+
+    def print(self, op, printer):
+        printer.print_string("(")
+        args = op.body.block.args
+        for k, (arg, init) in enumerate(zip(args, op.inputs)):
+            if k:
+                printer.print_string(", ")
+            name = printer.print_ssa_value(arg)
+            # the cond region's arguments print under the same names (as MLIR's printer does);
+            # xDSL 0.74.0's Printer keeps the names in _ssa_values
+            printer._ssa_values[op.cond.block.args[k]] = name
+            printer.print_string(" = ")
+            printer.print_ssa_value(init)
+        printer.print_string(")")
+        print_attr_dict(printer, op.attributes)
+        if op.inputs:
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in op.inputs], printer.print_attribute)
+        for keyword, region in (("cond", op.cond), ("do", op.body)):
+            printer.print_string(f" {keyword} ")
+            printer.print_region(region, print_entry_block_args=False)

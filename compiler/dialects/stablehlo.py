@@ -22,13 +22,13 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Dialect, ParametrizedAttribute
-from xdsl.irdl import (IRDLOperation, irdl_attr_definition, irdl_op_definition, opt_attr_def, region_def,
-                       traits_def, var_operand_def, var_result_def)
+from xdsl.irdl import (IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, opt_attr_def,
+                       region_def, traits_def, var_operand_def, var_region_def, var_result_def)
 from xdsl.traits import IsTerminator, Pure
 
 from rt.compiler.dialects._format import AttrDict, FormattedOp, Operands, OpFormat, Opt, Types
 from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare, ConstantValue, Convert, Generic,
-                                                    HloAttrDict, ReduceForm, Select, TypesOrFunction, Unary,
+                                                    HloAttrDict, ReduceForm, Select, TypesOrFunction, Unary, WhileForm,
                                                     parse_dot_dims, print_dot_dims)
 
 
@@ -424,6 +424,70 @@ class PadOp(Generic):
 
 
 @irdl_op_definition
+class DynamicSliceOp(Generic):
+    """``stablehlo.dynamic_slice %x, %i, %j, sizes = [2, 2]``: start indices clamped into the operand."""
+
+    name = "stablehlo.dynamic_slice"
+
+
+@irdl_op_definition
+class DynamicUpdateSliceOp(Generic):
+    """``stablehlo.dynamic_update_slice %x, %update, %i, %j``: start indices clamped into the operand."""
+
+    name = "stablehlo.dynamic_update_slice"
+
+
+@irdl_op_definition
+class TorchIndexSelectOp(Generic):
+    """``"stablehlo.torch_index_select"(%x, %idx) {dim = 0, batch_dims = 0}``: rows of ``x`` by index."""
+
+    name = "stablehlo.torch_index_select"
+
+
+@irdl_op_definition
+class BatchNormInferenceOp(Generic):
+    """``stablehlo.batch_norm_inference`` (operand, scale, offset, mean, variance; ``epsilon``,
+    ``feature_index``): ``(x - mean) * scale / sqrt(variance + epsilon) + offset``."""
+
+    name = "stablehlo.batch_norm_inference"
+
+
+@irdl_op_definition
+class WhileOp(FormattedOp):
+    """``stablehlo.while(%i = %init, ...) : t, ... cond { ... } do { ... }`` (or the generic form
+    with the ``cond`` and ``body`` regions); both regions end in ``stablehlo.return``."""
+
+    name = "stablehlo.while"
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    cond = region_def()
+    body = region_def()
+    FORMAT: ClassVar = OpFormat(WhileForm())
+
+
+@irdl_op_definition
+class IfOp(IRDLOperation):
+    """``"stablehlo.if"(%pred) ({...}, {...})``: runs one of two regions by a ``tensor<i1>``."""
+
+    name = "stablehlo.if"
+    pred = operand_def()
+    outputs = var_result_def()
+    true_branch = region_def()
+    false_branch = region_def()
+
+
+@irdl_op_definition
+class CaseOp(IRDLOperation):
+    """``"stablehlo.case"(%index) ({...}, ..., {...})``: runs branch ``index`` (the last one when
+    ``index`` is out of range)."""
+
+    name = "stablehlo.case"
+    index = operand_def()
+    outputs = var_result_def()
+    branches = var_region_def()
+
+
+@irdl_op_definition
 class ReduceOp(FormattedOp):
     """``stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1]`` or the
     generic form with a ``body`` region taking and returning 0-d tensors."""
@@ -452,7 +516,8 @@ STABLEHLO_OPS = [
     SineOp, SqrtOp, TanOp, TanhOp, AddOp, AndOp, Atan2Op, DivOp, MaxOp, MinOp, MulOp, OrOp, PowOp, RemOp,
     ShiftLeftOp, ShiftRightArithmeticOp, ShiftRightLogicalOp, SubtractOp, XorOp, CompareOp, SelectOp,
     ClampOp, ConvertOp, BitcastConvertOp, ReshapeOp, ConstantOp, IotaOp, BroadcastInDimOp, BroadcastOp,
-    TransposeOp, DotOp, DotGeneralOp, ConcatenateOp, SliceOp, ReverseOp, PadOp, ReduceOp, CustomCallOp, ReturnOp,
+    TransposeOp, DotOp, DotGeneralOp, ConcatenateOp, SliceOp, ReverseOp, PadOp, ReduceOp, CustomCallOp, ReturnOp, DynamicSliceOp,
+    DynamicUpdateSliceOp, TorchIndexSelectOp, BatchNormInferenceOp, WhileOp, IfOp, CaseOp,
 ]
 
 STABLEHLO_ATTRS = [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr]

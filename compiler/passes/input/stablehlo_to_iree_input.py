@@ -12,6 +12,11 @@ shapes. Output: no stablehlo op; each became:
 * ``dot``/``dot_general`` -> ``linalg.matmul`` / ``linalg.batch_matmul`` for the canonical layouts
   (``[M,K]x[K,N]``, ``[B,M,K]x[B,K,N]``), otherwise a contraction ``linalg.generic`` over
   (batch, lhs free, rhs free, contracting) dims, accumulating in the result element type;
+* ``dynamic_slice``/``dynamic_update_slice`` -> ``tensor.extract_slice``/``insert_slice`` at start
+  indices clamped into the operand; ``torch_index_select`` -> a gathering ``linalg.generic``
+  (``tensor.extract`` at the index); ``batch_norm_inference`` -> its elementwise formula;
+* ``while``/``if``/``case`` -> ``scf.while``/``scf.if`` (``case``: nested ``scf.if``s, the last
+  branch for an out-of-range index), their regions moved over and converted in place;
 * ``reduce`` -> a ``linalg.generic`` with reduction iterators whose body is the reduction region
   with its 0-d tensor ops made scalar; ``concatenate`` -> ``tensor.concat``; ``slice`` ->
   ``tensor.extract_slice``; ``pad`` (no interior padding) -> ``tensor.pad`` and slices for
@@ -25,8 +30,9 @@ and ``StableHLOToLinalg*.cpp`` (same mapping of each op), the StableHLO spec for
 """
 import dataclasses
 
-from xdsl.dialects import tensor
-from xdsl.dialects.builtin import (AffineMapAttr, ArrayAttr, DenseArrayBase, DenseIntOrFPElementsAttr,
+from xdsl.dialects import arith as xarith
+from xdsl.dialects import scf, tensor
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, AffineMapAttr, ArrayAttr, DenseArrayBase, DenseIntOrFPElementsAttr,
                                    IndexType, IntegerAttr, TensorType, i64)
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import IndexOp, YieldOp
@@ -37,7 +43,7 @@ from xdsl.rewriter import Rewriter
 from rt.compiler.dialects import arith, stablehlo as hlo
 from rt.compiler.dialects.flow_tensor_shape import TensorBitCastOp, TensorReshapeOp
 from rt.compiler.dialects.linalg import BatchMatmulOp, FillOp, GenericOp, MatmulOp
-from rt.compiler.dialects.tensor import ExtractSliceOp
+from rt.compiler.dialects.tensor import ExtractSliceOp, InsertSliceOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
@@ -292,6 +298,154 @@ class _Converter:
             return [padded]
         offsets = [max(-lo, 0) for lo in low]
         return [b.add(ExtractSliceOp.from_static_parameters(padded, offsets, list(type_.get_shape())))]
+
+    def _start_indices(self, op, b, indices, operand_type, sizes):
+        """The start indices (0-d tensors) as ``index`` values clamped to ``[0, dim - size]``."""
+        starts = []
+        for k, (index, dim, size) in enumerate(zip(indices, operand_type.get_shape(), sizes)):
+            if index.type.get_num_dims() != 0:
+                raise error_at_op(op, f"'{op.name}': start index {k} must be a 0-d tensor, got {index.type}")
+            scalar = b.add(tensor.ExtractOp(index, [], element_type(index.type)))
+            value = b.add(arith.IndexCastOp.build(operands=[scalar], result_types=[IndexType()]))
+            low = b.add(xarith.MaxSIOp(value, constant(b, 0, IndexType())))
+            starts.append(b.add(xarith.MinSIOp(low, constant(b, max(dim - size, 0), IndexType()))))
+        return starts
+
+    @handles(hlo.DynamicSliceOp)
+    def _dynamic_slice(self, op, b):
+        value, indices = op.inputs[0], list(op.inputs[1:])
+        type_ = op.outputs[0].type
+        _static(op, value.type, type_)
+        sizes = int_list(op, "slice_sizes")
+        if len(indices) != value.type.get_num_dims() or sizes != list(type_.get_shape()):
+            raise error_at_op(op, f"'stablehlo.dynamic_slice': {len(indices)} start indices and slice_sizes {sizes} "
+                                  f"do not fit {value.type} -> {type_}")
+        starts = self._start_indices(op, b, indices, value.type, sizes)
+        rank = len(sizes)
+        return [b.add(ExtractSliceOp.build(
+            operands=[value, starts, [], []], result_types=[type_],
+            properties={"static_offsets": DenseArrayBase.from_list(i64, [DYNAMIC_INDEX] * rank),
+                        "static_sizes": DenseArrayBase.from_list(i64, sizes),
+                        "static_strides": DenseArrayBase.from_list(i64, [1] * rank)}))]
+
+    @handles(hlo.DynamicUpdateSliceOp)
+    def _dynamic_update_slice(self, op, b):
+        value, update, indices = op.inputs[0], op.inputs[1], list(op.inputs[2:])
+        _static(op, value.type, update.type)
+        sizes = list(update.type.get_shape())
+        if len(indices) != value.type.get_num_dims():
+            raise error_at_op(op, f"'stablehlo.dynamic_update_slice': {len(indices)} start indices for {value.type}")
+        starts = self._start_indices(op, b, indices, value.type, sizes)
+        rank = len(sizes)
+        return [b.add(InsertSliceOp.build(
+            operands=[update, value, starts, [], []], result_types=[value.type],
+            properties={"static_offsets": DenseArrayBase.from_list(i64, [DYNAMIC_INDEX] * rank),
+                        "static_sizes": DenseArrayBase.from_list(i64, sizes),
+                        "static_strides": DenseArrayBase.from_list(i64, [1] * rank)}))]
+
+    @handles(hlo.TorchIndexSelectOp)
+    def _torch_index_select(self, op, b):
+        value, index = op.inputs
+        type_ = op.outputs[0].type
+        _static(op, value.type, index.type, type_)
+        dim, batch = int_list(op, "dim")[0], int_list(op, "batch_dims", [0])[0]
+        rank, index_rank = type_.get_num_dims(), index.type.get_num_dims()
+        # result dims: operand[:dim] (the first `batch` shared with index) + index[batch:] + operand[dim+1:]
+        d = AffineExpr.dimension
+        index_exprs = [d(i) for i in range(batch)] + [d(dim + i - batch) for i in range(batch, index_rank)]
+
+        def body(s, args):
+            position = s.add(arith.IndexCastOp.build(operands=[args[0]], result_types=[IndexType()]))
+            coords = []
+            for k in range(value.type.get_num_dims()):
+                if k < dim:
+                    coords.append(s.add(IndexOp(k)))
+                elif k == dim:
+                    coords.append(position)
+                else:
+                    coords.append(s.add(IndexOp(k + index_rank - batch - 1)))
+            return [s.add(tensor.ExtractOp(value, coords, element_type(type_)))]
+        return _generic(b, [index], [_empty(b, type_)], _maps(rank, index_exprs, _dims(rank)), ["parallel"] * rank,
+                        [type_], body)
+
+    @handles(hlo.BatchNormInferenceOp)
+    def _batch_norm_inference(self, op, b):
+        x, scale, offset, mean, variance = op.inputs
+        type_ = op.outputs[0].type
+        _static(op, type_)
+        feature = int_list(op, "feature_index")[0]
+        epsilon = op.attributes.get("epsilon")
+        if epsilon is None:
+            raise error_at_op(op, "'stablehlo.batch_norm_inference' needs an 'epsilon' attribute")
+        spread = [_broadcast(b, op, v, type_, [feature]) for v in (scale, offset, mean, variance)]
+        scale, offset, mean, variance = spread
+        eps = constant(b, epsilon.value.data, type_)
+        centered = emit_elementwise(b, op, [x, mean], type_, kind=hlo.SubtractOp)
+        stddev = emit_elementwise(b, op, [emit_elementwise(b, op, [variance, eps], type_, kind=hlo.AddOp)], type_,
+                                  kind=hlo.SqrtOp)
+        normed = emit_elementwise(b, op, [centered, stddev], type_, kind=hlo.DivOp)
+        scaled = emit_elementwise(b, op, [normed, scale], type_, kind=hlo.MulOp)
+        return [emit_elementwise(b, op, [scaled, offset], type_, kind=hlo.AddOp)]
+
+    @handles(hlo.WhileOp)
+    def _while(self, op, b):
+        types = [v.type for v in op.inputs]
+        before, after = [op.detach_region(r) for r in (op.cond, op.body)]
+        self._terminate(before, lambda s, values: scf.ConditionOp(
+            s.add(tensor.ExtractOp(values[0], [], element_type(values[0].type))), *before.block.args))
+        self._terminate(after, lambda s, values: scf.YieldOp(*values))
+        loop = scf.WhileOp(list(op.inputs), types, before, after)
+        b.add(loop)
+        return loop.results
+
+    @handles(hlo.IfOp)
+    def _if(self, op, b):
+        pred = b.add(tensor.ExtractOp(op.pred, [], element_type(op.pred.type)))
+        regions = [op.detach_region(r) for r in (op.true_branch, op.false_branch)]
+        for region in regions:
+            self._terminate(region, lambda s, values: scf.YieldOp(*values))
+        branch = scf.IfOp(pred, [r.type for r in op.outputs], *regions)
+        b.add(branch)
+        return branch.results
+
+    @handles(hlo.CaseOp)
+    def _case(self, op, b):
+        """Nested scf.if: branch k when index == k, the last branch otherwise (out of range too)."""
+        index = b.add(tensor.ExtractOp(op.index, [], element_type(op.index.type)))
+        types = [r.type for r in op.outputs]
+        regions = [op.detach_region(r) for r in list(op.branches)]
+        for region in regions:
+            self._terminate(region, lambda s, values: scf.YieldOp(*values))
+        if len(regions) == 1:
+            block = regions[0].block
+            yielded = list(block.last_op.operands)
+            for inner in list(block.ops)[:-1]:
+                block.detach_op(inner)
+                b.add(inner)
+            return yielded
+        hits = [b.add(arith.CmpIOp(index, constant(b, k, index.type), "eq")) for k in range(len(regions) - 1)]
+        otherwise = regions[-1]
+        for k in range(len(regions) - 2, 0, -1):
+            nested = scf.IfOp(hits[k], types, regions[k], otherwise)
+            nested.location = op.location
+            otherwise = Region(Block([nested, scf.YieldOp(*nested.results)]))
+        outer = scf.IfOp(hits[0], types, regions[0], otherwise)
+        b.add(outer)
+        return outer.results
+
+    @staticmethod
+    def _terminate(region, make):
+        """Replace the ``stablehlo.return`` ending ``region`` by ``make(sink, values)``."""
+        block = region.block
+        ret = block.last_op
+        if not isinstance(ret, hlo.ReturnOp):
+            raise error_at_op(region.parent_op(), "a stablehlo region must end in stablehlo.return")
+        sink = OpSink(ret.location)
+        term = make(sink, list(ret.values))
+        term.location = ret.location
+        for new in sink.ops + [term]:
+            block.insert_op_before(new, ret)
+        block.erase_op(ret)
 
     @handles(hlo.DotOp)
     def _dot(self, op, b):
