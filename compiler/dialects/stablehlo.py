@@ -8,89 +8,33 @@ and each op reads both the generic form and the pretty form JAX prints
 (``stablehlo.add %0, %1 : tensor<4xf32>``).
 
 Ops (StableHLO spec names): the elementwise unary and binary ops, ``compare``, ``select``,
-``clamp``, ``convert``, ``constant``, ``iota``, ``broadcast_in_dim``, ``broadcast``,
-``reshape``, ``transpose``, ``dot``, ``dot_general``, ``reduce``, ``concatenate``, ``slice``,
-``reverse``, ``pad``, ``return``. Attributes: ``#stablehlo<comparison_direction EQ>``,
-``#stablehlo<comparison_type FLOAT>``, ``#stablehlo<precision DEFAULT>`` and
-``#stablehlo.dot<lhs_batching_dimensions = [..], rhs_batching_dimensions = [..],
-lhs_contracting_dimensions = [..], rhs_contracting_dimensions = [..]>``.
+``clamp``, ``convert``, ``bitcast_convert``, ``constant``, ``iota``, ``broadcast_in_dim``,
+``broadcast``, ``reshape``, ``transpose``, ``dot``, ``dot_general``, ``reduce``,
+``reduce_window``, ``convolution``, ``gather``, ``torch_index_select``, ``concatenate``,
+``slice``, ``dynamic_slice``, ``dynamic_update_slice``, ``reverse``, ``pad``,
+``batch_norm_inference``, ``while``, ``if``, ``case``, ``custom_call``, ``return``. The
+attributes are in ``_stablehlo_attrs.py``, the op bases and type directives in
+``_stablehlo_syntax.py``, the structural ops' pretty forms in ``_stablehlo_forms.py``. The
+generic form's ``<{...}>`` properties (recent MLIR prints JAX's gather that way) are read as
+attributes too.
 
 Source followed: the StableHLO specification (openxla/stablehlo ``docs/spec.md``) and its
 ``StablehloOps.td`` / ``StablehloAttrs.td`` for names and printed forms.
 """
 from typing import ClassVar
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
-from xdsl.ir import Dialect, ParametrizedAttribute
-from xdsl.irdl import (IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, opt_attr_def,
+from xdsl.ir import Dialect
+from xdsl.irdl import (irdl_op_definition, operand_def, opt_attr_def,
                        region_def, traits_def, var_operand_def, var_region_def, var_result_def)
 from xdsl.traits import IsTerminator, Pure
 
-from rt.compiler.dialects._format import AttrDict, FormattedOp, Operands, OpFormat, Opt, Types
-from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare, ConstantValue, Convert, Generic,
-                                                    HloAttrDict, ReduceForm, Select, TypesOrFunction, Unary, WhileForm,
-                                                    parse_dot_dims, print_dot_dims)
-
-
-# ---------------------------------------------------------------------------------------------
-# Attributes
-
-
-class _EnumAttr(ParametrizedAttribute):
-    """``#stablehlo<KIND VALUE>`` (or ``#stablehlo.KIND<VALUE>``): one keyword out of ``VALUES``."""
-
-    VALUES: ClassVar[tuple] = ()
-    value: StringAttr
-
-    @classmethod
-    def parse_parameters(cls, parser):
-        bracketed = parser.parse_optional_punctuation("<") is not None
-        pos = parser.pos
-        word = parser.parse_identifier()
-        if word not in cls.VALUES:
-            parser.raise_error(f"{cls.name}: expected one of {', '.join(cls.VALUES)}, got '{word}'", pos)
-        if bracketed:
-            parser.parse_punctuation(">")
-        return (StringAttr(word),)
-
-    def print_parameters(self, printer):
-        printer.print_string(f"<{self.value.data}>")
-
-
-@irdl_attr_definition
-class ComparisonDirectionAttr(_EnumAttr):
-    name = "stablehlo.comparison_direction"
-    VALUES: ClassVar[tuple] = ("EQ", "NE", "GE", "GT", "LE", "LT")
-
-
-@irdl_attr_definition
-class ComparisonTypeAttr(_EnumAttr):
-    name = "stablehlo.comparison_type"
-    VALUES: ClassVar[tuple] = ("NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
-
-
-@irdl_attr_definition
-class PrecisionAttr(_EnumAttr):
-    name = "stablehlo.precision"
-    VALUES: ClassVar[tuple] = ("DEFAULT", "HIGH", "HIGHEST")
-
-
-@irdl_attr_definition
-class DotDimensionNumbersAttr(ParametrizedAttribute):
-    """``#stablehlo.dot<lhs_batching_dimensions = [0], ..., rhs_contracting_dimensions = [1]>``."""
-
-    name = "stablehlo.dot"
-    lhs_batching_dimensions: ArrayAttr
-    rhs_batching_dimensions: ArrayAttr
-    lhs_contracting_dimensions: ArrayAttr
-    rhs_contracting_dimensions: ArrayAttr
-
-    @classmethod
-    def parse_parameters(cls, parser):
-        return parse_dot_dims(parser)
-
-    def print_parameters(self, printer):
-        print_dot_dims(self, printer)
+from rt.compiler.dialects._format import AttrDict, Operands, OpFormat, Opt, Types
+from rt.compiler.dialects._stablehlo_forms import ConvolutionForm, Generic, ReduceForm, WhileForm
+from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare, ConstantValue, Convert, HloAttrDict,
+                                                    HloOp, PropertiesAsAttributes, Select, TypesOrFunction, Unary)
+from rt.compiler.dialects._stablehlo_attrs import (ComparisonDirectionAttr, ComparisonTypeAttr,
+                                                   ConvDimensionNumbersAttr, DotDimensionNumbersAttr,
+                                                   GatherDimensionNumbersAttr, PrecisionAttr)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -342,7 +286,7 @@ class ConstantOp(Generic):
 
 
 @irdl_op_definition
-class CustomCallOp(FormattedOp):
+class CustomCallOp(HloOp):
     """``stablehlo.custom_call @target(%args) {...} : (...) -> (...)`` (generic form; the target is
     ``call_target_name``). rt converts only ``@shape_assertion`` (dropped, as IREE does)."""
 
@@ -453,7 +397,7 @@ class BatchNormInferenceOp(Generic):
 
 
 @irdl_op_definition
-class WhileOp(FormattedOp):
+class WhileOp(HloOp):
     """``stablehlo.while(%i = %init, ...) : t, ... cond { ... } do { ... }`` (or the generic form
     with the ``cond`` and ``body`` regions); both regions end in ``stablehlo.return``."""
 
@@ -466,7 +410,7 @@ class WhileOp(FormattedOp):
 
 
 @irdl_op_definition
-class IfOp(IRDLOperation):
+class IfOp(PropertiesAsAttributes):
     """``"stablehlo.if"(%pred) ({...}, {...})``: runs one of two regions by a ``tensor<i1>``."""
 
     name = "stablehlo.if"
@@ -477,7 +421,7 @@ class IfOp(IRDLOperation):
 
 
 @irdl_op_definition
-class CaseOp(IRDLOperation):
+class CaseOp(PropertiesAsAttributes):
     """``"stablehlo.case"(%index) ({...}, ..., {...})``: runs branch ``index`` (the last one when
     ``index`` is out of range)."""
 
@@ -488,7 +432,37 @@ class CaseOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReduceOp(FormattedOp):
+class GatherOp(Generic):
+    """``"stablehlo.gather"(%operand, %start_indices) {dimension_numbers = #stablehlo.gather<...>,
+    slice_sizes = array<i64: ...>}``."""
+
+    name = "stablehlo.gather"
+
+
+@irdl_op_definition
+class ConvolutionOp(Generic):
+    """``"stablehlo.convolution"(%lhs, %rhs) {dimension_numbers = #stablehlo.conv<...>,
+    window_strides, padding, lhs_dilation, rhs_dilation, feature_group_count, batch_group_count}``."""
+
+    name = "stablehlo.convolution"
+    FORMAT: ClassVar = OpFormat(ConvolutionForm())
+
+
+@irdl_op_definition
+class ReduceWindowOp(HloOp):
+    """``"stablehlo.reduce_window"(%x, %init) ({...}) {window_dimensions, window_strides,
+    base_dilations, window_dilations, padding}`` (generic form)."""
+
+    name = "stablehlo.reduce_window"
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    body = region_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar = OpFormat(" ", Operands("inputs"), AttrDict(), " : ", TypesOrFunction(["inputs"], ["outputs"]))
+
+
+@irdl_op_definition
+class ReduceOp(HloOp):
     """``stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1]`` or the
     generic form with a ``body`` region taking and returning 0-d tensors."""
 
@@ -501,7 +475,7 @@ class ReduceOp(FormattedOp):
 
 
 @irdl_op_definition
-class ReturnOp(FormattedOp):
+class ReturnOp(HloOp):
     """``stablehlo.return %v : tensor<f32>``: the terminator of a stablehlo region."""
 
     name = "stablehlo.return"
@@ -517,10 +491,12 @@ STABLEHLO_OPS = [
     ShiftLeftOp, ShiftRightArithmeticOp, ShiftRightLogicalOp, SubtractOp, XorOp, CompareOp, SelectOp,
     ClampOp, ConvertOp, BitcastConvertOp, ReshapeOp, ConstantOp, IotaOp, BroadcastInDimOp, BroadcastOp,
     TransposeOp, DotOp, DotGeneralOp, ConcatenateOp, SliceOp, ReverseOp, PadOp, ReduceOp, CustomCallOp, ReturnOp, DynamicSliceOp,
-    DynamicUpdateSliceOp, TorchIndexSelectOp, BatchNormInferenceOp, WhileOp, IfOp, CaseOp,
+    DynamicUpdateSliceOp, TorchIndexSelectOp, BatchNormInferenceOp, WhileOp, IfOp, CaseOp, GatherOp, ConvolutionOp,
+    ReduceWindowOp,
 ]
 
-STABLEHLO_ATTRS = [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr]
+STABLEHLO_ATTRS = [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr,
+                   GatherDimensionNumbersAttr, ConvDimensionNumbersAttr]
 
 
 def build_dialect():

@@ -32,78 +32,29 @@ import dataclasses
 
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import scf, tensor
-from xdsl.dialects.builtin import (DYNAMIC_INDEX, AffineMapAttr, ArrayAttr, DenseArrayBase, DenseIntOrFPElementsAttr,
-                                   IndexType, IntegerAttr, TensorType, i64)
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import IndexOp, YieldOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Region
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import Rewriter
 
 from rt.compiler.dialects import arith, stablehlo as hlo
 from rt.compiler.dialects.flow_tensor_shape import TensorBitCastOp, TensorReshapeOp
-from rt.compiler.dialects.linalg import BatchMatmulOp, FillOp, GenericOp, MatmulOp
+from rt.compiler.dialects.linalg import BatchMatmulOp, FillOp, MatmulOp
 from rt.compiler.dialects.tensor import ExtractSliceOp, InsertSliceOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
+from rt.compiler.passes.input.stablehlo_builders import affine_maps, dim_exprs, empty, generic, int_list, require_static
+from rt.compiler.passes.input.stablehlo_windows import convert_convolution, convert_gather, convert_reduce_window
 from rt.compiler.passes.input.stablehlo_elementwise import (OpSink, constant, convert, element_type,
                                                             emit_elementwise, is_elementwise, is_float)
-
-
-def int_list(op, key, default=None):
-    """The integers of attribute ``key`` (``array<i64: ...>``, ``dense<[...]>`` or ``[...]``)."""
-    attr = op.attributes.get(key)
-    if attr is None:
-        if default is None:
-            raise error_at_op(op, f"'{op.name}' needs the attribute '{key}'")
-        return list(default)
-    if isinstance(attr, DenseArrayBase):
-        return list(attr.get_values())
-    if isinstance(attr, DenseIntOrFPElementsAttr):
-        return [int(v) for v in attr.get_values()]
-    if isinstance(attr, ArrayAttr):
-        return [a.value.data for a in attr.data]
-    if isinstance(attr, IntegerAttr):
-        return [attr.value.data]
-    raise error_at_op(op, f"'{op.name}' attribute '{key}' must be a list of integers, got {attr}")
-
-
-def _static(op, *types):
-    for type_ in types:
-        if not isinstance(type_, TensorType) or any(d < 0 for d in type_.get_shape()):
-            raise error_at_op(op, f"'{op.name}' on {type_}: rt's StableHLO input takes static tensor shapes")
-
-
-def _maps(rank, *exprs_lists):
-    return [AffineMapAttr(AffineMap(rank, 0, tuple(exprs))) for exprs in exprs_lists]
-
-
-def _dims(rank):
-    return [AffineExpr.dimension(i) for i in range(rank)]
-
-
-def _empty(b, type_):
-    return b.add(tensor.EmptyOp([], type_))
-
-
-def _generic(b, inputs, outputs, maps, iterators, result_types, body):
-    """A linalg.generic; ``body(sink, args)`` returns the values to yield."""
-    block = Block(arg_types=[element_type(v.type) for v in (*inputs, *outputs)])
-    inner = OpSink(b.location)
-    yielded = body(inner, list(block.args))
-    block.add_ops(inner.ops + [YieldOp(*yielded)])
-    op = GenericOp(list(inputs), list(outputs), Region(block), maps,
-                   [IteratorTypeAttr.parallel() if it == "parallel" else IteratorTypeAttr.reduction()
-                    for it in iterators], result_types)
-    b.add(op)
-    return op.results
 
 
 def _broadcast(b, op, value, result_type, dims):
     """``value`` broadcast to ``result_type``: operand dim i becomes result dim ``dims[i]``."""
     src = value.type
-    _static(op, src, result_type)
+    require_static(op, src, result_type)
     rank = result_type.get_num_dims()
     if len(dims) != src.get_num_dims() or any(not 0 <= d < rank for d in dims):
         raise error_at_op(op, f"'{op.name}': broadcast dimensions {dims} do not fit {src} -> {result_type}")
@@ -119,7 +70,7 @@ def _broadcast(b, op, value, result_type, dims):
                                   f"result dim {d} of size {target}")
     if src == result_type and dims == list(range(rank)):
         return value
-    return _generic(b, [value], [_empty(b, result_type)], _maps(rank, exprs, _dims(rank)), ["parallel"] * rank,
+    return generic(b, [value], [empty(b, result_type)], affine_maps(rank, exprs, dim_exprs(rank)), ["parallel"] * rank,
                     [result_type], lambda s, args: [args[0]])[0]
 
 
@@ -131,7 +82,7 @@ def _named(b, cls, inputs, init):
 
 def _zero_filled(b, type_):
     zero = constant(b, 0, element_type(type_))
-    return b.add(FillOp([zero], [_empty(b, type_)], [type_]))
+    return b.add(FillOp([zero], [empty(b, type_)], [type_]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,7 +147,7 @@ class _Converter:
     @handles(hlo.IotaOp)
     def _iota(self, op, b):
         type_ = op.outputs[0].type
-        _static(op, type_)
+        require_static(op, type_)
         dim = int_list(op, "iota_dimension")[0]
         rank = type_.get_num_dims()
         if not 0 <= dim < rank:
@@ -209,7 +160,7 @@ class _Converter:
                 as_int = s.add(arith.IndexCastOp.build(operands=[index], result_types=[i64]))
                 return [s.add(arith.SIToFPOp.build(operands=[as_int], result_types=[element]))]
             return [s.add(arith.IndexCastOp.build(operands=[index], result_types=[element]))]
-        return _generic(b, [], [_empty(b, type_)], _maps(rank, _dims(rank)), ["parallel"] * rank, [type_], body)
+        return generic(b, [], [empty(b, type_)], affine_maps(rank, dim_exprs(rank)), ["parallel"] * rank, [type_], body)
 
     @handles(hlo.BroadcastInDimOp)
     def _broadcast_in_dim(self, op, b):
@@ -224,7 +175,7 @@ class _Converter:
     @handles(hlo.TransposeOp)
     def _transpose(self, op, b):
         value, type_ = op.inputs[0], op.outputs[0].type
-        _static(op, value.type, type_)
+        require_static(op, value.type, type_)
         perm = int_list(op, "permutation")
         rank = type_.get_num_dims()
         if sorted(perm) != list(range(rank)):
@@ -232,29 +183,29 @@ class _Converter:
         exprs = [None] * rank
         for i, p in enumerate(perm):
             exprs[p] = AffineExpr.dimension(i)
-        return _generic(b, [value], [_empty(b, type_)], _maps(rank, exprs, _dims(rank)), ["parallel"] * rank,
+        return generic(b, [value], [empty(b, type_)], affine_maps(rank, exprs, dim_exprs(rank)), ["parallel"] * rank,
                         [type_], lambda s, args: [args[0]])
 
     @handles(hlo.ReverseOp)
     def _reverse(self, op, b):
         value, type_ = op.inputs[0], op.outputs[0].type
-        _static(op, type_)
+        require_static(op, type_)
         dims = set(int_list(op, "dimensions"))
         rank, shape = type_.get_num_dims(), type_.get_shape()
         exprs = [AffineExpr.constant(shape[i] - 1) - AffineExpr.dimension(i) if i in dims else AffineExpr.dimension(i)
                  for i in range(rank)]
-        return _generic(b, [value], [_empty(b, type_)], _maps(rank, exprs, _dims(rank)), ["parallel"] * rank,
+        return generic(b, [value], [empty(b, type_)], affine_maps(rank, exprs, dim_exprs(rank)), ["parallel"] * rank,
                         [type_], lambda s, args: [args[0]])
 
     @handles(hlo.ReshapeOp)
     def _reshape(self, op, b):
-        _static(op, op.operand.type, op.result.type)
+        require_static(op, op.operand.type, op.result.type)
         return [b.add(TensorReshapeOp.build(operands=[op.operand, [], []], result_types=[op.result.type]))]
 
     @handles(hlo.BitcastConvertOp)
     def _bitcast_convert(self, op, b):
         src, dst = op.operand.type, op.result.type
-        _static(op, src, dst)
+        require_static(op, src, dst)
         if src.get_shape() != dst.get_shape():
             raise error_at_op(op, f"'stablehlo.bitcast_convert' between element widths ({src} -> {dst}) "
                                   "is not supported by rt")
@@ -268,7 +219,7 @@ class _Converter:
     @handles(hlo.SliceOp)
     def _slice(self, op, b):
         value, type_ = op.inputs[0], op.outputs[0].type
-        _static(op, value.type, type_)
+        require_static(op, value.type, type_)
         starts = int_list(op, "start_indices")
         limits = int_list(op, "limit_indices")
         strides = int_list(op, "strides", [1] * len(starts))
@@ -282,7 +233,7 @@ class _Converter:
     def _pad(self, op, b):
         value, padding = op.inputs
         type_ = op.outputs[0].type
-        _static(op, value.type, type_)
+        require_static(op, value.type, type_)
         low, high = int_list(op, "edge_padding_low"), int_list(op, "edge_padding_high")
         interior = int_list(op, "interior_padding", [0] * len(low))
         if any(interior):
@@ -315,7 +266,7 @@ class _Converter:
     def _dynamic_slice(self, op, b):
         value, indices = op.inputs[0], list(op.inputs[1:])
         type_ = op.outputs[0].type
-        _static(op, value.type, type_)
+        require_static(op, value.type, type_)
         sizes = int_list(op, "slice_sizes")
         if len(indices) != value.type.get_num_dims() or sizes != list(type_.get_shape()):
             raise error_at_op(op, f"'stablehlo.dynamic_slice': {len(indices)} start indices and slice_sizes {sizes} "
@@ -331,7 +282,7 @@ class _Converter:
     @handles(hlo.DynamicUpdateSliceOp)
     def _dynamic_update_slice(self, op, b):
         value, update, indices = op.inputs[0], op.inputs[1], list(op.inputs[2:])
-        _static(op, value.type, update.type)
+        require_static(op, value.type, update.type)
         sizes = list(update.type.get_shape())
         if len(indices) != value.type.get_num_dims():
             raise error_at_op(op, f"'stablehlo.dynamic_update_slice': {len(indices)} start indices for {value.type}")
@@ -347,7 +298,7 @@ class _Converter:
     def _torch_index_select(self, op, b):
         value, index = op.inputs
         type_ = op.outputs[0].type
-        _static(op, value.type, index.type, type_)
+        require_static(op, value.type, index.type, type_)
         dim, batch = int_list(op, "dim")[0], int_list(op, "batch_dims", [0])[0]
         rank, index_rank = type_.get_num_dims(), index.type.get_num_dims()
         # result dims: operand[:dim] (the first `batch` shared with index) + index[batch:] + operand[dim+1:]
@@ -365,14 +316,14 @@ class _Converter:
                 else:
                     coords.append(s.add(IndexOp(k + index_rank - batch - 1)))
             return [s.add(tensor.ExtractOp(value, coords, element_type(type_)))]
-        return _generic(b, [index], [_empty(b, type_)], _maps(rank, index_exprs, _dims(rank)), ["parallel"] * rank,
+        return generic(b, [index], [empty(b, type_)], affine_maps(rank, index_exprs, dim_exprs(rank)), ["parallel"] * rank,
                         [type_], body)
 
     @handles(hlo.BatchNormInferenceOp)
     def _batch_norm_inference(self, op, b):
         x, scale, offset, mean, variance = op.inputs
         type_ = op.outputs[0].type
-        _static(op, type_)
+        require_static(op, type_)
         feature = int_list(op, "feature_index")[0]
         epsilon = op.attributes.get("epsilon")
         if epsilon is None:
@@ -447,6 +398,18 @@ class _Converter:
             block.insert_op_before(new, ret)
         block.erase_op(ret)
 
+    @handles(hlo.GatherOp)
+    def _gather(self, op, b):
+        return convert_gather(op, b)
+
+    @handles(hlo.ReduceWindowOp)
+    def _reduce_window(self, op, b):
+        return convert_reduce_window(op, b, _reduction_body(op, 1))
+
+    @handles(hlo.ConvolutionOp)
+    def _convolution(self, op, b):
+        return convert_convolution(op, b)
+
     @handles(hlo.DotOp)
     def _dot(self, op, b):
         lhs, rhs = op.inputs
@@ -466,7 +429,7 @@ class _Converter:
     def _contract(self, op, b, lb, rb, lc, rc):
         lhs, rhs = op.inputs
         type_ = op.outputs[0].type
-        _static(op, lhs.type, rhs.type, type_)
+        require_static(op, lhs.type, rhs.type, type_)
         lr, rr = lhs.type.get_num_dims(), rhs.type.get_num_dims()
         lf = [d for d in range(lr) if d not in lb and d not in lc]
         rf = [d for d in range(rr) if d not in rb and d not in rc]
@@ -506,7 +469,7 @@ class _Converter:
             product = emit_elementwise(s, op, [a, c], element, kind=hlo.MulOp)
             return [emit_elementwise(s, op, [acc, product], element, kind=hlo.AddOp)]
         iterators = ["parallel"] * (nb + nl + nr) + ["reduction"] * nk
-        return _generic(b, [lhs, rhs], [init], _maps(rank, lhs_exprs, rhs_exprs, out_exprs), iterators, [type_],
+        return generic(b, [lhs, rhs], [init], affine_maps(rank, lhs_exprs, rhs_exprs, out_exprs), iterators, [type_],
                         body)[0]
 
     @handles(hlo.ReduceOp)
@@ -515,31 +478,38 @@ class _Converter:
         inputs, inits = list(op.inputs[:n]), list(op.inputs[n:])
         dims = sorted(int_list(op, "dimensions"))
         rank = inputs[0].type.get_num_dims()
-        _static(op, *(v.type for v in inputs), *(r.type for r in op.results))
+        require_static(op, *(v.type for v in inputs), *(r.type for r in op.results))
         kept = [i for i in range(rank) if i not in dims]
         outs = []
         for init, result in zip(inits, op.results):
             scalar = b.add(tensor.ExtractOp(init, [], element_type(init.type)))
-            outs.append(b.add(FillOp([scalar], [_empty(b, result.type)], [result.type])))
-        block = op.body.block
-
-        def body(s, args):
-            # StableHLO's region takes (accumulators..., elements...); linalg's (elements..., outs...)
-            mapping = dict(zip(block.args, args[n:] + args[:n]))
-            for inner in block.ops:
-                if isinstance(inner, hlo.ReturnOp):
-                    return [mapping[v] for v in inner.values]
-                values = [mapping[v] for v in inner.operands]
-                if isinstance(inner, hlo.ConstantOp):
-                    dense = inner.attributes["value"]
-                    mapping[inner.results[0]] = constant(s, dense.get_values()[0], element_type(inner.results[0].type))
-                    continue
-                if not is_elementwise(inner):
-                    raise error_at_op(inner, f"'{inner.name}' inside a stablehlo.reduce body is not supported by rt; "
-                                             "the body may hold elementwise ops, constants and stablehlo.return")
-                mapping[inner.results[0]] = emit_elementwise(s, inner, values, element_type(inner.results[0].type))
-            raise error_at_op(op, "'stablehlo.reduce' body has no stablehlo.return")
+            outs.append(b.add(FillOp([scalar], [empty(b, result.type)], [result.type])))
+        body = _reduction_body(op, n)
         d = AffineExpr.dimension
-        maps = _maps(rank, *([_dims(rank)] * n), *([[d(i) for i in kept]] * n))
+        maps = affine_maps(rank, *([dim_exprs(rank)] * n), *([[d(i) for i in kept]] * n))
         iterators = ["reduction" if i in dims else "parallel" for i in range(rank)]
-        return _generic(b, inputs, outs, maps, iterators, [r.type for r in op.results], body)
+        return generic(b, inputs, outs, maps, iterators, [r.type for r in op.results], body)
+
+
+def _reduction_body(op, n):
+    """A ``generic`` body function computing ``op``'s reduction region (``stablehlo.reduce`` or
+    ``reduce_window``) on scalars; StableHLO's region takes (accumulators..., elements...), the
+    body function gets (elements..., accumulators...)."""
+    block = op.body.block
+
+    def body(s, args):
+        mapping = dict(zip(block.args, args[n:] + args[:n]))
+        for inner in block.ops:
+            if isinstance(inner, hlo.ReturnOp):
+                return [mapping[v] for v in inner.values]
+            values = [mapping[v] for v in inner.operands]
+            if isinstance(inner, hlo.ConstantOp):
+                dense = inner.attributes["value"]
+                mapping[inner.outputs[0]] = constant(s, dense.get_values()[0], element_type(inner.outputs[0].type))
+                continue
+            if not is_elementwise(inner):
+                raise error_at_op(inner, f"'{inner.name}' inside a {op.name} body is not supported by rt; "
+                                         "the body may hold elementwise ops, constants and stablehlo.return")
+            mapping[inner.results[0]] = emit_elementwise(s, inner, values, element_type(inner.results[0].type))
+        raise error_at_op(op, f"'{op.name}' body has no stablehlo.return")
+    return body
