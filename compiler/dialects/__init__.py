@@ -27,6 +27,7 @@ RT_DIALECTS = {
     "io_parameters": "io_parameters",
     "shard": "shard",
     "stablehlo": "stablehlo",
+    "chlo": "chlo",
 }
 
 #: upstream xDSL dialects rt accepts as they are

@@ -50,6 +50,10 @@ class TypesOrFunction(Directive):
         parser = state.parser
         if parser.parse_optional_punctuation("(") is None:
             type_ = parser.parse_type()
+            if parser.parse_optional_punctuation("->") is not None:  # CHLO's ``t -> t``
+                self._assign(state, self.operands, [type_], "operand")
+                self._assign(state, self.results, [parser.parse_type()], "result")
+                return
             for field in self.operands + self.results:
                 state.types[field] = type_
             return

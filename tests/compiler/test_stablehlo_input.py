@@ -103,3 +103,25 @@ def test_dot_general_dimension_numbers_that_do_not_fit_are_a_located_error():
   return %0 : tensor<2x4xf32>
 }""")
     assert "<input>:2:8: error:" in message and "do not fit" in message
+
+
+def test_input_type_none_rejects_stablehlo_and_unknown_types_are_named():
+    text = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.abs %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}"
+    with pytest.raises(rt.CompileError, match=r"<input>:2:8: error: 'stablehlo.abs' with --iree-input-type=none"):
+        rt.compile(text, devices=["vmvx"], input_type="none")
+    with pytest.raises(rt.InvalidArgumentError, match="input_type='tosa' is not supported by rt; input types: auto"):
+        rt.compile(text, devices=["vmvx"], input_type="tosa")
+    assert rt.compile(text, devices=["vmvx"], input_type="stablehlo")[:4] != b""
+
+
+def test_a_jax_lowering_object_is_read_through_its_text_methods():
+    class Lowered:  # what jax.stages.Lowered offers rt: as_text() giving the StableHLO module
+        def as_text(self):
+            return JAX_DENSE
+
+    Lowered.__module__ = "jax._src.stages"
+    module = rt.load(rt.compile(Lowered(), devices=["vmvx"]), devices=["local-sync://vmvx"])
+    x, w, b = np.ones((4, 8), np.float32), np.ones((8, 16), np.float32), np.ones(16, np.float32)
+    np.testing.assert_allclose(np.asarray(module.main(x, w, b)), np.full((4, 16), 1 / 16, np.float32), rtol=1e-6)
+    with pytest.raises(rt.InvalidArgumentError, match="jax.stages.Lowered or a jax.export.Exported; got object"):
+        rt.compile(object())

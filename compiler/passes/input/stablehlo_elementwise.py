@@ -21,7 +21,7 @@ from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (AnyFloat, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType,
                                    TensorType, i1)
 
-from rt.compiler.dialects import arith, math, stablehlo as hlo
+from rt.compiler.dialects import arith, chlo, math, stablehlo as hlo
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpTable
 
@@ -221,6 +221,54 @@ def _convert(b, op, args, type_):
     return convert(b, op, args[0], type_)
 
 
+def _exp_pair(b, x, type_):
+    return _unary(b, xmath.ExpOp, x, type_), _unary(b, xmath.ExpOp, _unary(b, xarith.NegfOp, x, type_), type_)
+
+
+def _hyperbolic(combine):
+    """sinh (``combine`` = subf) and cosh (addf) as (exp(x) -+ exp(-x)) / 2 (both devices have exp)."""
+    def emit(b, op, args, type_):
+        _require_float(op, type_)
+        up, down = _exp_pair(b, args[0], type_)
+        return _binary(b, xarith.MulfOp, _binary(b, combine, up, down, type_), constant(b, 0.5, type_), type_)
+    return emit
+
+
+def _require_float(op, type_):
+    if not is_float(type_):
+        raise error_at_op(op, f"'{op.name}' takes a float element type, got {element_type(type_)}")
+
+
+def _inverse_hyperbolic(kind):
+    """asinh = log(x + sqrt(x*x + 1)), acosh = log(x + sqrt(x*x - 1)), atanh = log((1+x)/(1-x)) / 2."""
+    def emit(b, op, args, type_):
+        _require_float(op, type_)
+        x, one = args[0], constant(b, 1.0, type_)
+        if kind == "atanh":
+            ratio = _binary(b, xarith.DivfOp, _binary(b, xarith.AddfOp, one, x, type_),
+                            _binary(b, xarith.SubfOp, one, x, type_), type_)
+            return _binary(b, xarith.MulfOp, _unary(b, xmath.LogOp, ratio, type_), constant(b, 0.5, type_), type_)
+        square = _binary(b, xarith.MulfOp, x, x, type_)
+        inner = _binary(b, xarith.AddfOp if kind == "asinh" else xarith.SubfOp, square, one, type_)
+        return _unary(b, xmath.LogOp, _binary(b, xarith.AddfOp, x, _unary(b, xmath.SqrtOp, inner, type_), type_),
+                      type_)
+    return emit
+
+
+def _inverse_trig(kind):
+    """asin = atan2(x, sqrt(1 - x*x)), acos = atan2(sqrt(1 - x*x), x), atan = atan2(x, 1)."""
+    def emit(b, op, args, type_):
+        _require_float(op, type_)
+        x, one = args[0], constant(b, 1.0, type_)
+        if kind == "atan":
+            return _binary(b, xmath.Atan2Op, x, one, type_)
+        root = _unary(b, xmath.SqrtOp, _binary(b, xarith.SubfOp, one, _binary(b, xarith.MulfOp, x, x, type_), type_),
+                      type_)
+        lhs, rhs = (x, root) if kind == "asin" else (root, x)
+        return _binary(b, xmath.Atan2Op, lhs, rhs, type_)
+    return emit
+
+
 #: StableHLO elementwise op class -> emitter(b, op, args, result_type) -> result value
 ELEMENTWISE = OpTable({
     hlo.AddOp: _by_kind(xarith.AddfOp, xarith.AddiOp, xarith.OrIOp),
@@ -263,6 +311,16 @@ ELEMENTWISE = OpTable({
     hlo.CompareOp: _compare,
     hlo.SelectOp: _select,
     hlo.ConvertOp: _convert,
+    chlo.ErfOp: _float_unary(xmath.ErfOp),
+    chlo.TanOp: _float_unary(xmath.TanOp),
+    chlo.SinhOp: _hyperbolic(xarith.SubfOp),
+    chlo.CoshOp: _hyperbolic(xarith.AddfOp),
+    chlo.AsinhOp: _inverse_hyperbolic("asinh"),
+    chlo.AcoshOp: _inverse_hyperbolic("acosh"),
+    chlo.AtanhOp: _inverse_hyperbolic("atanh"),
+    chlo.AsinOp: _inverse_trig("asin"),
+    chlo.AcosOp: _inverse_trig("acos"),
+    chlo.AtanOp: _inverse_trig("atan"),
 })
 
 

@@ -38,13 +38,15 @@ from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import Rewriter
 
-from rt.compiler.dialects import arith, stablehlo as hlo
+from rt.compiler.dialects import arith, chlo, stablehlo as hlo
 from rt.compiler.dialects.flow_tensor_shape import TensorBitCastOp, TensorReshapeOp
 from rt.compiler.dialects.linalg import BatchMatmulOp, FillOp, MatmulOp
 from rt.compiler.dialects.tensor import ExtractSliceOp, InsertSliceOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
+from rt.compiler.passes.pipeline import INPUT_TYPES
+from rt.runtime.errors import InvalidArgumentError
 from rt.compiler.passes.input.stablehlo_builders import affine_maps, dim_exprs, empty, generic, int_list, require_static
 from rt.compiler.passes.input.stablehlo_windows import convert_convolution, convert_gather, convert_reduce_window
 from rt.compiler.passes.input.stablehlo_elementwise import (OpSink, constant, convert, element_type,
@@ -90,11 +92,19 @@ class StableHLOToIREEInputPass(Pass):
     """Convert every stablehlo op (see the module docstring); a no-op for programs without them."""
 
     name = "iree-stablehlo-to-iree-input"
+    #: IREE's --iree-input-type: auto / stablehlo / stablehlo_xla convert, none rejects stablehlo ops
+    input_type: str = "auto"
 
     def run(self, module, ctx):
-        ops = [op for op in module.walk() if op.dialect_name() == "stablehlo"]  # the whole dialect goes
+        if self.input_type not in INPUT_TYPES:
+            raise InvalidArgumentError(f"input type '{self.input_type}' is not supported by rt; input types: "
+                                       f"{', '.join(INPUT_TYPES)} (tosa, torch and onnx are not read yet)")
+        ops = [op for op in module.walk() if op.dialect_name() in ("stablehlo", "chlo")]  # both dialects go
         if not ops:
             return
+        if self.input_type == "none":
+            raise error_at_op(ops[0], f"'{ops[0].name}' with --iree-input-type=none; StableHLO programs need "
+                                      "--iree-input-type=auto (the default) or stablehlo")
         converter = _Converter()
         for op in ops:
             if op.parent is None or isinstance(op.parent_op(), hlo.ReduceOp):
@@ -113,11 +123,29 @@ class _Converter:
         else:
             fn = self.handler(op)
             if fn is None:
-                supported = sorted(c.name for c in hlo.STABLEHLO_OPS if c is not hlo.ReturnOp)
+                supported = sorted(c.name for c in hlo.STABLEHLO_OPS + chlo.BROADCASTING_OPS + chlo.UNARY_OPS
+                                   if c is not hlo.ReturnOp)
                 raise error_at_op(op, f"'{op.name}' is not supported by rt's StableHLO input conversion; "
                                       f"supported ops: {', '.join(supported)}")
             results = fn(op, b)
         Rewriter.replace_op(op, b.ops, list(results))
+
+    @handles(*chlo.BROADCASTING_OPS)
+    def _broadcasting(self, op, b):
+        type_ = op.result.type
+        require_static(op, op.lhs.type, op.rhs.type, type_)
+        rank = type_.get_num_dims()
+        given = int_list(op, "broadcast_dimensions", []) if "broadcast_dimensions" in op.attributes else None
+        operands = []
+        for value in (op.lhs, op.rhs):
+            shape = value.type.get_shape()
+            if list(shape) == list(type_.get_shape()):
+                operands.append(value)
+                continue
+            own = value.type.get_num_dims()
+            dims = given if given is not None and own < rank else list(range(rank - own, rank))
+            operands.append(_broadcast(b, op, value, TensorType(element_type(value.type), type_.get_shape()), dims))
+        return [emit_elementwise(b, op, operands, type_, kind=op.ELEMENTWISE)]
 
     @handles(hlo.CustomCallOp)
     def _custom_call(self, op, b):
