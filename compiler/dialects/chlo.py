@@ -112,6 +112,11 @@ class ErfOp(Unary):
 
 
 @irdl_op_definition
+class ErfcOp(Unary):
+    name = "chlo.erfc"
+
+
+@irdl_op_definition
 class SinhOp(Unary):
     name = "chlo.sinh"
 
@@ -159,7 +164,7 @@ class TanOp(Unary):
 BROADCASTING_OPS = [BroadcastAddOp, BroadcastSubOp, BroadcastMulOp, BroadcastDivOp, BroadcastRemOp, BroadcastMaxOp,
                     BroadcastMinOp, BroadcastPowOp, BroadcastAndOp, BroadcastOrOp, BroadcastXorOp, BroadcastAtan2Op,
                     BroadcastCompareOp]
-UNARY_OPS = [ErfOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, AsinOp, AcosOp, AtanOp, TanOp]
+UNARY_OPS = [ErfOp, ErfcOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, AsinOp, AcosOp, AtanOp, TanOp]
 
 
 def build_dialect():

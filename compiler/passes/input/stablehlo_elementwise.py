@@ -312,6 +312,7 @@ ELEMENTWISE = OpTable({
     hlo.SelectOp: _select,
     hlo.ConvertOp: _convert,
     chlo.ErfOp: _float_unary(xmath.ErfOp),
+    chlo.ErfcOp: _float_unary(math.ErfcOp),
     chlo.TanOp: _float_unary(xmath.TanOp),
     chlo.SinhOp: _hyperbolic(xarith.SubfOp),
     chlo.CoshOp: _hyperbolic(xarith.AddfOp),
