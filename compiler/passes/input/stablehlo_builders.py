@@ -7,8 +7,9 @@ Python body function; ``maps``/``dims``/``empty`` are the small pieces around it
 Source followed: MLIR ``linalg.generic`` (indexing maps, iterator types, region arguments in
 the order inputs then outputs).
 """
-from xdsl.dialects import tensor
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, DenseArrayBase, DenseIntOrFPElementsAttr, IntegerAttr, TensorType
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, AffineMapAttr, ArrayAttr, DenseArrayBase, DenseIntOrFPElementsAttr,
+                                   IndexType, IntegerAttr, TensorType)
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import YieldOp
 from xdsl.ir import Block, Region
@@ -54,9 +55,27 @@ def dim_exprs(rank):
     return [AffineExpr.dimension(i) for i in range(rank)]
 
 
-def empty(b, type_):
-    """``tensor.empty() : type_``."""
-    return b.add(tensor.EmptyOp([], type_))
+def empty(b, type_, sources=None):
+    """``tensor.empty(%d...) : type_``; ``sources[i]`` = (value, dim) gives dynamic dim i as
+    ``tensor.dim value, dim`` (None, or no ``sources``, for static dims)."""
+    sizes = []
+    for i, size in enumerate(type_.get_shape()):
+        if size != DYNAMIC_INDEX:
+            continue
+        source = sources[i] if sources else None
+        if source is None:
+            raise ValueError(f"dynamic dim {i} of {type_} has no source")
+        value, dim = source
+        index = b.add(arith.ConstantOp(IntegerAttr(dim, IndexType())))
+        sizes.append(b.add(tensor.DimOp(value, index)))
+    return b.add(tensor.EmptyOp(sizes, type_))
+
+
+def require_ranked(op, *types):
+    """CompileError at ``op`` unless every type is a ranked tensor (static or dynamic dims)."""
+    for type_ in types:
+        if not isinstance(type_, TensorType):
+            raise error_at_op(op, f"'{op.name}' on {type_}: rt's StableHLO input takes ranked tensors")
 
 
 def generic(b, inputs, outputs, maps, iterators, result_types, body):

@@ -1,7 +1,9 @@
 """``iree-stablehlo-to-iree-input``: StableHLO ops -> linalg / tensor / arith / math on tensors.
 
-Input: functions whose bodies hold ``stablehlo.*`` ops (JAX's export, IREE's e2e tests), static
-shapes. Output: no stablehlo op; each became:
+Input: functions whose bodies hold ``stablehlo.*`` and ``chlo.*`` ops (JAX's export, IREE's e2e
+tests). Elementwise ops, ``dot``/``dot_general``, ``reduce``, ``transpose`` and
+``torch_index_select`` also take dynamic dims (result sizes from ``tensor.dim`` of the
+operands); the other ops take static shapes. Output: no stablehlo op; each became:
 
 * elementwise ops (``add``, ``compare``, ``select``, ``convert``, ``exponential``, ...) -> arith/math
   ops on the tensors (``stablehlo_elementwise.py``; ``convert-elementwise-to-linalg`` then makes
@@ -23,7 +25,7 @@ shapes. Output: no stablehlo op; each became:
   negative edges.
 
 An op this pass does not convert (``stablehlo.custom_call`` included) is a located CompileError
-naming it and listing the ops it does convert.
+naming it and listing the ops it does convert; so is a dynamic shape where static ones are needed.
 
 Source followed: IREE ``compiler/plugins/input/StableHLO/Conversion/StableHLOToIREEInputDialects.cpp``
 and ``StableHLOToLinalg*.cpp`` (same mapping of each op), the StableHLO spec for semantics.
@@ -47,7 +49,8 @@ from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.pipeline import INPUT_TYPES
 from rt.runtime.errors import InvalidArgumentError
-from rt.compiler.passes.input.stablehlo_builders import affine_maps, dim_exprs, empty, generic, int_list, require_static
+from rt.compiler.passes.input.stablehlo_builders import (affine_maps, dim_exprs, empty, generic, int_list, require_ranked,
+                                                          require_static)
 from rt.compiler.passes.input.stablehlo_windows import convert_convolution, convert_gather, convert_reduce_window
 from rt.compiler.passes.input.stablehlo_elementwise import (OpSink, constant, convert, element_type,
                                                             emit_elementwise, is_elementwise, is_float)
@@ -82,9 +85,9 @@ def _named(b, cls, inputs, init):
                            regions=[cls.get_hidden_region(inputs, [init])]))
 
 
-def _zero_filled(b, type_):
+def _zero_filled(b, type_, sources=None):
     zero = constant(b, 0, element_type(type_))
-    return b.add(FillOp([zero], [empty(b, type_)], [type_]))
+    return b.add(FillOp([zero], [empty(b, type_, sources)], [type_]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,7 +206,7 @@ class _Converter:
     @handles(hlo.TransposeOp)
     def _transpose(self, op, b):
         value, type_ = op.inputs[0], op.outputs[0].type
-        require_static(op, value.type, type_)
+        require_ranked(op, value.type, type_)
         perm = int_list(op, "permutation")
         rank = type_.get_num_dims()
         if sorted(perm) != list(range(rank)):
@@ -211,8 +214,8 @@ class _Converter:
         exprs = [None] * rank
         for i, p in enumerate(perm):
             exprs[p] = AffineExpr.dimension(i)
-        return generic(b, [value], [empty(b, type_)], affine_maps(rank, exprs, dim_exprs(rank)), ["parallel"] * rank,
-                        [type_], lambda s, args: [args[0]])
+        return generic(b, [value], [empty(b, type_, [(value, p) for p in perm])],
+                       affine_maps(rank, exprs, dim_exprs(rank)), ["parallel"] * rank, [type_], lambda s, args: [args[0]])
 
     @handles(hlo.ReverseOp)
     def _reverse(self, op, b):
@@ -326,9 +329,14 @@ class _Converter:
     def _torch_index_select(self, op, b):
         value, index = op.inputs
         type_ = op.outputs[0].type
-        require_static(op, value.type, index.type, type_)
+        require_ranked(op, value.type, index.type, type_)
         dim, batch = int_list(op, "dim")[0], int_list(op, "batch_dims", [0])[0]
         rank, index_rank = type_.get_num_dims(), index.type.get_num_dims()
+        dim += value.type.get_num_dims() if dim < 0 else 0  # negative: counted from the end, as in torch
+        batch += index_rank if batch < 0 else 0
+        if not (0 <= batch <= dim < value.type.get_num_dims() and batch <= index_rank):
+            raise error_at_op(op, f"'stablehlo.torch_index_select': dim {dim} and batch_dims {batch} do not fit "
+                                  f"{value.type} indexed by {index.type}")
         # result dims: operand[:dim] (the first `batch` shared with index) + index[batch:] + operand[dim+1:]
         d = AffineExpr.dimension
         index_exprs = [d(i) for i in range(batch)] + [d(dim + i - batch) for i in range(batch, index_rank)]
@@ -344,8 +352,10 @@ class _Converter:
                 else:
                     coords.append(s.add(IndexOp(k + index_rank - batch - 1)))
             return [s.add(tensor.ExtractOp(value, coords, element_type(type_)))]
-        return generic(b, [index], [empty(b, type_)], affine_maps(rank, index_exprs, dim_exprs(rank)), ["parallel"] * rank,
-                        [type_], body)
+        sources = ([(value, k) for k in range(dim)] + [(index, i) for i in range(batch, index_rank)]
+                   + [(value, k) for k in range(dim + 1, value.type.get_num_dims())])
+        return generic(b, [index], [empty(b, type_, sources)], affine_maps(rank, index_exprs, dim_exprs(rank)),
+                       ["parallel"] * rank, [type_], body)
 
     @handles(hlo.BatchNormInferenceOp)
     def _batch_norm_inference(self, op, b):
@@ -457,7 +467,7 @@ class _Converter:
     def _contract(self, op, b, lb, rb, lc, rc):
         lhs, rhs = op.inputs
         type_ = op.outputs[0].type
-        require_static(op, lhs.type, rhs.type, type_)
+        require_ranked(op, lhs.type, rhs.type, type_)
         lr, rr = lhs.type.get_num_dims(), rhs.type.get_num_dims()
         lf = [d for d in range(lr) if d not in lb and d not in lc]
         rf = [d for d in range(rr) if d not in rb and d not in rc]
@@ -465,12 +475,15 @@ class _Converter:
         expected = [ls[x] for x in lb] + [ls[x] for x in lf] + [rs[y] for y in rf]
         if (len(lb) != len(rb) or len(lc) != len(rc) or len(set(lb + lc)) != len(lb + lc)
                 or len(set(rb + rc)) != len(rb + rc) or any(not 0 <= x < lr for x in lb + lc)
-                or any(not 0 <= y < rr for y in rb + rc) or any(ls[x] != rs[y] for x, y in zip(lb + lc, rb + rc))
-                or list(type_.get_shape()) != expected):
+                or any(not 0 <= y < rr for y in rb + rc) or any(
+                    ls[x] != rs[y] and DYNAMIC_INDEX not in (ls[x], rs[y]) for x, y in zip(lb + lc, rb + rc))
+                or any(r != e and DYNAMIC_INDEX not in (r, e) for r, e in zip(type_.get_shape(), expected))
+                or type_.get_num_dims() != len(expected)):
             raise error_at_op(op, f"'{op.name}': dimension numbers (batch {lb} x {rb}, contracting {lc} x {rc}) "
                                   f"do not fit {lhs.type} x {rhs.type} -> {type_}")
         same = element_type(lhs.type) == element_type(rhs.type) == element_type(type_)
-        init = _zero_filled(b, type_)
+        sources = [(lhs, x) for x in lb] + [(lhs, x) for x in lf] + [(rhs, y) for y in rf]
+        init = _zero_filled(b, type_, sources)
         if same and not lb and lr == rr == 2 and lc == [1] and rc == [0]:
             return _named(b, MatmulOp, [lhs, rhs], init)
         if same and lb == rb == [0] and lr == rr == 3 and lc == [2] and rc == [1]:
@@ -506,12 +519,13 @@ class _Converter:
         inputs, inits = list(op.inputs[:n]), list(op.inputs[n:])
         dims = sorted(int_list(op, "dimensions"))
         rank = inputs[0].type.get_num_dims()
-        require_static(op, *(v.type for v in inputs), *(r.type for r in op.results))
+        require_ranked(op, *(v.type for v in inputs), *(r.type for r in op.results))
         kept = [i for i in range(rank) if i not in dims]
         outs = []
         for init, result in zip(inits, op.results):
             scalar = b.add(tensor.ExtractOp(init, [], element_type(init.type)))
-            outs.append(b.add(FillOp([scalar], [empty(b, result.type)], [result.type])))
+            init_tensor = empty(b, result.type, [(inputs[0], k) for k in kept])
+            outs.append(b.add(FillOp([scalar], [init_tensor], [result.type])))
         body = _reduction_body(op, n)
         d = AffineExpr.dimension
         maps = affine_maps(rank, *([dim_exprs(rank)] * n), *([[d(i) for i in kept]] * n))
