@@ -161,6 +161,7 @@ PHASES = (
         P("verify", "input.verify:VerifyPass"),
         P("iree-stablehlo-to-iree-input", "input.stablehlo_to_iree_input:StableHLOToIREEInputPass",
           input_type="input_type"),
+        P("iree-import-ml-program", "input.import_ml_program:ImportMLProgramPass"),
         P("iree-flow-inject-tensor-tracing", "dispatch_creation.inject_tensor_tracing:InjectTensorTracingPass"),
         P("rt-unpack-packed-storage", "input.unpack_packed_storage:UnpackPackedStoragePass"),
         P("canonicalize", "input.canonicalize:CanonicalizePass"),
