@@ -12,7 +12,8 @@ from rt.runtime.errors import InvalidArgumentError, NotFoundError, Unimplemented
 
 
 def read_source(source):
-    """(text, filename) of ``source``: a path (str ending in .mlir or os.PathLike) or MLIR text."""
+    """(text, filename) of ``source``: a path (str ending in .mlir or os.PathLike), MLIR text, or a
+    JAX lowering (see :func:`compile`)."""
     if isinstance(source, bytes):
         return source.decode("utf-8", "replace"), "<input>"
     if isinstance(source, os.PathLike) or (isinstance(source, str) and "\n" not in source
@@ -28,13 +29,36 @@ def read_source(source):
             raise InvalidArgumentError(f"cannot read {path!r} as MLIR text: {e}") from None
     if isinstance(source, str):
         return source, "<input>"
-    raise InvalidArgumentError(f"rt.compile takes MLIR text or a path, got {type(source).__name__}")
+    text = _jax_text(source)
+    if text is not None:
+        return text
+    raise InvalidArgumentError(f"rt.compile takes MLIR text, a path, a jax.stages.Lowered or a jax.export.Exported; "
+                               f"got {type(source).__name__}")
+
+
+def _jax_text(source):
+    """(StableHLO text, name) of a ``jax.stages.Lowered`` (``as_text()``) or ``jax.export.Exported``
+    (``mlir_module()``), told apart by those methods so JAX is never imported here; else None."""
+    kind = f"{type(source).__module__}.{type(source).__name__}"
+    if not kind.startswith("jax"):
+        return None
+    for method in ("mlir_module", "as_text"):
+        fn = getattr(source, method, None)
+        if callable(fn):
+            text = fn()
+            if isinstance(text, str):
+                return text, f"<{kind}>"
+    return None
 
 
 def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=True, compile_to="end",
             compile_from=None, timing=False, jobs=0, verify_each=False, cache_dir=None,
-            reassociate_fp_reductions=True, trace_dispatch_tensors=False, trace_dispatch=""):
+            reassociate_fp_reductions=True, trace_dispatch_tensors=False, trace_dispatch="", input_type="auto"):
     """Compile MLIR (text, or a path to an .mlir file) into ``.vmfb`` bytes.
+
+    source may also be JAX's ``jax.jit(f).lower(*args)`` (a ``jax.stages.Lowered``) or a
+    ``jax.export.Exported``: their StableHLO is converted by rt's own input phase (JAX is never
+    imported by rt).
 
     devices: None (the input's own device globals, else one llvm-cpu device), a list of
     targets (``["llvm-cpu", "vmvx"]``, optionally ``"name=target"``) or ``{name: target}``;
@@ -52,6 +76,8 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
     trace_dispatch_tensors: print every dispatch's input and output tensors when the module runs
     (IREE's ``--iree-flow-trace-dispatch-tensors``); trace_dispatch: only the dispatches whose
     export symbol contains this text (IREE's ``--iree-flow-trace-dispatch=SYMBOL``).
+    input_type: IREE's ``--iree-input-type``: ``auto`` (default: StableHLO/CHLO ops are converted
+    in the input phase), ``stablehlo``, ``none`` (a stablehlo op is an error).
     Raises CompileError (``file:line:col: error: ...``), NotFoundError for a missing file,
     InvalidArgumentError for bad options, UnimplementedError when the compiler is missing.
     """
@@ -75,5 +101,6 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
                "timing": bool(timing), "jobs": jobs, "verify_each": bool(verify_each),
                "cache_dir": None if cache_dir is None else os.fspath(cache_dir),
                "reassociate_fp_reductions": bool(reassociate_fp_reductions),
-               "trace_dispatch_tensors": bool(trace_dispatch_tensors), "trace_dispatch": str(trace_dispatch or "")}
+               "trace_dispatch_tensors": bool(trace_dispatch_tensors), "trace_dispatch": str(trace_dispatch or ""),
+               "input_type": str(input_type)}
     return compile_source(text, filename, devices=devices, options=options)

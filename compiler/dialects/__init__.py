@@ -26,10 +26,13 @@ RT_DIALECTS = {
     "vm": "vm",
     "io_parameters": "io_parameters",
     "shard": "shard",
+    "stablehlo": "stablehlo",
+    "chlo": "chlo",
+    "ml_program": "ml_program",
 }
 
 #: upstream xDSL dialects rt accepts as they are
-UPSTREAM_DIALECTS = ("builtin", "func", "scf", "cf", "affine", "memref", "vector", "ml_program", "bufferization")
+UPSTREAM_DIALECTS = ("builtin", "func", "scf", "cf", "affine", "memref", "vector", "bufferization")
 
 
 def _rt_loader(module):

@@ -34,6 +34,9 @@ from rt.compiler.passes.pass_manager import VERIFY_MODES, PassPipeline
 from rt.runtime.errors import InvalidArgumentError
 
 
+#: the values of IREE's ``--iree-input-type`` rt reads (tosa, torch and onnx are not read yet)
+INPUT_TYPES = ("auto", "none", "stablehlo", "stablehlo_xla")
+
 #: the environment variable choosing when a compile verifies the IR (see ``pass_manager``)
 VERIFY_ENV = "RT_VERIFY"
 
@@ -58,6 +61,9 @@ class CompileOptions:
     trace_dispatch_tensors: print every dispatch's input and output tensors at run time
     (iree-flow-inject-dispatch-tracing); trace_dispatch: only the dispatches whose export
     symbol contains this text (non-empty implies tracing).
+    input_type: IREE's ``--iree-input-type``: ``auto`` (StableHLO/CHLO ops found in the program
+    are converted), ``stablehlo`` (the same; ``stablehlo_xla`` too), ``none`` (the program must
+    already be in rt's core dialects: a stablehlo op is an error).
     """
 
     devices: tuple = ()
@@ -74,6 +80,7 @@ class CompileOptions:
     reassociate_fp_reductions: bool = True
     trace_dispatch_tensors: bool = False
     trace_dispatch: str = ""
+    input_type: str = "auto"
 
     @classmethod
     def from_dict(cls, options):
@@ -110,6 +117,9 @@ class CompileOptions:
         if self.compile_from is not None and names.index(self.compile_from) >= names.index(self.compile_to):
             raise InvalidArgumentError(f"compile_from={self.compile_from!r} must come before "
                                        f"compile_to={self.compile_to!r}; phases: {', '.join(names)}")
+        if self.input_type not in INPUT_TYPES:
+            raise InvalidArgumentError(f"input_type={self.input_type!r} is not supported by rt; input types: "
+                                       f"{', '.join(INPUT_TYPES)} (tosa, torch and onnx are not read yet)")
         if self.jobs < 0:
             raise InvalidArgumentError(f"jobs={self.jobs} must be >= 0 (0: one per core)")
 
@@ -149,6 +159,9 @@ class Phase:
 PHASES = (
     Phase("input", (
         P("verify", "input.verify:VerifyPass"),
+        P("iree-stablehlo-to-iree-input", "input.stablehlo_to_iree_input:StableHLOToIREEInputPass",
+          input_type="input_type"),
+        P("iree-import-ml-program", "input.import_ml_program:ImportMLProgramPass"),
         P("iree-flow-inject-tensor-tracing", "dispatch_creation.inject_tensor_tracing:InjectTensorTracingPass"),
         P("rt-unpack-packed-storage", "input.unpack_packed_storage:UnpackPackedStoragePass"),
         P("canonicalize", "input.canonicalize:CanonicalizePass"),

@@ -39,8 +39,9 @@ def test_options_reach_passes_through_the_table():
     assert by_name["iree-dispatch-creation-set-encoding"].data_tiling is False
     assert [str(s) for s in by_name["iree-hal-assign-target-devices"].targets] == ["d=vmvx"]
     prefix = pipeline.build_passes(None, until="cse")
-    assert [p.name for p in prefix] == ["verify", "iree-flow-inject-tensor-tracing", "rt-unpack-packed-storage",
-                                       "canonicalize", "cse"]
+    assert [p.name for p in prefix] == ["verify", "iree-stablehlo-to-iree-input", "iree-import-ml-program",
+                                       "iree-flow-inject-tensor-tracing", "rt-unpack-packed-storage", "canonicalize",
+                                       "cse"]
 
 
 def test_bad_phase_names_and_ranges_are_rejected():

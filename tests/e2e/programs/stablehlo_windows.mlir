@@ -1,0 +1,41 @@
+// StableHLO convolution (grouped, strided, dilated, padded), reduce_window and gather, converted
+// by iree-stablehlo-to-iree-input. Expected values computed with numpy loops.
+
+func.func @grouped_convolution() {
+  %x = util.unfoldable_constant dense<[[[[-3.0, -2.0, -1.0, 0.0], [1.0, 2.0, 3.0, -3.0], [-2.0, -1.0, 0.0, 1.0]], [[2.0, 3.0, -3.0, -2.0], [-1.0, 0.0, 1.0, 2.0], [3.0, -3.0, -2.0, -1.0]], [[0.0, 1.0, 2.0, 3.0], [-3.0, -2.0, -1.0, 0.0], [1.0, 2.0, 3.0, -3.0]]]]> : tensor<1x3x3x4xf32>
+  %w = util.unfoldable_constant dense<[[[[-2.0, -1.0, 0.0, 1.0], [2.0, -2.0, -1.0, 0.0]], [[1.0, 2.0, -2.0, -1.0], [0.0, 1.0, 2.0, -2.0]]], [[[-1.0, 0.0, 1.0, 2.0], [-2.0, -1.0, 0.0, 1.0]], [[2.0, -2.0, -1.0, 0.0], [1.0, 2.0, -2.0, -1.0]]]]> : tensor<2x2x2x4xf32>
+  %y = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 0], [0, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x3x3x4xf32>, tensor<2x2x2x4xf32>) -> tensor<1x3x3x4xf32>
+  check.expect_almost_eq_const(%y, dense<[[[[11.0, 4.0, 2.0, 1.0], [-10.0, 0.0, 1.0, 2.0], [4.0, 1.0, 0.0, 1.0]], [[-7.0, 10.0, -20.0, -8.0], [4.0, -22.0, 10.0, 6.0], [5.0, 7.0, -3.0, -5.0]], [[-9.0, -9.0, 7.0, -1.0], [16.0, 8.0, 2.0, 6.0], [-17.0, 1.0, 4.0, 1.0]]]]> : tensor<1x3x3x4xf32>) : tensor<1x3x3x4xf32>
+  return
+}
+
+func.func @strided_dilated_convolution() {
+  %x = util.unfoldable_constant dense<[[[[0.0], [1.0], [2.0], [3.0], [4.0]], [[5.0], [6.0], [7.0], [8.0], [9.0]], [[10.0], [11.0], [12.0], [13.0], [14.0]], [[15.0], [16.0], [17.0], [18.0], [19.0]], [[20.0], [21.0], [22.0], [23.0], [24.0]]]]> : tensor<1x5x5x1xf32>
+  %w = util.unfoldable_constant dense<[[[[1.0, -1.0]], [[2.0, 0.0]]], [[[0.0, 1.0]], [[-1.0, 3.0]]]]> : tensor<2x2x1x2xf32>
+  %y = "stablehlo.convolution"(%x, %w) {dimension_numbers = #stablehlo.conv<raw input_batch_dimension = 0, input_feature_dimension = 3, input_spatial_dimensions = [1, 2], kernel_input_feature_dimension = 2, kernel_output_feature_dimension = 3, kernel_spatial_dimensions = [0, 1], output_batch_dimension = 0, output_feature_dimension = 3, output_spatial_dimensions = [1, 2]>, window_strides = array<i64: 2, 2>, rhs_dilation = array<i64: 2, 1>, feature_group_count = 1 : i64, batch_group_count = 1 : i64} : (tensor<1x5x5x1xf32>, tensor<2x2x1x2xf32>) -> tensor<1x2x2x2xf32>
+  check.expect_almost_eq_const(%y, dense<[[[[-9.0, 43.0], [-5.0, 49.0]], [[11.0, 73.0], [15.0, 79.0]]]]> : tensor<1x2x2x2xf32>) : tensor<1x2x2x2xf32>
+  return
+}
+
+func.func @max_pool_with_padding() {
+  %m = util.unfoldable_constant dense<[[1.0, 5.0, 2.0, 7.0], [3.0, 0.0, 9.0, 4.0], [8.0, 6.0, 1.0, 2.0]]> : tensor<3x4xf32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %r = "stablehlo.reduce_window"(%m, %ninf) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %0 = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %0 : tensor<f32>
+  }) {window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 2>, padding = dense<[[0, 1], [0, 0]]> : tensor<2x2xi64>} : (tensor<3x4xf32>, tensor<f32>) -> tensor<2x2xf32>
+  check.expect_almost_eq_const(%r, dense<[[5.0, 9.0], [8.0, 2.0]]> : tensor<2x2xf32>) : tensor<2x2xf32>
+  return
+}
+
+func.func @gathers() {
+  %x = util.unfoldable_constant dense<[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]> : tensor<3x4xi32>
+  %rows = util.unfoldable_constant dense<[[2], [0], [1]]> : tensor<3x1xi32>
+  %g = "stablehlo.gather"(%x, %rows) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 4>}> : (tensor<3x4xi32>, tensor<3x1xi32>) -> tensor<3x4xi32>
+  check.expect_eq_const(%g, dense<[[8, 9, 10, 11], [0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<3x4xi32>) : tensor<3x4xi32>
+  %starts = util.unfoldable_constant dense<[[0, 1], [2, 3]]> : tensor<2x2xi32>
+  %p = "stablehlo.gather"(%x, %starts) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0, 1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 2>} : (tensor<3x4xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
+  check.expect_eq_const(%p, dense<[[1, 2], [10, 11]]> : tensor<2x2xi32>) : tensor<2x2xi32>
+  return
+}
