@@ -269,6 +269,30 @@ def _inverse_trig(kind):
     return emit
 
 
+#: erfc's rational Chebyshev fit: erfc(|x|) = t exp(-x^2 + P(t)), t = 1 / (1 + |x| / 2), relative error
+#: below 1.2e-7 everywhere (Numerical Recipes' erfcc, after W. J. Cody); coefficients of P from t^0 up
+_ERFC_COEFFICIENTS = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398,
+                      1.48851587, -0.82215223, 0.17087277)
+
+
+def _erfc(b, op, args, type_):
+    """erfc from exp alone (both devices): the fit above for |x|, and 2 - erfc(|x|) for x < 0."""
+    _require_float(op, type_)
+    x = args[0]
+    one, half = constant(b, 1.0, type_), constant(b, 0.5, type_)
+    z = _unary(b, xmath.AbsFOp, x, type_)
+    t = _binary(b, xarith.DivfOp, one, _binary(b, xarith.AddfOp, one, _binary(b, xarith.MulfOp, half, z, type_),
+                                               type_), type_)
+    poly = constant(b, _ERFC_COEFFICIENTS[-1], type_)
+    for c in reversed(_ERFC_COEFFICIENTS[:-1]):
+        poly = _binary(b, xarith.AddfOp, constant(b, c, type_), _binary(b, xarith.MulfOp, t, poly, type_), type_)
+    exponent = _binary(b, xarith.SubfOp, poly, _binary(b, xarith.MulfOp, z, z, type_), type_)
+    y = _binary(b, xarith.MulfOp, t, _unary(b, xmath.ExpOp, exponent, type_), type_)
+    negative = b.add(arith.CmpFOp(x, constant(b, 0.0, type_), "olt"))
+    mirrored = _binary(b, xarith.SubfOp, constant(b, 2.0, type_), y, type_)
+    return b.add(arith.SelectOp.build(operands=[negative, mirrored, y], result_types=[type_]))
+
+
 #: StableHLO elementwise op class -> emitter(b, op, args, result_type) -> result value
 ELEMENTWISE = OpTable({
     hlo.AddOp: _by_kind(xarith.AddfOp, xarith.AddiOp, xarith.OrIOp),
@@ -312,7 +336,7 @@ ELEMENTWISE = OpTable({
     hlo.SelectOp: _select,
     hlo.ConvertOp: _convert,
     chlo.ErfOp: _float_unary(xmath.ErfOp),
-    chlo.ErfcOp: _float_unary(math.ErfcOp),
+    chlo.ErfcOp: _erfc,
     chlo.TanOp: _float_unary(xmath.TanOp),
     chlo.SinhOp: _hyperbolic(xarith.SubfOp),
     chlo.CoshOp: _hyperbolic(xarith.AddfOp),

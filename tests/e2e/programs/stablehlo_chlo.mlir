@@ -12,6 +12,9 @@ func.func @chlo_ops() {
   %x = util.unfoldable_constant dense<[-0.5, 0.0, 0.25, 0.75]> : tensor<4xf32>
   %erf = chlo.erf %x : tensor<4xf32> -> tensor<4xf32>
   check.expect_almost_eq_const(%erf, dense<[-0.5204999, 0.0, 0.2763264, 0.7111556]> : tensor<4xf32>) : tensor<4xf32>
+  %y = util.unfoldable_constant dense<[-2.5, -0.5, 0.0, 0.3, 1.7, 4.0]> : tensor<6xf32>
+  %erfc = chlo.erfc %y : tensor<6xf32> -> tensor<6xf32>
+  check.expect_almost_eq_const(%erfc, dense<[1.9995930, 1.5204999, 1.0, 0.6713732, 0.0162095, 1.5417258e-08]> : tensor<6xf32>) : tensor<6xf32>
   %sinh = chlo.sinh %x : tensor<4xf32> -> tensor<4xf32>
   check.expect_almost_eq_const(%sinh, dense<[-0.5210953, 0.0, 0.2526123, 0.8223167]> : tensor<4xf32>) : tensor<4xf32>
   %atanh = chlo.atanh %x : tensor<4xf32> -> tensor<4xf32>
