@@ -10,8 +10,9 @@
 A module with collectives runs once per rank (SPMD): each rank has its own context, its own
 device(s) and its own inputs; its ``hal.channel``s come from a ``LocalWorld`` of ``ranks``
 threads (rt.runtime.hal.drivers.local_channel). Without a topology the ranks run on real
-local devices; with one (or ``deterministic=True``, which implies the module's own devices
-linked to the host when no topology is given) everything runs in a ``Simulation``.
+local devices; with one (or ``deterministic=True`` / ``dry_run=True``, which imply the module's
+own devices linked to the host when no topology is given) everything runs in a ``Simulation``;
+``dry_run=True`` simulates without computing (docs/MULTI_DEVICE.md §8).
 """
 import os
 import threading

@@ -273,7 +273,7 @@ class Simulation:
     def detach(self, host):
         """The calling thread's ``host`` is done; its clock joins the thread's own."""
         with self._cond:
-            if not host.blocked:
+            if host.registered and not host.finished and not host.blocked:
                 self._running -= 1
             host.finished = True
             ident = threading.get_ident()
