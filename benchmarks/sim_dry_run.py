@@ -1,7 +1,7 @@
 """Dry-run simulation at scale (issue 23): how long rt takes to simulate many devices.
 
 Rows (wall seconds on this host, each case loaded and called once, ``rt.load(...,
-dry_run=True)``: no kernels, no device memory, docs/MULTI_DEVICE.md "Dry run"):
+dry_run=True)``: no kernels, no device memory, docs/MULTI_DEVICE.md §8):
 
 * ``ring all_reduce N ranks``: one ``shard.all_reduce`` of 16 KiB (4096 f32) over N ranks on
   a ring of N devices (50 GB/s, 2 µs links); its simulated makespan is the ring formula

@@ -91,7 +91,7 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     hundreds of devices and ranks fit in one process; allocations past a device's ``memory``
     raise ``ResourceExhaustedError`` naming it, ``report()`` gives each device's peak bytes,
     and tensor results are ``rt.NotComputed`` (shape and dtype, no values). Tensor inputs may
-    be numpy arrays or ``rt.NotComputed``. docs/MULTI_DEVICE.md, "Dry run".
+    be numpy arrays or ``rt.NotComputed``. docs/MULTI_DEVICE.md §8.
     channel: where ``hal.channel.create`` gets its communicator: None (this module is the only
     rank), ``"mpi"`` (this process is one rank of ``MPI_COMM_WORLD``; run under ``mpiexec``;
     rt.runtime.hal.drivers.mpi_channel) or a ``rt.runtime.hal.channel.ChannelProvider``; with

@@ -1,6 +1,6 @@
 """``NotComputed``: the result (or input) of a dry run, a tensor with a shape and no values.
 
-``rt.load(..., dry_run=True)`` (docs/MULTI_DEVICE.md, "Dry run") simulates shapes, allocations,
+``rt.load(..., dry_run=True)`` (docs/MULTI_DEVICE.md §8) simulates shapes, allocations,
 transfers and collectives without executing kernels, so a function returns ``NotComputed``
 placeholders where it would return numpy arrays; ``rt run --dry-run`` prints them as
 ``4x8xf32=<not computed>``. A placeholder may be passed back as an input of a dry-run call

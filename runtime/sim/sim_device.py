@@ -16,8 +16,9 @@ Dry run (``simulation.dry_run``): the executor is a ``local-sync`` device whose 
 releases still go through the executor's queue (committed at the operation's virtual start);
 ``queue_execute``, ``queue_copy``, ``queue_fill`` and ``queue_update`` are checked as they would
 be (binding tables; the transfer recorded into a throwaway command buffer) and then run
-nothing: the executor gets a barrier behind the gate instead, so no kernel, copy or collective
-executes and the operation costs only its simulated stages.
+nothing: the executor gets an operation behind the gate that only holds the operands until it
+runs, so no kernel, copy or collective executes, buffers live as long as in a computed run,
+and the operation costs only its simulated stages.
 """
 from rt.runtime.errors import InvalidArgumentError
 from rt.runtime.hal.buffer import BufferUsage, MemoryType
@@ -116,14 +117,17 @@ class SimDevice(Device):
                             lambda gate: self.executor.queue_dealloca(buffer, wait_fence=gate),
                             list, {"bytes": getattr(buffer, "byte_length", 0)})
 
-    def _dry(self, check):
-        """The dry run's forward: ``check()`` the arguments, then a barrier behind the gate."""
+    def _dry(self, where, check):
+        """The dry run's forward: ``check()`` the arguments, then an operation behind the gate
+        that does nothing but hold what ``check`` returned (the command buffers and so their
+        buffers) until the queue reaches it, as a real queue holds its submissions: buffers the
+        program dropped die at the same virtual time as in a computed run."""
         def forward(gate):
-            check()
-            return self.executor.queue_barrier(wait_fence=gate)
+            operands = check()
+            return self.executor._submit(where, gate, None, lambda sink: operands)
         return forward
 
-    def _dry_transfer(self, record):
+    def _dry_transfer(self, where, record):
         """Check a transfer by recording it (``record(cb)``) into a throwaway command buffer."""
         def check():
             cb = self.executor.create_command_buffer(CommandBufferMode.ONE_SHOT,
@@ -131,7 +135,8 @@ class SimDevice(Device):
             cb.begin()
             record(cb)
             cb.end()
-        return self._dry(check)
+            return cb
+        return self._dry(where, check)
 
     def _check_execute(self, command_buffers, binding_table):
         for index, cb in enumerate(command_buffers):
@@ -139,6 +144,7 @@ class SimDevice(Device):
                 raise InvalidArgumentError(f"queue_execute on {self.label}: command buffer {index} "
                                            f"({cb!r}) was not created by this device")
         checked_binding_table(self.executor, "queue_execute", command_buffers, binding_table)
+        return command_buffers, binding_table
 
     def queue_execute(self, command_buffers, *, wait_fence=None, signal_fence=None,
                       binding_table=None):
@@ -146,7 +152,8 @@ class SimDevice(Device):
             command_buffers = [command_buffers]
         command_buffers = tuple(command_buffers)
         if self.simulation.dry_run:
-            forward = self._dry(lambda: self._check_execute(command_buffers, binding_table))
+            forward = self._dry("queue_execute",
+                                lambda: self._check_execute(command_buffers, binding_table))
         else:
             def forward(gate):
                 return self.executor.queue_execute(command_buffers, wait_fence=gate,
@@ -161,8 +168,8 @@ class SimDevice(Device):
                    wait_fence=None, signal_fence=None):
         sim = self.simulation
         if sim.dry_run:
-            forward = self._dry_transfer(lambda cb: cb.copy_buffer(source, source_offset, target,
-                                                                   target_offset, length))
+            forward = self._dry_transfer("queue_copy", lambda cb: cb.copy_buffer(
+                source, source_offset, target, target_offset, length))
         else:
             def forward(gate):
                 return self.executor.queue_copy(source, source_offset, target, target_offset,
@@ -176,8 +183,8 @@ class SimDevice(Device):
     def queue_fill(self, target, target_offset, length, pattern, pattern_length, *,
                    wait_fence=None, signal_fence=None):
         if self.simulation.dry_run:
-            forward = self._dry_transfer(lambda cb: cb.fill_buffer(target, target_offset, length,
-                                                                   pattern, pattern_length))
+            forward = self._dry_transfer("queue_fill", lambda cb: cb.fill_buffer(
+                target, target_offset, length, pattern, pattern_length))
         else:
             def forward(gate):
                 return self.executor.queue_fill(target, target_offset, length, pattern,
@@ -189,8 +196,8 @@ class SimDevice(Device):
     def queue_update(self, source, source_offset, target, target_offset, length, *,
                      wait_fence=None, signal_fence=None):
         if self.simulation.dry_run:
-            forward = self._dry_transfer(lambda cb: cb.update_buffer(source, source_offset, target,
-                                                                     target_offset, length))
+            forward = self._dry_transfer("queue_update", lambda cb: cb.update_buffer(
+                source, source_offset, target, target_offset, length))
         else:
             def forward(gate):
                 return self.executor.queue_update(source, source_offset, target, target_offset,

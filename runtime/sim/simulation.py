@@ -93,7 +93,7 @@ def _executor_uri(uri, memory):
 
 def _dry_run_executor(uri, memory):
     """The device behind a simulated one in a dry run: ``local-sync`` (no threads: it runs
-    only allocations, releases and barriers, inline) with a heap that has no memory."""
+    only allocations, releases and empty operations, inline) with a heap that has no memory."""
     from rt.runtime.hal.drivers.heap_allocator import VirtualHeapAllocator
 
     _, device, _ = parse_device_uri(uri)

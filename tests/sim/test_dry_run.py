@@ -61,6 +61,25 @@ def test_dry_run_times_memory_and_traffic_equal_the_computed_run(tp_mlp):
     assert report["devices"]["gpu0"]["peak_bytes"] == expected["devices"]["gpu0"]["peak_bytes"] > 0
 
 
+def test_dry_run_of_a_pipeline_with_transfers_equals_the_computed_run():
+    """Two stages joined by flow.tensor.transfer (queue copies between devices): the same
+    times, link bytes and peak bytes (buffers held by queued work die at the same time)."""
+    vmfb = rt.compile(os.path.join(EXAMPLES, "pipeline.mlir"), devices=["stage0=llvm-cpu", "stage1=llvm-cpu"])
+    args = [np.ones(s, np.float32) for s in ((16, 64), (16, 64), (64, 64), (64, 32))]
+    reports = []
+    for dry_run in (False, True):
+        with rt.load(vmfb, topology=os.path.join(EXAMPLES, "pipeline2.yaml"), deterministic=True,
+                     dry_run=dry_run) as m:
+            results = m.pipeline(*args)
+            reports.append(m.report())
+        assert results[1].shape == (16, 32)
+        assert isinstance(results[1], rt.NotComputed) == dry_run
+    computed, dry = reports
+    assert dry.pop("dry_run") and not computed.pop("dry_run")
+    assert dry == computed
+    assert dry["links"]["stage0-stage1"]["bytes"] > 0 and dry["devices"]["stage0"]["peak_bytes"] > 0
+
+
 def test_many_ranks_ring_all_reduce_takes_the_closed_form_time():
     n, count = 64, 4096
     with rt.load(rt.compile(RING.format(n=n, count=count), devices=["llvm-cpu"]), topology=_ring(n),
