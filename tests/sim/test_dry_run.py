@@ -20,6 +20,10 @@ func.func @ar(%x: tensor<{count}xf32>) -> tensor<{count}xf32> {{
   %r = shard.all_reduce %x on @grid grid_axes = [0] : tensor<{count}xf32> -> tensor<{count}xf32>
   return %r : tensor<{count}xf32>
 }}
+func.func @rank() -> index {{
+  %i = shard.process_linear_index on @grid : index
+  return %i : index
+}}
 """
 
 
@@ -86,6 +90,7 @@ def test_many_ranks_ring_all_reduce_takes_the_closed_form_time():
                  ranks=n, dry_run=True) as m:
         results = m.ar.spmd([[rt.NotComputed((count,), np.float32)]] * n)
         report = m.report()
+        assert [int(r) for r in m.rank.spmd([[]] * n)] == list(range(n))   # the VM's scalars are real
     assert results[n - 1] == rt.NotComputed((count,), np.float32)
     chunk = count * 4 // n
     assert report["makespan_us"] == pytest.approx(2 * (n - 1) * (2 + chunk / 50e3), abs=1e-3)
@@ -128,6 +133,10 @@ def test_not_computed_inputs_need_a_dry_run_and_bad_options_are_clear(tp_mlp):
             m.ar(rt.NotComputed((5,), np.float32))
     with pytest.raises(rt.InvalidArgumentError, match="dry_run must be True or False"):
         rt.load(one, dry_run="yes")
+    from rt.runtime.hal.drivers.local_channel import LocalWorld
+
+    with pytest.raises(rt.InvalidArgumentError, match="channel= runs real devices across processes"):
+        rt.load(one, dry_run=True, channel=LocalWorld(1).provider(0))
 
 
 @pytest.mark.parametrize("second_start", [0.5, 1.2, 1.9, 2.0, 3.5])
@@ -164,7 +173,7 @@ def test_cli_dry_run_prints_not_computed_and_a_report(tmp_path):
         f"  - {{between: [g{r}, g{(r + 1) % n}], bandwidth_gbps: 50, latency_us: 2}}" for r in range(n)]
     (tmp_path / "t.yaml").write_text("\n".join(lines) + "\n")
     out = subprocess.run([sys.executable, "-m", "rt", "run", str(src), f"--topology={tmp_path / 't.yaml'}",
-                          f"--ranks={n}", "--dry-run", "--input=64xf32", f"--report={tmp_path / 'r.json'}"],
+                          f"--ranks={n}", "--dry-run", "--function=ar", "--input=64xf32", f"--report={tmp_path / 'r.json'}"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("64xf32=<not computed>") == n
