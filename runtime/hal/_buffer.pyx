@@ -188,9 +188,11 @@ cdef class Allocation:
             self.block = NULL
 
     def __getbuffer__(self, Py_buffer* view, int flags):
-        if self.state != ALLOCATION_LIVE or self.data == NULL:
-            raise InvalidArgumentError(f"allocation #{self.id} is "
-                                       f"{_STATES[self.state].value if self.data != NULL else 'without memory (a dry run)'}")
+        if self.state != ALLOCATION_LIVE:
+            raise InvalidArgumentError(f"allocation #{self.id} is {_STATES[self.state].value}")
+        if self.data == NULL:
+            raise InvalidArgumentError(f"allocation #{self.id} has no memory (a dry run: "
+                                       "rt.load(..., dry_run=True)); its contents are not computed")
         PyBuffer_FillInfo(view, self, self.data, <Py_ssize_t>self.byte_length, 0, flags)
 
     def __releasebuffer__(self, Py_buffer* view):

@@ -114,6 +114,11 @@ def test_heaps_have_no_memory_and_results_no_values(tp_mlp):
         assert device.allocator.query_statistics().bytes_live == 256
         with pytest.raises(rt.InvalidArgumentError, match="has no memory: .*dry run"):
             buffer.read()
+        with pytest.raises(rt.InvalidArgumentError, match=r"allocation #\d+ has no memory \(a dry run"):
+            memoryview(buffer.allocation)
+        reserved = device.allocator.reserve_buffer(64)
+        with pytest.raises(rt.InvalidArgumentError, match=r"allocation #\d+ is reserved"):
+            memoryview(reserved.allocation)
         ys = m.mlp.spmd(_tp_inputs(), to_host=False)
         assert ys[1].shape == (8, 16)
         with pytest.raises(rt.InvalidArgumentError, match="has no memory"):
