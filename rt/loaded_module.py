@@ -33,6 +33,7 @@ from rt.runtime.hal.module import HalModule
 from rt.runtime.hal.packed_layout import view_to_numpy
 from rt.runtime.hal import Buffer, BufferView, dtype_to_element_type
 from rt.runtime.hal.drivers.heap_allocator import VirtualHeapAllocator
+from rt.runtime.hal.element_type import element_type_to_dtype
 from rt.runtime.hal.trace import HOST_LANE, now_ns
 from rt.runtime.modules.check import CheckModule
 from rt.runtime.trust import policy_for
@@ -306,8 +307,6 @@ def _not_computed(value):
     if not isinstance(value, DeviceArray):
         return value
     view = value.buffer_view
-    from rt.runtime.hal.element_type import element_type_to_dtype
-
     return NotComputed(view.shape, element_type_to_dtype(view.element_type))
 
 
