@@ -8,7 +8,8 @@ compiler's dependencies::
     c = m.foo(a, b)                                            # numpy in, numpy out
 
 ``compile`` (rt.compilation), ``load`` / ``LoadedModule`` / ``LoadedFunction``
-(rt.loaded_module), ``DeviceArray`` (rt.device_array), ``Tracer`` (rt.trace), ``Topology``
+(rt.loaded_module), ``DeviceArray`` (rt.device_array), ``NotComputed`` (rt.not_computed, dry-run
+results), ``Tracer`` (rt.trace), ``Topology``
 (rt.runtime.sim.topology, for simulated devices) and the error classes of rt.runtime.errors.
 """
 from rt.runtime.errors import (  # noqa: F401
@@ -36,11 +37,13 @@ _LAZY = {
     "LoadedModule": ("rt.loaded_module", "LoadedModule"),
     "LoadedFunction": ("rt.loaded_module", "LoadedFunction"),
     "DeviceArray": ("rt.device_array", "DeviceArray"),
+    "NotComputed": ("rt.not_computed", "NotComputed"),
     "Tracer": ("rt.trace", "Tracer"),
     "Topology": ("rt.runtime.sim.topology", "Topology"),
 }
 
-__all__ = ["compile", "load", "LoadedModule", "LoadedFunction", "DeviceArray", "Tracer", "Topology",
+__all__ = ["compile", "load", "LoadedModule", "LoadedFunction", "DeviceArray", "NotComputed", "Tracer",
+           "Topology",
            "vm", "hal",
            "RtError", "CompileError", "ModuleFormatError", "InvalidArgumentError", "NotFoundError",
            "UnimplementedError", "DeviceError", "ResourceExhaustedError", "DeadlineExceededError",

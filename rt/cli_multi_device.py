@@ -2,7 +2,8 @@
 rt.multi_device).
 
 Flags: ``--topology=t.yaml`` (simulate the topology's devices), ``--deterministic`` (roofline
-times only, byte-identical runs), ``--report=r.json`` (the simulation report),
+times only, byte-identical runs), ``--dry-run`` (simulate without computing: no kernels, no
+device memory; results print as ``4x8xf32=<not computed>``), ``--report=r.json`` (the simulation report),
 ``--inject=SPEC`` (repeatable fault, rt.runtime.sim.faults), ``--ranks=N`` (SPMD: run the
 function once per rank; ``{rank}`` in ``--input`` / ``--output`` expands to the rank),
 ``--group=NAME`` (the topology group the ranks run on), ``--channel=mpi`` (this process is one
@@ -25,6 +26,9 @@ def add_arguments(parser):
                         help="simulate the devices and links of a topology file")
     parser.add_argument("--deterministic", action="store_true",
                         help="simulated time from the roofline model only: byte-identical runs")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="simulate shapes, allocations, transfers and collectives without "
+                             "executing kernels or backing device memory (results not computed)")
     parser.add_argument("--report", default=None, metavar="FILE.json",
                         help="write the simulation report (makespan, devices, links)")
     parser.add_argument("--inject", action="append", default=[], metavar="SPEC",
@@ -45,12 +49,13 @@ def load_options(args):
     if args.ranks is not None and args.ranks < 1:
         raise InvalidArgumentError(f"--ranks must be >= 1, got {args.ranks}")
     return {"topology": args.topology, "deterministic": args.deterministic, "faults": args.inject,
+            "dry_run": args.dry_run,
             "ranks": args.ranks, "group": args.group, "channel": args.channel}
 
 
 def is_multi_device(args):
     return bool(args.topology or args.deterministic or args.inject or args.ranks is not None
-                or args.group or args.report or args.channel)
+                or args.group or args.report or args.channel or args.dry_run)
 
 
 def rank_specs(specs, rank):
@@ -59,12 +64,14 @@ def rank_specs(specs, rank):
 
 
 def run_spmd(module, function, args, parse_inputs, print_results):
-    """``rt run --ranks=N``: per-rank inputs, one SPMD call, per-rank results. Under
+    """``rt run --ranks=N``: per-rank inputs, one SPMD call, per-rank results (with
+    ``--dry-run`` the same inputs may go to every rank: their values are never read). Under
     ``--channel=mpi`` the N ranks are this process's share of N x (MPI size): ``{rank}`` is the
     global rank and MPI rank 0 prints every process's results in rank order."""
     ranks = len(module.ranks)
     offset = getattr(module.world, "rank_offset", 0)
-    if ranks > 1 and args.input and not any(RANK in s for s in args.input + args.output):
+    if (ranks > 1 and args.input and not args.dry_run
+            and not any(RANK in s for s in args.input + args.output)):
         raise InvalidArgumentError(f"--ranks={ranks}: give per-rank inputs with {RANK} in their path "
                                    f"(e.g. --input=@x_{RANK}.npy); the same inputs on every rank would "
                                    "be passed as written")

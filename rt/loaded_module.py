@@ -24,6 +24,7 @@ import numpy as np
 from rt._call import CallPath, located, surfaced
 from rt.abi import FunctionABI, dtype_is_float, dtype_name, is_sub_byte_element, numpy_dtype, type_text
 from rt.device_array import DeviceArray, upload
+from rt.not_computed import NotComputed
 from rt.runtime.errors import CheckError, DeviceError, InvalidArgumentError, ModuleFormatError, NotFoundError
 from rt.device_binding import bind_devices, compile_targets
 from rt.coarse_fences import complete_arguments, fence_positions
@@ -31,6 +32,8 @@ from rt.parameters import parameters_module
 from rt.runtime.hal.module import HalModule
 from rt.runtime.hal.packed_layout import view_to_numpy
 from rt.runtime.hal import Buffer, BufferView, dtype_to_element_type
+from rt.runtime.hal.drivers.heap_allocator import VirtualHeapAllocator
+from rt.runtime.hal.element_type import element_type_to_dtype
 from rt.runtime.hal.trace import HOST_LANE, now_ns
 from rt.runtime.modules.check import CheckModule
 from rt.runtime.trust import policy_for
@@ -64,7 +67,8 @@ def _numpy_trace(callback):
 
 def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_executables=(),
          trusted_keys=(), parameters=None, topology=None, deterministic=False, faults=(),
-         ranks=None, group=None, channel=None, trace_tensors=None, timeout=None, fuel=None):
+         ranks=None, group=None, channel=None, trace_tensors=None, timeout=None, fuel=None,
+         dry_run=False):
     """Load a ``.vmfb`` (bytes or path; an ``.mlir`` path is compiled first) onto devices.
 
     devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
@@ -82,6 +86,13 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     topology / deterministic / faults / ranks / group: simulated devices and SPMD ranks
     (rt.multi_device, docs/MULTI_DEVICE.md); with ``ranks`` the result is an
     ``rt.multi_device.SpmdModule``.
+    dry_run: simulate without computing (implies a simulation, on the module's own devices when
+    no topology is given): shapes, allocations, transfers and collectives are simulated and
+    timed with the roofline model, kernels are not executed and heaps have no memory, so
+    hundreds of devices and ranks fit in one process; allocations past a device's ``memory``
+    raise ``ResourceExhaustedError`` naming it, ``report()`` gives each device's peak bytes,
+    and tensor results are ``rt.NotComputed`` (shape and dtype, no values). Tensor inputs may
+    be numpy arrays or ``rt.NotComputed``. docs/MULTI_DEVICE.md §8.
     channel: where ``hal.channel.create`` gets its communicator: None (this module is the only
     rank), ``"mpi"`` (this process is one rank of ``MPI_COMM_WORLD``; run under ``mpiexec``;
     rt.runtime.hal.drivers.mpi_channel) or a ``rt.runtime.hal.channel.ChannelProvider``; with
@@ -103,15 +114,18 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
     io_parameters = parameters_module(module, parameters)
     modules = (*modules, io_parameters) if io_parameters is not None else modules
     provider = channel_provider(channel)
-    if provider is not None and (topology is not None or deterministic or faults):
+    if not isinstance(dry_run, bool):
+        raise InvalidArgumentError(f"dry_run must be True or False, got {dry_run!r}")
+    if provider is not None and (topology is not None or deterministic or faults or dry_run):
         raise InvalidArgumentError("channel= runs real devices across processes; a simulated "
-                                   "topology (topology=, deterministic=, faults=) runs in one")
+                                   "topology (topology=, deterministic=, faults=, dry_run=) runs "
+                                   "in one")
     _check_timeout(timeout)
     if fuel is not None and (type(fuel) is not int or fuel < 0):
         raise InvalidArgumentError(f"fuel must be None or a non-negative int, got {fuel!r}")
     if trace_tensors is not None and not callable(trace_tensors):
         raise InvalidArgumentError(f"trace_tensors must be callable(key, tensors), got {trace_tensors!r}")
-    if topology is not None or deterministic or faults or ranks is not None or group:
+    if topology is not None or deterministic or faults or dry_run or ranks is not None or group:
         if trace_tensors is not None:
             raise InvalidArgumentError("trace_tensors= is not supported with simulated topologies or ranks; "
                                        "traced tensors print to stderr there")
@@ -120,7 +134,7 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
         return load_multi_device(module, devices, modules=modules, tracer=tracer,
                                  topology=topology, deterministic=deterministic, faults=faults,
                                  ranks=ranks, group=group, trust_policy=policy, channel=provider,
-                                 init_timeout=timeout, init_fuel=fuel)
+                                 init_timeout=timeout, init_fuel=fuel, dry_run=dry_run)
     bound, owned = bind_devices(module, devices)
     try:
         return LoadedModule(module, bound, owned, modules, tracer, policy, provider, trace_tensors,
@@ -205,6 +219,8 @@ class LoadedFunction(CallPath):
         device = devices[arg.device]
         if isinstance(value, DeviceArray):
             value = value.buffer_view
+        if isinstance(value, NotComputed):
+            return self._placeholder(index, arg, value, device)
         if isinstance(value, BufferView):
             self.abi.check_view(index, value.shape, value.element_type)
             return value if value.buffer.device is device else _transfer(value, device)
@@ -216,6 +232,15 @@ class LoadedFunction(CallPath):
         self.abi.check_tensor(index, array.shape, array.dtype)
         element_type = arg.element_type if arg.element is not None else dtype_to_element_type(array.dtype)
         return upload(device, array, element_type)
+
+    def _placeholder(self, index, arg, value, device):
+        """A dry run's ``NotComputed`` input: a buffer view without memory of its shape."""
+        if not isinstance(device.allocator, VirtualHeapAllocator):
+            raise InvalidArgumentError(f"input {index} of @{self.name} is {value!r}, which has no "
+                                       "values; pass a numpy array, or load with dry_run=True")
+        self.abi.check_tensor(index, value.shape, value.dtype)
+        element_type = arg.element_type if arg.element is not None else dtype_to_element_type(value.dtype)
+        return BufferView(device.allocator.import_virtual(value.nbytes), value.shape, element_type)
 
     def invoke(self, prepared, timeout=None, fuel=None):
         """Run the export on prepared VM values; returns the raw VM results (views, numbers).
@@ -256,6 +281,33 @@ class LoadedFunction(CallPath):
 
     def __repr__(self):
         return f"<rt.LoadedFunction {self.declaration}>"
+
+
+class DryRunFunction(LoadedFunction):
+    """A LoadedFunction of a dry run (``rt.load(..., dry_run=True)``): the call runs the module
+    (the VM, the queue operations in virtual time) but no kernel, so tensor results are
+    ``rt.NotComputed`` placeholders of their shape and dtype (``DeviceArray``s without memory
+    with ``to_host=False``); scalar results are the VM's, as in a real call."""
+
+    def __call__(self, *args, to_host=True, timeout=None, fuel=None):
+        prepared = self.prepare(*args)
+        return self.convert_results(self.invoke(prepared, timeout, fuel), prepared, to_host)
+
+    def convert_results(self, values, prepared, to_host=True):
+        results = super().convert_results(values, prepared, to_host=False)
+        if not to_host:
+            return results
+        if isinstance(results, tuple):
+            return tuple(_not_computed(r) for r in results)
+        return _not_computed(results)
+
+
+def _not_computed(value):
+    """``value``, or a NotComputed of its shape and dtype for a DeviceArray."""
+    if not isinstance(value, DeviceArray):
+        return value
+    view = value.buffer_view
+    return NotComputed(view.shape, element_type_to_dtype(view.element_type))
 
 
 def _check_timeout(timeout):
@@ -369,7 +421,8 @@ class LoadedModule(ExportsByName):
     """
 
     def __init__(self, module, devices, owned=(), modules=(), tracer=None, trust_policy=None,
-                 channel_provider=None, trace_tensors=None, init_timeout=None, init_fuel=None):
+                 channel_provider=None, trace_tensors=None, init_timeout=None, init_fuel=None,
+                 dry_run=False):
         from rt.runtime.hal.drivers.local_channel import LocalWorld
 
         self.module, self.devices, self.tracer = module, tuple(devices), tracer
@@ -380,6 +433,7 @@ class LoadedModule(ExportsByName):
             self.world = getattr(channel_provider, "world", None)
         self.channel_provider = channel_provider
         self.simulation = None
+        self._function_class = DryRunFunction if dry_run else LoadedFunction
         self._resources = _Resources(list(owned))
         self._dropped = weakref.finalize(self, self._resources.release, False)
         self.lock = threading.RLock()
@@ -417,7 +471,7 @@ class LoadedModule(ExportsByName):
             if name not in self.module.exports or name.startswith("__"):
                 raise NotFoundError(f"module '{self.module.name}' has no exported function {name!r}; "
                                     f"exports: {', '.join(self.functions) or '(none)'}")
-            function = self._functions[name] = LoadedFunction(self, name)
+            function = self._functions[name] = self._function_class(self, name)
         return function
 
 

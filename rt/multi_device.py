@@ -10,8 +10,9 @@
 A module with collectives runs once per rank (SPMD): each rank has its own context, its own
 device(s) and its own inputs; its ``hal.channel``s come from a ``LocalWorld`` of ``ranks``
 threads (rt.runtime.hal.drivers.local_channel). Without a topology the ranks run on real
-local devices; with one (or ``deterministic=True``, which implies the module's own devices
-linked to the host when no topology is given) everything runs in a ``Simulation``.
+local devices; with one (or ``deterministic=True`` / ``dry_run=True``, which imply the module's
+own devices linked to the host when no topology is given) everything runs in a ``Simulation``;
+``dry_run=True`` simulates without computing (docs/MULTI_DEVICE.md §8).
 """
 import os
 import threading
@@ -78,8 +79,8 @@ def _bind(module, sim, names, ranks):
 
 def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology=None,
                       deterministic=False, faults=(), ranks=None, group=None, trust_policy=None,
-                      channel=None, init_timeout=None, init_fuel=None):
-    """What ``rt.load`` does when a topology, determinism, faults or ranks are asked for
+                      channel=None, init_timeout=None, init_fuel=None, dry_run=False):
+    """What ``rt.load`` does when a topology, determinism, faults, a dry run or ranks are asked for
     (``trust_policy``: rt.load's, applied to every rank; ``channel``: an MPI channel provider
     the ranks nest in, rt.runtime.hal.drivers.hierarchical_channel)."""
     from rt.device_binding import bind_devices
@@ -95,12 +96,12 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
 
         world = HierarchicalWorld(count, channel)
     sim = None
-    if topology is not None or deterministic or faults:
+    if topology is not None or deterministic or faults or dry_run:
         if devices:
             raise InvalidArgumentError("give either devices or a topology: on a topology the "
                                        "module's devices are the topology's")
         topo = as_topology(topology) if topology is not None else implicit_topology(module, count)
-        sim = Simulation(topo, deterministic=deterministic, faults=faults)
+        sim = Simulation(topo, deterministic=deterministic, faults=faults, dry_run=dry_run)
         host_sink = None
         if tracer is not None:
             tracer.use_virtual_clock()
@@ -123,7 +124,8 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
                 sink = tracer
             loaded[rank] = LoadedModule(module, bound, owned, modules, sink, trust_policy,
                                         channel_provider=world.provider(rank),
-                                        init_timeout=init_timeout, init_fuel=init_fuel)
+                                        init_timeout=init_timeout, init_fuel=init_fuel,
+                                        dry_run=dry_run)
         except BaseException as error:
             errors[rank] = error
             world.abort(error)

@@ -196,7 +196,12 @@ def _nested(array, kind, budget):
 
 
 def format_tensor(array, element=None, max_elements=MAX_PRINTED_ELEMENTS):
-    """``2x2xf32=[1 2][3 4]`` for a numpy array (``element``: MLIR name, default from dtype)."""
+    """``2x2xf32=[1 2][3 4]`` for a numpy array (``element``: MLIR name, default from dtype);
+    a dry run's ``rt.NotComputed`` prints as ``2x2xf32=<not computed>``."""
+    from rt.not_computed import NotComputed
+
+    if isinstance(array, NotComputed):
+        return str(array)
     array = np.asarray(array)
     element = element or dtype_name(array.dtype)
     if array.dtype.kind == "V":  # ml_dtypes (bf16, f8, i4): printed as iree-run-module does

@@ -190,6 +190,9 @@ cdef class Allocation:
     def __getbuffer__(self, Py_buffer* view, int flags):
         if self.state != ALLOCATION_LIVE:
             raise InvalidArgumentError(f"allocation #{self.id} is {_STATES[self.state].value}")
+        if self.data == NULL:
+            raise InvalidArgumentError(f"allocation #{self.id} has no memory (a dry run: "
+                                       "rt.load(..., dry_run=True)); its contents are not computed")
         PyBuffer_FillInfo(view, self, self.data, <Py_ssize_t>self.byte_length, 0, flags)
 
     def __releasebuffer__(self, Py_buffer* view):
@@ -244,6 +247,11 @@ cdef class Buffer:
         cdef Allocation a = self.allocation
         if a.state != ALLOCATION_LIVE:
             raise self.not_live_error()
+        if a.data == NULL:
+            raise InvalidArgumentError(
+                f"{describe(self)} has no memory: its device is simulated without memory (a dry "
+                "run, rt.load(..., dry_run=True)), so its contents are not computed; run without "
+                "dry_run to read them")
         return a.data + self.byte_offset
 
     cdef object not_live_error(self):

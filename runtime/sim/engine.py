@@ -13,6 +13,13 @@ equal transfers that start together each take ``latency + 2B / bandwidth``. The 
 directions of a topology link are two ``Link``s (full duplex) sharing one ``Meter``, which
 counts the bytes carried and the busy time (the union of the intervals in which any transfer
 was on either direction).
+
+A transfer that starts on an idle link may be started *solo* (``Link.start_solo``): its end,
+``latency + B / bandwidth`` from now, is known, so no event is scheduled for it; the caller
+ends it (``finish_solo``) with one event for a whole batch, e.g. one step of a collective
+whose transfers each have a link to themselves. Should another transfer start on the link
+first, the solo one becomes an ordinary transfer from where it is (in its latency, or with
+the bytes it has moved) and the model above applies: the times are the same either way.
 """
 import heapq
 import itertools
@@ -61,11 +68,12 @@ class Engine:
 class Transfer:
     """Bytes in flight on one link. ``done(failure)`` is called once at the end."""
 
-    __slots__ = ("link", "total", "remaining", "start", "done", "label", "failure")
+    __slots__ = ("link", "total", "remaining", "start", "done", "label", "failure", "end")
 
     def __init__(self, link, nbytes, done, label):
         self.link, self.total, self.remaining = link, float(nbytes), float(nbytes)
         self.start, self.done, self.label, self.failure = None, done, label, None
+        self.end = None
 
 
 class Meter:
@@ -115,6 +123,8 @@ class Link:
         self.slowdown = 1.0
         self.failure = None
         self._flowing = []          # transfers in their byte phase
+        self._entering = 0          # transfers in their latency phase
+        self._solo = None           # a transfer started by start_solo, alone on the link
         self._updated = 0.0
         self._version = 0
 
@@ -127,11 +137,51 @@ class Link:
             t.failure = self.failure
             engine.at(engine.now, self.key + (0,), lambda: done(self.failure))
             return t
+        if self._solo is not None:
+            self._share_solo()
         t.start = engine.now
         self.meter.start()
         latency = self.latency * self.slowdown
+        self._entering += 1
         engine.at(engine.now + latency, self.key + (1,), lambda: self._enter(t))
         return t
+
+    def start_solo(self, nbytes, done, label=""):
+        """Start moving ``nbytes`` now if the link is idle (no transfer on it, not failed):
+        returns the ``Transfer``, whose ``end`` is the time it will be done (``latency +
+        B / bandwidth`` from now) unless another transfer starts on the link before; the caller
+        must call ``finish_solo(t)`` at ``t.end``. Returns None when the link is not idle."""
+        if (self.failure is not None or self._flowing or self._entering
+                or self._solo is not None):
+            return None
+        t = Transfer(self, nbytes, done, label)
+        t.start = self.engine.now
+        t.end = (t.start + self.latency * self.slowdown) + t.remaining / (self.bandwidth / self.slowdown)
+        self.meter.start()
+        self._solo = t
+        return t
+
+    def finish_solo(self, t, notify=True):
+        """End solo transfer ``t`` at its ``end``: True, after calling ``t.done(None)`` if
+        ``notify``; False (nothing done) if it was shared meanwhile and ends on its own."""
+        if self._solo is not t:
+            return False
+        self._solo = None
+        self._finish(t, notify)
+        return True
+
+    def _share_solo(self):
+        """Another transfer starts: the solo one becomes an ordinary transfer from where it is."""
+        t, self._solo = self._solo, None
+        entered = t.start + self.latency * self.slowdown
+        if self.engine.now < entered:
+            self._entering += 1
+            self.engine.at(entered, self.key + (1,), lambda: self._enter(t))
+            return
+        self._flowing.append(t)
+        self._updated = entered
+        self._advance()
+        self._reschedule()
 
     def _rate(self):
         return self.bandwidth / self.slowdown / max(1, len(self._flowing))
@@ -146,6 +196,7 @@ class Link:
         self._updated = now
 
     def _enter(self, t):
+        self._entering -= 1
         self._advance()
         if t.remaining <= _EPSILON:
             self._finish(t)
@@ -175,8 +226,9 @@ class Link:
             self._finish(t)
         self._reschedule()
 
-    def _finish(self, t):
+    def _finish(self, t, notify=True):
         self.meter.stop(int(t.total))
         if self.on_transfer is not None:
             self.on_transfer(self, t.label, t.start, self.engine.now, int(t.total))
-        t.done(None)
+        if notify:
+            t.done(None)

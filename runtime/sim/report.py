@@ -2,14 +2,15 @@
 
 Shape (times in µs rounded to the nanosecond, bytes as integers)::
 
-    {"topology": "four-gpus", "deterministic": true, "algorithm": "ring",
+    {"topology": "four-gpus", "deterministic": true, "dry_run": false, "algorithm": "ring",
      "makespan_us": 812.5,
      "devices": {"gpu0": {"busy_us": 700.0, "peak_bytes": 1048576,
                           "capacity_bytes": 17179869184, "submissions": 12,
                           "time_model": "roofline"}, ...},
      "links": {"gpu0-gpu1": {"bytes": 4096, "busy_us": 12.0}, ...}}
 
-``makespan_us`` is the virtual time of the last event (every queue drained); ``busy_us`` the
+``dry_run`` is true when nothing was computed (rt.load(..., dry_run=True), ``--dry-run``): the
+times are the roofline's and ``peak_bytes`` the virtual heaps'. ``makespan_us`` is the virtual time of the last event (every queue drained); ``busy_us`` the
 time a device's queue spent running operations, without the time it waited in collectives
 for other ranks; ``peak_bytes`` the high-water mark of the device's heap (allocator
 statistics); a link's ``bytes`` count both directions and its ``busy_us`` is the time any
@@ -34,6 +35,7 @@ def build(simulation, busy_us):
     links = {key: {"bytes": int(meter.bytes), "busy_us": _us(meter.busy_until_now())}
              for key, meter in simulation.links.items()}
     return {"topology": simulation.topology.name, "deterministic": simulation.deterministic,
+            "dry_run": simulation.dry_run,
             "algorithm": simulation.topology.algorithm,
             "makespan_us": _us(simulation.engine.now), "devices": devices, "links": links}
 
@@ -46,7 +48,8 @@ def to_json(report):
 def summary(report):
     """A short table for ``rt run``: makespan, then a line per device and per link."""
     lines = [f"simulated on {report['topology']}: makespan {report['makespan_us']:.3f} us"
-             + (" (deterministic)" if report["deterministic"] else "")]
+             + (" (deterministic)" if report["deterministic"] else "")
+             + (" (dry run: nothing computed)" if report.get("dry_run") else "")]
     width = max([len(n) for n in report["devices"]] + [len(n) for n in report["links"]] + [6])
     lines.append(f"  {'device':<{width}}  {'busy us':>12}  {'util':>6}  {'peak bytes':>14}")
     makespan = report["makespan_us"] or 1.0

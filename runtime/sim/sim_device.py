@@ -10,11 +10,21 @@ really there when a waiter wakes. Buffers, command buffers and executables are t
 executor's; the allocator is the executor's heap, whose capacity is the topology's
 ``memory``. Semaphores the device creates name the simulation as their producer, so a thread
 waiting on them runs the simulation (donation, as IREE's task executor does).
+
+Dry run (``simulation.dry_run``): the executor is a ``local-sync`` device whose heap is a
+``VirtualHeapAllocator`` (allocations counted against the capacity, no memory). Allocations and
+releases still go through the executor's queue (committed at the operation's virtual start);
+``queue_execute``, ``queue_copy``, ``queue_fill`` and ``queue_update`` are checked as they would
+be (binding tables; the transfer recorded into a throwaway command buffer) and then run
+nothing: the executor gets an operation behind the gate that only holds the operands until it
+runs, so no kernel, copy or collective executes, buffers live as long as in a computed run,
+and the operation costs only its simulated stages.
 """
 from rt.runtime.errors import InvalidArgumentError
 from rt.runtime.hal.buffer import BufferUsage, MemoryType
 from rt.runtime.hal.command_buffer import CommandBuffer, CommandBufferMode, CommandCategory
 from rt.runtime.hal.device import Device
+from rt.runtime.hal.drivers._replay import binding_table as checked_binding_table
 from rt.runtime.hal.fence import Fence
 from rt.runtime.hal.trace import check_sink
 from rt.runtime.sim import costs
@@ -107,15 +117,49 @@ class SimDevice(Device):
                             lambda gate: self.executor.queue_dealloca(buffer, wait_fence=gate),
                             list, {"bytes": getattr(buffer, "byte_length", 0)})
 
+    def _dry(self, where, check):
+        """The dry run's forward: ``check()`` the arguments, then an operation behind the gate
+        that does nothing but hold what ``check`` returned (the command buffers and so their
+        buffers) until the queue reaches it, as a real queue holds its submissions: buffers the
+        program dropped die at the same virtual time as in a computed run."""
+        def forward(gate):
+            operands = check()
+            return self.executor._submit(where, gate, None, lambda sink: operands)
+        return forward
+
+    def _dry_transfer(self, where, record):
+        """Check a transfer by recording it (``record(cb)``) into a throwaway command buffer."""
+        def check():
+            cb = self.executor.create_command_buffer(CommandBufferMode.ONE_SHOT,
+                                                     CommandCategory.TRANSFER)
+            cb.begin()
+            record(cb)
+            cb.end()
+            return cb
+        return self._dry(where, check)
+
+    def _check_execute(self, command_buffers, binding_table):
+        for index, cb in enumerate(command_buffers):
+            if not isinstance(cb, CommandBuffer) or cb.device is not self.executor:
+                raise InvalidArgumentError(f"queue_execute on {self.label}: command buffer {index} "
+                                           f"({cb!r}) was not created by this device")
+        checked_binding_table(self.executor, "queue_execute", command_buffers, binding_table)
+        return command_buffers, binding_table
+
     def queue_execute(self, command_buffers, *, wait_fence=None, signal_fence=None,
                       binding_table=None):
         if isinstance(command_buffers, CommandBuffer):
             command_buffers = [command_buffers]
         command_buffers = tuple(command_buffers)
+        if self.simulation.dry_run:
+            forward = self._dry("queue_execute",
+                                lambda: self._check_execute(command_buffers, binding_table))
+        else:
+            def forward(gate):
+                return self.executor.queue_execute(command_buffers, wait_fence=gate,
+                                                   binding_table=binding_table)
         return self._submit(
-            "queue_execute", wait_fence, signal_fence,
-            lambda gate: self.executor.queue_execute(command_buffers, wait_fence=gate,
-                                                     binding_table=binding_table),
+            "queue_execute", wait_fence, signal_fence, forward,
             lambda: costs.execute_stages(self.model, command_buffers,
                                          self.simulation.device_of_buffer, binding_table),
             {"command_buffers": len(command_buffers)})
@@ -123,28 +167,43 @@ class SimDevice(Device):
     def queue_copy(self, source, source_offset, target, target_offset, length, *,
                    wait_fence=None, signal_fence=None):
         sim = self.simulation
+        if sim.dry_run:
+            forward = self._dry_transfer("queue_copy", lambda cb: cb.copy_buffer(
+                source, source_offset, target, target_offset, length))
+        else:
+            def forward(gate):
+                return self.executor.queue_copy(source, source_offset, target, target_offset,
+                                                length, wait_fence=gate)
         return self._submit(
-            "queue_copy", wait_fence, signal_fence,
-            lambda gate: self.executor.queue_copy(source, source_offset, target, target_offset,
-                                                  length, wait_fence=gate),
+            "queue_copy", wait_fence, signal_fence, forward,
             lambda: costs.copy_stages(self.model, sim.device_of_buffer(source),
                                       sim.device_of_buffer(target), int(length)),
             {"bytes": int(length)})
 
     def queue_fill(self, target, target_offset, length, pattern, pattern_length, *,
                    wait_fence=None, signal_fence=None):
+        if self.simulation.dry_run:
+            forward = self._dry_transfer("queue_fill", lambda cb: cb.fill_buffer(
+                target, target_offset, length, pattern, pattern_length))
+        else:
+            def forward(gate):
+                return self.executor.queue_fill(target, target_offset, length, pattern,
+                                                pattern_length, wait_fence=gate)
         return self._submit(
-            "queue_fill", wait_fence, signal_fence,
-            lambda gate: self.executor.queue_fill(target, target_offset, length, pattern,
-                                                  pattern_length, wait_fence=gate),
+            "queue_fill", wait_fence, signal_fence, forward,
             lambda: costs.write_stages(self.model, "fill", int(length)), {"bytes": int(length)})
 
     def queue_update(self, source, source_offset, target, target_offset, length, *,
                      wait_fence=None, signal_fence=None):
+        if self.simulation.dry_run:
+            forward = self._dry_transfer("queue_update", lambda cb: cb.update_buffer(
+                source, source_offset, target, target_offset, length))
+        else:
+            def forward(gate):
+                return self.executor.queue_update(source, source_offset, target, target_offset,
+                                                  length, wait_fence=gate)
         return self._submit(
-            "queue_update", wait_fence, signal_fence,
-            lambda gate: self.executor.queue_update(source, source_offset, target,
-                                                    target_offset, length, wait_fence=gate),
+            "queue_update", wait_fence, signal_fence, forward,
             lambda: costs.write_stages(self.model, "update", int(length)),
             {"bytes": int(length)})
 

@@ -91,6 +91,17 @@ def _executor_uri(uri, memory):
     return f"local-task://{device}" + (f"?{query}" if query else "")
 
 
+def _dry_run_executor(uri, memory):
+    """The device behind a simulated one in a dry run: ``local-sync`` (no threads: it runs
+    only allocations, releases and empty operations, inline) with a heap that has no memory."""
+    from rt.runtime.hal.drivers.heap_allocator import VirtualHeapAllocator
+
+    _, device, _ = parse_device_uri(uri)
+    executor = create_device(f"local-sync://{device}")
+    executor.allocator = VirtualHeapAllocator(executor, memory)
+    return executor
+
+
 def root_cause(error):
     """The innermost ``__cause__`` of ``error``."""
     while getattr(error, "__cause__", None) is not None:
@@ -102,17 +113,23 @@ class Simulation:
     """The devices of ``topology`` in virtual time.
 
     deterministic: every kernel takes its roofline time (no measurements), so runs are
-    byte-identical. faults: fault specs (rt.runtime.sim.faults). ``devices`` lists the
-    ``SimDevice``s in topology order; ``device(name)`` finds one.
+    byte-identical. faults: fault specs (rt.runtime.sim.faults). dry_run: kernels, copies and
+    collectives are not executed and heaps have no memory (``SimDevice``); times are the
+    roofline's, as in a deterministic run. ``devices`` lists the ``SimDevice``s in topology
+    order; ``device(name)`` finds one.
     """
 
-    def __init__(self, topology, deterministic=False, faults=()):
+    def __init__(self, topology, deterministic=False, faults=(), dry_run=False):
         self.topology, self.deterministic = topology, bool(deterministic)
+        self.dry_run = bool(dry_run)
         self.faults = FaultPlan(faults, topology)
         self.engine = Engine()
         self._cond = threading.Condition(threading.RLock())
         self._hosts = {}
         self._registered = []
+        self._running = 0        # registered hosts neither blocked nor finished
+        self._waiting = set()    # hosts blocked in donate
+        self._signalled = False  # a fence was signalled or failed by the current event
         self._group_lanes = 0
         self._runner = None
         self._dirty = False
@@ -150,13 +167,16 @@ class Simulation:
 
     def _add_device(self, index, spec):
         memory = self.faults.memory(spec.name) or spec.memory
-        executor = create_device(_executor_uri(spec.uri, memory))
+        if self.dry_run:
+            executor = _dry_run_executor(spec.uri, memory)
+        else:
+            executor = create_device(_executor_uri(spec.uri, memory))
         try:
             executor.label = spec.name
         except AttributeError:
             pass
         device = SimDevice(self, spec, index, executor,
-                           costs.ComputeModel(spec, self.deterministic))
+                           costs.ComputeModel(spec, self.deterministic or self.dry_run))
         if device.model.mode == "measured":
             sink = MeasureSink(self._notify)
             executor.set_trace_sink(sink)
@@ -241,6 +261,7 @@ class Simulation:
             for host in hosts:
                 self.trace.declare_lane(host.lane)
             self._registered = [h for h in self._registered if not h.finished] + hosts
+            self._running += count
             return hosts
 
     def attach(self, host):
@@ -252,6 +273,8 @@ class Simulation:
     def detach(self, host):
         """The calling thread's ``host`` is done; its clock joins the thread's own."""
         with self._cond:
+            if host.registered and not host.finished and not host.blocked:
+                self._running -= 1
             host.finished = True
             ident = threading.get_ident()
             if host.previous is not None:
@@ -263,7 +286,18 @@ class Simulation:
 
     def _may_run(self):
         """Events may run: every registered host (SPMD rank) is blocked or finished."""
-        return all(h.blocked or h.finished for h in self._registered)
+        return self._running == 0
+
+    def _set_blocked(self, host, blocked):
+        """Mark ``host`` blocked (waiting in ``donate``) or running again, keeping the count
+        of running registered hosts."""
+        if host.blocked != blocked and host.registered and not host.finished:
+            self._running += -1 if blocked else 1
+        host.blocked = blocked
+        if blocked:
+            self._waiting.add(host)
+        else:
+            self._waiting.discard(host)
 
     # -- submission --------------------------------------------------------------------------
 
@@ -427,6 +461,7 @@ class Simulation:
             kind = ResourceExhaustedError if isinstance(root, ResourceExhaustedError) else DeviceError
             op.failure = kind(f"{device.name}: {op.where} failed: {cause}")
             op.failure.__cause__ = op.done.failure
+        self._signalled = True
         queue = self._queues[device.index]
         queue.busy_us += now - op.start - op.waited_us
         queue.current = None
@@ -452,7 +487,8 @@ class Simulation:
         protocol of rt.runtime.hal.fence). Returns False when nothing can make progress."""
         with self._cond:
             host = self._host()
-            host.blocked, host.done = True, done
+            host.done = done
+            self._set_blocked(host, True)
             try:
                 while not done():
                     if self._runner is None and self._may_run():
@@ -466,20 +502,25 @@ class Simulation:
                         return False
                     self._cond.wait()
             finally:
-                host.blocked, host.done = False, None
+                self._set_blocked(host, False)
+                host.done = None
         return True
 
     def _step(self):
+        """Run one event. Only an event that signalled or failed a fence (``_finish``) can
+        release a waiting host: those resume at its time and the waiters are woken."""
         self._runner = threading.get_ident()
+        self._signalled = False
         try:
             self.engine.step()
         finally:
             self._runner = None
-            for host in list(self._hosts.values()) + self._registered:
-                if host.blocked and host.done is not None and host.done():
-                    host.blocked = False
-                    host.time = max(host.time, self.engine.now)
-            self._cond.notify_all()
+            if self._signalled:
+                for host in list(self._waiting):
+                    if host.done is not None and host.done():
+                        self._set_blocked(host, False)
+                        host.time = max(host.time, self.engine.now)
+                self._cond.notify_all()
 
     def drain(self):
         """Run every pending event (the caller must not be a running SPMD rank)."""

@@ -34,7 +34,13 @@ cdef class HeapAllocator:
     cdef void _count_free(self, uint64_t n) noexcept
     cdef Buffer new_reserved(self, uint64_t byte_length, uint32_t memory_type, uint32_t usage)
     cdef int commit_allocation(self, Allocation allocation) except -1
+    cdef int check_capacity(self, Allocation allocation, uint64_t n) except -1
+    cdef void _count_commit(self, uint64_t n) noexcept
     cdef Buffer allocate(self, uint64_t byte_length, uint32_t memory_type, uint32_t usage)
     cdef Buffer import_host(self, char* data, uint64_t byte_length, object owner, uint32_t memory_type,
                             uint32_t usage)
     cdef int release_buffer(self, Buffer buffer) except -1
+
+
+cdef class VirtualHeapAllocator(HeapAllocator):
+    pass

@@ -155,13 +155,7 @@ cdef class HeapAllocator:
         if allocation.state != ALLOCATION_RESERVED:
             raise InvalidArgumentError(f"allocation #{allocation.id} is already "
                                        f"{AllocationState.RELEASED.value if allocation.state == ALLOCATION_RELEASED else AllocationState.LIVE.value}")
-        if self._bounded and <uint64_t>self._live + n > self._capacity:
-            error = ResourceExhaustedError(
-                f"{self.device.label}: allocating {n} bytes would exceed the heap capacity of "
-                f"{self._capacity} bytes ({self._live} bytes live); release buffers or create "
-                "the device with a larger heap_capacity")
-            allocation.failure = error
-            raise error
+        self.check_capacity(allocation, n)
         block = self._take(block_size)
         if block == NULL and posix_memalign(&block, HEAP_ALIGNMENT, block_size) != 0:
             self._drop_cache()
@@ -171,12 +165,27 @@ cdef class HeapAllocator:
                 allocation.failure = error
                 raise error
         allocation.commit(block, block_size, self, _recycle)
+        self._count_commit(n)
+        return 0
+
+    cdef int check_capacity(self, Allocation allocation, uint64_t n) except -1:
+        """ResourceExhaustedError (also recorded as the allocation's failure) when ``n`` more
+        bytes would exceed the capacity."""
+        if self._bounded and <uint64_t>self._live + n > self._capacity:
+            error = ResourceExhaustedError(
+                f"{self.device.label}: allocating {n} bytes would exceed the heap capacity of "
+                f"{self._capacity} bytes ({self._live} bytes live); release buffers or create "
+                "the device with a larger heap_capacity")
+            allocation.failure = error
+            raise error
+        return 0
+
+    cdef void _count_commit(self, uint64_t n) noexcept:
         self._allocated += n
         self._live += n
         if self._live > self._peak:
             self._peak = self._live
         self._allocations += 1
-        return 0
 
     cdef Buffer allocate(self, uint64_t byte_length, uint32_t memory_type, uint32_t usage):
         """Allocate and commit a live buffer (C entry of ``allocate_buffer``)."""
@@ -264,3 +273,51 @@ cdef class HeapAllocator:
 
 
 Allocator.register(HeapAllocator)
+
+
+#: The block every virtual allocation points at (never dereferenced: its data is NULL).
+cdef char _VIRTUAL_BLOCK[HEAP_ALIGNMENT]
+
+
+cdef class VirtualHeapAllocator(HeapAllocator):
+    """A heap whose allocations have no memory: the simulator's dry run (rt.runtime.sim).
+
+    Allocations, releases, capacity and statistics behave exactly as ``HeapAllocator``'s (the
+    same capacity rule, the same ``ResourceExhaustedError`` naming the device), but no host
+    memory is taken: a buffer has no address, and reading or writing it raises
+    ``InvalidArgumentError`` ("has no memory"). ``allocate_from`` counts the bytes without
+    copying them; ``import_buffer`` and the call path's imports of numpy arrays keep the
+    array's memory, uncounted, as on a real heap; ``import_virtual`` imports nothing.
+    """
+
+    cdef int commit_allocation(self, Allocation allocation) except -1:
+        cdef uint64_t n = allocation.byte_length
+        if allocation.state != ALLOCATION_RESERVED:
+            raise InvalidArgumentError(f"allocation #{allocation.id} is already "
+                                       f"{AllocationState.RELEASED.value if allocation.state == ALLOCATION_RELEASED else AllocationState.LIVE.value}")
+        self.check_capacity(allocation, n)
+        allocation.commit(<void*>_VIRTUAL_BLOCK, 0, self, _recycle)
+        allocation.data = NULL
+        self._count_commit(n)
+        return 0
+
+    cdef void put(self, void* block, size_t block_size, uint64_t byte_length, bint counted) noexcept:
+        if not counted:
+            self._count_free(byte_length)
+
+    def allocate_from(self, data, memory_type=MemoryType.DEVICE_LOCAL, usage=BufferUsage.DEFAULT):
+        """A counted buffer of ``data``'s size; the bytes are not copied (there is no memory)."""
+        return self.allocate_buffer(memoryview(data).nbytes, memory_type, usage)
+
+    def import_virtual(self, byte_length, memory_type=MemoryType.DEVICE_LOCAL | MemoryType.HOST_VISIBLE,
+                       usage=BufferUsage.DEFAULT):
+        """A live, uncounted buffer of ``byte_length`` bytes without memory: the import of an
+        input whose contents are not computed (``rt.NotComputed``)."""
+        n, t, u = self._args(byte_length, memory_type, usage, f"import on {self.device.label}")
+        return self.import_host(NULL, n, None, t, u)
+
+    def __repr__(self):
+        return f"<VirtualHeapAllocator of {self.device.label}>"
+
+
+Allocator.register(VirtualHeapAllocator)

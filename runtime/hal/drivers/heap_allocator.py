@@ -3,4 +3,5 @@
 C-level (``rt.runtime.hal.drivers._heap_allocator``: see its docstring for reference counting,
 capacity and the cache of freed memory).
 """
-from rt.runtime.hal.drivers._heap_allocator import ALIGNMENT, CACHE_BYTES, HeapAllocator  # noqa: F401
+from rt.runtime.hal.drivers._heap_allocator import (  # noqa: F401
+    ALIGNMENT, CACHE_BYTES, HeapAllocator, VirtualHeapAllocator)
