@@ -111,7 +111,7 @@ class View:
 class Opcode(StrEnum):
     """The operation of a ScalarOp: Kernel IR's own scalar instruction set, defined here once.
 
-    Backends route a ScalarOp by its Opcode (``OP_TABLE[s.name]``, ``s.name is Opcode.ADDF``),
+    Backends route a ScalarOp by its Opcode (``OP_TABLE[s.opcode]``, ``s.opcode is Opcode.ADDF``),
     never by MLIR op classes: Kernel IR does not depend on xDSL, and kernels are built directly
     (tests, benchmarks, backend fast paths) as well as lowered from MLIR. Each opcode is spelled
     like the MLIR op it stands for and has that op's semantics (MLIR's arith and math dialects,
@@ -220,7 +220,7 @@ class Opcode(StrEnum):
 class ScalarOp:
     """One SSA scalar operation of a loop body.
 
-    name: the op's ``Opcode`` (``Opcode.ADDF``; its spelling ``"arith.addf"`` is accepted and
+    opcode: the op's ``Opcode`` (``Opcode.ADDF``; its spelling ``"arith.addf"`` is accepted and
     converted, anything else is a CompileError naming it); operands: value ids; result_type:
     scalar type name;
     attrs: op attributes as plain Python values (``predicate`` as its MLIR keyword, ``value``
@@ -234,17 +234,17 @@ class ScalarOp:
     rt never reads outside the view).
     """
 
-    name: str
+    opcode: Opcode
     operands: tuple
     result_type: str
     attrs: tuple = ()  # sorted ((key, value), ...) so the op stays hashable
 
     def __post_init__(self):
-        if type(self.name) is not Opcode:
+        if type(self.opcode) is not Opcode:
             try:
-                object.__setattr__(self, "name", Opcode(self.name))
+                object.__setattr__(self, "opcode", Opcode(self.opcode))
             except ValueError:
-                raise CompileError(f"Kernel IR scalar op {self.name!r} is not an Opcode; expected one of "
+                raise CompileError(f"Kernel IR scalar op {self.opcode!r} is not an Opcode; expected one of "
                                    f"{', '.join(Opcode)}") from None
 
     def attr(self, key, default=None):
@@ -288,7 +288,7 @@ class Generic:
     @property
     def gathers(self):
         """The Views the body reads through ``tensor.extract`` (in body order)."""
-        return tuple(s.attr("view") for s in self.body if s.name is Opcode.EXTRACT)
+        return tuple(s.attr("view") for s in self.body if s.opcode is Opcode.EXTRACT)
 
 
 @dataclass(frozen=True)

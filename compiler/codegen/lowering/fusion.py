@@ -39,7 +39,7 @@ def _renumber(ops, mapping, dims_map=None):
     out = []
     for s in ops:
         s2 = replace(s, operands=tuple(mapping[v] for v in s.operands))
-        if s.name is Opcode.INDEX and dims_map is not None:
+        if s.opcode is Opcode.INDEX and dims_map is not None:
             attrs = dict(s.attrs)
             attrs["dim"] = dims_map[attrs["dim"]]
             s2 = replace(s2, attrs=tuple(sorted(attrs.items())))
@@ -74,7 +74,7 @@ def _expand_indices(p, producer_dim_exprs):
     base = len(p.inputs) + len(p.outputs)
     body, ids = [], {i: i for i in range(base)}
     for i, s in enumerate(p.body):
-        if s.name is Opcode.INDEX:
+        if s.opcode is Opcode.INDEX:
             ops, result = _index_program(producer_dim_exprs[s.attr("dim")], base + len(body))
             body += ops
         else:

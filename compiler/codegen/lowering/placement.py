@@ -321,8 +321,8 @@ class Placement:
                 out_view = views[0] if n_out == 1 and not reads_out else None
                 kept.append((i, self.view_of(e, value, node.op, out_view, amap, node.maps[n_in])))
         body, yields = _rebuild(node, [i for i, _ in kept], consts)
-        body = [self._gather(s, node.op) if s.name is kir.Opcode.EXTRACT else s for s in body]
-        kind = "generic" if any(s.name is kir.Opcode.EXTRACT for s in body) else node.kind
+        body = [self._gather(s, node.op) if s.opcode is kir.Opcode.EXTRACT else s for s in body]
+        kind = "generic" if any(s.opcode is kir.Opcode.EXTRACT for s in body) else node.kind
         self.ops.append(kir.Generic(
             tuple(node.domain), tuple(node.iterator_types), tuple(v for _, v in kept),
             tuple(views), tuple(node.maps[i] for i, _ in kept) + tuple(node.maps[n_in:]),
