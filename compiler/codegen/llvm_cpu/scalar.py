@@ -174,56 +174,56 @@ class BodyEmitter:
         return value
 
     def _emit(self, op, args, types):
-        b, name, rt = self.b, op.opcode, op.result_type
-        if name is Opcode.CONSTANT:
+        b, opcode, rt = self.b, op.opcode, op.result_type
+        if opcode is Opcode.CONSTANT:
             return constant(rt, op.attr("value"), self.lanes)
-        if name is Opcode.INDEX:
+        if opcode is Opcode.INDEX:
             return self._index(op.attr("dim"))
-        if name is Opcode.CONSTANT_LOAD:
+        if opcode is Opcode.CONSTANT_LOAD:
             if op.attr("ordinal") not in self.push_constants or rt != "i32":
                 raise CompileError(f"llvm-cpu codegen: push constant {op.attr('ordinal')} read "
                                    f"as {rt} is not available (i32 push constants only)")
             return splat(b, self.push_constants[op.attr("ordinal")], self.lanes)
-        if name in _FLOAT_BINARY:
-            return _FLOAT_BINARY[name](b, *args)
-        if name in _INT_BINARY:
-            return _INT_BINARY[name](b, *args)
-        if name in _INTRINSIC_BINARY:
-            return intrinsics.call(b, _INTRINSIC_BINARY[name], *args)
-        if name is Opcode.NEGF:
+        if opcode in _FLOAT_BINARY:
+            return _FLOAT_BINARY[opcode](b, *args)
+        if opcode in _INT_BINARY:
+            return _INT_BINARY[opcode](b, *args)
+        if opcode in _INTRINSIC_BINARY:
+            return intrinsics.call(b, _INTRINSIC_BINARY[opcode], *args)
+        if opcode is Opcode.NEGF:
             return b.fneg(args[0])
-        if name in _INT_DIVISION:
-            return self._int_division(name, *args)
-        if name in _SHIFTS:
-            return self._shift(name, *args)
-        if name is Opcode.CMPF:
+        if opcode in _INT_DIVISION:
+            return self._int_division(opcode, *args)
+        if opcode in _SHIFTS:
+            return self._shift(opcode, *args)
+        if opcode is Opcode.CMPF:
             return self._cmpf(op.attr("predicate"), *args)
-        if name is Opcode.CMPI:
-            kind, pred = self._predicate(_ICMP, op.attr("predicate"), name)
+        if opcode is Opcode.CMPI:
+            kind, pred = self._predicate(_ICMP, op.attr("predicate"), opcode)
             return (b.icmp_signed if kind == "s" else b.icmp_unsigned)(pred, *args)
-        if name is Opcode.SELECT:
+        if opcode is Opcode.SELECT:
             return b.select(*args)
-        if name is Opcode.ABSI:
+        if opcode is Opcode.ABSI:
             return b.select(b.icmp_signed("<", args[0], self._zero(args[0].type)),
                             b.sub(self._zero(args[0].type), args[0]), args[0])
-        if name is Opcode.FMA:
+        if opcode is Opcode.FMA:
             return intrinsics.call(b, "fma", *args)
-        if name is Opcode.RSQRT:
+        if opcode is Opcode.RSQRT:
             one = ir.Constant(args[0].type, 1.0) if self.lanes == 1 else splat(
                 b, ir.Constant(args[0].type.element, 1.0), self.lanes)
             return b.fdiv(one, intrinsics.call(b, "sqrt", args[0]))
-        if name in _CLASSIFY:
-            return self._classify(name, args[0])
-        if name in _INTRINSIC_UNARY:
-            return intrinsics.call(b, _INTRINSIC_UNARY[name], args[0])
-        if name in _F32_POLYNOMIAL and types[0] in NARROW_FLOATS + ("f32",):
-            return _F32_POLYNOMIAL[name](b, args[0])
-        if name in _LIBM_UNARY or name in _LIBM_BINARY:
-            table = _LIBM_UNARY if name in _LIBM_UNARY else _LIBM_BINARY
-            return self._libm(table[name][1 if types[0] == "f64" else 0], args)
-        if name in _CASTS:
-            return _CASTS[name](self, args[0], types[0], rt)
-        raise CompileError(f"llvm-cpu codegen: scalar op '{name}' is not supported in a "
+        if opcode in _CLASSIFY:
+            return self._classify(opcode, args[0])
+        if opcode in _INTRINSIC_UNARY:
+            return intrinsics.call(b, _INTRINSIC_UNARY[opcode], args[0])
+        if opcode in _F32_POLYNOMIAL and types[0] in NARROW_FLOATS + ("f32",):
+            return _F32_POLYNOMIAL[opcode](b, args[0])
+        if opcode in _LIBM_UNARY or opcode in _LIBM_BINARY:
+            table = _LIBM_UNARY if opcode in _LIBM_UNARY else _LIBM_BINARY
+            return self._libm(table[opcode][1 if types[0] == "f64" else 0], args)
+        if opcode in _CASTS:
+            return _CASTS[opcode](self, args[0], types[0], rt)
+        raise CompileError(f"llvm-cpu codegen: scalar op '{opcode}' is not supported in a "
                            f"kernel body; supported: arith and math ops on f16/f32/f64/i1-i64")
 
     def _zero(self, ty):
@@ -243,9 +243,9 @@ class BodyEmitter:
         return value
 
     @staticmethod
-    def _predicate(table, predicate, name):
+    def _predicate(table, predicate, opcode):
         if predicate not in table:
-            raise CompileError(f"llvm-cpu codegen: {name} predicate {predicate!r} is not one of "
+            raise CompileError(f"llvm-cpu codegen: {opcode} predicate {predicate!r} is not one of "
                                f"{sorted(table)}")
         return table[predicate]
 
@@ -258,18 +258,18 @@ class BodyEmitter:
         kind, pred = self._predicate(_FCMP, predicate, Opcode.CMPF)
         return (b.fcmp_ordered if kind == "o" else b.fcmp_unordered)(pred, x, y)
 
-    def _classify(self, name, x):
+    def _classify(self, opcode, x):
         b = self.b
         scalar_ty = x.type.element if isinstance(x.type, ir.VectorType) else x.type
         inf = splat(b, ir.Constant(scalar_ty, float("inf")), self.lanes)
         ax = intrinsics.call(b, "fabs", x)
-        if name is Opcode.ISNAN:
+        if opcode is Opcode.ISNAN:
             return b.fcmp_unordered("uno", x, x)
-        if name is Opcode.ISINF:
+        if opcode is Opcode.ISINF:
             return b.fcmp_ordered("==", ax, inf)
         return b.fcmp_ordered("<", ax, inf)
 
-    def _int_division(self, name, x, y):
+    def _int_division(self, opcode, x, y):
         b, ty = self.b, x.type
         zero, one = self._zero(ty), self._const_int(ty, 1)
         by_zero = b.icmp_unsigned("==", y, zero)
@@ -280,11 +280,11 @@ class BodyEmitter:
         flag = division_by_zero_flag(b)
         b.store(b.or_(b.load(flag), any_zero), flag)
         safe = b.select(by_zero, one, y)
-        if name is Opcode.DIVUI:
+        if opcode is Opcode.DIVUI:
             result = b.udiv(x, safe)
-        elif name is Opcode.REMUI:
+        elif opcode is Opcode.REMUI:
             result = b.urem(x, safe)
-        elif name is Opcode.CEILDIVUI:
+        elif opcode is Opcode.CEILDIVUI:
             inexact = b.icmp_unsigned("!=", b.urem(x, safe), zero)
             result = b.add(b.udiv(x, safe), b.zext(inexact, ty))
         else:
@@ -297,11 +297,11 @@ class BodyEmitter:
             q, r = b.sdiv(x, safe), b.srem(x, safe)
             inexact = b.icmp_signed("!=", r, zero)
             same_sign = b.icmp_signed(">=", b.xor(x, safe), zero)
-            if name is Opcode.DIVSI:
+            if opcode is Opcode.DIVSI:
                 result = q
-            elif name is Opcode.REMSI:
+            elif opcode is Opcode.REMSI:
                 result = r
-            elif name is Opcode.FLOORDIVSI:
+            elif opcode is Opcode.FLOORDIVSI:
                 result = b.select(b.and_(inexact, b.not_(same_sign)), b.sub(q, one), q)
             else:
                 result = b.select(b.and_(inexact, same_sign), b.add(q, one), q)
@@ -312,14 +312,14 @@ class BodyEmitter:
         c = ir.Constant(scalar, value & ((1 << scalar.width) - 1))
         return c if self.lanes == 1 else ir.Constant(ty, [c] * self.lanes)
 
-    def _shift(self, name, x, y):
+    def _shift(self, opcode, x, y):
         b, ty = self.b, x.type
         width = (ty.element if isinstance(ty, ir.VectorType) else ty).width
         too_far = b.icmp_unsigned(">=", y, self._const_int(ty, width))
         safe = b.select(too_far, self._zero(ty), y)
-        if name is Opcode.SHLI:
+        if opcode is Opcode.SHLI:
             return b.select(too_far, self._zero(ty), b.shl(x, safe))
-        if name is Opcode.SHRUI:
+        if opcode is Opcode.SHRUI:
             return b.select(too_far, self._zero(ty), b.lshr(x, safe))
         return b.ashr(x, b.select(too_far, self._const_int(ty, width - 1), y))
 

@@ -282,51 +282,51 @@ class ScalarEmitter:
     # -- one op ----------------------------------------------------------------------------
     def emit(self, op, args):
         """Emit ScalarOp ``op`` over operand Vals ``args``; returns the result Val."""
-        name, t = op.opcode, op.result_type
+        opcode, t = op.opcode, op.result_type
         fb = self.fb
-        if name is Opcode.CONSTANT:
+        if opcode is Opcode.CONSTANT:
             return self.constant(t, op.attr("value"))
-        if name is Opcode.CONSTANT_LOAD:
+        if opcode is Opcode.CONSTANT_LOAD:
             if t != "i32" or args or self.push_constant is None:
                 self._err(op, f"with result type {t} and {len(args)} operands; expected an i32 push "
                               f"constant read without operands inside a kernel")
             return Val(self.push_constant(op.attr("ordinal")), "i32")
-        if name is Opcode.SELECT:
+        if opcode is Opcode.SELECT:
             cond, a, b = args
             out = self.new(t)
             _vm(fb, f"select.{reg_type(t)}")(out.reg, cond.reg, a.reg, b.reg)
             return out
-        if name in _FLOAT_BINARY or name in _FLOAT_UNARY or name in (Opcode.FMA, Opcode.MAXNUMF,
+        if opcode in _FLOAT_BINARY or opcode in _FLOAT_UNARY or opcode in (Opcode.FMA, Opcode.MAXNUMF,
                                                                      Opcode.MINNUMF):
             return self._float(op, args)
-        if name in _INT_BINARY or name in _UINT_BINARY or name in (Opcode.FLOORDIVSI, Opcode.ABSI):
+        if opcode in _INT_BINARY or opcode in _UINT_BINARY or opcode in (Opcode.FLOORDIVSI, Opcode.ABSI):
             return self._int(op, args)
-        if name is Opcode.CMPF:
+        if opcode is Opcode.CMPF:
             return self._cmpf(op, args)
-        if name is Opcode.CMPI:
+        if opcode is Opcode.CMPI:
             return self._cmpi(op, args)
-        if name is Opcode.ISNAN:
+        if opcode is Opcode.ISNAN:
             out = self.new("i1")
             _vm(fb, f"cmp.nan.{reg_type(args[0].type)}")(out.reg, args[0].reg)
             return out
         return self._convert(op, args)
 
     def _float(self, op, args):
-        name, t = op.opcode, op.result_type
+        opcode, t = op.opcode, op.result_type
         if t not in FLOAT_TYPES:
             self._err(op, f"has result type {t}; expected a float type")
         fb, rt = self.fb, reg_type(t)
         out = self.new(t)
-        if name in _FLOAT_BINARY:
-            _vm(fb, f"{_FLOAT_BINARY[name]}.{rt}")(out.reg, args[0].reg, args[1].reg)
-        elif name in _FLOAT_UNARY:
-            _vm(fb, f"{_FLOAT_UNARY[name]}.{rt}")(out.reg, args[0].reg)
-        elif name is Opcode.FMA:
+        if opcode in _FLOAT_BINARY:
+            _vm(fb, f"{_FLOAT_BINARY[opcode]}.{rt}")(out.reg, args[0].reg, args[1].reg)
+        elif opcode in _FLOAT_UNARY:
+            _vm(fb, f"{_FLOAT_UNARY[opcode]}.{rt}")(out.reg, args[0].reg)
+        elif opcode is Opcode.FMA:
             _vm(fb, f"fma.{rt}")(out.reg, args[0].reg, args[1].reg, args[2].reg)
         else:
             a, b = args
             nan = fb.reg("i32")
-            _vm(fb, f"{'max' if name is Opcode.MAXNUMF else 'min'}.{rt}")(out.reg, a.reg, b.reg)
+            _vm(fb, f"{'max' if opcode is Opcode.MAXNUMF else 'min'}.{rt}")(out.reg, a.reg, b.reg)
             _vm(fb, f"cmp.nan.{rt}")(nan, a.reg)
             _vm(fb, f"select.{rt}")(out.reg, nan, b.reg, out.reg)
             _vm(fb, f"cmp.nan.{rt}")(nan, b.reg)
@@ -334,14 +334,14 @@ class ScalarEmitter:
         return self.normalize(out)
 
     def _int(self, op, args):
-        name, t = op.opcode, op.result_type
+        opcode, t = op.opcode, op.result_type
         if t not in INT_BITS:
             self._err(op, f"has result type {t}; expected an integer type")
         fb, rt = self.fb, reg_type(t)
         out = self.new(t)
-        if name is Opcode.ABSI:
+        if opcode is Opcode.ABSI:
             _vm(fb, f"abs.{rt}")(out.reg, self.signed(args[0]))
-        elif name is Opcode.FLOORDIVSI:
+        elif opcode is Opcode.FLOORDIVSI:
             a, b = self.signed(args[0]), self.signed(args[1])
             b = self._wrapping_divisor(a, b, t)
             rem, zero, c1, c2 = fb.reg(rt), fb.reg(rt), fb.reg("i32"), fb.reg("i32")
@@ -356,15 +356,15 @@ class ScalarEmitter:
             _vm(fb, f"const.{rt}")(one, 1)
             _vm(fb, f"select.{rt}")(one, c1, one, zero)
             _vm(fb, f"sub.{rt}")(out.reg, out.reg, one)
-        elif name in _INT_BINARY:
-            kind = _INT_BINARY[name]
+        elif opcode in _INT_BINARY:
+            kind = _INT_BINARY[opcode]
             base, _, sign = kind.partition(".")
             a, b = (self.signed(x) for x in args) if sign else (args[0].reg, args[1].reg)
             if base in ("div", "rem", "ceildiv") and sign == "s":
                 b = self._wrapping_divisor(a, b, t)
             _vm(fb, f"{base}.{rt}{'.' + sign if sign else ''}")(out.reg, a, b)
         else:
-            base, _, sign = _UINT_BINARY[name].partition(".")
+            base, _, sign = _UINT_BINARY[opcode].partition(".")
             a, b = self.unsigned(args[0]), self.unsigned(args[1])
             _vm(fb, f"{base}.{rt}.{sign}")(out.reg, a, b)
         return self.normalize(out)
@@ -428,14 +428,14 @@ class ScalarEmitter:
         return out
 
     def _convert(self, op, args):
-        name, t = op.opcode, op.result_type
+        opcode, t = op.opcode, op.result_type
         fb = self.fb
         if len(args) != 1:
             self._err(op, "is not supported by the vmvx backend (no scalar lowering)")
         (a,) = args
         src, rs, rt = a.type, reg_type(a.type), reg_type(t)
         out = self.new(t)
-        if name in (Opcode.EXTF, Opcode.TRUNCF):
+        if opcode in (Opcode.EXTF, Opcode.TRUNCF):
             if t in SMALL_FLOATS:  # one rounding, from the f32 or f64 register
                 self.round_small(out.reg, a.reg, t)
                 return out
@@ -448,8 +448,8 @@ class ScalarEmitter:
             else:
                 fb.trunc_f64_f32(out.reg, a.reg)
             return self.normalize(out) if t == "f16" else out
-        if name in (Opcode.EXTSI, Opcode.EXTUI, Opcode.TRUNCI, Opcode.INDEX_CAST, Opcode.INDEX_CASTUI):
-            unsigned_src = name in (Opcode.EXTUI, Opcode.INDEX_CASTUI)
+        if opcode in (Opcode.EXTSI, Opcode.EXTUI, Opcode.TRUNCI, Opcode.INDEX_CAST, Opcode.INDEX_CASTUI):
+            unsigned_src = opcode in (Opcode.EXTUI, Opcode.INDEX_CASTUI)
             value = self.unsigned(a) if unsigned_src else self.signed(a)
             if rs == rt:
                 _vm(fb, f"mov.{rt}")(out.reg, value)
@@ -458,8 +458,8 @@ class ScalarEmitter:
             else:
                 fb.trunc_i64_i32(out.reg, value)
             return self.normalize(out)
-        if name in (Opcode.SITOFP, Opcode.UITOFP):
-            if name is Opcode.UITOFP:
+        if opcode in (Opcode.SITOFP, Opcode.UITOFP):
+            if opcode is Opcode.UITOFP:
                 value, sign = self.unsigned(a), ("u" if INT_BITS[src] >= 32 else "s")
             else:
                 value, sign = self.signed(a), "s"
@@ -467,13 +467,13 @@ class ScalarEmitter:
             target = "f64" if t in ("f16", "f64") else "f32"
             _vm(fb, f"cast.{sign}i{width}.{target}")(out.reg, value)
             return self.normalize(out)
-        if name in (Opcode.FPTOSI, Opcode.FPTOUI):
-            sign = "u" if name is Opcode.FPTOUI and INT_BITS[t] >= 32 else "s"
+        if opcode in (Opcode.FPTOSI, Opcode.FPTOUI):
+            sign = "u" if opcode is Opcode.FPTOUI and INT_BITS[t] >= 32 else "s"
             _vm(fb, f"cast.{rs}.{sign}i{'64' if rt == 'i64' else '32'}")(out.reg, a.reg)
             return self.normalize(out)
-        if name is Opcode.BITCAST and (src in SMALL_FLOATS or t in SMALL_FLOATS):
+        if opcode is Opcode.BITCAST and (src in SMALL_FLOATS or t in SMALL_FLOATS):
             return self._bitcast_small(op, a, t, out)
-        if name is Opcode.BITCAST:
+        if opcode is Opcode.BITCAST:
             pair = {("f32", "i32"): "bitcast.f32.i32", ("i32", "f32"): "bitcast.i32.f32",
                     ("f64", "i64"): "bitcast.f64.i64", ("i64", "f64"): "bitcast.i64.f64"}.get((src, t))
             if pair is None:
