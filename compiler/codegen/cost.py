@@ -13,11 +13,12 @@ conventions as in IREE's ``iree-benchmark-module`` flop reporting (2 per multipl
 """
 import math
 
-from rt.compiler.codegen.kernel_ir import Generic, Mmt4d
+from rt.compiler.codegen.kernel_ir import Generic, Mmt4d, Opcode
 
 #: scalar ops that are not arithmetic (value plumbing).
-_FREE = {"yield", "cast", "index", "constant", "extf", "truncf", "extsi", "extui", "trunci",
-         "sitofp", "uitofp", "fptosi", "fptoui", "bitcast", "select", "copy", "load"}
+_FREE = frozenset({Opcode.INDEX, Opcode.CONSTANT, Opcode.CONSTANT_LOAD, Opcode.EXTF, Opcode.TRUNCF,
+                   Opcode.EXTSI, Opcode.EXTUI, Opcode.TRUNCI, Opcode.SITOFP, Opcode.UITOFP, Opcode.FPTOSI,
+                   Opcode.FPTOUI, Opcode.BITCAST, Opcode.SELECT})
 
 
 def _static(sizes):
@@ -31,7 +32,7 @@ def kernel_flops(kernel):
         if isinstance(op, Generic):
             if not _static(op.domain):
                 return None
-            work = sum(1 for s in op.body if s.name.split(".")[-1] not in _FREE)
+            work = sum(1 for s in op.body if s.opcode not in _FREE)
             total += work * math.prod(op.domain)
         elif isinstance(op, Mmt4d):
             m1, k1, m0, k0 = op.lhs.shape

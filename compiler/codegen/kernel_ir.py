@@ -40,9 +40,16 @@ Conventions
   for per-workgroup temporaries (``Kernel.scratch``).
 * Body scalars may read push constants: ScalarOp ``hal.interface.constant.load`` (attr
   ``ordinal``, result ``i32``), as IREE dispatch bodies do for dynamic scalar operands.
+* A ScalarOp's operation is an ``Opcode``, Kernel IR's own scalar instruction set (spelled and
+  defined like the MLIR ops the lowering reads, but not MLIR ops: backends never see xDSL).
+  Codegen finds an op's code by its opcode (tables keyed by ``Opcode`` members), so grepping
+  ``Opcode.ADDF`` finds the lowering's entry and both backends' code for ``arith.addf``.
 """
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Union
+
+from rt.runtime.errors import CompileError
 
 
 @dataclass(frozen=True)
@@ -101,13 +108,121 @@ class View:
     extent: tuple = field(default=None, compare=False)
 
 
+class Opcode(StrEnum):
+    """The operation of a ScalarOp: Kernel IR's own scalar instruction set, defined here once.
+
+    Backends route a ScalarOp by its Opcode (``OP_TABLE[s.opcode]``, ``s.opcode is Opcode.ADDF``),
+    never by MLIR op classes: Kernel IR does not depend on xDSL, and kernels are built directly
+    (tests, benchmarks, backend fast paths) as well as lowered from MLIR. Each opcode is spelled
+    like the MLIR op it stands for and has that op's semantics (MLIR's arith and math dialects,
+    ``linalg.index``, ``tensor.extract``, IREE's ``hal.interface.constant.load``), so a kernel
+    reads like the linalg body it came from and messages name the op the user wrote; the one
+    place MLIR op classes meet opcodes is the lowering's table (``lowering/scalars.py``).
+    """
+
+    CONSTANT = "arith.constant"
+    INDEX = "linalg.index"
+    EXTRACT = "tensor.extract"
+    CONSTANT_LOAD = "hal.interface.constant.load"
+    SELECT = "arith.select"
+    CMPF = "arith.cmpf"
+    CMPI = "arith.cmpi"
+    # float arithmetic
+    ADDF = "arith.addf"
+    SUBF = "arith.subf"
+    MULF = "arith.mulf"
+    DIVF = "arith.divf"
+    REMF = "arith.remf"
+    NEGF = "arith.negf"
+    MAXIMUMF = "arith.maximumf"
+    MINIMUMF = "arith.minimumf"
+    MAXNUMF = "arith.maxnumf"
+    MINNUMF = "arith.minnumf"
+    SCALING_EXTF = "arith.scaling_extf"
+    SCALING_TRUNCF = "arith.scaling_truncf"
+    # integer arithmetic
+    ADDI = "arith.addi"
+    SUBI = "arith.subi"
+    MULI = "arith.muli"
+    DIVSI = "arith.divsi"
+    DIVUI = "arith.divui"
+    REMSI = "arith.remsi"
+    REMUI = "arith.remui"
+    FLOORDIVSI = "arith.floordivsi"
+    CEILDIVSI = "arith.ceildivsi"
+    CEILDIVUI = "arith.ceildivui"
+    MAXSI = "arith.maxsi"
+    MINSI = "arith.minsi"
+    MAXUI = "arith.maxui"
+    MINUI = "arith.minui"
+    ANDI = "arith.andi"
+    ORI = "arith.ori"
+    XORI = "arith.xori"
+    SHLI = "arith.shli"
+    SHRSI = "arith.shrsi"
+    SHRUI = "arith.shrui"
+    # casts
+    EXTF = "arith.extf"
+    TRUNCF = "arith.truncf"
+    EXTSI = "arith.extsi"
+    EXTUI = "arith.extui"
+    TRUNCI = "arith.trunci"
+    INDEX_CAST = "arith.index_cast"
+    INDEX_CASTUI = "arith.index_castui"
+    SITOFP = "arith.sitofp"
+    UITOFP = "arith.uitofp"
+    FPTOSI = "arith.fptosi"
+    FPTOUI = "arith.fptoui"
+    BITCAST = "arith.bitcast"
+    # math
+    ABSF = "math.absf"
+    ABSI = "math.absi"
+    FMA = "math.fma"
+    POWF = "math.powf"
+    ATAN2 = "math.atan2"
+    COPYSIGN = "math.copysign"
+    SQRT = "math.sqrt"
+    RSQRT = "math.rsqrt"
+    CBRT = "math.cbrt"
+    EXP = "math.exp"
+    EXP2 = "math.exp2"
+    EXPM1 = "math.expm1"
+    LOG = "math.log"
+    LOG2 = "math.log2"
+    LOG10 = "math.log10"
+    LOG1P = "math.log1p"
+    FLOOR = "math.floor"
+    CEIL = "math.ceil"
+    ROUND = "math.round"
+    ROUNDEVEN = "math.roundeven"
+    TRUNC = "math.trunc"
+    SIN = "math.sin"
+    COS = "math.cos"
+    TAN = "math.tan"
+    ASIN = "math.asin"
+    ACOS = "math.acos"
+    ATAN = "math.atan"
+    SINH = "math.sinh"
+    COSH = "math.cosh"
+    TANH = "math.tanh"
+    ASINH = "math.asinh"
+    ACOSH = "math.acosh"
+    ATANH = "math.atanh"
+    ERF = "math.erf"
+    ERFC = "math.erfc"
+    CTPOP = "math.ctpop"
+    ISNAN = "math.isnan"
+    ISINF = "math.isinf"
+    ISFINITE = "math.isfinite"
+
+
 @dataclass(frozen=True)
 class ScalarOp:
     """One SSA scalar operation of a loop body.
 
-    name: MLIR op name (``arith.addf``, ``arith.cmpf``, ``math.exp``, ``arith.select``,
-    ``arith.constant``, ``linalg.index``, ``arith.extf``, ``arith.sitofp`` ...,
-    ``hal.interface.constant.load``); operands: value ids; result_type: scalar type name;
+    opcode: the op's ``Opcode`` (``Opcode.ADDF``; its spelling ``"arith.addf"`` is accepted and
+    converted, anything else is a CompileError naming it); operands: value ids; result_type:
+    scalar type name;
     attrs: op attributes as plain Python values (``predicate`` as its MLIR keyword, ``value``
     for constants, ``dim`` for linalg.index, ``ordinal`` for a push constant, ``fastmath``
     ignored).
@@ -119,10 +234,18 @@ class ScalarOp:
     rt never reads outside the view).
     """
 
-    name: str
+    opcode: Opcode
     operands: tuple
     result_type: str
     attrs: tuple = ()  # sorted ((key, value), ...) so the op stays hashable
+
+    def __post_init__(self):
+        if type(self.opcode) is not Opcode:
+            try:
+                object.__setattr__(self, "opcode", Opcode(self.opcode))
+            except ValueError:
+                raise CompileError(f"Kernel IR scalar op {self.opcode!r} is not an Opcode; expected one of "
+                                   f"{', '.join(Opcode)}") from None
 
     def attr(self, key, default=None):
         return dict(self.attrs).get(key, default)
@@ -165,7 +288,7 @@ class Generic:
     @property
     def gathers(self):
         """The Views the body reads through ``tensor.extract`` (in body order)."""
-        return tuple(s.attr("view") for s in self.body if s.name == "tensor.extract")
+        return tuple(s.attr("view") for s in self.body if s.opcode is Opcode.EXTRACT)
 
 
 @dataclass(frozen=True)
@@ -213,15 +336,15 @@ def mmt4d_body(lhs_type, rhs_type, out_type):
     for i, t in enumerate((lhs_type, rhs_type, out_type)):
         if t != compute:
             wider = element_bits(compute) > element_bits(t)
-            name = ("arith.extf" if wider else "arith.truncf") if floating and is_float(t) else \
-                ("arith.sitofp" if floating else "arith.fptosi") if floating != is_float(t) else \
-                ("arith.extsi" if wider else "arith.trunci")
-            body.append(ScalarOp(name, (i,), compute))
+            opcode = (Opcode.EXTF if wider else Opcode.TRUNCF) if floating and is_float(t) else \
+                (Opcode.SITOFP if floating else Opcode.FPTOSI) if floating != is_float(t) else \
+                (Opcode.EXTSI if wider else Opcode.TRUNCI)
+            body.append(ScalarOp(opcode, (i,), compute))
             values[i] = 2 + len(body)
-    body.append(ScalarOp("arith.mulf" if floating else "arith.muli", (values[0], values[1]), compute))
-    body.append(ScalarOp("arith.addf" if floating else "arith.addi", (values[2], 2 + len(body)), compute))
+    body.append(ScalarOp(Opcode.MULF if floating else Opcode.MULI, (values[0], values[1]), compute))
+    body.append(ScalarOp(Opcode.ADDF if floating else Opcode.ADDI, (values[2], 2 + len(body)), compute))
     if compute != out_type:
-        body.append(ScalarOp("arith.truncf", (2 + len(body),), out_type))
+        body.append(ScalarOp(Opcode.TRUNCF, (2 + len(body),), out_type))
     return tuple(body)
 
 

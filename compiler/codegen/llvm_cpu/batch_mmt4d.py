@@ -30,6 +30,7 @@ Source: IREE lowers linalg.batch_mmt4d to a loop of mmt4d ukernel calls over the
 from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.codegen.kernel_ir import Opcode
 from rt.compiler.codegen.llvm_cpu import mmt4d, mmt4d_int
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
@@ -41,7 +42,7 @@ from rt.runtime.errors import CompileError
 
 P, R = "parallel", "reduction"
 _MAPS = ((0, 1, 3, 4, 6), (0, 2, 3, 5, 6), (0, 1, 2, 4, 5))
-_CASTS = ("arith.extf", "arith.extsi")
+_CASTS = (Opcode.EXTF, Opcode.EXTSI)
 
 
 def _is_mac(op):
@@ -50,11 +51,11 @@ def _is_mac(op):
     values = {0: 0, 1: 1}
     mul = add = None
     for i, s in enumerate(op.body, start=3):
-        if s.name in _CASTS and len(s.operands) == 1 and s.operands[0] in (0, 1):
+        if s.opcode in _CASTS and len(s.operands) == 1 and s.operands[0] in (0, 1):
             values[i] = s.operands[0]
-        elif s.name in ("arith.mulf", "arith.muli") and mul is None:
+        elif s.opcode in (Opcode.MULF, Opcode.MULI) and mul is None:
             mul = (i, s)
-        elif s.name in ("arith.addf", "arith.addi") and add is None:
+        elif s.opcode in (Opcode.ADDF, Opcode.ADDI) and add is None:
             add = (i, s)
         else:
             return False

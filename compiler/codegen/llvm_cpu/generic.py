@@ -19,7 +19,7 @@ Each loop dim runs the half-open range the caller passes (the workgroup's tile).
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, PACKED, AffineExpr, element_bits
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, PACKED, AffineExpr, Opcode, element_bits
 from rt.compiler.codegen.llvm_cpu.interface import I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.scalar import BodyEmitter, round_to
@@ -53,7 +53,7 @@ def validate_generic(op, where):
     defined = len(op.inputs) + len(op.outputs)
     for s in op.body:
         if any(not 0 <= v < defined for v in s.operands):
-            raise CompileError(f"llvm-cpu codegen: {where}: '{s.name}' uses a value id that is "
+            raise CompileError(f"llvm-cpu codegen: {where}: '{s.opcode}' uses a value id that is "
                                f"not defined before it (ids 0..{defined - 1} exist)")
         defined += 1
     if any(not 0 <= v < defined for v in op.yields):
@@ -78,7 +78,7 @@ class GenericPlan:
         self.bound = [BoundAccess(a, ctx.sizes, ctx.binding(a.view.binding),
                                   ctx.buffers.inbounds(a.view.binding)) for a in self.accesses]
         self.push_constants = {s.attr("ordinal"): ctx.push_constant(s.attr("ordinal"))
-                               for s in op.body if s.name == "hal.interface.constant.load"}
+                               for s in op.body if s.opcode is Opcode.CONSTANT_LOAD}
         for d in op.domain:
             ctx.sizes.get(d)
         self.types = [v.element_type for v in views]
@@ -207,7 +207,7 @@ class GenericPlan:
                          self.push_constants)
         gathers = iter(self.gathers)
         for s in op.body:
-            if s.name == "tensor.extract":
+            if s.opcode is Opcode.EXTRACT:
                 values.append(next(gathers).load(b, [values[v] for v in s.operands]))
             else:
                 values.append(em.emit(s, [values[v] for v in s.operands],

@@ -209,7 +209,7 @@ def _is_zero_fill(op):
     """Whether ``op`` is a Generic filling its one output with the constant 0."""
     return (isinstance(op, kir.Generic) and op.kind == "fill" and not op.inputs
             and len(op.outputs) == 1 and len(op.body) == 1 and op.yields == (1,)
-            and op.body[0].name == "arith.constant" and op.body[0].attr("value") == 0)
+            and op.body[0].opcode is kir.Opcode.CONSTANT and op.body[0].attr("value") == 0)
 
 
 def emit_kernel(library, kernel):

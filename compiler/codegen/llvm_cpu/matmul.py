@@ -15,6 +15,7 @@ Rows and columns left over at the tile edges run through the vectorized GenericP
 """
 from llvmlite import ir
 
+from rt.compiler.codegen.kernel_ir import Opcode
 from rt.compiler.codegen.llvm_cpu import intrinsics
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I64
@@ -33,8 +34,8 @@ def _is_mul_add(op):
     if any(v.element_type != "f32" for v in op.inputs + op.outputs):
         return False
     mul, add = op.body
-    return (mul.name == "arith.mulf" and sorted(mul.operands) == [0, 1]
-            and add.name == "arith.addf" and sorted(add.operands) == [2, 3]
+    return (mul.opcode is Opcode.MULF and sorted(mul.operands) == [0, 1]
+            and add.opcode is Opcode.ADDF and sorted(add.operands) == [2, 3]
             and op.yields == (4,) and mul.result_type == add.result_type == "f32")
 
 

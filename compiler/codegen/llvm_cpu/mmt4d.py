@@ -433,7 +433,7 @@ def as_generics(op):
     body = list(kir.mmt4d_body(lhs.element_type, rhs.element_type, acc))
     ops = []
     if not op.accumulate:
-        zero = kir.ScalarOp("arith.constant", (), acc, (("value", 0),))
+        zero = kir.ScalarOp(kir.Opcode.CONSTANT, (), acc, (("value", 0),))
         ops.append(kir.Generic((domain[0], domain[1], domain[3], domain[4]), ("parallel",) * 4,
                                (), (out,), (_d(0, 1, 2, 3),), (zero,), (1,), "fill"))
     ops.append(kir.Generic(domain, ("parallel", "parallel", "reduction", "parallel", "parallel",

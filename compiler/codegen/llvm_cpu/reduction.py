@@ -24,6 +24,7 @@ accumulators and a final ``vector.reduction``), LLVM's ``llvm.vector.reduce.*`` 
 """
 from llvmlite import ir
 
+from rt.compiler.codegen.kernel_ir import Opcode
 from rt.compiler.codegen.llvm_cpu import intrinsics
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I64
@@ -36,12 +37,12 @@ UNROLL = 4
 _INF = float("inf")
 #: combine op -> identity (a Python value, or a function of the bit width for integers).
 IDENTITY = {
-    "arith.addf": -0.0, "arith.mulf": 1.0, "arith.maximumf": -_INF, "arith.minimumf": _INF,
-    "arith.maxnumf": -_INF, "arith.minnumf": _INF,
-    "arith.addi": lambda w: 0, "arith.muli": lambda w: 1, "arith.andi": lambda w: -1,
-    "arith.ori": lambda w: 0, "arith.xori": lambda w: 0,
-    "arith.maxsi": lambda w: -(1 << (w - 1)), "arith.minsi": lambda w: (1 << (w - 1)) - 1,
-    "arith.maxui": lambda w: 0, "arith.minui": lambda w: -1,
+    Opcode.ADDF: -0.0, Opcode.MULF: 1.0, Opcode.MAXIMUMF: -_INF, Opcode.MINIMUMF: _INF,
+    Opcode.MAXNUMF: -_INF, Opcode.MINNUMF: _INF,
+    Opcode.ADDI: lambda w: 0, Opcode.MULI: lambda w: 1, Opcode.ANDI: lambda w: -1,
+    Opcode.ORI: lambda w: 0, Opcode.XORI: lambda w: 0,
+    Opcode.MAXSI: lambda w: -(1 << (w - 1)), Opcode.MINSI: lambda w: (1 << (w - 1)) - 1,
+    Opcode.MAXUI: lambda w: 0, Opcode.MINUI: lambda w: -1,
 }
 _TYPES = ("f32", "f64", "i8", "i16", "i32", "i64")
 
@@ -55,7 +56,7 @@ def _combiner(op):
     c = users[0]
     s = op.body[c]
     result_id = out_id + 1 + c
-    if (s.name not in IDENTITY or len(s.operands) != 2 or op.yields != (result_id,)
+    if (s.opcode not in IDENTITY or len(s.operands) != 2 or op.yields != (result_id,)
             or s.result_type != op.outputs[0].element_type
             or any(result_id in t.operands for t in op.body)):
         return None
@@ -78,11 +79,11 @@ class ReductionPlan(GenericPlan):
 
     def _fused_mul(self):
         """The mulf feeding an addf combiner (only used there), fused into fmuladd."""
-        if self.combine.name != "arith.addf":
+        if self.combine.opcode is not Opcode.ADDF:
             return None
         base = len(self.op.inputs) + 1
         k = self.x_id - base
-        if k < 0 or self.op.body[k].name != "arith.mulf":
+        if k < 0 or self.op.body[k].opcode is not Opcode.MULF:
             return None
         if sum(self.x_id in s.operands for s in self.op.body) != 1:
             return None
@@ -168,7 +169,7 @@ class ReductionPlan(GenericPlan):
 
     def _identity(self, lanes):
         t = self.combine.result_type
-        value = IDENTITY[self.combine.name]
+        value = IDENTITY[self.combine.opcode]
         if callable(value):
             value = value(INT_WIDTHS[t])
         return constant(t, value, lanes)

@@ -18,7 +18,7 @@ Source: MLIR's arith-to-llvm / math-to-llvm conversions and math-polynomial-appr
 """
 from llvmlite import ir
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, ROUNDED_EVERY_OP, element_bits
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, ROUNDED_EVERY_OP, Opcode, element_bits
 from rt.compiler.codegen.llvm_cpu import intrinsics
 from rt.compiler.codegen.llvm_cpu.half import f16_bits_to_f32, f32_to_f16_bits
 from rt.compiler.codegen.llvm_cpu.small_float import from_float, round_f32_to_bf16, to_f32
@@ -35,33 +35,39 @@ _FCMP = {"oeq": ("o", "=="), "ogt": ("o", ">"), "oge": ("o", ">="), "olt": ("o",
 _ICMP = {"eq": ("s", "=="), "ne": ("s", "!="), "slt": ("s", "<"), "sle": ("s", "<="),
          "sgt": ("s", ">"), "sge": ("s", ">="), "ult": ("u", "<"), "ule": ("u", "<="),
          "ugt": ("u", ">"), "uge": ("u", ">=")}
-_FLOAT_BINARY = {"arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul",
-                 "arith.divf": "fdiv", "arith.remf": "frem",
+_B = ir.IRBuilder
+#: Ops that are one IRBuilder instruction: op -> unbound IRBuilder method.
+_FLOAT_BINARY = {Opcode.ADDF: _B.fadd, Opcode.SUBF: _B.fsub, Opcode.MULF: _B.fmul,
+                 Opcode.DIVF: _B.fdiv, Opcode.REMF: _B.frem,
                  # MX scaling: the operands are f32 values already (the scale an f8E8M0FNU).
-                 "arith.scaling_extf": "fmul", "arith.scaling_truncf": "fdiv"}
-_INT_BINARY = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul",
-               "arith.andi": "and_", "arith.ori": "or_", "arith.xori": "xor"}
-_INTRINSIC_BINARY = {"arith.maximumf": "maximum", "arith.minimumf": "minimum",
-                     "arith.maxnumf": "maxnum", "arith.minnumf": "minnum", "math.powf": "pow",
-                     "math.copysign": "copysign", "arith.maxsi": "smax", "arith.minsi": "smin",
-                     "arith.maxui": "umax", "arith.minui": "umin"}
-_INTRINSIC_UNARY = {"math.absf": "fabs", "math.sqrt": "sqrt", "math.floor": "floor",
-                    "math.ceil": "ceil", "math.round": "round", "math.roundeven": "roundeven",
-                    "math.trunc": "trunc", "math.exp2": "exp2", "math.log2": "log2",
-                    "math.log10": "log10", "math.sin": "sin", "math.cos": "cos",
-                    "math.ctpop": "ctpop"}
+                 Opcode.SCALING_EXTF: _B.fmul, Opcode.SCALING_TRUNCF: _B.fdiv}
+_INT_BINARY = {Opcode.ADDI: _B.add, Opcode.SUBI: _B.sub, Opcode.MULI: _B.mul,
+               Opcode.ANDI: _B.and_, Opcode.ORI: _B.or_, Opcode.XORI: _B.xor}
+_INTRINSIC_BINARY = {Opcode.MAXIMUMF: "maximum", Opcode.MINIMUMF: "minimum",
+                     Opcode.MAXNUMF: "maxnum", Opcode.MINNUMF: "minnum", Opcode.POWF: "pow",
+                     Opcode.COPYSIGN: "copysign", Opcode.MAXSI: "smax", Opcode.MINSI: "smin",
+                     Opcode.MAXUI: "umax", Opcode.MINUI: "umin"}
+_INTRINSIC_UNARY = {Opcode.ABSF: "fabs", Opcode.SQRT: "sqrt", Opcode.FLOOR: "floor",
+                    Opcode.CEIL: "ceil", Opcode.ROUND: "round", Opcode.ROUNDEVEN: "roundeven",
+                    Opcode.TRUNC: "trunc", Opcode.EXP2: "exp2", Opcode.LOG2: "log2",
+                    Opcode.LOG10: "log10", Opcode.SIN: "sin", Opcode.COS: "cos",
+                    Opcode.CTPOP: "ctpop"}
 #: Math ops computed by a libm call per lane: op -> (f32 name, f64 name).
-_LIBM_UNARY = {"math.erf": ("erff", "erf"), "math.erfc": ("erfcf", "erfc"),
-               "math.tan": ("tanf", "tan"), "math.atan": ("atanf", "atan"),
-               "math.asin": ("asinf", "asin"), "math.acos": ("acosf", "acos"),
-               "math.sinh": ("sinhf", "sinh"), "math.cosh": ("coshf", "cosh"),
-               "math.asinh": ("asinhf", "asinh"), "math.acosh": ("acoshf", "acosh"),
-               "math.atanh": ("atanhf", "atanh"), "math.cbrt": ("cbrtf", "cbrt"),
-               "math.log1p": ("log1pf", "log1p"), "math.expm1": ("expm1f", "expm1"),
-               "math.tanh": ("tanhf", "tanh"), "math.exp": ("expf", "exp"),
-               "math.log": ("logf", "log")}
-_LIBM_BINARY = {"math.atan2": ("atan2f", "atan2")}
-_F32_POLYNOMIAL = {"math.exp": emit_exp, "math.log": emit_log, "math.tanh": emit_tanh}
+_LIBM_UNARY = {Opcode.ERF: ("erff", "erf"), Opcode.ERFC: ("erfcf", "erfc"),
+               Opcode.TAN: ("tanf", "tan"), Opcode.ATAN: ("atanf", "atan"),
+               Opcode.ASIN: ("asinf", "asin"), Opcode.ACOS: ("acosf", "acos"),
+               Opcode.SINH: ("sinhf", "sinh"), Opcode.COSH: ("coshf", "cosh"),
+               Opcode.ASINH: ("asinhf", "asinh"), Opcode.ACOSH: ("acoshf", "acosh"),
+               Opcode.ATANH: ("atanhf", "atanh"), Opcode.CBRT: ("cbrtf", "cbrt"),
+               Opcode.LOG1P: ("log1pf", "log1p"), Opcode.EXPM1: ("expm1f", "expm1"),
+               Opcode.TANH: ("tanhf", "tanh"), Opcode.EXP: ("expf", "exp"),
+               Opcode.LOG: ("logf", "log")}
+_LIBM_BINARY = {Opcode.ATAN2: ("atan2f", "atan2")}
+_INT_DIVISION = frozenset({Opcode.DIVSI, Opcode.DIVUI, Opcode.REMSI, Opcode.REMUI, Opcode.FLOORDIVSI,
+                           Opcode.CEILDIVSI, Opcode.CEILDIVUI})
+_SHIFTS = frozenset({Opcode.SHLI, Opcode.SHRSI, Opcode.SHRUI})
+_CLASSIFY = frozenset({Opcode.ISNAN, Opcode.ISINF, Opcode.ISFINITE})
+_F32_POLYNOMIAL = {Opcode.EXP: emit_exp, Opcode.LOG: emit_log, Opcode.TANH: emit_tanh}
 
 
 def compute_type(name):
@@ -161,64 +167,63 @@ class BodyEmitter:
         try:
             value = self._emit(op, args, arg_types)
         except (ValueError, TypeError, AttributeError) as e:
-            raise CompileError(f"llvm-cpu codegen: '{op.name}' on operands of types "
+            raise CompileError(f"llvm-cpu codegen: '{op.opcode}' on operands of types "
                                f"{list(arg_types)} -> {op.result_type}: {e}") from None
-        if op.result_type in ROUNDED_EVERY_OP and op.name not in _EXACT_NARROW:
+        if op.result_type in ROUNDED_EVERY_OP and op.opcode not in _EXACT_NARROW:
             value = round_to(self.b, value, op.result_type)
         return value
 
     def _emit(self, op, args, types):
-        b, name, rt = self.b, op.name, op.result_type
-        if name == "arith.constant":
+        b, opcode, rt = self.b, op.opcode, op.result_type
+        if opcode is Opcode.CONSTANT:
             return constant(rt, op.attr("value"), self.lanes)
-        if name == "linalg.index":
+        if opcode is Opcode.INDEX:
             return self._index(op.attr("dim"))
-        if name == "hal.interface.constant.load":
+        if opcode is Opcode.CONSTANT_LOAD:
             if op.attr("ordinal") not in self.push_constants or rt != "i32":
                 raise CompileError(f"llvm-cpu codegen: push constant {op.attr('ordinal')} read "
                                    f"as {rt} is not available (i32 push constants only)")
             return splat(b, self.push_constants[op.attr("ordinal")], self.lanes)
-        if name in _FLOAT_BINARY:
-            return getattr(b, _FLOAT_BINARY[name])(*args)
-        if name in _INT_BINARY:
-            return getattr(b, _INT_BINARY[name])(*args)
-        if name in _INTRINSIC_BINARY:
-            return intrinsics.call(b, _INTRINSIC_BINARY[name], *args)
-        if name == "arith.negf":
+        if opcode in _FLOAT_BINARY:
+            return _FLOAT_BINARY[opcode](b, *args)
+        if opcode in _INT_BINARY:
+            return _INT_BINARY[opcode](b, *args)
+        if opcode in _INTRINSIC_BINARY:
+            return intrinsics.call(b, _INTRINSIC_BINARY[opcode], *args)
+        if opcode is Opcode.NEGF:
             return b.fneg(args[0])
-        if name in ("arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
-                    "arith.floordivsi", "arith.ceildivsi", "arith.ceildivui"):
-            return self._int_division(name, *args)
-        if name in ("arith.shli", "arith.shrsi", "arith.shrui"):
-            return self._shift(name, *args)
-        if name == "arith.cmpf":
+        if opcode in _INT_DIVISION:
+            return self._int_division(opcode, *args)
+        if opcode in _SHIFTS:
+            return self._shift(opcode, *args)
+        if opcode is Opcode.CMPF:
             return self._cmpf(op.attr("predicate"), *args)
-        if name == "arith.cmpi":
-            kind, pred = self._predicate(_ICMP, op.attr("predicate"), name)
+        if opcode is Opcode.CMPI:
+            kind, pred = self._predicate(_ICMP, op.attr("predicate"), opcode)
             return (b.icmp_signed if kind == "s" else b.icmp_unsigned)(pred, *args)
-        if name == "arith.select":
+        if opcode is Opcode.SELECT:
             return b.select(*args)
-        if name in ("math.absi",):
+        if opcode is Opcode.ABSI:
             return b.select(b.icmp_signed("<", args[0], self._zero(args[0].type)),
                             b.sub(self._zero(args[0].type), args[0]), args[0])
-        if name in ("math.fma",):
+        if opcode is Opcode.FMA:
             return intrinsics.call(b, "fma", *args)
-        if name == "math.rsqrt":
+        if opcode is Opcode.RSQRT:
             one = ir.Constant(args[0].type, 1.0) if self.lanes == 1 else splat(
                 b, ir.Constant(args[0].type.element, 1.0), self.lanes)
             return b.fdiv(one, intrinsics.call(b, "sqrt", args[0]))
-        if name in ("math.isnan", "math.isinf", "math.isfinite"):
-            return self._classify(name, args[0])
-        if name in _INTRINSIC_UNARY:
-            return intrinsics.call(b, _INTRINSIC_UNARY[name], args[0])
-        if name in _F32_POLYNOMIAL and types[0] in NARROW_FLOATS + ("f32",):
-            return _F32_POLYNOMIAL[name](b, args[0])
-        if name in _LIBM_UNARY or name in _LIBM_BINARY:
-            table = _LIBM_UNARY if name in _LIBM_UNARY else _LIBM_BINARY
-            return self._libm(table[name][1 if types[0] == "f64" else 0], args)
-        if name.startswith("arith.") and name[6:] in _CASTS:
-            return _CASTS[name[6:]](self, args[0], types[0], rt)
-        raise CompileError(f"llvm-cpu codegen: scalar op '{name}' is not supported in a "
+        if opcode in _CLASSIFY:
+            return self._classify(opcode, args[0])
+        if opcode in _INTRINSIC_UNARY:
+            return intrinsics.call(b, _INTRINSIC_UNARY[opcode], args[0])
+        if opcode in _F32_POLYNOMIAL and types[0] in NARROW_FLOATS + ("f32",):
+            return _F32_POLYNOMIAL[opcode](b, args[0])
+        if opcode in _LIBM_UNARY or opcode in _LIBM_BINARY:
+            table = _LIBM_UNARY if opcode in _LIBM_UNARY else _LIBM_BINARY
+            return self._libm(table[opcode][1 if types[0] == "f64" else 0], args)
+        if opcode in _CASTS:
+            return _CASTS[opcode](self, args[0], types[0], rt)
+        raise CompileError(f"llvm-cpu codegen: scalar op '{opcode}' is not supported in a "
                            f"kernel body; supported: arith and math ops on f16/f32/f64/i1-i64")
 
     def _zero(self, ty):
@@ -238,9 +243,9 @@ class BodyEmitter:
         return value
 
     @staticmethod
-    def _predicate(table, predicate, name):
+    def _predicate(table, predicate, opcode):
         if predicate not in table:
-            raise CompileError(f"llvm-cpu codegen: {name} predicate {predicate!r} is not one of "
+            raise CompileError(f"llvm-cpu codegen: {opcode} predicate {predicate!r} is not one of "
                                f"{sorted(table)}")
         return table[predicate]
 
@@ -250,21 +255,21 @@ class BodyEmitter:
             ty = lane_type(ir.IntType(1), self.lanes)
             bit = ir.Constant(ir.IntType(1), int(predicate == "true"))
             return bit if self.lanes == 1 else ir.Constant(ty, [bit] * self.lanes)
-        kind, pred = self._predicate(_FCMP, predicate, "arith.cmpf")
+        kind, pred = self._predicate(_FCMP, predicate, Opcode.CMPF)
         return (b.fcmp_ordered if kind == "o" else b.fcmp_unordered)(pred, x, y)
 
-    def _classify(self, name, x):
+    def _classify(self, opcode, x):
         b = self.b
         scalar_ty = x.type.element if isinstance(x.type, ir.VectorType) else x.type
         inf = splat(b, ir.Constant(scalar_ty, float("inf")), self.lanes)
         ax = intrinsics.call(b, "fabs", x)
-        if name == "math.isnan":
+        if opcode is Opcode.ISNAN:
             return b.fcmp_unordered("uno", x, x)
-        if name == "math.isinf":
+        if opcode is Opcode.ISINF:
             return b.fcmp_ordered("==", ax, inf)
         return b.fcmp_ordered("<", ax, inf)
 
-    def _int_division(self, name, x, y):
+    def _int_division(self, opcode, x, y):
         b, ty = self.b, x.type
         zero, one = self._zero(ty), self._const_int(ty, 1)
         by_zero = b.icmp_unsigned("==", y, zero)
@@ -275,11 +280,11 @@ class BodyEmitter:
         flag = division_by_zero_flag(b)
         b.store(b.or_(b.load(flag), any_zero), flag)
         safe = b.select(by_zero, one, y)
-        if name == "arith.divui":
+        if opcode is Opcode.DIVUI:
             result = b.udiv(x, safe)
-        elif name == "arith.remui":
+        elif opcode is Opcode.REMUI:
             result = b.urem(x, safe)
-        elif name == "arith.ceildivui":
+        elif opcode is Opcode.CEILDIVUI:
             inexact = b.icmp_unsigned("!=", b.urem(x, safe), zero)
             result = b.add(b.udiv(x, safe), b.zext(inexact, ty))
         else:
@@ -292,11 +297,11 @@ class BodyEmitter:
             q, r = b.sdiv(x, safe), b.srem(x, safe)
             inexact = b.icmp_signed("!=", r, zero)
             same_sign = b.icmp_signed(">=", b.xor(x, safe), zero)
-            if name == "arith.divsi":
+            if opcode is Opcode.DIVSI:
                 result = q
-            elif name == "arith.remsi":
+            elif opcode is Opcode.REMSI:
                 result = r
-            elif name == "arith.floordivsi":
+            elif opcode is Opcode.FLOORDIVSI:
                 result = b.select(b.and_(inexact, b.not_(same_sign)), b.sub(q, one), q)
             else:
                 result = b.select(b.and_(inexact, same_sign), b.add(q, one), q)
@@ -307,14 +312,14 @@ class BodyEmitter:
         c = ir.Constant(scalar, value & ((1 << scalar.width) - 1))
         return c if self.lanes == 1 else ir.Constant(ty, [c] * self.lanes)
 
-    def _shift(self, name, x, y):
+    def _shift(self, opcode, x, y):
         b, ty = self.b, x.type
         width = (ty.element if isinstance(ty, ir.VectorType) else ty).width
         too_far = b.icmp_unsigned(">=", y, self._const_int(ty, width))
         safe = b.select(too_far, self._zero(ty), y)
-        if name == "arith.shli":
+        if opcode is Opcode.SHLI:
             return b.select(too_far, self._zero(ty), b.shl(x, safe))
-        if name == "arith.shrui":
+        if opcode is Opcode.SHRUI:
             return b.select(too_far, self._zero(ty), b.lshr(x, safe))
         return b.ashr(x, b.select(too_far, self._const_int(ty, width - 1), y))
 
@@ -390,11 +395,12 @@ def _bitcast(em, x, src, dst):
 
 
 #: Ops whose narrow result is exact or rounded already (emit() does not round it again).
-_EXACT_NARROW = ("arith.extf", "arith.bitcast", "arith.truncf", "arith.sitofp", "arith.uitofp")
+_EXACT_NARROW = frozenset({Opcode.EXTF, Opcode.BITCAST, Opcode.TRUNCF, Opcode.SITOFP, Opcode.UITOFP})
 
 _CASTS = {
-    "extf": _extf, "truncf": _truncf, "extsi": _int_resize(True), "extui": _int_resize(False),
-    "trunci": _int_resize(False), "index_cast": _int_resize(True),
-    "index_castui": _int_resize(False), "sitofp": _to_float(True), "uitofp": _to_float(False),
-    "fptosi": _to_int(True), "fptoui": _to_int(False), "bitcast": _bitcast,
+    Opcode.EXTF: _extf, Opcode.TRUNCF: _truncf, Opcode.EXTSI: _int_resize(True),
+    Opcode.EXTUI: _int_resize(False), Opcode.TRUNCI: _int_resize(False),
+    Opcode.INDEX_CAST: _int_resize(True), Opcode.INDEX_CASTUI: _int_resize(False),
+    Opcode.SITOFP: _to_float(True), Opcode.UITOFP: _to_float(False), Opcode.FPTOSI: _to_int(True),
+    Opcode.FPTOUI: _to_int(False), Opcode.BITCAST: _bitcast,
 }

@@ -50,7 +50,7 @@ above.
 import dataclasses
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects import linalg as xlinalg
+from xdsl.dialects.linalg import ops as xlinalg
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, AffineMapAttr, ArrayAttr, DenseArrayBase, FloatAttr, IndexType,
                                    IntegerAttr, TensorType, i64)
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
@@ -72,7 +72,8 @@ from rt.runtime.errors import CompileError, UnimplementedError
 
 INDEX = IndexType()
 #: contractions whose encoded form materializes as linalg.mmt4d / batch_mmt4d.
-CONTRACTIONS = ("linalg.matmul", "linalg.batch_matmul", "linalg.matvec", "linalg.vecmat", "linalg.batch_matvec")
+CONTRACTIONS = (NAMED_OP_CLASSES["matmul"], xlinalg.MatmulOp, NAMED_OP_CLASSES["batch_matmul"],
+                NAMED_OP_CLASSES["matvec"], NAMED_OP_CLASSES["vecmat"], NAMED_OP_CLASSES["batch_matvec"])
 
 
 def _encoding(type_):
@@ -101,7 +102,7 @@ class _Materializer:
         self.replaced = []
         self.operand_encodings = {}
         for op in func_op.walk():
-            if op.name in CONTRACTIONS and _encoding(op.results[0].type) is not None:
+            if isinstance(op, CONTRACTIONS) and _encoding(op.results[0].type) is not None:
                 encodings = [_encoding(v.type) for v in (*op.inputs, *op.outputs)]
                 self.operand_encodings = {e.index: e for e in encodings if e is not None}
                 break
@@ -158,9 +159,10 @@ class _Materializer:
                 dyn = [d for d, s in zip(full, shape) if s == DYNAMIC_INDEX] if len(full) == len(shape) else None
             elif isinstance(owner, tensor.EmptyOp):
                 dyn = list(owner.dynamic_sizes)
-            elif owner is not None and owner.name == "iree_encoding.unset_encoding":
+            elif isinstance(owner, UnsetEncodingOp):
                 dyn = list(owner.result_dims)
-            elif owner is not None and owner.name.startswith("linalg.") and getattr(owner, "outputs", None):
+            # a result of any linalg op with outputs has the dims of its output
+            elif owner is not None and owner.dialect_name() == "linalg" and getattr(owner, "outputs", None):
                 return self.value_dims(owner.outputs[value.index], op)
         if dyn is None:
             raise error_at_op(op, "cannot tell the dims of the tensor this op encodes; expected it to "
@@ -182,7 +184,8 @@ class _Materializer:
         for op in list(self.func.body.block.ops):
             handler = self.handler(op)
             encoded = any(_encoding(v.type) is not None for v in (*op.operands, *op.results))
-            if handler is not None and (encoded or op.name.startswith("iree_encoding.")):
+            # set/unset_encoding (any iree_encoding op) are rewritten even where nothing is encoded
+            if handler is not None and (encoded or op.dialect_name() == "iree_encoding"):
                 handler(op)
             elif encoded:
                 raise error_at_op(op, f"'{op.name}' on encoded tensors cannot be materialized; "
@@ -296,7 +299,7 @@ class _Materializer:
         rhs = self._rhs_for_k_tile(op, self.infos[lhs], rhs)
         cls = BatchMmt4DOp if batched else Mmt4DOp
         fill = getattr(init, "op", None)
-        if (not batched and fill is not None and fill.name == "linalg.fill" and _is_zero(fill.inputs[0])
+        if (not batched and isinstance(fill, xlinalg.FillOp) and _is_zero(fill.inputs[0])
                 and isinstance(getattr(fill.outputs[0], "op", None), tensor.EmptyOp)):
             init = fill.outputs[0]
         new = cls([lhs, rhs], [init], result_types=[init.type], hidden_region=cls.get_hidden_region([lhs, rhs], [init]))

@@ -109,7 +109,7 @@ def _zero_fill(op, out):
     """Whether ``op`` is a Generic filling exactly the view ``out`` with the constant 0."""
     return (isinstance(op, kir.Generic) and op.kind == "fill" and not op.inputs
             and op.outputs == (out,) and len(op.body) == 1 and op.yields == (1,)
-            and op.body[0].name == "arith.constant" and op.body[0].attr("value") == 0)
+            and op.body[0].opcode is kir.Opcode.CONSTANT and op.body[0].attr("value") == 0)
 
 
 def fold_relayouts(ops, scratch, scratch_base, backend, subviews=None):

@@ -17,6 +17,7 @@ fuse of a producer into an extract_slice), instead of the whole producer in scra
 from dataclasses import replace
 
 from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.codegen.kernel_ir import Opcode
 from rt.compiler.codegen.lowering import symbols as sym
 from rt.compiler.codegen.lowering.structured import Structured
 
@@ -38,7 +39,7 @@ def _renumber(ops, mapping, dims_map=None):
     out = []
     for s in ops:
         s2 = replace(s, operands=tuple(mapping[v] for v in s.operands))
-        if s.name == "linalg.index" and dims_map is not None:
+        if s.opcode is Opcode.INDEX and dims_map is not None:
             attrs = dict(s.attrs)
             attrs["dim"] = dims_map[attrs["dim"]]
             s2 = replace(s2, attrs=tuple(sorted(attrs.items())))
@@ -50,20 +51,20 @@ def _index_program(expr, first_id):
     """ScalarOps computing AffineExpr ``expr`` of consumer loop indices (ids from ``first_id``)."""
     ops = []
 
-    def emit(name, operands=(), value=None):
-        attrs = (("dim", value),) if name == "linalg.index" else (("value", value),) if value is not None else ()
-        ops.append(kir.ScalarOp(name, tuple(operands), "index", attrs))
+    def emit(opcode, operands=(), value=None):
+        attrs = (("dim", value),) if opcode is Opcode.INDEX else (("value", value),) if value is not None else ()
+        ops.append(kir.ScalarOp(opcode, tuple(operands), "index", attrs))
         return first_id + len(ops) - 1
 
     total = None
     for d, coeff in expr.terms:
-        term = emit("linalg.index", value=d)
+        term = emit(Opcode.INDEX, value=d)
         if coeff != 1:
-            term = emit("arith.muli", (term, emit("arith.constant", value=coeff)))
-        total = term if total is None else emit("arith.addi", (total, term))
+            term = emit(Opcode.MULI, (term, emit(Opcode.CONSTANT, value=coeff)))
+        total = term if total is None else emit(Opcode.ADDI, (total, term))
     if expr.constant or total is None:
-        const = emit("arith.constant", value=expr.constant)
-        total = const if total is None else emit("arith.addi", (total, const))
+        const = emit(Opcode.CONSTANT, value=expr.constant)
+        total = const if total is None else emit(Opcode.ADDI, (total, const))
     return ops, total
 
 
@@ -73,7 +74,7 @@ def _expand_indices(p, producer_dim_exprs):
     base = len(p.inputs) + len(p.outputs)
     body, ids = [], {i: i for i in range(base)}
     for i, s in enumerate(p.body):
-        if s.name == "linalg.index":
+        if s.opcode is Opcode.INDEX:
             ops, result = _index_program(producer_dim_exprs[s.attr("dim")], base + len(body))
             body += ops
         else:

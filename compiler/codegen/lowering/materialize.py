@@ -9,7 +9,7 @@ Anything else is a located CompileError naming the op.
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, func, tensor
 from xdsl.dialects.linalg.ops import TransposeOp
 
 from rt.compiler.codegen import kernel_ir as kir
@@ -20,6 +20,7 @@ from rt.compiler.codegen.lowering.placement import (Concat, Empty, InsertSlice, 
 from rt.compiler.codegen.lowering.scalars import PASS_THROUGH
 from rt.compiler.codegen.lowering.structured import structured
 from rt.compiler.dialects import flow, hal
+from rt.compiler.dialects.linalg import Mmt4DOp, PackOp, UnPackOp
 from rt.compiler.frontend import elements_to_numpy, error_at_op, is_splat, splat_value
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.runtime.hal.element_type import ElementType, pack_sub_byte
@@ -27,6 +28,8 @@ from rt.runtime.small_float import FORMATS as SMALL_FLOATS
 
 _ACCESS = {"readonly": "ro", "writeonly": "wo", "readwrite": "rw"}
 _DYNAMIC = -(1 << 63)
+#: Ops whose result is their operand as far as the lowering is concerned.
+_FORWARDING = PASS_THROUGH + (tensor.CastOp,)
 
 
 @dataclass
@@ -93,9 +96,9 @@ class Lowering(Placement):
         self.store_views = {}
         declared = set()
         for op in func_op.walk():
-            if op.name in ("hal.interface.binding.subspan", "hal.interface.constant.load"):
+            if isinstance(op, (hal.InterfaceBindingSubspanOp, hal.InterfaceConstantLoadOp)):
                 self.layout = self.layout or op.layout
-            if op.name == "hal.interface.binding.subspan":
+            if isinstance(op, hal.InterfaceBindingSubspanOp):
                 declared.add(op.binding.value.data)
         self._declared = declared
 
@@ -139,24 +142,25 @@ class Lowering(Placement):
 
     def visit(self, op):
         """Record what ``op`` computes; raises CompileError for unsupported ops."""
-        name = op.name
-        if name in ("func.return", "return"):
+        if isinstance(op, func.ReturnOp):
             return
         visitor = self.handler(op)
         if visitor is not None:
             return visitor(op)
-        if name.startswith("linalg."):
+        # every linalg op without a handler is a structured op (or a relayout) to compute
+        if op.dialect_name() == "linalg":
             return self._linalg(op)
-        if name in PASS_THROUGH or name == "tensor.cast":
+        if isinstance(op, _FORWARDING):
             self.env[op.results[0]] = self.get(op.operands[0], op)
             return
+        # any scalar arith/math op: a Size when it is index math on Sizes, else a body's business
         if len(op.results) == 1 and not hasattr(op.results[0].type, "get_shape") and (
-                name.startswith(("arith.", "math."))):
+                op.dialect_name() in ("arith", "math")):
             operands = [self.env.get(v) for v in op.operands]
             value = sym.index_value(op, operands) if all(sym.is_size(o) for o in operands) else None
             self.env[op.results[0]] = value if value is not None else ScalarValue()
             return
-        raise error_at_op(op, f"'{name}' is not supported inside a dispatch by rt's dispatch "
+        raise error_at_op(op, f"'{op.name}' is not supported inside a dispatch by rt's dispatch "
                               f"lowering")
 
     @handles(arith.ConstantOp)
@@ -293,7 +297,7 @@ class Lowering(Placement):
         (yielded,) = op.region.block.last_op.operands
         owner = getattr(yielded, "owner", None)
         if owner is not None and getattr(owner, "parent_block", lambda: None)() is op.region.block:
-            if owner.name != "arith.constant":
+            if not isinstance(owner, arith.ConstantOp):
                 raise error_at_op(op, "tensor.pad with a padding value computed from the "
                                       "indices is not supported; yield a constant or a value "
                                       "defined outside the region")
@@ -334,7 +338,7 @@ class Lowering(Placement):
                                   f"loaded tensors only")
         groups = [[k.value.data for k in g.data] for g in op.reassociation.data]
         out = list(ty.get_shape())
-        if op.name == "tensor.collapse_shape":
+        if isinstance(op, tensor.CollapseShapeOp):
             shape = []
             for g in groups:
                 extent = 1
@@ -363,9 +367,9 @@ class Lowering(Placement):
                                            src.extent)
 
     def _linalg(self, op):
-        if op.name in ("linalg.pack", "linalg.unpack"):
+        if isinstance(op, (PackOp, UnPackOp)):
             node = Relayout(op, [op.source], op.dest)
-        elif op.name == "linalg.mmt4d":
+        elif isinstance(op, Mmt4DOp):
             node = Relayout(op, list(op.inputs), op.outputs[0])
         else:
             node = structured(op, self.env, lambda v: self.dims_of(v, op))

@@ -26,6 +26,7 @@ from rt.compiler.codegen.lowering import symbols as sym
 from rt.compiler.codegen.lowering.fusion import inline_producers, through_slice
 from rt.compiler.codegen.lowering.structured import Structured
 from rt.compiler.codegen.lowering.scalars import scalar_program
+from rt.compiler.dialects.linalg import Mmt4DOp, PackOp
 from rt.compiler.frontend import error_at_op
 
 
@@ -209,9 +210,9 @@ class Placement:
     def _program(self, value, element_type, op):
         """ScalarOps computing a scalar symbol (ScalarConst or SSA value) in a body."""
         if isinstance(value, sym.ScalarConst):
-            return [kir.ScalarOp("arith.constant", (), value.type, (("value", value.value),))]
+            return [kir.ScalarOp(kir.Opcode.CONSTANT, (), value.type, (("value", value.value),))]
         if isinstance(value, int) and not isinstance(value, bool):
-            return [kir.ScalarOp("arith.constant", (), element_type, (("value", value),))]
+            return [kir.ScalarOp(kir.Opcode.CONSTANT, (), element_type, (("value", value),))]
         return scalar_program(value, op)
 
     def _pad(self, entry, view):
@@ -320,8 +321,8 @@ class Placement:
                 out_view = views[0] if n_out == 1 and not reads_out else None
                 kept.append((i, self.view_of(e, value, node.op, out_view, amap, node.maps[n_in])))
         body, yields = _rebuild(node, [i for i, _ in kept], consts)
-        body = [self._gather(s, node.op) if s.name == "tensor.extract" else s for s in body]
-        kind = "generic" if any(s.name == "tensor.extract" for s in body) else node.kind
+        body = [self._gather(s, node.op) if s.opcode is kir.Opcode.EXTRACT else s for s in body]
+        kind = "generic" if any(s.opcode is kir.Opcode.EXTRACT for s in body) else node.kind
         self.ops.append(kir.Generic(
             tuple(node.domain), tuple(node.iterator_types), tuple(v for _, v in kept),
             tuple(views), tuple(node.maps[i] for i, _ in kept) + tuple(node.maps[n_in:]),
@@ -338,7 +339,7 @@ class Placement:
     def _relayout(self, node, view):
         op = node.op
         operands = [self.view_of(self.get(v, op), v, op) for v in node.operands]
-        if op.name == "linalg.mmt4d":
+        if isinstance(op, Mmt4DOp):
             init = self.get(node.init, op)
             accumulate = not isinstance(init, Empty)
             if accumulate:
@@ -351,7 +352,7 @@ class Placement:
         tiles = tuple(self._mixed(op, op.static_inner_tiles.get_values(), op.inner_tiles))
         perm = tuple(op.outer_dims_perm.get_values()) if op.outer_dims_perm is not None else None
         pos = tuple(op.inner_dims_pos.get_values())
-        if op.name == "linalg.pack":
+        if isinstance(op, PackOp):
             pad = None
             if op.padding_value is not None:
                 pv = self.get(op.padding_value, op)

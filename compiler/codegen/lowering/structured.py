@@ -16,24 +16,32 @@ LinalgNamedStructuredOps.yaml (the named ops' generic forms).
 """
 from dataclasses import dataclass
 
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.linalg import ops as xlinalg
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering.scalars import scalar_op, scalar_program, splice
 from rt.compiler.codegen.lowering.symbols import ScalarConst, affine_map, type_name
+from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES as NAMED
 from rt.compiler.frontend import error_at_op
+from rt.compiler.op_handlers import OpTable
 
-#: Kind hints by linalg op name (kernel_ir.Generic.kind).
-KINDS = {
-    "linalg.fill": "fill", "linalg.copy": "copy", "linalg.matmul": "matmul",
-    "linalg.batch_matmul": "batch_matmul", "linalg.matvec": "matvec", "linalg.vecmat": "matvec",
-    "linalg.batch_matvec": "matvec", "linalg.dot": "reduction", "linalg.transpose": "transpose",
-    "linalg.broadcast": "broadcast", "linalg.reduce": "reduction",
-    "linalg.conv_2d_nhwc_hwcf": "conv", "linalg.conv_2d_nchw_fchw": "conv",
-    "linalg.depthwise_conv_2d_nhwc_hwc": "conv", "linalg.pooling_nhwc_max": "pooling",
-    "linalg.pooling_nhwc_sum": "pooling", "linalg.pooling_nchw_sum": "pooling",
-    "linalg.pooling_nchw_max": "pooling", "linalg.batch_mmt4d": "batch_mmt4d",
-}
+#: Kind hints by linalg op class (kernel_ir.Generic.kind). rt's named ops replace xDSL's
+#: (``NAMED``); where xDSL has a class of the same op too, that one is listed as well.
+KINDS = OpTable({
+    xlinalg.FillOp: "fill", xlinalg.CopyOp: "copy",
+    NAMED["matmul"]: "matmul", xlinalg.MatmulOp: "matmul", NAMED["batch_matmul"]: "batch_matmul",
+    NAMED["matvec"]: "matvec", NAMED["vecmat"]: "matvec", NAMED["batch_matvec"]: "matvec",
+    NAMED["dot"]: "reduction", xlinalg.TransposeOp: "transpose",
+    xlinalg.BroadcastOp: "broadcast", xlinalg.ReduceOp: "reduction",
+    NAMED["conv_2d_nhwc_hwcf"]: "conv", xlinalg.Conv2DNhwc_HwcfOp: "conv",
+    NAMED["conv_2d_nchw_fchw"]: "conv", xlinalg.Conv2DNchwFchwOp: "conv",
+    NAMED["depthwise_conv_2d_nhwc_hwc"]: "conv", NAMED["pooling_nhwc_max"]: "pooling",
+    NAMED["pooling_nhwc_sum"]: "pooling", NAMED["pooling_nchw_sum"]: "pooling",
+    NAMED["pooling_nchw_max"]: "pooling", xlinalg.PoolingNchwMaxOp: "pooling",
+    NAMED["batch_mmt4d"]: "batch_mmt4d",
+})
 
 
 @dataclass
@@ -64,16 +72,16 @@ def convert_body(block, n_args, env, op):
             return ids[v]
         sym = env.get(v)
         if isinstance(sym, ScalarConst):
-            body.append(kir.ScalarOp("arith.constant", (), sym.type, (("value", sym.value),)))
+            body.append(kir.ScalarOp(kir.Opcode.CONSTANT, (), sym.type, (("value", sym.value),)))
         else:
             body.extend(splice(scalar_program(v, user), n_args + len(body)))
         ids[v] = n_args + len(body) - 1
         return ids[v]
 
     for inner in block.ops:
-        if inner.name in ("linalg.yield",):
+        if isinstance(inner, xlinalg.YieldOp):
             return body, tuple(value_id(v, inner) for v in inner.operands)
-        if inner.name == "tensor.extract":
+        if isinstance(inner, tensor.ExtractOp):
             body.append(_extract(inner, tuple(value_id(v, inner) for v in inner.indices), ids))
         else:
             body.append(scalar_op(inner, tuple(value_id(v, inner) for v in inner.operands)))
@@ -87,7 +95,7 @@ def _extract(op, index_ids, ids):
     if op.tensor in ids or not hasattr(op.tensor.type, "get_shape"):
         raise error_at_op(op, "'tensor.extract' in a linalg body must read a tensor defined "
                               "outside the body")
-    return kir.ScalarOp("tensor.extract", index_ids, type_name(op.result.type, op),
+    return kir.ScalarOp(kir.Opcode.EXTRACT, index_ids, type_name(op.result.type, op),
                         (("source", op.tensor),))
 
 
@@ -98,7 +106,7 @@ def _shape(value):
 def _operands(op):
     """(inputs, outputs) of a linalg op: ``input``/``init`` for broadcast and reduce (xDSL's
     names there), ``inputs``/``outputs`` otherwise."""
-    if op.name in ("linalg.broadcast", "linalg.reduce"):
+    if isinstance(op, (xlinalg.BroadcastOp, xlinalg.ReduceOp)):
         return [op.input], [op.init]
     return list(op.inputs), list(op.outputs)
 
@@ -106,14 +114,14 @@ def _operands(op):
 def structured(op, env, dims_of):
     """The Structured form of linalg ``op``. dims_of(value) -> Sizes of a tensor value."""
     ins, outs = _operands(op)
-    if op.name == "linalg.broadcast":
+    if isinstance(op, xlinalg.BroadcastOp):
         rank = len(_shape(outs[0]))
         kept = [d for d in range(rank) if d not in op.dimensions.get_values()]
         maps = [tuple(kir.AffineExpr.dim(d) for d in kept),
                 tuple(kir.AffineExpr.dim(d) for d in range(rank))]
         return Structured(op, tuple(dims_of(outs[0])), ("parallel",) * rank, ins, outs, maps,
                           [], (0,), "broadcast")
-    if op.name == "linalg.reduce":
+    if isinstance(op, xlinalg.ReduceOp):
         rank = len(_shape(ins[0]))
         reduced = set(op.dimensions.get_values())
         kept = [d for d in range(rank) if d not in reduced]
@@ -131,8 +139,8 @@ def structured(op, env, dims_of):
                       for t in op.get_iterator_types().data)
     body, yields = convert_body(op.body.block, len(ins) + len(outs), env, op)
     domain = _domain(op, maps, ins + outs, dims_of, len(iterators))
-    kind = KINDS.get(op.name)
-    if op.name == "linalg.generic" and isinstance(op.attributes.get("rt.kind"), StringAttr):
+    kind = KINDS.get(op)
+    if isinstance(op, xlinalg.GenericOp) and isinstance(op.attributes.get("rt.kind"), StringAttr):
         kind = op.attributes["rt.kind"].data
     if kind is None:
         kind = "reduction" if "reduction" in iterators else "elementwise"

@@ -7,26 +7,34 @@ Source: what IREE's ``hal.interface.constant.load`` and affine index math carry 
 """
 from dataclasses import dataclass
 
+from xdsl.dialects import arith as xarith
 from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, IndexType, IntegerType
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr, AffineDimExpr
 
 from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.dialects import arith
 from rt.compiler.frontend import error_at_op
+from rt.compiler.op_handlers import OpTable
 
 #: arith.cmpf / arith.cmpi predicates by their integer encoding (MLIR's order).
 CMPF_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt",
                    "uge", "ult", "ule", "une", "uno", "true")
 CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 
-_INDEX_OPS = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul",
-              "arith.divui": "floordiv", "arith.floordivsi": "floordiv", "arith.divsi": "floordiv",
-              "arith.ceildivui": "ceildiv", "arith.ceildivsi": "ceildiv", "arith.remui": "rem",
-              "arith.remsi": "rem", "arith.minui": "min", "arith.minsi": "min",
-              "arith.maxui": "max", "arith.maxsi": "max"}
+#: Index arithmetic as Expr ops. rt's arith replaces some xDSL ops by classes of its own (parsed
+#: IR) while passes may build xDSL's: both are listed.
+_INDEX_OPS = OpTable({
+    xarith.AddiOp: "add", xarith.SubiOp: "sub", xarith.MuliOp: "mul",
+    arith.DivUIOp: "floordiv", xarith.DivUIOp: "floordiv", xarith.FloorDivSIOp: "floordiv",
+    arith.DivSIOp: "floordiv", xarith.DivSIOp: "floordiv",
+    xarith.CeilDivUIOp: "ceildiv", xarith.CeilDivSIOp: "ceildiv", xarith.RemUIOp: "rem",
+    xarith.RemSIOp: "rem", xarith.MinUIOp: "min", xarith.MinSIOp: "min",
+    xarith.MaxUIOp: "max", xarith.MaxSIOp: "max"})
 _STATIC = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
            "floordiv": lambda a, b: a // b, "ceildiv": lambda a, b: -(-a // b),
            "rem": lambda a, b: a % b, "min": min, "max": max}
-_CASTS = ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi", "arith.trunci")
+_CASTS = (arith.IndexCastOp, xarith.IndexCastOp, arith.IndexCastUIOp, arith.ExtUIOp, xarith.ExtUIOp,
+          arith.ExtSIOp, xarith.ExtSIOp, arith.TruncIOp, xarith.TruncIOp)
 
 
 @dataclass(frozen=True)
@@ -79,11 +87,10 @@ def fold(op, a, b):
 
 def index_value(op, operands):
     """The Size an integer/index op computes from operand Sizes, or None if ``op`` is not one."""
-    if op.name in _CASTS:
+    if isinstance(op, _CASTS):
         return operands[0]
-    if op.name in _INDEX_OPS:
-        return fold(_INDEX_OPS[op.name], operands[0], operands[1])
-    return None
+    kind = _INDEX_OPS.get(op)
+    return None if kind is None else fold(kind, operands[0], operands[1])
 
 
 def is_size(value):

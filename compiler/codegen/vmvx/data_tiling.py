@@ -15,7 +15,7 @@ Source: iree_uk_mmt4d / iree_uk_pack / iree_uk_unpack as called by IREE's VMVX l
 (compiler/src/iree/compiler/Dialect/VMVX/Transforms/LowerLinalgMicrokernels.cpp).
 """
 from rt.compiler.codegen import kernel_ir
-from rt.compiler.codegen.kernel_ir import AffineExpr, Generic, ScalarOp
+from rt.compiler.codegen.kernel_ir import AffineExpr, Generic, Opcode, ScalarOp
 from rt.compiler.codegen.vmvx.generic import emit_generic
 from rt.compiler.codegen.vmvx.loop_nest import extent, tile_ranges
 from rt.compiler.codegen.vmvx.relayout import check_relayout, emit_relayout
@@ -90,7 +90,7 @@ def _mmt4d_as_generics(op, types, where):
     if not op.accumulate:
         zero = 0.0 if float_ else 0
         gens.append(Generic((m1, n1, m0, n0), ("parallel",) * 4, (), (op.out,),
-                            ((d(0), d(1), d(2), d(3)),), (ScalarOp("arith.constant", (), out_t, (("value", zero),)),),
+                            ((d(0), d(1), d(2), d(3)),), (ScalarOp(Opcode.CONSTANT, (), out_t, (("value", zero),)),),
                             (1,), "fill"))
     gens.append(Generic((m1, n1, k1, m0, n0, k0), ("parallel", "parallel", "reduction", "parallel", "parallel",
                                                    "reduction"),

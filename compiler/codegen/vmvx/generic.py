@@ -12,7 +12,7 @@ at indices clamped into the view; such a body always takes the scalar path.
 Source: IREE's VMVX pipeline (compiler/src/iree/compiler/Codegen/VMVX/Passes.cpp): ukernel
 lowering first, then linalg -> loops -> vm for whatever is left.
 """
-from rt.compiler.codegen.kernel_ir import PACKED, element_size
+from rt.compiler.codegen.kernel_ir import PACKED, Opcode, element_size
 from rt.compiler.codegen.vmvx import ukernels
 from rt.compiler.codegen.vmvx.access import linearize
 from rt.compiler.codegen.vmvx.loop_nest import LoopNest, tile_ranges
@@ -36,7 +36,7 @@ def _check(em, g, where):
     for k, op in enumerate(g.body):
         bad = [v for v in op.operands if not 0 <= v < defined]
         if bad:
-            raise CompileError(f"vmvx codegen: {where}: body op {k} ({op.name}) uses value(s) {bad} that are "
+            raise CompileError(f"vmvx codegen: {where}: body op {k} ({op.opcode}) uses value(s) {bad} that are "
                                f"not defined before it (ids 0..{defined - 1})")
         defined += 1
     if any(not 0 <= y < defined for y in g.yields):
@@ -68,7 +68,7 @@ def _emit_scalar(em, g, accesses, ranges, where):
     reduction = [d for d, t in enumerate(g.iterator_types) if t == "reduction"]
     hoist = bool(reduction) and not any(a.depends[d] for a in accesses[nin:] for d in reduction)
     used = {v for op in g.body for v in op.operands} | set(g.yields)
-    index_dims = {op.attr("dim") for op in g.body if op.name == "linalg.index"}
+    index_dims = {op.attr("dim") for op in g.body if op.opcode is Opcode.INDEX}
     if any(not isinstance(d, int) or not 0 <= d < len(g.domain) for d in index_dims):
         raise CompileError(f"vmvx codegen: {where}: linalg.index dims {sorted(index_dims, key=str)} must be in "
                            f"[0, {len(g.domain)})")
@@ -124,9 +124,9 @@ def _emit_scalar(em, g, accesses, ranges, where):
             vid = n_args + k
             if vid in values:
                 continue
-            if op.name == "linalg.index":
+            if op.opcode is Opcode.INDEX:
                 values[vid] = Val(index[op.attr("dim")], "index")
-            elif op.name == "tensor.extract":
+            elif op.opcode is Opcode.EXTRACT:
                 values[vid] = gather(n_gathered, [values[v] for v in op.operands])
                 n_gathered += 1
             else:

@@ -24,7 +24,7 @@ Source: MLIR arith/math op definitions; IREE's arith -> vm conversion
 """
 import numpy as np
 
-from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, ROUNDED_EVERY_OP, element_bits
+from rt.compiler.codegen.kernel_ir import NARROW_FLOATS, ROUNDED_EVERY_OP, Opcode, element_bits
 from rt.runtime.errors import CompileError
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
@@ -55,22 +55,22 @@ class Val:
         self.reg, self.type = reg, type_
 
 
-_FLOAT_BINARY = {"arith.scaling_extf": "mul", "arith.scaling_truncf": "div",  # MX scales, f32 values
-                 "arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
-                 "arith.remf": "rem", "arith.maximumf": "max", "arith.minimumf": "min", "math.powf": "pow",
-                 "math.atan2": "atan2"}
-_FLOAT_UNARY = {"arith.negf": "neg", "math.absf": "abs", "math.exp": "exp", "math.log": "log",
-                "math.sqrt": "sqrt", "math.rsqrt": "rsqrt", "math.tanh": "tanh", "math.floor": "floor",
-                "math.ceil": "ceil", "math.round": "round", "math.roundeven": "roundeven", "math.sin": "sin",
-                "math.cos": "cos", "math.erf": "erf", "math.atan": "atan", "math.exp2": "exp2",
-                "math.expm1": "expm1", "math.log2": "log2", "math.log10": "log10", "math.log1p": "log1p"}
-_INT_BINARY = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.andi": "and",
-               "arith.ori": "or", "arith.xori": "xor", "arith.divsi": "div.s", "arith.remsi": "rem.s",
-               "arith.ceildivsi": "ceildiv.s", "arith.maxsi": "max.s", "arith.minsi": "min.s",
-               "arith.shli": "shl", "arith.shrsi": "shr.s"}
+_FLOAT_BINARY = {Opcode.SCALING_EXTF: "mul", Opcode.SCALING_TRUNCF: "div",  # MX scales, f32 values
+                 Opcode.ADDF: "add", Opcode.SUBF: "sub", Opcode.MULF: "mul", Opcode.DIVF: "div",
+                 Opcode.REMF: "rem", Opcode.MAXIMUMF: "max", Opcode.MINIMUMF: "min", Opcode.POWF: "pow",
+                 Opcode.ATAN2: "atan2"}
+_FLOAT_UNARY = {Opcode.NEGF: "neg", Opcode.ABSF: "abs", Opcode.EXP: "exp", Opcode.LOG: "log",
+                Opcode.SQRT: "sqrt", Opcode.RSQRT: "rsqrt", Opcode.TANH: "tanh", Opcode.FLOOR: "floor",
+                Opcode.CEIL: "ceil", Opcode.ROUND: "round", Opcode.ROUNDEVEN: "roundeven", Opcode.SIN: "sin",
+                Opcode.COS: "cos", Opcode.ERF: "erf", Opcode.ATAN: "atan", Opcode.EXP2: "exp2",
+                Opcode.EXPM1: "expm1", Opcode.LOG2: "log2", Opcode.LOG10: "log10", Opcode.LOG1P: "log1p"}
+_INT_BINARY = {Opcode.ADDI: "add", Opcode.SUBI: "sub", Opcode.MULI: "mul", Opcode.ANDI: "and",
+               Opcode.ORI: "or", Opcode.XORI: "xor", Opcode.DIVSI: "div.s", Opcode.REMSI: "rem.s",
+               Opcode.CEILDIVSI: "ceildiv.s", Opcode.MAXSI: "max.s", Opcode.MINSI: "min.s",
+               Opcode.SHLI: "shl", Opcode.SHRSI: "shr.s"}
 # Ops that read their operands as unsigned: narrow operands are zero-extended first.
-_UINT_BINARY = {"arith.divui": "div.u", "arith.remui": "rem.u", "arith.ceildivui": "ceildiv.u",
-                "arith.maxui": "max.u", "arith.minui": "min.u", "arith.shrui": "shr.u"}
+_UINT_BINARY = {Opcode.DIVUI: "div.u", Opcode.REMUI: "rem.u", Opcode.CEILDIVUI: "ceildiv.u",
+                Opcode.MAXUI: "max.u", Opcode.MINUI: "min.u", Opcode.SHRUI: "shr.u"}
 _CMPF = {"oeq": ("eq", "o"), "one": ("ne", "o"), "olt": ("lt", "o"), "ole": ("lte", "o"), "ogt": ("gt", "o"),
          "oge": ("gte", "o"), "ueq": ("eq", "u"), "une": ("ne", "u"), "ult": ("lt", "u"), "ule": ("lte", "u"),
          "ugt": ("gt", "u"), "uge": ("gte", "u")}
@@ -80,8 +80,8 @@ _CMPI = {"eq": ("eq", ""), "ne": ("ne", ""), "slt": ("lt", ".s"), "sle": ("lte",
 
 
 #: Ops that may trap (division by zero): never hoisted above loops that might not run.
-_TRAPPING = frozenset({"arith.divsi", "arith.divui", "arith.remsi", "arith.remui", "arith.ceildivsi",
-                       "arith.ceildivui", "arith.floordivsi"})
+_TRAPPING = frozenset({Opcode.DIVSI, Opcode.DIVUI, Opcode.REMSI, Opcode.REMUI, Opcode.CEILDIVSI,
+                       Opcode.CEILDIVUI, Opcode.FLOORDIVSI})
 
 
 def load_element(fb, t, dst, buf, offset):
@@ -154,7 +154,7 @@ def store_packed(em, t, buf, offset, value):
 
 
 #: Ops never computed before the loops: loop indices and gathers (memory reads).
-_NOT_HOISTED = frozenset({"linalg.index", "tensor.extract"})
+_NOT_HOISTED = frozenset({Opcode.INDEX, Opcode.EXTRACT})
 
 
 def invariant_ids(body, n_args):
@@ -162,7 +162,7 @@ def invariant_ids(body, n_args):
     argument and no ``linalg.index``: constants, push constants and non-trapping ops on them."""
     inv = set()
     for k, op in enumerate(body):
-        if op.name not in _NOT_HOISTED and op.name not in _TRAPPING and all(v in inv for v in op.operands):
+        if op.opcode not in _NOT_HOISTED and op.opcode not in _TRAPPING and all(v in inv for v in op.operands):
             inv.add(n_args + k)
     return inv
 
@@ -177,8 +177,11 @@ def emit_invariants(sc, body, n_args, ids):
     return values
 
 
-def _op(fb, name):
-    return getattr(fb, name.replace(".", "_"))
+def _vm(fb, mnemonic):
+    """The FunctionBuilder emitter of VM instruction ``mnemonic`` (its isa.yaml name, e.g.
+    ``add.f32``, ``cmp.lt.i64.s``): a VM instruction, chosen by operation and register type as
+    IREE's ArithToVM patterns choose ``vm.add.i32`` / ``vm.add.f32``; never an op of a body."""
+    return getattr(fb, mnemonic.replace(".", "_"))
 
 
 class ScalarEmitter:
@@ -190,7 +193,7 @@ class ScalarEmitter:
         self.fb, self.where, self.push_constant = fb, where, push_constant
 
     def _err(self, op, what):
-        raise CompileError(f"vmvx codegen: {self.where}: {op.name} {what}")
+        raise CompileError(f"vmvx codegen: {self.where}: {op.opcode} {what}")
 
     def new(self, t):
         return Val(self.fb.reg(reg_type(t)), t)
@@ -279,91 +282,91 @@ class ScalarEmitter:
     # -- one op ----------------------------------------------------------------------------
     def emit(self, op, args):
         """Emit ScalarOp ``op`` over operand Vals ``args``; returns the result Val."""
-        name, t = op.name, op.result_type
+        opcode, t = op.opcode, op.result_type
         fb = self.fb
-        if name == "arith.constant":
+        if opcode is Opcode.CONSTANT:
             return self.constant(t, op.attr("value"))
-        if name == "hal.interface.constant.load":
+        if opcode is Opcode.CONSTANT_LOAD:
             if t != "i32" or args or self.push_constant is None:
                 self._err(op, f"with result type {t} and {len(args)} operands; expected an i32 push "
                               f"constant read without operands inside a kernel")
             return Val(self.push_constant(op.attr("ordinal")), "i32")
-        if name == "arith.select":
+        if opcode is Opcode.SELECT:
             cond, a, b = args
             out = self.new(t)
-            _op(fb, f"select.{reg_type(t)}")(out.reg, cond.reg, a.reg, b.reg)
+            _vm(fb, f"select.{reg_type(t)}")(out.reg, cond.reg, a.reg, b.reg)
             return out
-        if name in _FLOAT_BINARY or name in _FLOAT_UNARY or name in ("math.fma", "arith.maxnumf",
-                                                                     "arith.minnumf"):
+        if opcode in _FLOAT_BINARY or opcode in _FLOAT_UNARY or opcode in (Opcode.FMA, Opcode.MAXNUMF,
+                                                                     Opcode.MINNUMF):
             return self._float(op, args)
-        if name in _INT_BINARY or name in _UINT_BINARY or name in ("arith.floordivsi", "math.absi"):
+        if opcode in _INT_BINARY or opcode in _UINT_BINARY or opcode in (Opcode.FLOORDIVSI, Opcode.ABSI):
             return self._int(op, args)
-        if name == "arith.cmpf":
+        if opcode is Opcode.CMPF:
             return self._cmpf(op, args)
-        if name == "arith.cmpi":
+        if opcode is Opcode.CMPI:
             return self._cmpi(op, args)
-        if name == "math.isnan":
+        if opcode is Opcode.ISNAN:
             out = self.new("i1")
-            _op(fb, f"cmp.nan.{reg_type(args[0].type)}")(out.reg, args[0].reg)
+            _vm(fb, f"cmp.nan.{reg_type(args[0].type)}")(out.reg, args[0].reg)
             return out
         return self._convert(op, args)
 
     def _float(self, op, args):
-        name, t = op.name, op.result_type
+        opcode, t = op.opcode, op.result_type
         if t not in FLOAT_TYPES:
             self._err(op, f"has result type {t}; expected a float type")
         fb, rt = self.fb, reg_type(t)
         out = self.new(t)
-        if name in _FLOAT_BINARY:
-            _op(fb, f"{_FLOAT_BINARY[name]}.{rt}")(out.reg, args[0].reg, args[1].reg)
-        elif name in _FLOAT_UNARY:
-            _op(fb, f"{_FLOAT_UNARY[name]}.{rt}")(out.reg, args[0].reg)
-        elif name == "math.fma":
-            _op(fb, f"fma.{rt}")(out.reg, args[0].reg, args[1].reg, args[2].reg)
+        if opcode in _FLOAT_BINARY:
+            _vm(fb, f"{_FLOAT_BINARY[opcode]}.{rt}")(out.reg, args[0].reg, args[1].reg)
+        elif opcode in _FLOAT_UNARY:
+            _vm(fb, f"{_FLOAT_UNARY[opcode]}.{rt}")(out.reg, args[0].reg)
+        elif opcode is Opcode.FMA:
+            _vm(fb, f"fma.{rt}")(out.reg, args[0].reg, args[1].reg, args[2].reg)
         else:
             a, b = args
             nan = fb.reg("i32")
-            _op(fb, f"{'max' if name == 'arith.maxnumf' else 'min'}.{rt}")(out.reg, a.reg, b.reg)
-            _op(fb, f"cmp.nan.{rt}")(nan, a.reg)
-            _op(fb, f"select.{rt}")(out.reg, nan, b.reg, out.reg)
-            _op(fb, f"cmp.nan.{rt}")(nan, b.reg)
-            _op(fb, f"select.{rt}")(out.reg, nan, a.reg, out.reg)
+            _vm(fb, f"{'max' if opcode is Opcode.MAXNUMF else 'min'}.{rt}")(out.reg, a.reg, b.reg)
+            _vm(fb, f"cmp.nan.{rt}")(nan, a.reg)
+            _vm(fb, f"select.{rt}")(out.reg, nan, b.reg, out.reg)
+            _vm(fb, f"cmp.nan.{rt}")(nan, b.reg)
+            _vm(fb, f"select.{rt}")(out.reg, nan, a.reg, out.reg)
         return self.normalize(out)
 
     def _int(self, op, args):
-        name, t = op.name, op.result_type
+        opcode, t = op.opcode, op.result_type
         if t not in INT_BITS:
             self._err(op, f"has result type {t}; expected an integer type")
         fb, rt = self.fb, reg_type(t)
         out = self.new(t)
-        if name == "math.absi":
-            _op(fb, f"abs.{rt}")(out.reg, self.signed(args[0]))
-        elif name == "arith.floordivsi":
+        if opcode is Opcode.ABSI:
+            _vm(fb, f"abs.{rt}")(out.reg, self.signed(args[0]))
+        elif opcode is Opcode.FLOORDIVSI:
             a, b = self.signed(args[0]), self.signed(args[1])
             b = self._wrapping_divisor(a, b, t)
             rem, zero, c1, c2 = fb.reg(rt), fb.reg(rt), fb.reg("i32"), fb.reg("i32")
             one = fb.reg(rt)
-            _op(fb, f"div.{rt}.s")(out.reg, a, b)
-            _op(fb, f"rem.{rt}.s")(rem, a, b)
-            _op(fb, f"const.{rt}.zero")(zero)
-            _op(fb, f"cmp.ne.{rt}")(c1, rem, zero)
-            _op(fb, f"xor.{rt}")(rem, rem, b)
-            _op(fb, f"cmp.lt.{rt}.s")(c2, rem, zero)
-            _op(fb, "and.i32")(c1, c1, c2)
-            _op(fb, f"const.{rt}")(one, 1)
-            _op(fb, f"select.{rt}")(one, c1, one, zero)
-            _op(fb, f"sub.{rt}")(out.reg, out.reg, one)
-        elif name in _INT_BINARY:
-            kind = _INT_BINARY[name]
+            _vm(fb, f"div.{rt}.s")(out.reg, a, b)
+            _vm(fb, f"rem.{rt}.s")(rem, a, b)
+            _vm(fb, f"const.{rt}.zero")(zero)
+            _vm(fb, f"cmp.ne.{rt}")(c1, rem, zero)
+            _vm(fb, f"xor.{rt}")(rem, rem, b)
+            _vm(fb, f"cmp.lt.{rt}.s")(c2, rem, zero)
+            _vm(fb, "and.i32")(c1, c1, c2)
+            _vm(fb, f"const.{rt}")(one, 1)
+            _vm(fb, f"select.{rt}")(one, c1, one, zero)
+            _vm(fb, f"sub.{rt}")(out.reg, out.reg, one)
+        elif opcode in _INT_BINARY:
+            kind = _INT_BINARY[opcode]
             base, _, sign = kind.partition(".")
             a, b = (self.signed(x) for x in args) if sign else (args[0].reg, args[1].reg)
             if base in ("div", "rem", "ceildiv") and sign == "s":
                 b = self._wrapping_divisor(a, b, t)
-            _op(fb, f"{base}.{rt}{'.' + sign if sign else ''}")(out.reg, a, b)
+            _vm(fb, f"{base}.{rt}{'.' + sign if sign else ''}")(out.reg, a, b)
         else:
-            base, _, sign = _UINT_BINARY[name].partition(".")
+            base, _, sign = _UINT_BINARY[opcode].partition(".")
             a, b = self.unsigned(args[0]), self.unsigned(args[1])
-            _op(fb, f"{base}.{rt}.{sign}")(out.reg, a, b)
+            _vm(fb, f"{base}.{rt}.{sign}")(out.reg, a, b)
         return self.normalize(out)
 
     def _wrapping_divisor(self, a, b, t):
@@ -377,13 +380,13 @@ class ScalarEmitter:
         fb, rt = self.fb, reg_type(t)
         lowest, minus_one, one, safe = fb.reg(rt), fb.reg(rt), fb.reg(rt), fb.reg(rt)
         hit, c = fb.reg("i32"), fb.reg("i32")
-        _op(fb, f"const.{rt}")(lowest, -(1 << (bits - 1)))
-        _op(fb, f"const.{rt}")(minus_one, -1)
-        _op(fb, f"const.{rt}")(one, 1)
-        _op(fb, f"cmp.eq.{rt}")(hit, a, lowest)
-        _op(fb, f"cmp.eq.{rt}")(c, b, minus_one)
-        _op(fb, "and.i32")(hit, hit, c)
-        _op(fb, f"select.{rt}")(safe, hit, one, b)
+        _vm(fb, f"const.{rt}")(lowest, -(1 << (bits - 1)))
+        _vm(fb, f"const.{rt}")(minus_one, -1)
+        _vm(fb, f"const.{rt}")(one, 1)
+        _vm(fb, f"cmp.eq.{rt}")(hit, a, lowest)
+        _vm(fb, f"cmp.eq.{rt}")(c, b, minus_one)
+        _vm(fb, "and.i32")(hit, hit, c)
+        _vm(fb, f"select.{rt}")(safe, hit, one, b)
         return safe
 
     def _cmpf(self, op, args):
@@ -396,15 +399,15 @@ class ScalarEmitter:
             fb.const_i32(out.reg, int(pred == "true"))
         elif pred in ("ord", "uno"):
             other = fb.reg("i32")
-            _op(fb, f"cmp.nan.{rt}")(out.reg, a.reg)
-            _op(fb, f"cmp.nan.{rt}")(other, b.reg)
+            _vm(fb, f"cmp.nan.{rt}")(out.reg, a.reg)
+            _vm(fb, f"cmp.nan.{rt}")(other, b.reg)
             fb.or_i32(out.reg, out.reg, other)
             if pred == "ord":
                 fb.const_i32(other, 1)
                 fb.xor_i32(out.reg, out.reg, other)
         elif pred in _CMPF:
             cmp, order = _CMPF[pred]
-            _op(fb, f"cmp.{cmp}.{rt}.{order}")(out.reg, a.reg, b.reg)
+            _vm(fb, f"cmp.{cmp}.{rt}.{order}")(out.reg, a.reg, b.reg)
         else:
             self._err(op, f"predicate {pred!r} is not an arith.cmpf predicate")
         return out
@@ -421,23 +424,23 @@ class ScalarEmitter:
         else:
             ra, rb = self.signed(a), self.signed(b)
         out = self.new("i1")
-        _op(self.fb, f"cmp.{cmp}.{rt}{sign}")(out.reg, ra, rb)
+        _vm(self.fb, f"cmp.{cmp}.{rt}{sign}")(out.reg, ra, rb)
         return out
 
     def _convert(self, op, args):
-        name, t = op.name, op.result_type
+        opcode, t = op.opcode, op.result_type
         fb = self.fb
         if len(args) != 1:
             self._err(op, "is not supported by the vmvx backend (no scalar lowering)")
         (a,) = args
         src, rs, rt = a.type, reg_type(a.type), reg_type(t)
         out = self.new(t)
-        if name in ("arith.extf", "arith.truncf"):
+        if opcode in (Opcode.EXTF, Opcode.TRUNCF):
             if t in SMALL_FLOATS:  # one rounding, from the f32 or f64 register
                 self.round_small(out.reg, a.reg, t)
                 return out
             if rs == rt:
-                _op(fb, f"mov.{rt}")(out.reg, a.reg)
+                _vm(fb, f"mov.{rt}")(out.reg, a.reg)
             elif rt == "f64":
                 fb.ext_f32_f64(out.reg, a.reg)
             elif t == "f16":
@@ -445,37 +448,37 @@ class ScalarEmitter:
             else:
                 fb.trunc_f64_f32(out.reg, a.reg)
             return self.normalize(out) if t == "f16" else out
-        if name in ("arith.extsi", "arith.extui", "arith.trunci", "arith.index_cast", "arith.index_castui"):
-            unsigned_src = name in ("arith.extui", "arith.index_castui")
+        if opcode in (Opcode.EXTSI, Opcode.EXTUI, Opcode.TRUNCI, Opcode.INDEX_CAST, Opcode.INDEX_CASTUI):
+            unsigned_src = opcode in (Opcode.EXTUI, Opcode.INDEX_CASTUI)
             value = self.unsigned(a) if unsigned_src else self.signed(a)
             if rs == rt:
-                _op(fb, f"mov.{rt}")(out.reg, value)
+                _vm(fb, f"mov.{rt}")(out.reg, value)
             elif rt == "i64":
-                _op(fb, f"ext.i32.i64.{'u' if unsigned_src else 's'}")(out.reg, value)
+                _vm(fb, f"ext.i32.i64.{'u' if unsigned_src else 's'}")(out.reg, value)
             else:
                 fb.trunc_i64_i32(out.reg, value)
             return self.normalize(out)
-        if name in ("arith.sitofp", "arith.uitofp"):
-            if name == "arith.uitofp":
+        if opcode in (Opcode.SITOFP, Opcode.UITOFP):
+            if opcode is Opcode.UITOFP:
                 value, sign = self.unsigned(a), ("u" if INT_BITS[src] >= 32 else "s")
             else:
                 value, sign = self.signed(a), "s"
             width = "64" if rs == "i64" else "32"
             target = "f64" if t in ("f16", "f64") else "f32"
-            _op(fb, f"cast.{sign}i{width}.{target}")(out.reg, value)
+            _vm(fb, f"cast.{sign}i{width}.{target}")(out.reg, value)
             return self.normalize(out)
-        if name in ("arith.fptosi", "arith.fptoui"):
-            sign = "u" if name == "arith.fptoui" and INT_BITS[t] >= 32 else "s"
-            _op(fb, f"cast.{rs}.{sign}i{'64' if rt == 'i64' else '32'}")(out.reg, a.reg)
+        if opcode in (Opcode.FPTOSI, Opcode.FPTOUI):
+            sign = "u" if opcode is Opcode.FPTOUI and INT_BITS[t] >= 32 else "s"
+            _vm(fb, f"cast.{rs}.{sign}i{'64' if rt == 'i64' else '32'}")(out.reg, a.reg)
             return self.normalize(out)
-        if name == "arith.bitcast" and (src in SMALL_FLOATS or t in SMALL_FLOATS):
+        if opcode is Opcode.BITCAST and (src in SMALL_FLOATS or t in SMALL_FLOATS):
             return self._bitcast_small(op, a, t, out)
-        if name == "arith.bitcast":
+        if opcode is Opcode.BITCAST:
             pair = {("f32", "i32"): "bitcast.f32.i32", ("i32", "f32"): "bitcast.i32.f32",
                     ("f64", "i64"): "bitcast.f64.i64", ("i64", "f64"): "bitcast.i64.f64"}.get((src, t))
             if pair is None:
                 self._err(op, f"from {src} to {t} is not supported; expected f32<->i32 or f64<->i64")
-            _op(fb, pair)(out.reg, a.reg)
+            _vm(fb, pair)(out.reg, a.reg)
             return out
         self._err(op, "is not supported by the vmvx backend (no scalar lowering)")
 

@@ -26,6 +26,7 @@ matches the same generic shapes onto the same kernels.
 import numpy as np
 
 from rt.compiler.codegen import kernel_ir
+from rt.compiler.codegen.kernel_ir import Opcode
 from rt.compiler.codegen.vmvx.loop_nest import LoopNest, extent
 from rt.compiler.codegen.vmvx.scalar import ScalarEmitter, emit_invariants, invariant_ids
 from rt.devices.vmvx import _ukernels as uk
@@ -34,23 +35,23 @@ from rt.devices.vmvx.module import (ALLOC_CCONV, BINARY_CCONV, FILL_CCONV, MATMU
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
 
 _BINARY = {
-    "f32": {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div",
-            "arith.maximumf": "max", "arith.minimumf": "min", "math.powf": "pow"},
-    "i32": {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul", "arith.divsi": "divs",
-            "arith.divui": "divu", "arith.remsi": "rems", "arith.remui": "remu", "arith.andi": "and",
-            "arith.ori": "or", "arith.xori": "xor", "arith.shli": "shl", "arith.shrsi": "shrs",
-            "arith.shrui": "shru", "arith.maxsi": "maxs", "arith.minsi": "mins", "arith.maxui": "maxu",
-            "arith.minui": "minu"},
+    "f32": {Opcode.ADDF: "add", Opcode.SUBF: "sub", Opcode.MULF: "mul", Opcode.DIVF: "div",
+            Opcode.MAXIMUMF: "max", Opcode.MINIMUMF: "min", Opcode.POWF: "pow"},
+    "i32": {Opcode.ADDI: "add", Opcode.SUBI: "sub", Opcode.MULI: "mul", Opcode.DIVSI: "divs",
+            Opcode.DIVUI: "divu", Opcode.REMSI: "rems", Opcode.REMUI: "remu", Opcode.ANDI: "and",
+            Opcode.ORI: "or", Opcode.XORI: "xor", Opcode.SHLI: "shl", Opcode.SHRSI: "shrs",
+            Opcode.SHRUI: "shru", Opcode.MAXSI: "maxs", Opcode.MINSI: "mins", Opcode.MAXUI: "maxu",
+            Opcode.MINUI: "minu"},
 }
 _UNARY = {
-    "f32": {"math.absf": "abs", "arith.negf": "neg", "math.exp": "exp", "math.log": "log", "math.sqrt": "sqrt",
-            "math.rsqrt": "rsqrt", "math.tanh": "tanh", "math.floor": "floor", "math.ceil": "ceil",
-            "math.roundeven": "roundeven", "math.sin": "sin", "math.cos": "cos", "math.erf": "erf"},
-    "i32": {"math.absi": "abs"},
+    "f32": {Opcode.ABSF: "abs", Opcode.NEGF: "neg", Opcode.EXP: "exp", Opcode.LOG: "log", Opcode.SQRT: "sqrt",
+            Opcode.RSQRT: "rsqrt", Opcode.TANH: "tanh", Opcode.FLOOR: "floor", Opcode.CEIL: "ceil",
+            Opcode.ROUNDEVEN: "roundeven", Opcode.SIN: "sin", Opcode.COS: "cos", Opcode.ERF: "erf"},
+    "i32": {Opcode.ABSI: "abs"},
 }
-_REDUCE = {"f32": {"arith.addf": "sum", "arith.maximumf": "max", "arith.minimumf": "min"},
-           "i32": {"arith.addi": "sum", "arith.maxsi": "max", "arith.minsi": "min"}}
-_CONTRACT = {"f32": ("arith.mulf", "arith.addf"), "i32": ("arith.muli", "arith.addi")}
+_REDUCE = {"f32": {Opcode.ADDF: "sum", Opcode.MAXIMUMF: "max", Opcode.MINIMUMF: "min"},
+           "i32": {Opcode.ADDI: "sum", Opcode.MAXSI: "max", Opcode.MINSI: "min"}}
+_CONTRACT = {"f32": (Opcode.MULF, Opcode.ADDF), "i32": (Opcode.MULI, Opcode.ADDI)}
 assert all(v in uk.BINARY_F32_OPS for v in _BINARY["f32"].values())
 assert all(v in uk.BINARY_I32_OPS for v in _BINARY["i32"].values())
 
@@ -101,7 +102,7 @@ def _elementwise(g, accesses, inv):
     op = ops.get(y)
     if op is None:
         return None
-    if op.name == "arith.constant" and len(g.body) == 1:
+    if op.opcode is Opcode.CONSTANT and len(g.body) == 1:
         return _Call(f"fill.2d.x{esize * 8}", FILL_CCONV[esize], dims,
                      [("value", const_bits(t, op.attr("value")), esize), ("view", nin)])
     if y in inv:
@@ -115,10 +116,10 @@ def _elementwise(g, accesses, inv):
     if any((ops[v].result_type if v in inv else accesses[v].element_type) != t for v in op.operands):
         return None
     args = [("scalar", v) if v in inv else ("view", v) for v in op.operands]
-    if len(op.operands) == 2 and op.name in _BINARY[t]:
-        return _Call(f"{_BINARY[t][op.name]}.2d.{t}", BINARY_CCONV, dims, args + [("view", nin)])
-    if len(op.operands) == 1 and op.name in _UNARY[t]:
-        return _Call(f"{_UNARY[t][op.name]}.2d.{t}", UNARY_CCONV, dims, args + [("view", nin)])
+    if len(op.operands) == 2 and op.opcode in _BINARY[t]:
+        return _Call(f"{_BINARY[t][op.opcode]}.2d.{t}", BINARY_CCONV, dims, args + [("view", nin)])
+    if len(op.operands) == 1 and op.opcode in _UNARY[t]:
+        return _Call(f"{_UNARY[t][op.opcode]}.2d.{t}", UNARY_CCONV, dims, args + [("view", nin)])
     return None
 
 
@@ -143,7 +144,7 @@ def _chain(g, accesses, inv):
     slot_of, free, slots, calls = {}, [], 0, []
     for vid, op in ops:
         table = _BINARY[t] if len(op.operands) == 2 else _UNARY[t] if len(op.operands) == 1 else {}
-        if op.name not in table or op.result_type != t:
+        if op.opcode not in table or op.result_type != t:
             return None
         args = []
         for v in op.operands:
@@ -167,7 +168,7 @@ def _chain(g, accesses, inv):
             slots = max(slots, slot_of[vid] + 1)
             out = ("temp", slot_of[vid])
         cconv = BINARY_CCONV if len(op.operands) == 2 else UNARY_CCONV
-        calls.append(_Call(f"{table[op.name]}.2d.{t}", cconv, dims, args + [out]))
+        calls.append(_Call(f"{table[op.opcode]}.2d.{t}", cconv, dims, args + [out]))
     return calls, slots
 
 
@@ -178,14 +179,14 @@ def _reduction(g, accesses, red, par):
     if t not in _REDUCE or len(g.body) != 1 or g.yields != (nin + 1,):
         return None
     op = g.body[0]
-    if op.name not in _REDUCE[t] or len(op.operands) != 2 or nin not in op.operands:
+    if op.opcode not in _REDUCE[t] or len(op.operands) != 2 or nin not in op.operands:
         return None
     (src,) = [v for v in op.operands if v != nin] or [None]
     if src is None or src >= nin or accesses[src].element_type != t:
         return None
     inner = red[-1]
     outer = _last(par, lambda d: out.depends[d])
-    return _Call(f"reduce.{_REDUCE[t][op.name]}.2d.{t}", REDUCE_CCONV, (outer, inner),
+    return _Call(f"reduce.{_REDUCE[t][op.opcode]}.2d.{t}", REDUCE_CCONV, (outer, inner),
                  [("view", src), ("vector", nin), ("flags", uk.FLAG_ACCUMULATE)])
 
 
@@ -197,7 +198,7 @@ def _contraction(g, accesses, red, par):
         return None
     mul, add = g.body
     mul_id, add_id = nin + 1, nin + 2
-    if (mul.name, add.name) != _CONTRACT[t] or g.yields != (add_id,) or sorted(add.operands) != [nin, mul_id]:
+    if (mul.opcode, add.opcode) != _CONTRACT[t] or g.yields != (add_id,) or sorted(add.operands) != [nin, mul_id]:
         return None
     if len(set(mul.operands)) != 2 or any(v >= nin or accesses[v].element_type != t for v in mul.operands):
         return None

@@ -23,3 +23,21 @@ def test_index_element_tensors_in_a_dispatch_are_a_located_error(target):
     with pytest.raises(rt.CompileError, match=r"4:8: error: tensor<3xindex> in a dispatch: tensors "
                                               r"of index elements are not supported"):
         rt.compile(_INDEX_TENSOR, devices=[target])
+
+
+_NO_OPCODE = """
+func.func @f(%a: tensor<4xi32>) -> tensor<4xi32> {
+  %r = math.ctlz %a : tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["llvm-cpu", "vmvx"])
+def test_a_scalar_op_without_a_kernel_ir_opcode_is_a_located_error(target):
+    """math.ctlz parses and becomes a linalg body op, but Kernel IR (kernel_ir.Opcode) has no
+    opcode for it: the dispatch lowering names it at its source line."""
+    with pytest.raises(rt.CompileError, match=r"3:8: error: 'math.ctlz' is not supported on scalars "
+                                              r"in a dispatch by rt's llvm-cpu/vmvx codegen; supported: "
+                                              r"arith.constant, .*math.isfinite"):
+        rt.compile(_NO_OPCODE, devices=[target])

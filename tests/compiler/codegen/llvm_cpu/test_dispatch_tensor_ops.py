@@ -314,7 +314,7 @@ func.func @fill() {
 def test_fill_values_computed_from_push_constants():
     k = lower(FILL.replace("%w = flow.dispatch.workload.ordinal %v, 0 : i64", "%w = arith.addi %v, %v : i64"),
               constants=3)
-    assert k.ops[0].body[0].name == "hal.interface.constant.load"
+    assert k.ops[0].body[0].opcode == "hal.interface.constant.load"
     value = np.int64(-123456789012)
     words = np.array([value]).view(np.uint32)
     f = np.array([-2.75], np.float32).view(np.uint32)[0]
