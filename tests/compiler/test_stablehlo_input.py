@@ -89,10 +89,10 @@ def test_a_bad_comparison_direction_names_the_choices():
     assert "<input>:2:26: error:" in message and "EQ, NE, GE, GT, LE, LT" in message and "GREATER" in message
 
 
-def test_dynamic_shapes_are_a_located_error_for_now():
-    message = _compile_error("""func.func @f(%a: tensor<?x3xf32>) -> tensor<3x?xf32> {
-  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<?x3xf32>) -> tensor<3x?xf32>
-  return %0 : tensor<3x?xf32>
+def test_dynamic_shapes_where_static_ones_are_needed_are_a_located_error():
+    message = _compile_error("""func.func @f(%a: tensor<?x4xf32>) -> tensor<?x2xf32> {
+  %0 = stablehlo.slice %a [0:2, 0:4:2] : (tensor<?x4xf32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
 }""")
     assert "<input>:2:8: error:" in message and "static tensor shapes" in message
 
