@@ -41,6 +41,7 @@ import traceback
 
 from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_mpi,
                                  run_spmd, simulated_clock, simulated_rows)
+from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 
 
@@ -72,6 +73,8 @@ def _cmd_opt(argv):
 def _cmd_compile(args):
     from rt.compilation import compile
 
+    _check_outputs(args)
+
     vmfb = compile(args.input, devices=args.device or None, dump_after=args.dump_after,
                    dump_dir=args.dump_dir, data_tiling=args.data_tiling, compile_to=args.compile_to,
                    compile_from=args.compile_from, timing=args.timing, jobs=args.jobs,
@@ -82,11 +85,7 @@ def _cmd_compile(args):
         sys.stdout.buffer.write(vmfb)
         sys.stdout.flush()
         return 0
-    try:
-        with open(args.output, "wb") as f:
-            f.write(vmfb)
-    except OSError as e:
-        raise InvalidArgumentError(f"cannot write {args.output!r}: {e.strerror}") from None
+    atomic_write(args.output, vmfb)
     return 0
 
 
@@ -152,23 +151,48 @@ def _inputs(function, specs):
         npy.close()
 
 
-def _print_results(function, values, outputs):
-    from rt.tensor_text import format_scalar, format_tensor, write_output
+def _check_outputs(args, function=None):
+    """Before a run: every file the command will write (``--output=@``/``+``, ``--report``,
+    ``--trace``, ``--json``, ``--benchmark_out``, ``-o``) can be created, and with ``function``
+    the ``--output`` flags are one per result. InvalidArgumentError naming the flag otherwise."""
+    from rt.runtime.atomic_write import check_writable
+    from rt.tensor_text import output_kind
 
-    results = function.abi.results
-    if len(outputs) > len(results):
+    for flag in ("report", "trace", "json", "benchmark_out"):
+        path = getattr(args, flag, None)
+        if path:
+            check_writable(path, f"--{flag}={path}")
+    if args.command == "compile":
+        if args.output != "-":
+            check_writable(args.output, f"-o {args.output}")
+        return
+    for spec in getattr(args, "output", ()):
+        kind = output_kind(spec.replace("{rank}", "0"))
+        if isinstance(kind, tuple):
+            check_writable(kind[1], f"--output={spec}")
+    outputs = getattr(args, "output", ())
+    if function is not None and outputs and len(outputs) != len(results := function.abi.results):
         raise InvalidArgumentError(f"{len(outputs)} --output flags but @{function.name} returns "
-                                   f"{len(results)} result(s)")
+                                   f"{len(results)} result(s); give one per result ('-' prints, "
+                                   "an empty --output= drops)")
+
+
+def _print_results(function, values, outputs, max_elements=None):
+    """Each result to where its ``--output`` sends it (rt.tensor_text.output_kind); with no
+    ``--output`` flags every result is printed. As iree-run-module, the flags, when given, must
+    be one per result."""
+    from rt.tensor_text import MAX_PRINTED_ELEMENTS, output_kind, result_text, write_output
+
+    max_elements = MAX_PRINTED_ELEMENTS if max_elements is None else max_elements
+    results = function.abi.results
     values = () if not results else values if len(results) > 1 else (values,)
     for k, (value, res) in enumerate(zip(values, results)):
-        spec = outputs[k] if k < len(outputs) else "-"
-        if spec != "-":
-            write_output(spec, value)
-        elif res.kind == "scalar":
-            print(f"result[{k}]: {format_scalar(value, res.element)}")
-        else:
-            print(f"result[{k}]: hal.buffer_view")
-            print(format_tensor(value, res.element if res.element and res.element != "index" else None))
+        spec = outputs[k] if outputs else "-"
+        kind = output_kind(spec)
+        if kind == "print":
+            print(f"result[{k}]: {result_text(value, res.element, max_elements)}")
+        elif kind != "drop":
+            write_output(spec, value, res.element, max_elements)
 
 
 def _tracer(args):
@@ -181,10 +205,12 @@ def _tracer(args):
 
 
 def _cmd_run(args):
+    _check_outputs(args)
     tracer = _tracer(args)
     module = _load(args, tracer)
     try:
         function = _function(module, args.function)
+        _check_outputs(args, function)
         if args.ranks is not None:
             run_spmd(module, function, args, _inputs, _print_results)
         elif args.channel:
@@ -193,7 +219,7 @@ def _cmd_run(args):
             prepared = function.prepare(*_inputs(function, args.input))
             print(f"EXEC @{function.name}")
             values = function.convert_results(function.invoke(prepared), prepared)
-            _print_results(function, values, args.output)
+            _print_results(function, values, args.output, args.output_max_element_count)
         if args.print_statistics:
             _print_statistics(module)
         finish(module, args)
@@ -221,6 +247,7 @@ def _cmd_benchmark(args):
     if args.ranks is not None or args.channel:
         raise InvalidArgumentError("rt benchmark runs one rank; time SPMD programs with rt run --ranks "
                                    "or --channel=mpi")
+    _check_outputs(args)
     tracer = _tracer(args)
     module = _load(args, tracer)
     try:
@@ -259,29 +286,16 @@ def _cmd_benchmark(args):
         print("\n".join(rows))
         summary.update(more)
     if args.json:
-        try:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(summary, f, indent=2)
-        except OSError as e:
-            raise InvalidArgumentError(f"cannot write {args.json!r}: {e.strerror}") from None
+        atomic_write(args.json, json.dumps(summary, indent=2))
     return 0
-
-
-def _write(path, data, mode=0o644):
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-    except OSError as e:
-        raise InvalidArgumentError(f"cannot write {path!r}: {e.strerror}") from None
 
 
 def _cmd_keygen(args):
     from rt.runtime.signing import generate_key
 
     private, public = generate_key()
-    _write(args.output + ".key", private, 0o600)
-    _write(args.output + ".pub", public)
+    atomic_write(args.output + ".key", private, 0o600)
+    atomic_write(args.output + ".pub", public, 0o644)
     print(f"wrote {args.output}.key (private: keep it secret) and {args.output}.pub")
     return 0
 
@@ -294,7 +308,7 @@ def _cmd_sign(args):
             data = f.read()
     except OSError as e:
         raise NotFoundError(f"cannot read module {args.module!r}: {e.strerror}") from None
-    _write(args.output or args.module, sign_module(data, args.key))
+    atomic_write(args.output or args.module, sign_module(data, args.key))
     return 0
 
 
@@ -412,7 +426,10 @@ def build_parser():
         p.set_defaults(func=func)
         if name == "run":
             p.add_argument("--output", action="append", default=[], metavar="SPEC",
-                           help="per result: - (print), @FILE.npy (write), +FILE.npy (append)")
+                           help="per result: - (print), empty (drop), @FILE (write) or +FILE (append); "
+                                "FILE.npy an ndarray, FILE.txt the printed text, others raw bytes")
+            p.add_argument("--output_max_element_count", type=int, default=1024, metavar="N",
+                           help="print up to N elements of each result and elide the rest (default 1024)")
         else:
             p.add_argument("--repetitions", type=int, default=10, help="timed calls (default 10)")
             p.add_argument("--warmup", type=int, default=1, help="untimed calls first (default 1)")
