@@ -36,7 +36,6 @@ import json
 import os
 import statistics
 import sys
-import time
 import traceback
 
 from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_mpi,
@@ -240,10 +239,25 @@ def _print_statistics(module):
               f"({stats.allocation_count} allocations, {stats.free_count} frees)")
 
 
+def _benchmark_settings(args):
+    """(MinTime, repetitions) from the benchmark flags; rt's ``--repetitions=N`` is
+    ``--benchmark_min_time=Nx`` (N timed calls)."""
+    from rt.benchmark_runner import DEFAULT_MIN_TIME, MinTime, parse_min_time
+
+    if args.repetitions is not None and args.repetitions < 1 or args.warmup < 0 or args.benchmark_repetitions < 1:
+        raise InvalidArgumentError(f"--repetitions must be >= 1, --benchmark_repetitions >= 1 and --warmup >= 0, "
+                                   f"got {args.repetitions}, {args.benchmark_repetitions} and {args.warmup}")
+    if args.repetitions is not None and args.benchmark_min_time is not None:
+        raise InvalidArgumentError("give --repetitions=N (N calls) or --benchmark_min_time, not both")
+    if args.repetitions is not None:
+        return MinTime(iterations=args.repetitions), args.benchmark_repetitions
+    return parse_min_time(args.benchmark_min_time or DEFAULT_MIN_TIME), args.benchmark_repetitions
+
+
 def _cmd_benchmark(args):
-    if args.repetitions < 1 or args.warmup < 0 or args.min_time < 0:
-        raise InvalidArgumentError(f"--repetitions must be >= 1, --warmup >= 0 and --min-time >= 0, got "
-                                   f"{args.repetitions}, {args.warmup} and {args.min_time}")
+    from rt import benchmark_runner as gbench
+
+    min_time, repetitions = _benchmark_settings(args)
     if args.ranks is not None or args.channel:
         raise InvalidArgumentError("rt benchmark runs one rank; time SPMD programs with rt run --ranks "
                                    "or --channel=mpi")
@@ -256,14 +270,15 @@ def _cmd_benchmark(args):
         for _ in range(args.warmup):
             function.invoke(prepared)
         clock = simulated_clock(module)
-        times, simulated = [], []
-        while len(times) < args.repetitions or sum(times) < args.min_time * 1e3:
+        simulated = []
+
+        def call():
             begin = clock() if clock else 0.0
-            start = time.perf_counter()
             function.invoke(prepared)
-            times.append((time.perf_counter() - start) * 1e3)
             if clock:
                 simulated.append(clock() - begin)
+
+        rows, times = gbench.measure(call, min_time, repetitions, f"BM_{function.name}/process_time/real_time")
         if args.print_statistics:
             _print_statistics(module)
         finish(module, args)
@@ -271,21 +286,26 @@ def _cmd_benchmark(args):
         module.close()
         if tracer is not None:
             tracer.write(args.trace)
-    summary = {"function": function.name, "module": args.module, "repetitions": len(times),
-               "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
-               "mean_ms": statistics.fmean(times),
-               "stddev_ms": statistics.stdev(times) if len(times) > 1 else 0.0}
-    name = f"BM_{function.name}/real_time"
-    print("-" * 60)
-    print(f"{'Benchmark':<40}{'Time':>12}{'Reps':>8}")
-    print("-" * 60)
-    for key in ("median", "mean", "stddev", "min", "max"):
-        print(f"{name + '_' + key:<40}{summary[key + '_ms']:>9.4f} ms{len(times):>8}")
-    if simulated:
-        rows, more = simulated_rows(f"BM_{function.name}", simulated)
-        print("\n".join(rows))
-        summary.update(more)
+    rows += gbench.aggregates(rows)
+    shown = [r for r in rows if r.aggregate_name] if (
+        args.benchmark_display_aggregates_only or args.benchmark_report_aggregates_only) and len(rows) > 1 else rows
+    ctx = gbench.context()
+    if args.benchmark_format != "json":
+        sys.stderr.write(gbench.context_text(ctx))
+    sys.stdout.write(gbench.report(shown, args.benchmark_format, ctx))
+    if simulated and args.benchmark_format == "console":
+        print("\n".join(simulated_rows(f"BM_{function.name}", simulated)[0]))
+    if args.benchmark_out:
+        saved = [r for r in rows if r.aggregate_name] if args.benchmark_report_aggregates_only and len(rows) > 1 \
+            else rows
+        atomic_write(args.benchmark_out, gbench.report(saved, args.benchmark_out_format, ctx))
     if args.json:
+        summary = {"function": function.name, "module": args.module, "repetitions": len(times),
+                   "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
+                   "mean_ms": statistics.fmean(times),
+                   "stddev_ms": statistics.stdev(times) if len(times) > 1 else 0.0}
+        if simulated:
+            summary.update(simulated_rows(f"BM_{function.name}", simulated)[1])
         atomic_write(args.json, json.dumps(summary, indent=2))
     return 0
 
@@ -399,7 +419,7 @@ def build_parser():
     p.set_defaults(func=_cmd_compile)
 
     for name, func, text in (("run", _cmd_run, "run one function of a module and print its results"),
-                             ("benchmark", _cmd_benchmark, "time one function (median/min/max)")):
+                             ("benchmark", _cmd_benchmark, "time one function as iree-benchmark-module")):
         p = sub.add_parser(name, help=text)
         p.add_argument("module", nargs="?", help=".vmfb module or .mlir file (compiled first)")
         p.add_argument("--module", dest="module_flag", default=None, metavar="PATH",
@@ -431,11 +451,25 @@ def build_parser():
             p.add_argument("--output_max_element_count", type=int, default=1024, metavar="N",
                            help="print up to N elements of each result and elide the rest (default 1024)")
         else:
-            p.add_argument("--repetitions", type=int, default=10, help="timed calls (default 10)")
+            p.add_argument("--benchmark_repetitions", type=int, default=1, metavar="N",
+                           help="Google Benchmark repetitions; with N > 1 mean/median/stddev/cv rows follow")
+            p.add_argument("--benchmark_min_time", "--min-time", default=None, metavar="T|Ts|Nx",
+                           help="per repetition: iterate until T seconds (default 0.5s), or N iterations (Nx)")
+            p.add_argument("--repetitions", type=int, default=None, metavar="N",
+                           help="rt's shorthand for --benchmark_min_time=Nx: N timed calls")
+            p.add_argument("--benchmark_format", choices=("console", "json", "csv"), default="console",
+                           help="report format on stdout (default console)")
+            p.add_argument("--benchmark_out", default=None, metavar="FILE",
+                           help="also write the report to FILE, in --benchmark_out_format")
+            p.add_argument("--benchmark_out_format", choices=("console", "json", "csv"), default="json",
+                           help="format of --benchmark_out (default json)")
+            p.add_argument("--benchmark_display_aggregates_only", action="store_true",
+                           help="with repetitions: show only the aggregate rows on stdout")
+            p.add_argument("--benchmark_report_aggregates_only", action="store_true",
+                           help="with repetitions: only the aggregate rows, on stdout and in --benchmark_out")
             p.add_argument("--warmup", type=int, default=1, help="untimed calls first (default 1)")
-            p.add_argument("--min-time", type=float, default=0.0, metavar="SECONDS",
-                           help="keep calling until the timed calls add up to SECONDS (default 0)")
-            p.add_argument("--json", default=None, metavar="FILE", help="also write the summary as JSON")
+            p.add_argument("--json", default=None, metavar="FILE",
+                           help="also write rt's summary of the timed calls (median/min/max ms) as JSON")
 
     p = sub.add_parser("devices", help="list HAL drivers, devices and the host CPU's features")
     p.set_defaults(func=_cmd_devices)

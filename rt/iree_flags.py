@@ -48,8 +48,10 @@ ALIASES = (
     (RUN, "--function=F / --input=SPEC / --output=SPEC", "the same", "IREE's value syntax"),
     (RUN, "--parameters=[SCOPE=]FILE", "--parameters=[SCOPE=]FILE", ".irpa or .safetensors (repeatable)"),
     (RUN, "--print_statistics", "--print-statistics", "allocator statistics of each device after the run"),
-    (BENCH, "--benchmark_repetitions=N", "--repetitions=N", ""),
-    (BENCH, "--benchmark_min_time=T[s]", "--min-time=T", "keep calling until T seconds (Nx: N calls)"),
+    (BENCH, "--benchmark_repetitions=N", "--benchmark_repetitions=N",
+     "Google Benchmark repetitions, with _mean/_median/_stddev/_cv rows"),
+    (BENCH, "--benchmark_min_time=T|Ts|Nx", "--benchmark_min_time=T|Ts|Nx",
+     "per repetition: T seconds (default 0.5s) or N iterations; rt's --repetitions=N is Nx"),
 )
 
 #: IREE flags rt has no alias for, with what to use instead (named in the error before the
@@ -177,13 +179,6 @@ def _run_flag(command, flag, value):
     """rt spelling of one iree-run-module / iree-benchmark-module flag, or None."""
     if flag == "--print_statistics":
         return ["--print-statistics"] if value is None or _bool(flag, value) else []
-    if command == "benchmark" and flag == "--benchmark_repetitions":
-        return [f"--repetitions={value}"]
-    if command == "benchmark" and flag == "--benchmark_min_time":
-        text = (value or "").strip()
-        if text.endswith("x") and text[:-1].isdigit():
-            return [f"--repetitions={text[:-1]}"]
-        return [f"--min-time={text[:-1] if text.endswith('s') else text}"]
     return None
 
 

@@ -42,8 +42,8 @@ def test_compile_flags_translate(argv, expected):
 
 
 @pytest.mark.parametrize("command, argv, expected", [
-    ("benchmark", ["--benchmark_repetitions=7", "--benchmark_min_time=0.5s"], ["--repetitions=7", "--min-time=0.5"]),
-    ("benchmark", ["--benchmark_min_time=12x"], ["--repetitions=12"]),
+    ("benchmark", ["--benchmark_repetitions=7", "--benchmark_min_time=0.5s"],
+     ["--benchmark_repetitions=7", "--benchmark_min_time=0.5s"]),
     ("run", ["--print_statistics", "--device=local-task"], ["--print-statistics", "--device=local-task"]),
     ("run", ["--print_statistics=false"], []),
 ])
