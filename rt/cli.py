@@ -45,7 +45,12 @@ from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors become InvalidArgumentError (one line, exit code 1)."""
+    """argparse whose usage errors become InvalidArgumentError (one line, exit code 1); flags
+    are matched whole, never by prefix (as IREE's tools match them)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         raise InvalidArgumentError(f"{message} (see {self.prog} --help)")
@@ -501,6 +506,27 @@ def _long_flags(parser, command):
     return [o for a in sub.choices[command]._actions for o in a.option_strings if o.startswith("--")]
 
 
+def _parse(parser, argv, command):
+    """``parser.parse_args(argv)``, with "did you mean" for an unknown command or flag."""
+    from rt.cli_support import did_you_mean
+
+    if argv and command is None and not argv[0].startswith("-"):
+        raise InvalidArgumentError(f"unknown command {argv[0]!r}{did_you_mean(argv[0], _COMMANDS)} "
+                                   f"(commands: {', '.join(_COMMANDS)})")
+    args, extra = parser.parse_known_args(argv)
+    for arg in extra:
+        if arg.startswith("-"):
+            flag = arg.partition("=")[0]
+            known = _long_flags(parser, command) if command else ["--help", "--version"]
+            from rt.iree_flags import iree_spellings
+
+            raise InvalidArgumentError(f"unknown flag {flag}{did_you_mean(flag, known + iree_spellings(command))} "
+                                       f"(see python -m rt {command or ''} --help)".replace("  ", " "))
+    if extra:
+        raise InvalidArgumentError(f"unexpected argument {extra[0]!r} (see python -m rt {command} --help)")
+    return args
+
+
 def _fail(command, error):
     text = str(error)
     print(f"rt {command}: {text}" if command else f"rt: {text}", file=sys.stderr)
@@ -512,6 +538,12 @@ def main(argv=None):
     command = argv[0] if argv and argv[0] in _COMMANDS else None
     args = None
     try:
+        if "--version" in argv[:argv.index("--")] if "--" in argv else "--version" in argv:
+            from rt.cli_support import version_text
+
+            sys.stdout.write(version_text())
+            sys.stdout.flush()
+            return 0
         if command in _PASSTHROUGH:
             return _PASSTHROUGH[command](argv[1:])
         parser = build_parser()
@@ -519,8 +551,13 @@ def main(argv=None):
             from rt.iree_flags import translate
 
             argv = [command] + translate(command, argv[1:], _long_flags(parser, command))
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv, command)
         code = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        from rt.cli_support import end_on_broken_pipe
+
+        code = end_on_broken_pipe()
     except RtError as e:
         code = _fail(command, e)
     except KeyboardInterrupt:

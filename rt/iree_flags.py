@@ -250,6 +250,12 @@ def translate(command, argv, rt_flags=()):
     return state.finish(out) if state is not None else out
 
 
+def iree_spellings(command):
+    """The IREE flags ``command`` accepts (``--iree-hal-target-backends``, ...), for "did you mean"."""
+    return [iree.split("=")[0].split("[")[0].split(" ")[0] for commands, iree, _, _ in ALIASES
+            if command in commands and iree.startswith("--")]
+
+
 def _unknown(command, flag, rt_flags):
     if flag in INSTEAD:
         return f"{flag} is an IREE flag rt does not implement; instead: {INSTEAD[flag]}"
@@ -263,6 +269,6 @@ def _unknown(command, flag, rt_flags):
     hint = ""
     if nearest:
         best = nearest[0]
-        hint = f"; nearest: {best} (rt: {known[best]})" if best in known else f"; nearest rt flag: {best}"
+        hint = f"; did you mean {best} (rt: {known[best]})?" if best in known else f"; did you mean {best}?"
     return (f"{flag} is an IREE flag rt does not implement{hint}; IREE flags rt accepts: "
             f"{', '.join(sorted(known))} (docs/iree_flags.md)")

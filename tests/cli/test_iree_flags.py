@@ -95,9 +95,9 @@ def test_compile_flags_with_a_vmfb_are_an_error(tmp_path):
 
 
 @pytest.mark.parametrize("command, flag, fragments", [
-    ("compile", "--iree-llvmcpu-target-cpu-features=+avx2", ["nearest: --iree-llvmcpu-target-cpu",
+    ("compile", "--iree-llvmcpu-target-cpu-features=+avx2", ["did you mean --iree-llvmcpu-target-cpu",
                                                               "--device=llvm-cpu:CPU"]),
-    ("compile", "--iree-opt-data-tilin=false", ["nearest: --iree-opt-data-tiling"]),
+    ("compile", "--iree-opt-data-tilin=false", ["did you mean --iree-opt-data-tiling"]),
     ("compile", "--iree-hal-target-backends=llvm-cpu,vmvx", ["one backend per device"]),
     ("compile", "--iree-hal-target-backends=cuda", ["rt compiles for llvm-cpu or vmvx"]),
     ("compile", "--iree-opt-data-tiling=maybe", ["expected true or false"]),
@@ -168,4 +168,4 @@ def test_unknown_iree_flag_fails_the_command():
     out = rt_cli("compile", EXAMPLE, "--iree-llvmcpu-target-cpu-features=+avx2", "-o", "-")
     assert out.returncode == 1 and out.stdout == b""
     assert out.stderr.decode().startswith("rt compile: --iree-llvmcpu-target-cpu-features is an IREE flag rt does "
-                                          "not implement; nearest: --iree-llvmcpu-target-cpu")
+                                          "not implement; did you mean --iree-llvmcpu-target-cpu")
