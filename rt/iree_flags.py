@@ -33,6 +33,8 @@ ALIASES = (
     (COMPILE, "--mlir-print-ir-after-all", "--dump-after=all --dump-dir=-", "IR after every pass on stderr"),
     (COMPILE, "--mlir-print-ir-after=PASS", "--dump-after=PASS --dump-dir=-", "pass names are IREE's"),
     (COMPILE, "--compile-to=PHASE", "--compile-to=PHASE", "IREE's phase names"),
+    (COMPILE, "--mlir-timing", "--timing", "the time of every pass on stderr"),
+    (COMPILE, "--mlir-disable-threading", "--jobs=1", "executables translated one at a time, in this process"),
     (COMPILE, "--iree-flow-trace-dispatch-tensors", "--trace-dispatch-tensors",
      "each dispatch's inputs and outputs printed to stderr at run time"),
     (COMPILE, "--iree-flow-trace-dispatch=SYMBOL", "--trace-dispatch=SYMBOL",
@@ -128,6 +130,12 @@ class _Compile:
         elif flag == "--iree-llvmcpu-reassociate-fp-reductions":
             if not _bool(flag, value):
                 self.out.append("--no-reassociate-fp-reductions")
+        elif flag == "--mlir-timing":
+            if _bool(flag, value):
+                self.out.append("--timing")
+        elif flag == "--mlir-disable-threading":
+            if _bool(flag, value):
+                self.out.append("--jobs=1")
         elif flag == "--mlir-print-ir-after-all":
             self.out += ["--dump-after=all", "--dump-dir=-"]
         elif flag == "--mlir-print-ir-after":

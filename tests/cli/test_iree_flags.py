@@ -36,6 +36,7 @@ def rt_cli(*args, **kwargs):
     (["--iree-flow-trace-dispatch-tensors"], ["--trace-dispatch-tensors"]),
     (["--iree-flow-trace-dispatch-tensors=false"], []),
     (["--iree-flow-trace-dispatch=matmul"], ["--trace-dispatch=matmul"]),
+    (["--mlir-timing", "--mlir-disable-threading"], ["--timing", "--jobs=1"]),
 ])
 def test_compile_flags_translate(argv, expected):
     assert translate("compile", ["in.mlir"] + argv) == ["in.mlir"] + expected
