@@ -55,6 +55,7 @@ def atomic_file(path, mode="wb", file_mode=None, encoding=None, what=None):
     """
     if mode not in ("wb", "w", "ab", "a"):
         raise ValueError(f"atomic_file mode must be wb, w, ab or a, not {mode!r}")
+    path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     target = f"{what} to {path!r}" if what else repr(path)
     try:
@@ -101,6 +102,7 @@ def check_writable(path, what):
     """Raise InvalidArgumentError unless a file can be created at ``path`` (checked before a run,
     so that a bad ``--output`` / ``--report`` / ``--trace`` / ``-o`` path fails at once): its folder
     must exist and be writable, and ``path`` must not be a folder. ``what`` names the flag."""
+    path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise InvalidArgumentError(f"{what}: {path!r} is a folder; give a file path")
