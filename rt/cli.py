@@ -4,14 +4,18 @@
                          --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
                          [--compile-from=PHASE] [--timing] [--jobs=N] [--verify-each]
                          [--cache-dir=DIR] [--trace-dispatch-tensors | --trace-dispatch=SYMBOL]
+    python -m rt --version
     python -m rt run MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--output=SPEC]...
+                     [--output_max_element_count=N]
                      [--device=URI]... [--trace=FILE.json] [--parameters=[SCOPE=]FILE]...
                      [--topology=T.yaml [--deterministic] [--report=R.json] [--inject=SPEC]...]
                      [--ranks=N [--group=NAME]]
                      with IN.mlir also: [--trace-dispatch-tensors | --trace-dispatch=SYMBOL]
                      [--no-data-tiling] [--no-reassociate-fp-reductions] [--Xcompiler,IREE_FLAG]...
     mpiexec -n N python -m rt run MODULE.vmfb --channel=mpi --input=@x_{rank}.npy ...
-    python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--repetitions=N]
+    python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--benchmark_repetitions=N]
+                     [--benchmark_min_time=T|Ts|Nx | --repetitions=N] [--benchmark_format=console|json|csv]
+                     [--benchmark_out=FILE [--benchmark_out_format=json|console|csv]] [--json=FILE]
     python -m rt devices
     python -m rt dump MODULE.vmfb [--executables-to=DIR]
     python -m rt opt IN.mlir --pass=NAME...
@@ -29,7 +33,11 @@ docs/iree_flags.md).
 ``run`` and ``benchmark`` follow iree-run-module / iree-benchmark-module: inputs in IREE's
 syntax (rt.tensor_text), outputs printed as ``EXEC @f`` / ``result[0]: hal.buffer_view`` /
 ``2x2xf32=[1 2][3 4]``. Every error is one ``rt <command>: <message>`` on stderr and exit
-code 1 (RT_TRACEBACK=1 shows the Python traceback of unexpected failures).
+code 1 (RT_TRACEBACK=1 shows the Python traceback of unexpected failures); an unknown flag or
+command names the nearest one ("did you mean"); the files a command writes are checked before it
+runs and written whole (rt.runtime.atomic_write); a closed stdout pipe (``| head``) ends the
+process by SIGPIPE, quietly, as a C tool ends (rt.cli_support). ``benchmark`` runs and reports
+as iree-benchmark-module (Google Benchmark; rt.benchmark_runner).
 """
 import argparse
 import json
