@@ -87,3 +87,10 @@ def test_min_time_forms(text, expected):
 def test_bad_benchmark_flags(rt_cli, modules, flag, message):
     out = rt_cli("benchmark", modules / "add.vmfb", *ADD, flag)
     assert out.returncode == 1 and out.stderr == message
+
+
+def test_benchmark_out_path_is_checked_before_the_run(rt_cli, modules, tmp_path):
+    out = rt_cli("benchmark", modules / "add.vmfb", *ADD, "--benchmark_out=no/such/r.json", cwd=tmp_path)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == (f"rt benchmark: --benchmark_out=no/such/r.json: cannot write 'no/such/r.json': folder "
+                          f"{str(tmp_path / 'no/such')!r} does not exist\n")
