@@ -69,6 +69,7 @@ class Run:
     repetitions: int
     repetition_index: int = 0
     aggregate_name: str = ""
+    items_per_second: float = 0.0
 
     @property
     def is_percentage(self):
@@ -101,7 +102,9 @@ def measure(call, min_time, repetitions, name):
                 break
             iterations = _next_iterations(iterations, seconds, min_time.seconds)
         per_call += times
-        rows.append(Run(name, name, iterations, sum(times) / iterations, cpu / iterations, repetitions, index))
+        real = sum(times) / iterations
+        rows.append(Run(name, name, iterations, real, cpu / iterations, repetitions, index, "",
+                        1e3 / real if real else 0.0))
     return rows, per_call
 
 
@@ -109,11 +112,12 @@ def aggregates(rows):
     """``_mean``, ``_median``, ``_stddev``, ``_cv`` rows of the repetitions (none for one)."""
     if len(rows) < 2:
         return []
-    real, cpu = [r.real_time for r in rows], [r.cpu_time for r in rows]
+    real, cpu, items = ([r.real_time for r in rows], [r.cpu_time for r in rows],
+                        [r.items_per_second for r in rows])
     stats = (("mean", statistics.fmean), ("median", statistics.median), ("stddev", statistics.stdev),
              ("cv", lambda v: statistics.stdev(v) / statistics.fmean(v) if statistics.fmean(v) else 0.0))
     base = rows[0]
-    return [Run(f"{base.run_name}_{key}", base.run_name, len(rows), f(real), f(cpu), len(rows), 0, key)
+    return [Run(f"{base.run_name}_{key}", base.run_name, len(rows), f(real), f(cpu), len(rows), 0, key, f(items))
             for key, f in stats]
 
 
@@ -129,23 +133,42 @@ def _time_text(ms):
     return "%10.0f" % ms
 
 
+_PREFIXES_UP = ("", "k", "M", "G", "T", "P", "E")
+_PREFIXES_DOWN = ("", "m", "u", "n", "p")
+
+
+def _human(value):
+    """A counter as Google Benchmark prints it: ``68.8136``, ``97.702k``, ``500m``."""
+    scale = 0
+    while abs(value) >= 1000 and scale < len(_PREFIXES_UP) - 1:
+        value, scale = value / 1000, scale + 1
+    if scale:
+        return "%g%s" % (value, _PREFIXES_UP[scale])
+    while value and abs(value) < 1 and scale < len(_PREFIXES_DOWN) - 1:
+        value, scale = value * 1000, scale + 1
+    return "%g%s" % (value, _PREFIXES_DOWN[scale])
+
+
 def console(rows):
-    """Google Benchmark's console table (header, rule, one line per row)."""
+    """Google Benchmark's console table (header, rule, one line per row with its
+    ``items_per_second`` counter, calls per second as iree-benchmark-module counts them)."""
     width = max([10] + [len(r.name) for r in rows])
-    header = "%-*s %13s %15s %12s" % (width, "Benchmark", "Time", "CPU", "Iterations")
+    header = "%-*s %13s %15s %12s UserCounters..." % (width, "Benchmark", "Time", "CPU", "Iterations")
     lines = ["-" * len(header), header, "-" * len(header)]
     for r in rows:
         if r.is_percentage:
-            times = "%10.2f %% %10.2f %% " % (100 * r.real_time, 100 * r.cpu_time)
+            times = "%10.2f %-4s %10.2f %-4s " % (100 * r.real_time, "%", 100 * r.cpu_time, "%")
+            items = "%.2f%%" % (100 * r.items_per_second)
         else:
             times = "%s %-4s %s %-4s " % (_time_text(r.real_time), "ms", _time_text(r.cpu_time), "ms")
-        lines.append("%-*s " % (width, r.name) + times + "%10d" % r.iterations)
+            items = _human(r.items_per_second) + "/s"
+        lines.append("%-*s " % (width, r.name) + times + "%10d" % r.iterations + " items_per_second=" + items)
     return "\n".join(lines) + "\n"
 
 
 def context():
     """The run's context: date, host, CPUs, load (Google Benchmark's ``context`` object)."""
-    mhz = 0.0
+    mhz = 0.0  # as /proc/cpuinfo gives it
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             mhz = next((float(line.split(":")[1]) for line in f if line.startswith("cpu MHz")), 0.0)
@@ -155,14 +178,14 @@ def context():
 
     return {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "host_name": socket.gethostname(), "executable": "python -m rt benchmark",
-            "num_cpus": os.cpu_count(), "mhz_per_cpu": round(mhz), "cpu_scaling_enabled": False,
+            "num_cpus": os.cpu_count(), "mhz_per_cpu": round(mhz), "mhz": mhz, "cpu_scaling_enabled": False,
             "caches": [], "load_avg": list(os.getloadavg()), "library_build_type": "release",
             "rt_version": __version__}
 
 
 def context_text(ctx):
     """The context lines the console and CSV reporters print to stderr."""
-    return (f"{ctx['date']}\nRunning {ctx['executable']}\nRun on ({ctx['num_cpus']} X {ctx['mhz_per_cpu']} MHz "
+    return (f"{ctx['date']}\nRunning {ctx['executable']}\nRun on ({ctx['num_cpus']} X {ctx['mhz']:g} MHz "
             f"CPU s)\nLoad Average: {', '.join('%.2f' % v for v in ctx['load_avg'])}\n")
 
 
@@ -177,11 +200,11 @@ def to_json(rows, ctx):
                          aggregate_unit="percentage" if r.is_percentage else "time")
         else:
             entry.update(repetition_index=r.repetition_index, threads=1)
-        entry.update(iterations=r.iterations, real_time=r.real_time, cpu_time=r.cpu_time)
-        if not r.is_percentage:
-            entry["time_unit"] = "ms"
+        entry.update(iterations=r.iterations, real_time=r.real_time, cpu_time=r.cpu_time, time_unit="ms",
+                     items_per_second=r.items_per_second)
         out.append(entry)
-    return json.dumps({"context": ctx, "benchmarks": out}, indent=2) + "\n"
+    context = {key: value for key, value in ctx.items() if key != "mhz"}
+    return json.dumps({"context": context, "benchmarks": out}, indent=2) + "\n"
 
 
 def to_csv(rows):
@@ -190,7 +213,7 @@ def to_csv(rows):
              "error_occurred,error_message"]
     for r in rows:
         lines.append(f'"{r.name}",{r.iterations},{r.real_time:g},{r.cpu_time:g},'
-                     f'{"" if r.is_percentage else "ms"},,,,,')
+                     f'{"" if r.is_percentage else "ms"},,{r.items_per_second:g},,,')
     return "\n".join(lines) + "\n"
 
 

@@ -204,7 +204,7 @@ def _print_results(function, values, outputs, max_elements=None):
         if kind == "print":
             print(f"result[{k}]: {result_text(value, res.element, max_elements)}")
         elif kind != "drop":
-            write_output(spec, value, res.element, max_elements)
+            write_output(spec, value, res.element)
 
 
 def _tracer(args):
@@ -460,7 +460,7 @@ def build_parser():
         if name == "run":
             p.add_argument("--output", action="append", default=[], metavar="SPEC",
                            help="per result: - (print), empty (drop), @FILE (write) or +FILE (append); "
-                                "FILE.npy an ndarray, FILE.txt the printed text, others raw bytes")
+                                "FILE.npy an ndarray, other names the raw bytes (as iree-run-module)")
             p.add_argument("--output_max_element_count", type=int, default=1024, metavar="N",
                            help="print up to N elements of each result and elide the rest (default 1024)")
         else:

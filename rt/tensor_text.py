@@ -16,10 +16,10 @@ Inputs (iree/hal/string_util.c, iree-run-module ``--input``):
 
 Outputs: ``2x2xf32=[1 2][3 4]`` (rows bracketed, elements space-separated, floats ``%G``; bf16
 and f8 values as floats, i4 as integers), ``4xi32=1 2 3 4``, scalars ``i32=4``. ``--output=``
-(empty) drops the result, ``-`` prints it, ``@FILE`` writes and ``+FILE`` appends, by the
-file's extension: ``.npy`` an ndarray, ``.txt`` the printed text (``hal.buffer_view`` and the
-values, as ``-`` prints them), anything else (``.bin``) the raw bytes of the buffer (packed as
-the buffer holds sub-byte types), as iree-run-module writes them. .npy has no bf16/f8/int4
+(empty) drops the result, ``-`` prints it, ``@FILE`` writes and ``+FILE`` appends: ``.npy``
+an ndarray, any other name (``.bin``, ``.txt`` too) the raw bytes of the buffer (packed as the
+buffer holds sub-byte types), as iree-run-module 3.13 writes them (measured, and
+iree_tooling_write_variant_to_file in runtime/src/iree/tooling/function_io.c). .npy has no bf16/f8/int4
 types: bf16 and f8 are saved as raw ``|V2`` / ``|V1`` bits (as iree-run-module saves them) and
 read back as the argument's type; i4/i2 are saved as int8 (uint8 for ui4/ui2), one value per
 byte. Files are replaced whole (rt.runtime.atomic_write).
@@ -247,8 +247,8 @@ def format_scalar(value, element):
 
 def output_kind(spec):
     """What ``--output=SPEC`` does: ``"drop"`` (empty), ``"print"`` (``-``), or ``(mode, path,
-    format)`` with mode ``"wb"`` (``@``) / ``"ab"`` (``+``) and format ``npy`` / ``txt`` / ``bin``
-    by the extension, as iree-run-module decides (``.npy``, ``.txt``, anything else raw bytes).
+    format)`` with mode ``"wb"`` (``@``) / ``"ab"`` (``+``) and format ``npy`` for a ``.npy``
+    file, else ``bin`` (raw bytes), as iree-run-module decides.
     InvalidArgumentError for a spec that is none of these."""
     if spec == "":
         return "drop"
@@ -257,10 +257,9 @@ def output_kind(spec):
     mode = {"@": "wb", "+": "ab"}.get(spec[:1])
     path = spec[1:]
     if mode is None or not path:
-        raise InvalidArgumentError(f"--output={spec}: expected @FILE (write) or +FILE (append) with FILE .npy, "
-                                   ".txt or any other name for raw bytes, '-' to print, or empty to drop")
-    extension = os.path.splitext(path)[1].lower()
-    return mode, path, {".npy": "npy", ".txt": "txt"}.get(extension, "bin")
+        raise InvalidArgumentError(f"--output={spec}: expected @FILE (write) or +FILE (append) with FILE .npy "
+                                   "(an ndarray) or any other name (raw bytes), '-' to print, or empty to drop")
+    return mode, path, "npy" if path.endswith(".npy") else "bin"
 
 
 def result_text(value, element, max_elements=MAX_PRINTED_ELEMENTS):
@@ -301,11 +300,11 @@ def _raw_bytes(array):
     return np.ascontiguousarray(array).tobytes()
 
 
-def write_output(spec, value, element=None, max_elements=MAX_PRINTED_ELEMENTS):
+def write_output(spec, value, element=None):
     """Write one result for ``--output=@FILE`` / ``+FILE`` (:func:`output_kind`).
 
     value: a numpy array (any shape and dtype) or a Python scalar of MLIR type ``element``.
-    ``.npy``: an ndarray; ``.txt``: :func:`result_text` and a newline; others: the raw bytes.
+    ``.npy``: an ndarray; others: the raw bytes.
     The file is replaced whole (rt.runtime.atomic_write). Returns the absolute path written.
     Raises InvalidArgumentError for a bad spec or an unwritable path.
     """
@@ -313,9 +312,7 @@ def write_output(spec, value, element=None, max_elements=MAX_PRINTED_ELEMENTS):
     if not isinstance(kind, tuple):
         raise InvalidArgumentError(f"--output={spec}: expected @FILE or +FILE here")
     mode, path, fmt = kind
-    if fmt == "txt":
-        data = (result_text(value, element, max_elements) + "\n").encode("utf-8")
-    elif fmt == "npy":
+    if fmt == "npy":
         data = _npy_bytes(_as_array(value, element), spec)
     else:
         data = _raw_bytes(_as_array(value, element))

@@ -10,10 +10,11 @@ from rt.benchmark_runner import MinTime, parse_min_time
 
 ADD = ("--function=add", "--input=4xf32=1", "--input=4xf32=2", "--device=local-sync://vmvx")
 NAME = "BM_add/process_time/real_time"
-RULE = "-" * 79
-HEADER = "Benchmark                                     Time             CPU   Iterations"
-TIME_ROW = re.compile(r"(?P<name>\S+) +(?P<real>[ \d.]{10}) ms   (?P<cpu>[ \d.]{10}) ms   (?P<iters>[ \d]{10})")
-CV_ROW = re.compile(r"(?P<name>\S+) +[ \d.]{10} % [ \d.]{10} % (?P<iters>[ \d]{10})")
+RULE = "-" * 95
+HEADER = "Benchmark                                     Time             CPU   Iterations UserCounters..."
+TIME_ROW = re.compile(r"(?P<name>\S+) +(?P<real>[ \d.]{10}) ms   (?P<cpu>[ \d.]{10}) ms   (?P<iters>[ \d]{10}) "
+                      r"items_per_second=(?P<items>[\d.]+[kMG]?)/s")
+CV_ROW = re.compile(r"(?P<name>\S+) +[ \d.]{10} %    [ \d.]{10} %    (?P<iters>[ \d]{10}) items_per_second=[\d.]+%")
 
 
 def test_repetitions_and_aggregates_in_the_console_table(rt_cli, modules):
@@ -26,7 +27,7 @@ def test_repetitions_and_aggregates_in_the_console_table(rt_cli, modules):
     assert [(m["name"], int(m["iters"])) for m in rows] == [
         (NAME, 5), (NAME, 5), (NAME, 5), (NAME + "_mean", 3), (NAME + "_median", 3), (NAME + "_stddev", 3),
         (NAME + "_cv", 3)]
-    assert all(len(line) == len(HEADER) for line in lines[3:-1]) and len(lines[-1]) == len(HEADER) - 6
+    assert len({line.index(" items_per_second=") for line in lines[3:]}) == 1
     assert "Running python -m rt benchmark" in out.stderr
 
 
@@ -49,7 +50,9 @@ def test_json_format_and_out_file_in_another_format(rt_cli, modules, tmp_path):
                for b in report["benchmarks"]]
     assert entries == [(NAME, "iteration", 2, None, "ms"), (NAME, "iteration", 2, None, "ms"),
                        (NAME + "_mean", "aggregate", 2, "mean", "ms"), (NAME + "_median", "aggregate", 2, "median", "ms"),
-                       (NAME + "_stddev", "aggregate", 2, "stddev", "ms"), (NAME + "_cv", "aggregate", 2, "cv", None)]
+                       (NAME + "_stddev", "aggregate", 2, "stddev", "ms"), (NAME + "_cv", "aggregate", 2, "cv", "ms")]
+    first = report["benchmarks"][0]
+    assert first["items_per_second"] == pytest.approx(1e3 / first["real_time"])
     assert [b["repetition_index"] for b in report["benchmarks"][:2]] == [0, 1]
     rows = list(csv.reader(io.StringIO((tmp_path / "r.csv").read_text())))
     assert rows[0] == ["name", "iterations", "real_time", "cpu_time", "time_unit", "bytes_per_second",
