@@ -40,6 +40,7 @@ process by SIGPIPE, quietly, as a C tool ends (rt.cli_support). ``benchmark`` ru
 as iree-benchmark-module (Google Benchmark; rt.benchmark_runner).
 """
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -223,10 +224,11 @@ def _cmd_run(args):
     try:
         function = _function(module, args.function)
         _check_outputs(args, function)
+        print_results = functools.partial(_print_results, max_elements=args.output_max_element_count)
         if args.ranks is not None:
-            run_spmd(module, function, args, _inputs, _print_results)
+            run_spmd(module, function, args, _inputs, print_results)
         elif args.channel:
-            run_mpi(module, function, args, _inputs, _print_results)
+            run_mpi(module, function, args, _inputs, print_results)
         else:
             prepared = function.prepare(*_inputs(function, args.input))
             print(f"EXEC @{function.name}")
