@@ -38,7 +38,7 @@ from rt.runtime.hal.element_type import (dtype_to_element_type, is_sub_byte, pac
                                            packed_byte_count, unpack_sub_byte)
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
-#: iree-run-module's default ``--print_max_element_count``.
+#: iree-run-module's default ``--output_max_element_count``.
 MAX_PRINTED_ELEMENTS = 1024
 _TYPE = re.compile(r"(?:(\d+(?:x\d+)*)x)?([A-Za-z][\w<>]*)")
 _SEPARATORS = re.compile(r"[\s,\[\]]+")
