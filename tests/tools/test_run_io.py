@@ -59,7 +59,8 @@ def test_output_max_element_count(rt_cli, modules):
 
 def test_output_paths_are_checked_before_the_run(rt_cli, modules, tmp_path):
     for flag, shown in (("--output=@no/such/y.npy", "--output=@no/such/y.npy"),
-                        ("--trace=no/such/t.json", "--trace=no/such/t.json")):
+                        ("--trace=no/such/t.json", "--trace=no/such/t.json"),
+                        ("--report=no/such/r.json", "--report=no/such/r.json")):
         out = rt_cli("run", modules / "basic.vmfb", *IDENTITY, flag, cwd=tmp_path)
         assert out.returncode == 1 and out.stdout == ""
         assert out.stderr == (f"rt run: {shown}: cannot write {flag.split('=@')[-1].split('=')[-1]!r}: "
