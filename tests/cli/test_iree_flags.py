@@ -152,7 +152,9 @@ def test_iree_compile_command_line_end_to_end(tmp_path):
     bench = rt_cli("benchmark", f"--module={tmp_path / 'm.vmfb'}", *INPUTS, "--benchmark_repetitions=3",
                    "--benchmark_min_time=3x", "--device=local-sync")
     assert bench.returncode == 0, bench.stderr
-    assert bench.stdout.decode().splitlines()[-1].split()[-1] == "3"
+    rows = [line.split() for line in bench.stdout.decode().splitlines()[3:]]
+    assert [(r[0], r[5]) for r in rows] == [("BM_foo/process_time/real_time", "3")] * 3 + [
+        (f"BM_foo/process_time/real_time_{k}", "3") for k in ("mean", "median", "stddev", "cv")]
 
 
 def test_print_ir_after_goes_to_stderr(tmp_path):
