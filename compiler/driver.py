@@ -21,6 +21,7 @@ import dataclasses
 import gc
 import sys
 
+from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError
 
 
@@ -77,7 +78,8 @@ def compile_source(text, filename="<input>", devices=None, options=None):
 
 
 def compile_file(path, devices=None, options=None, output=None):
-    """Compile the file at ``path``; writes ``output`` when given; returns the bytes."""
+    """Compile the file at ``path``; writes ``output`` when given (whole or not at all:
+    rt.runtime.atomic_write); returns the bytes."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -85,8 +87,7 @@ def compile_file(path, devices=None, options=None, output=None):
         raise InvalidArgumentError(f"cannot read {path}: {exc.strerror}") from None
     data = compile_source(text, str(path), devices, options)
     if output is not None:
-        with open(output, "wb") as f:
-            f.write(data)
+        atomic_write(output, data)
     return data
 
 

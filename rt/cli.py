@@ -4,14 +4,18 @@
                          --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
                          [--compile-from=PHASE] [--timing] [--jobs=N] [--verify-each]
                          [--cache-dir=DIR] [--trace-dispatch-tensors | --trace-dispatch=SYMBOL]
+    python -m rt --version
     python -m rt run MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--output=SPEC]...
+                     [--output_max_element_count=N]
                      [--device=URI]... [--trace=FILE.json] [--parameters=[SCOPE=]FILE]...
                      [--topology=T.yaml [--deterministic] [--report=R.json] [--inject=SPEC]...]
                      [--ranks=N [--group=NAME]]
                      with IN.mlir also: [--trace-dispatch-tensors | --trace-dispatch=SYMBOL]
                      [--no-data-tiling] [--no-reassociate-fp-reductions] [--Xcompiler,IREE_FLAG]...
     mpiexec -n N python -m rt run MODULE.vmfb --channel=mpi --input=@x_{rank}.npy ...
-    python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--repetitions=N]
+    python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--benchmark_repetitions=N]
+                     [--benchmark_min_time=T|Ts|Nx | --repetitions=N] [--benchmark_format=console|json|csv]
+                     [--benchmark_out=FILE [--benchmark_out_format=json|console|csv]] [--json=FILE]
     python -m rt devices
     python -m rt dump MODULE.vmfb [--executables-to=DIR]
     python -m rt opt IN.mlir --pass=NAME...
@@ -29,23 +33,33 @@ docs/iree_flags.md).
 ``run`` and ``benchmark`` follow iree-run-module / iree-benchmark-module: inputs in IREE's
 syntax (rt.tensor_text), outputs printed as ``EXEC @f`` / ``result[0]: hal.buffer_view`` /
 ``2x2xf32=[1 2][3 4]``. Every error is one ``rt <command>: <message>`` on stderr and exit
-code 1 (RT_TRACEBACK=1 shows the Python traceback of unexpected failures).
+code 1 (RT_TRACEBACK=1 shows the Python traceback of unexpected failures); an unknown flag or
+command names the nearest one ("did you mean"); the files a command writes are checked before it
+runs and written whole (rt.runtime.atomic_write); a closed stdout pipe (``| head``) ends the
+process by SIGPIPE, quietly, as a C tool ends (rt.cli_support). ``benchmark`` runs and reports
+as iree-benchmark-module (Google Benchmark; rt.benchmark_runner).
 """
 import argparse
+import functools
 import json
 import os
 import statistics
 import sys
-import time
 import traceback
 
 from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_mpi,
                                  run_spmd, simulated_clock, simulated_rows)
+from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors become InvalidArgumentError (one line, exit code 1)."""
+    """argparse whose usage errors become InvalidArgumentError (one line, exit code 1); flags
+    are matched whole, never by prefix (as IREE's tools match them)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         raise InvalidArgumentError(f"{message} (see {self.prog} --help)")
@@ -72,6 +86,8 @@ def _cmd_opt(argv):
 def _cmd_compile(args):
     from rt.compilation import compile
 
+    _check_outputs(args)
+
     vmfb = compile(args.input, devices=args.device or None, dump_after=args.dump_after,
                    dump_dir=args.dump_dir, data_tiling=args.data_tiling, compile_to=args.compile_to,
                    compile_from=args.compile_from, timing=args.timing, jobs=args.jobs,
@@ -82,11 +98,7 @@ def _cmd_compile(args):
         sys.stdout.buffer.write(vmfb)
         sys.stdout.flush()
         return 0
-    try:
-        with open(args.output, "wb") as f:
-            f.write(vmfb)
-    except OSError as e:
-        raise InvalidArgumentError(f"cannot write {args.output!r}: {e.strerror}") from None
+    atomic_write(args.output, vmfb)
     return 0
 
 
@@ -152,23 +164,48 @@ def _inputs(function, specs):
         npy.close()
 
 
-def _print_results(function, values, outputs):
-    from rt.tensor_text import format_scalar, format_tensor, write_output
+def _check_outputs(args, function=None):
+    """Before a run: every file the command will write (``--output=@``/``+``, ``--report``,
+    ``--trace``, ``--json``, ``--benchmark_out``, ``-o``) can be created, and with ``function``
+    the ``--output`` flags are one per result. InvalidArgumentError naming the flag otherwise."""
+    from rt.runtime.atomic_write import check_writable
+    from rt.tensor_text import output_kind
 
-    results = function.abi.results
-    if len(outputs) > len(results):
+    for flag in ("report", "trace", "json", "benchmark_out"):
+        path = getattr(args, flag, None)
+        if path:
+            check_writable(path, f"--{flag}={path}")
+    if args.command == "compile":
+        if args.output != "-":
+            check_writable(args.output, f"-o {args.output}")
+        return
+    for spec in getattr(args, "output", ()):
+        kind = output_kind(spec.replace("{rank}", "0"))
+        if isinstance(kind, tuple):
+            check_writable(kind[1], f"--output={spec}")
+    outputs = getattr(args, "output", ())
+    if function is not None and outputs and len(outputs) != len(results := function.abi.results):
         raise InvalidArgumentError(f"{len(outputs)} --output flags but @{function.name} returns "
-                                   f"{len(results)} result(s)")
+                                   f"{len(results)} result(s); give one per result ('-' prints, "
+                                   "an empty --output= drops)")
+
+
+def _print_results(function, values, outputs, max_elements=None):
+    """Each result to where its ``--output`` sends it (rt.tensor_text.output_kind); with no
+    ``--output`` flags every result is printed. As iree-run-module, the flags, when given, must
+    be one per result."""
+    from rt.tensor_text import MAX_PRINTED_ELEMENTS, output_kind, result_text, write_output
+
+    max_elements = MAX_PRINTED_ELEMENTS if max_elements is None else max_elements
+    results = function.abi.results
     values = () if not results else values if len(results) > 1 else (values,)
     for k, (value, res) in enumerate(zip(values, results)):
-        spec = outputs[k] if k < len(outputs) else "-"
-        if spec != "-":
-            write_output(spec, value)
-        elif res.kind == "scalar":
-            print(f"result[{k}]: {format_scalar(value, res.element)}")
-        else:
-            print(f"result[{k}]: hal.buffer_view")
-            print(format_tensor(value, res.element if res.element and res.element != "index" else None))
+        spec = outputs[k] if outputs else "-"
+        kind = output_kind(spec)
+        if kind == "print":
+            print(f"result[{k}]: {result_text(value, res.element, max_elements)}")
+        elif kind != "drop":
+            write_output(spec, value, res.element)
 
 
 def _tracer(args):
@@ -181,19 +218,22 @@ def _tracer(args):
 
 
 def _cmd_run(args):
+    _check_outputs(args)
     tracer = _tracer(args)
     module = _load(args, tracer)
     try:
         function = _function(module, args.function)
+        _check_outputs(args, function)
+        print_results = functools.partial(_print_results, max_elements=args.output_max_element_count)
         if args.ranks is not None:
-            run_spmd(module, function, args, _inputs, _print_results)
+            run_spmd(module, function, args, _inputs, print_results)
         elif args.channel:
-            run_mpi(module, function, args, _inputs, _print_results)
+            run_mpi(module, function, args, _inputs, print_results)
         else:
             prepared = function.prepare(*_inputs(function, args.input))
             print(f"EXEC @{function.name}")
             values = function.convert_results(function.invoke(prepared), prepared)
-            _print_results(function, values, args.output)
+            _print_results(function, values, args.output, args.output_max_element_count)
         if args.print_statistics:
             _print_statistics(module)
         finish(module, args)
@@ -214,13 +254,29 @@ def _print_statistics(module):
               f"({stats.allocation_count} allocations, {stats.free_count} frees)")
 
 
+def _benchmark_settings(args):
+    """(MinTime, repetitions) from the benchmark flags; rt's ``--repetitions=N`` is
+    ``--benchmark_min_time=Nx`` (N timed calls)."""
+    from rt.benchmark_runner import DEFAULT_MIN_TIME, MinTime, parse_min_time
+
+    if args.repetitions is not None and args.repetitions < 1 or args.warmup < 0 or args.benchmark_repetitions < 1:
+        raise InvalidArgumentError(f"--repetitions must be >= 1, --benchmark_repetitions >= 1 and --warmup >= 0, "
+                                   f"got {args.repetitions}, {args.benchmark_repetitions} and {args.warmup}")
+    if args.repetitions is not None and args.benchmark_min_time is not None:
+        raise InvalidArgumentError("give --repetitions=N (N calls) or --benchmark_min_time, not both")
+    if args.repetitions is not None:
+        return MinTime(iterations=args.repetitions), args.benchmark_repetitions
+    return parse_min_time(args.benchmark_min_time or DEFAULT_MIN_TIME), args.benchmark_repetitions
+
+
 def _cmd_benchmark(args):
-    if args.repetitions < 1 or args.warmup < 0 or args.min_time < 0:
-        raise InvalidArgumentError(f"--repetitions must be >= 1, --warmup >= 0 and --min-time >= 0, got "
-                                   f"{args.repetitions}, {args.warmup} and {args.min_time}")
+    from rt import benchmark_runner as gbench
+
+    min_time, repetitions = _benchmark_settings(args)
     if args.ranks is not None or args.channel:
         raise InvalidArgumentError("rt benchmark runs one rank; time SPMD programs with rt run --ranks "
                                    "or --channel=mpi")
+    _check_outputs(args)
     tracer = _tracer(args)
     module = _load(args, tracer)
     try:
@@ -229,14 +285,15 @@ def _cmd_benchmark(args):
         for _ in range(args.warmup):
             function.invoke(prepared)
         clock = simulated_clock(module)
-        times, simulated = [], []
-        while len(times) < args.repetitions or sum(times) < args.min_time * 1e3:
+        simulated = []
+
+        def call():
             begin = clock() if clock else 0.0
-            start = time.perf_counter()
             function.invoke(prepared)
-            times.append((time.perf_counter() - start) * 1e3)
             if clock:
                 simulated.append(clock() - begin)
+
+        rows, times = gbench.measure(call, min_time, repetitions, f"BM_{function.name}/process_time/real_time")
         if args.print_statistics:
             _print_statistics(module)
         finish(module, args)
@@ -244,44 +301,36 @@ def _cmd_benchmark(args):
         module.close()
         if tracer is not None:
             tracer.write(args.trace)
-    summary = {"function": function.name, "module": args.module, "repetitions": len(times),
-               "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
-               "mean_ms": statistics.fmean(times),
-               "stddev_ms": statistics.stdev(times) if len(times) > 1 else 0.0}
-    name = f"BM_{function.name}/real_time"
-    print("-" * 60)
-    print(f"{'Benchmark':<40}{'Time':>12}{'Reps':>8}")
-    print("-" * 60)
-    for key in ("median", "mean", "stddev", "min", "max"):
-        print(f"{name + '_' + key:<40}{summary[key + '_ms']:>9.4f} ms{len(times):>8}")
-    if simulated:
-        rows, more = simulated_rows(f"BM_{function.name}", simulated)
-        print("\n".join(rows))
-        summary.update(more)
+    rows += gbench.aggregates(rows)
+    shown = [r for r in rows if r.aggregate_name] if (
+        args.benchmark_display_aggregates_only or args.benchmark_report_aggregates_only) and len(rows) > 1 else rows
+    ctx = gbench.context()
+    if args.benchmark_format != "json":
+        sys.stderr.write(gbench.context_text(ctx))
+    sys.stdout.write(gbench.report(shown, args.benchmark_format, ctx))
+    if simulated and args.benchmark_format == "console":
+        print("\n".join(simulated_rows(f"BM_{function.name}", simulated)[0]))
+    if args.benchmark_out:
+        saved = [r for r in rows if r.aggregate_name] if args.benchmark_report_aggregates_only and len(rows) > 1 \
+            else rows
+        atomic_write(args.benchmark_out, gbench.report(saved, args.benchmark_out_format, ctx))
     if args.json:
-        try:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(summary, f, indent=2)
-        except OSError as e:
-            raise InvalidArgumentError(f"cannot write {args.json!r}: {e.strerror}") from None
+        summary = {"function": function.name, "module": args.module, "repetitions": len(times),
+                   "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
+                   "mean_ms": statistics.fmean(times),
+                   "stddev_ms": statistics.stdev(times) if len(times) > 1 else 0.0}
+        if simulated:
+            summary.update(simulated_rows(f"BM_{function.name}", simulated)[1])
+        atomic_write(args.json, json.dumps(summary, indent=2))
     return 0
-
-
-def _write(path, data, mode=0o644):
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-    except OSError as e:
-        raise InvalidArgumentError(f"cannot write {path!r}: {e.strerror}") from None
 
 
 def _cmd_keygen(args):
     from rt.runtime.signing import generate_key
 
     private, public = generate_key()
-    _write(args.output + ".key", private, 0o600)
-    _write(args.output + ".pub", public)
+    atomic_write(args.output + ".key", private, 0o600)
+    atomic_write(args.output + ".pub", public, 0o644)
     print(f"wrote {args.output}.key (private: keep it secret) and {args.output}.pub")
     return 0
 
@@ -294,7 +343,7 @@ def _cmd_sign(args):
             data = f.read()
     except OSError as e:
         raise NotFoundError(f"cannot read module {args.module!r}: {e.strerror}") from None
-    _write(args.output or args.module, sign_module(data, args.key))
+    atomic_write(args.output or args.module, sign_module(data, args.key))
     return 0
 
 
@@ -385,7 +434,7 @@ def build_parser():
     p.set_defaults(func=_cmd_compile)
 
     for name, func, text in (("run", _cmd_run, "run one function of a module and print its results"),
-                             ("benchmark", _cmd_benchmark, "time one function (median/min/max)")):
+                             ("benchmark", _cmd_benchmark, "time one function as iree-benchmark-module")):
         p = sub.add_parser(name, help=text)
         p.add_argument("module", nargs="?", help=".vmfb module or .mlir file (compiled first)")
         p.add_argument("--module", dest="module_flag", default=None, metavar="PATH",
@@ -412,13 +461,30 @@ def build_parser():
         p.set_defaults(func=func)
         if name == "run":
             p.add_argument("--output", action="append", default=[], metavar="SPEC",
-                           help="per result: - (print), @FILE.npy (write), +FILE.npy (append)")
+                           help="per result: - (print), empty (drop), @FILE (write) or +FILE (append); "
+                                "FILE.npy an ndarray, other names the raw bytes (as iree-run-module)")
+            p.add_argument("--output_max_element_count", type=int, default=1024, metavar="N",
+                           help="print up to N elements of each result and elide the rest (default 1024)")
         else:
-            p.add_argument("--repetitions", type=int, default=10, help="timed calls (default 10)")
+            p.add_argument("--benchmark_repetitions", type=int, default=1, metavar="N",
+                           help="Google Benchmark repetitions; with N > 1 mean/median/stddev/cv rows follow")
+            p.add_argument("--benchmark_min_time", "--min-time", default=None, metavar="T|Ts|Nx",
+                           help="per repetition: iterate until T seconds (default 0.5s), or N iterations (Nx)")
+            p.add_argument("--repetitions", type=int, default=None, metavar="N",
+                           help="rt's shorthand for --benchmark_min_time=Nx: N timed calls")
+            p.add_argument("--benchmark_format", choices=("console", "json", "csv"), default="console",
+                           help="report format on stdout (default console)")
+            p.add_argument("--benchmark_out", default=None, metavar="FILE",
+                           help="also write the report to FILE, in --benchmark_out_format")
+            p.add_argument("--benchmark_out_format", choices=("console", "json", "csv"), default="json",
+                           help="format of --benchmark_out (default json)")
+            p.add_argument("--benchmark_display_aggregates_only", action="store_true",
+                           help="with repetitions: show only the aggregate rows on stdout")
+            p.add_argument("--benchmark_report_aggregates_only", action="store_true",
+                           help="with repetitions: only the aggregate rows, on stdout and in --benchmark_out")
             p.add_argument("--warmup", type=int, default=1, help="untimed calls first (default 1)")
-            p.add_argument("--min-time", type=float, default=0.0, metavar="SECONDS",
-                           help="keep calling until the timed calls add up to SECONDS (default 0)")
-            p.add_argument("--json", default=None, metavar="FILE", help="also write the summary as JSON")
+            p.add_argument("--json", default=None, metavar="FILE",
+                           help="also write rt's summary of the timed calls (median/min/max ms) as JSON")
 
     p = sub.add_parser("devices", help="list HAL drivers, devices and the host CPU's features")
     p.set_defaults(func=_cmd_devices)
@@ -450,6 +516,27 @@ def _long_flags(parser, command):
     return [o for a in sub.choices[command]._actions for o in a.option_strings if o.startswith("--")]
 
 
+def _parse(parser, argv, command):
+    """``parser.parse_args(argv)``, with "did you mean" for an unknown command or flag."""
+    from rt.cli_support import did_you_mean
+
+    if argv and command is None and not argv[0].startswith("-"):
+        raise InvalidArgumentError(f"unknown command {argv[0]!r}{did_you_mean(argv[0], _COMMANDS)} "
+                                   f"(commands: {', '.join(_COMMANDS)})")
+    args, extra = parser.parse_known_args(argv)
+    for arg in extra:
+        if arg.startswith("-"):
+            flag = arg.partition("=")[0]
+            known = _long_flags(parser, command) if command else ["--help", "--version"]
+            from rt.iree_flags import iree_spellings
+
+            raise InvalidArgumentError(f"unknown flag {flag}{did_you_mean(flag, known + iree_spellings(command))} "
+                                       f"(see python -m rt {command or ''} --help)".replace("  ", " "))
+    if extra:
+        raise InvalidArgumentError(f"unexpected argument {extra[0]!r} (see python -m rt {command} --help)")
+    return args
+
+
 def _fail(command, error):
     text = str(error)
     print(f"rt {command}: {text}" if command else f"rt: {text}", file=sys.stderr)
@@ -461,6 +548,12 @@ def main(argv=None):
     command = argv[0] if argv and argv[0] in _COMMANDS else None
     args = None
     try:
+        if "--version" in argv[:argv.index("--")] if "--" in argv else "--version" in argv:
+            from rt.cli_support import version_text
+
+            sys.stdout.write(version_text())
+            sys.stdout.flush()
+            return 0
         if command in _PASSTHROUGH:
             return _PASSTHROUGH[command](argv[1:])
         parser = build_parser()
@@ -468,8 +561,13 @@ def main(argv=None):
             from rt.iree_flags import translate
 
             argv = [command] + translate(command, argv[1:], _long_flags(parser, command))
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv, command)
         code = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        from rt.cli_support import end_on_broken_pipe
+
+        code = end_on_broken_pipe()
     except RtError as e:
         code = _fail(command, e)
     except KeyboardInterrupt:

@@ -148,8 +148,6 @@ def finish(module, args):
     report = sim.report()
     print(summary(report))
     if args.report:
-        try:
-            with open(args.report, "w", encoding="utf-8") as f:
-                f.write(to_json(report))
-        except OSError as e:
-            raise InvalidArgumentError(f"cannot write {args.report!r}: {e.strerror}") from None
+        from rt.runtime.atomic_write import atomic_write
+
+        atomic_write(args.report, to_json(report))

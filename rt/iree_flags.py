@@ -33,6 +33,8 @@ ALIASES = (
     (COMPILE, "--mlir-print-ir-after-all", "--dump-after=all --dump-dir=-", "IR after every pass on stderr"),
     (COMPILE, "--mlir-print-ir-after=PASS", "--dump-after=PASS --dump-dir=-", "pass names are IREE's"),
     (COMPILE, "--compile-to=PHASE", "--compile-to=PHASE", "IREE's phase names"),
+    (COMPILE, "--mlir-timing", "--timing", "the time of every pass on stderr"),
+    (COMPILE, "--mlir-disable-threading", "--jobs=1", "executables translated one at a time, in this process"),
     (COMPILE, "--iree-flow-trace-dispatch-tensors", "--trace-dispatch-tensors",
      "each dispatch's inputs and outputs printed to stderr at run time"),
     (COMPILE, "--iree-flow-trace-dispatch=SYMBOL", "--trace-dispatch=SYMBOL",
@@ -48,8 +50,10 @@ ALIASES = (
     (RUN, "--function=F / --input=SPEC / --output=SPEC", "the same", "IREE's value syntax"),
     (RUN, "--parameters=[SCOPE=]FILE", "--parameters=[SCOPE=]FILE", ".irpa or .safetensors (repeatable)"),
     (RUN, "--print_statistics", "--print-statistics", "allocator statistics of each device after the run"),
-    (BENCH, "--benchmark_repetitions=N", "--repetitions=N", ""),
-    (BENCH, "--benchmark_min_time=T[s]", "--min-time=T", "keep calling until T seconds (Nx: N calls)"),
+    (BENCH, "--benchmark_repetitions=N", "--benchmark_repetitions=N",
+     "Google Benchmark repetitions, with _mean/_median/_stddev/_cv rows"),
+    (BENCH, "--benchmark_min_time=T|Ts|Nx", "--benchmark_min_time=T|Ts|Nx",
+     "per repetition: T seconds (default 0.5s) or N iterations; rt's --repetitions=N is Nx"),
 )
 
 #: IREE flags rt has no alias for, with what to use instead (named in the error before the
@@ -126,6 +130,12 @@ class _Compile:
         elif flag == "--iree-llvmcpu-reassociate-fp-reductions":
             if not _bool(flag, value):
                 self.out.append("--no-reassociate-fp-reductions")
+        elif flag == "--mlir-timing":
+            if _bool(flag, value):
+                self.out.append("--timing")
+        elif flag == "--mlir-disable-threading":
+            if _bool(flag, value):
+                self.out.append("--jobs=1")
         elif flag == "--mlir-print-ir-after-all":
             self.out += ["--dump-after=all", "--dump-dir=-"]
         elif flag == "--mlir-print-ir-after":
@@ -177,13 +187,6 @@ def _run_flag(command, flag, value):
     """rt spelling of one iree-run-module / iree-benchmark-module flag, or None."""
     if flag == "--print_statistics":
         return ["--print-statistics"] if value is None or _bool(flag, value) else []
-    if command == "benchmark" and flag == "--benchmark_repetitions":
-        return [f"--repetitions={value}"]
-    if command == "benchmark" and flag == "--benchmark_min_time":
-        text = (value or "").strip()
-        if text.endswith("x") and text[:-1].isdigit():
-            return [f"--repetitions={text[:-1]}"]
-        return [f"--min-time={text[:-1] if text.endswith('s') else text}"]
     return None
 
 
@@ -255,6 +258,12 @@ def translate(command, argv, rt_flags=()):
     return state.finish(out) if state is not None else out
 
 
+def iree_spellings(command):
+    """The IREE flags ``command`` accepts (``--iree-hal-target-backends``, ...), for "did you mean"."""
+    return [iree.split("=")[0].split("[")[0].split(" ")[0] for commands, iree, _, _ in ALIASES
+            if command in commands and iree.startswith("--")]
+
+
 def _unknown(command, flag, rt_flags):
     if flag in INSTEAD:
         return f"{flag} is an IREE flag rt does not implement; instead: {INSTEAD[flag]}"
@@ -268,6 +277,6 @@ def _unknown(command, flag, rt_flags):
     hint = ""
     if nearest:
         best = nearest[0]
-        hint = f"; nearest: {best} (rt: {known[best]})" if best in known else f"; nearest rt flag: {best}"
+        hint = f"; did you mean {best} (rt: {known[best]})?" if best in known else f"; did you mean {best}?"
     return (f"{flag} is an IREE flag rt does not implement{hint}; IREE flags rt accepts: "
             f"{', '.join(sorted(known))} (docs/iree_flags.md)")

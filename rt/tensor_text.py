@@ -7,16 +7,25 @@ Inputs (iree/hal/string_util.c, iree-run-module ``--input``):
 * ``4xf32=0.5``: one value for several elements is a splat; ``4xf32`` alone is zeros;
 * ``i32=4`` / ``f32=2.5``: a typed scalar (a rank-0 tensor where the function takes a tensor);
   a bare ``2.5`` or ``4`` takes the type of the function's argument;
-* ``@x.npy``: the next array of a ``.npy`` file (repeating ``@x.npy`` reads the following
-  array, as IREE does); ``2x3xf32=@x.bin``: raw little-endian bytes.
+* ``@x.npy``: the first array of a ``.npy`` file; ``+x.npy``: the array after the one the
+  previous ``@x.npy`` / ``+x.npy`` of the same path read (so ``--input=@a.npy --input=@a.npy``
+  passes the first array twice and ``--input=@a.npy --input=+a.npy`` the first two);
+  ``2x3xf32=@x.bin`` / ``2x3xf32=+x.bin``: raw little-endian bytes from the file's start / from
+  where the previous read of that path stopped. As IREE's iree_io_stream_list_open
+  (runtime/src/iree/tooling/function_io.c): ``@`` seeks to 0, ``+`` continues.
 
 Outputs: ``2x2xf32=[1 2][3 4]`` (rows bracketed, elements space-separated, floats ``%G``; bf16
-and f8 values as floats, i4 as integers), ``4xi32=1 2 3 4``, scalars ``i32=4``;
-``--output=@y.npy`` writes, ``--output=+y.npy`` appends. .npy has no bf16/f8/int4 types: bf16
-and f8 are saved as raw ``|V2`` / ``|V1`` bits (as iree-run-module saves them) and read back as
-the argument's type; i4/i2 are saved as int8 (uint8 for ui4/ui2), one value per byte.
+and f8 values as floats, i4 as integers), ``4xi32=1 2 3 4``, scalars ``i32=4``. ``--output=``
+(empty) drops the result, ``-`` prints it, ``@FILE`` writes and ``+FILE`` appends: ``.npy``
+an ndarray, any other name (``.bin``, ``.txt`` too) the raw bytes of the buffer (packed as the
+buffer holds sub-byte types), as iree-run-module 3.13 writes them (measured, and
+iree_tooling_write_variant_to_file in runtime/src/iree/tooling/function_io.c). .npy has no bf16/f8/int4
+types: bf16 and f8 are saved as raw ``|V2`` / ``|V1`` bits (as iree-run-module saves them) and
+read back as the argument's type; i4/i2 are saved as int8 (uint8 for ui4/ui2), one value per
+byte. Files are replaced whole (rt.runtime.atomic_write).
 Errors: InvalidArgumentError naming the spec, what is wrong and the expected form.
 """
+import io
 import os
 import re
 
@@ -24,14 +33,17 @@ import ml_dtypes
 import numpy as np
 
 from rt.abi import ELEMENT_TYPES, dtype_is_float, dtype_name, numpy_dtype
-from rt.runtime.hal.element_type import is_sub_byte, packed_byte_count, unpack_sub_byte
+from rt.runtime.atomic_write import atomic_file
+from rt.runtime.hal.element_type import (dtype_to_element_type, is_sub_byte, pack_sub_byte,
+                                           packed_byte_count, unpack_sub_byte)
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
-#: iree-run-module's default ``--print_max_element_count``.
+#: iree-run-module's default ``--output_max_element_count``.
 MAX_PRINTED_ELEMENTS = 1024
 _TYPE = re.compile(r"(?:(\d+(?:x\d+)*)x)?([A-Za-z][\w<>]*)")
 _SEPARATORS = re.compile(r"[\s,\[\]]+")
-FORM = "SHAPExTYPE=VALUES (e.g. 2x3xf32=1,2,3,4,5,6), TYPE=VALUE (i32=4), a number, or @file.npy"
+FORM = ("SHAPExTYPE=VALUES (e.g. 2x3xf32=1,2,3,4,5,6), TYPE=VALUE (i32=4), a number, @file.npy, +file.npy "
+        "or SHAPExTYPE=@file.bin")
 
 
 def _split_type(head, spec):
@@ -80,12 +92,13 @@ def _values(text, shape, element, spec):
 
 
 class NpyReader:
-    """Reads successive arrays of ``.npy`` files for repeated ``@file.npy`` inputs."""
+    """The input files of one run, each read from where the previous ``+`` read of that path
+    stopped (IREE's stream list: ``@`` reopens at offset 0, ``+`` continues)."""
 
     def __init__(self):
         self._files = {}
 
-    def next_array(self, path, spec):
+    def _open(self, path, spec, append):
         f = self._files.get(path)
         if f is None:
             try:
@@ -94,13 +107,31 @@ class NpyReader:
                 raise NotFoundError(f"--input={spec}: file {path!r} does not exist") from None
             except OSError as e:
                 raise InvalidArgumentError(f"--input={spec}: cannot open {path!r}: {e.strerror}") from None
+        elif not append:
+            f.seek(0)
+        return f
+
+    def next_array(self, path, spec, append=False):
+        """The array of ``.npy`` file ``path`` at its start (``append`` False) or after the
+        previous read; InvalidArgumentError when there is none or the file is not ``.npy``."""
+        f = self._open(path, spec, append)
         try:
             return np.load(f, allow_pickle=False)
         except EOFError:
-            raise InvalidArgumentError(f"--input={spec}: {path!r} has no more arrays (each @{path} reads "
-                                       "the next one)") from None
+            raise InvalidArgumentError(f"--input={spec}: {path!r} has no more arrays (@{path} reads the first "
+                                       f"array, each +{path} the next one)") from None
         except ValueError as e:
             raise InvalidArgumentError(f"--input={spec}: {path!r} is not a .npy file: {e}") from None
+
+    def read_bytes(self, path, spec, count, append=False):
+        """``count`` bytes of ``path`` from its start or from where the previous read stopped."""
+        f = self._open(path, spec, append)
+        offset = f.tell()
+        data = f.read(count)
+        if len(data) != count:
+            raise InvalidArgumentError(f"--input={spec}: {path!r} has {len(data)} bytes after offset {offset}; "
+                                       f"needs {count}")
+        return data
 
     def close(self):
         for f in self._files.values():
@@ -112,13 +143,19 @@ def parse_input(spec, arg=None, npy=None):
     """Parse one ``--input`` spec for argument ``arg`` (an ``rt.abi.ArgType`` or None).
 
     Returns a numpy array for tensors and a Python int/float for scalars. ``npy``: an
-    NpyReader shared by all inputs of one run.
+    NpyReader shared by all inputs of one run (``+file`` continues where it stopped).
     """
+    if npy is None:
+        npy = NpyReader()
+        try:
+            return parse_input(spec, arg, npy)
+        finally:
+            npy.close()
     text = spec.strip()
     if not text:
         raise InvalidArgumentError(f"--input= is empty; expected {FORM}")
-    if text.startswith("@"):
-        return _typed_npy((npy or NpyReader()).next_array(text[1:], spec), arg)
+    if text[:1] in "@+":
+        return _typed_npy(npy.next_array(text[1:], spec, append=text[0] == "+"), arg)
     head, sep, data = text.partition("=")
     if not sep:
         if arg is not None and arg.kind == "scalar":
@@ -127,8 +164,8 @@ def parse_input(spec, arg=None, npy=None):
         if number is not None:
             return number
     shape, element = _split_type(head.strip(), spec)
-    if data.startswith("@"):
-        return _raw_file(data[1:], shape, element, spec)
+    if data[:1] in ("@", "+"):
+        return _raw_file(npy, data, shape, element, spec)
     if not shape and sep and (arg is None or arg.kind == "scalar"):
         return _parse_value(data.strip(), element, spec)
     return _values(data, shape, element, spec)
@@ -154,20 +191,14 @@ def _number(text):
     return None
 
 
-def _raw_file(path, shape, element, spec):
-    dtype = numpy_dtype(element)
-    try:
-        raw = np.fromfile(path, dtype=np.uint8)
-    except FileNotFoundError:
-        raise NotFoundError(f"--input={spec}: file {path!r} does not exist") from None
+def _raw_file(npy, data, shape, element, spec):
+    """``SHAPExTYPE=@path`` / ``=+path``: the tensor's bytes as a buffer holds them."""
     element_type = ELEMENT_TYPES[element]
     need = packed_byte_count(element_type, int(np.prod(shape, dtype=np.int64)))
-    if raw.size != need:
-        raise InvalidArgumentError(f"--input={spec}: {path!r} has {raw.size} bytes; "
-                                   f"{'x'.join(map(str, shape)) or 'a scalar'} of {element} needs {need}")
+    raw = np.frombuffer(npy.read_bytes(data[1:], spec, need, append=data[0] == "+"), np.uint8)
     if is_sub_byte(element_type):  # packed as a buffer stores it, two i4 per byte
         return unpack_sub_byte(raw, element_type, shape)
-    return raw.view(dtype).reshape(shape)
+    return raw.view(numpy_dtype(element)).reshape(shape).copy()
 
 
 def _element_text(value, kind):
@@ -219,25 +250,80 @@ def format_scalar(value, element):
     return f"{element}={_element_text(value, kind)}"
 
 
-def write_output(spec, array):
-    """Handle ``--output=@path.npy`` (write) or ``--output=+path.npy`` (append)."""
+def output_kind(spec):
+    """What ``--output=SPEC`` does: ``"drop"`` (empty), ``"print"`` (``-``), or ``(mode, path,
+    format)`` with mode ``"wb"`` (``@``) / ``"ab"`` (``+``) and format ``npy`` for a ``.npy``
+    file, else ``bin`` (raw bytes), as iree-run-module decides.
+    InvalidArgumentError for a spec that is none of these."""
+    if spec == "":
+        return "drop"
+    if spec == "-":
+        return "print"
     mode = {"@": "wb", "+": "ab"}.get(spec[:1])
     path = spec[1:]
     if mode is None or not path:
-        raise InvalidArgumentError(f"--output={spec}: expected @FILE.npy (write) or +FILE.npy (append), "
-                                   "or '-' to print")
-    if not isinstance(array, np.ndarray):
-        array = np.asarray(array)
+        raise InvalidArgumentError(f"--output={spec}: expected @FILE (write) or +FILE (append) with FILE .npy "
+                                   "(an ndarray) or any other name (raw bytes), '-' to print, or empty to drop")
+    return mode, path, "npy" if path.endswith(".npy") else "bin"
+
+
+def result_text(value, element, max_elements=MAX_PRINTED_ELEMENTS):
+    """A result as iree-run-module prints it after ``result[i]: ``: ``hal.buffer_view`` and the
+    tensor on the next line, or ``i32=4`` for a scalar (``element``: its MLIR type)."""
+    if isinstance(value, (bool, int, float)):
+        return format_scalar(value, element)
+    return "hal.buffer_view\n" + format_tensor(np.asarray(value), element if element and element != "index"
+                                               else None, max_elements)
+
+
+def _as_array(value, element):
+    if isinstance(value, np.ndarray):
+        return value
+    if element in ELEMENT_TYPES:
+        return np.asarray(value, dtype=numpy_dtype(element))
+    return np.asarray(value)
+
+
+def _npy_bytes(array, spec):
     if array.dtype.kind == "V":  # ml_dtypes: .npy has no names for them
         if dtype_is_float(array.dtype):  # bf16 / f8: their bits, as iree-run-module saves them
             array = array.view(f"V{array.dtype.itemsize}")
         else:  # i4 / i2: one integer per byte
             array = array.astype(np.int8 if ml_dtypes.iinfo(array.dtype).min < 0 else np.uint8)
+    out = io.BytesIO()
     try:
-        with open(path, mode) as f:
-            np.save(f, array, allow_pickle=False)
-    except OSError as e:
-        raise InvalidArgumentError(f"--output={spec}: cannot write {path!r}: {e.strerror}") from None
+        np.save(out, array, allow_pickle=False)
     except ValueError as e:
         raise UnimplementedError(f"--output={spec}: cannot save this result as .npy: {e}") from None
+    return out.getvalue()
+
+
+def _raw_bytes(array):
+    element_type = dtype_to_element_type(array.dtype) if array.dtype.kind == "V" else None
+    if element_type is not None and is_sub_byte(element_type):
+        return pack_sub_byte(array, element_type).tobytes()
+    return np.ascontiguousarray(array).tobytes()
+
+
+def write_output(spec, value, element=None):
+    """Write one result for ``--output=@FILE`` / ``+FILE`` (:func:`output_kind`).
+
+    value: a numpy array (any shape and dtype) or a Python scalar of MLIR type ``element``.
+    ``.npy``: an ndarray; others: the raw bytes.
+    The file is replaced whole (rt.runtime.atomic_write). Returns the absolute path written.
+    Raises InvalidArgumentError for a bad spec or an unwritable path.
+    """
+    kind = output_kind(spec)
+    if not isinstance(kind, tuple):
+        raise InvalidArgumentError(f"--output={spec}: expected @FILE or +FILE here")
+    mode, path, fmt = kind
+    if fmt == "npy":
+        data = _npy_bytes(_as_array(value, element), spec)
+    else:
+        data = _raw_bytes(_as_array(value, element))
+    try:
+        with atomic_file(path, mode) as f:
+            f.write(data)
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(f"--output={spec}: {e}") from None
     return os.path.abspath(path)

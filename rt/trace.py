@@ -25,6 +25,7 @@ import json
 import os
 import threading
 
+from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError
 from rt.runtime.hal.trace import HOST_LANE, TraceSink, now_ns
 
@@ -150,10 +151,7 @@ class Tracer(TraceSink):
                 "otherData": {"producer": "rt", "clock": self._clock}}
 
     def write(self, path):
-        """Write the trace to ``path`` (open it in ui.perfetto.dev or chrome://tracing)."""
+        """Write the trace to ``path`` whole or not at all (rt.runtime.atomic_write; open it in
+        ui.perfetto.dev or chrome://tracing)."""
         path = os.fspath(path)
-        try:
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(self.to_json(), f, default=str)
-        except OSError as e:
-            raise InvalidArgumentError(f"cannot write the trace to {path!r}: {e.strerror}") from None
+        atomic_write(path, json.dumps(self.to_json(), default=str), what="the trace")

@@ -21,7 +21,9 @@ import json
 import os
 import pickle
 import struct
-import tempfile
+
+from rt.runtime.atomic_write import atomic_write
+from rt.runtime.errors import InvalidArgumentError
 
 #: bump when the entry format changes
 CACHE_FORMAT = 1
@@ -100,11 +102,8 @@ def _write(path, entry):
                          "size": len(data)}, sort_keys=True).encode()
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(struct.pack("<Q", len(header)) + header + data)
-        os.replace(tmp, path)
-    except OSError:
+        atomic_write(path, struct.pack("<Q", len(header)) + header + data)
+    except (OSError, InvalidArgumentError):
         pass  # a cache that cannot be written only makes the next compile slower
 
 

@@ -31,6 +31,7 @@ import struct
 
 import numpy as np
 
+from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
 MAGIC = 0x41505249  # "IRPA"
@@ -186,7 +187,9 @@ def write_irpa(path, parameters):
     """Write ``{key: value}`` as a one-archive ``.irpa`` file at ``path``.
 
     value: a numpy array or bytes-like (stored as data, 64-byte aligned) or a :class:`Splat`.
-    Keys are UTF-8 strings; order is kept. Returns the number of bytes written.
+    Keys are UTF-8 strings; order is kept. Returns the number of bytes written. The file is
+    replaced whole (rt.runtime.atomic_write): a module that mapped the old file keeps its data,
+    and a failure leaves the old file; InvalidArgumentError when it cannot be written.
     """
     items = [(key.encode("utf-8"), value) for key, value in parameters.items()]
     table, names, storage = bytearray(), bytearray(), bytearray()
@@ -214,6 +217,5 @@ def write_irpa(path, parameters):
                           meta_offset, len(names), storage_offset, len(storage))
     blob = header + bytes(entry_offset - len(header)) + table + names
     blob += bytes(storage_offset - len(blob)) + storage
-    with open(path, "wb") as f:
-        f.write(blob)
+    atomic_write(path, bytes(blob))
     return len(blob)

@@ -50,7 +50,7 @@ def test_bad_specs(spec, message):
         parse_input(spec)
 
 
-def test_npy_inputs_read_successive_arrays(tmp_path):
+def test_npy_inputs_at_reads_the_first_plus_the_next_array(tmp_path):
     path = tmp_path / "in.npy"
     with open(path, "wb") as f:
         np.save(f, np.arange(3, dtype=np.float32))
@@ -58,9 +58,10 @@ def test_npy_inputs_read_successive_arrays(tmp_path):
     reader = NpyReader()
     try:
         np.testing.assert_array_equal(parse_input(f"@{path}", npy=reader), [0, 1, 2])
-        np.testing.assert_array_equal(parse_input(f"@{path}", npy=reader), np.eye(2))
+        np.testing.assert_array_equal(parse_input(f"@{path}", npy=reader), [0, 1, 2])
+        np.testing.assert_array_equal(parse_input(f"+{path}", npy=reader), np.eye(2))
         with pytest.raises(InvalidArgumentError, match=r"has no more arrays"):
-            parse_input(f"@{path}", npy=reader)
+            parse_input(f"+{path}", npy=reader)
     finally:
         reader.close()
     with pytest.raises(NotFoundError, match=r"does not exist"):
@@ -71,8 +72,13 @@ def test_raw_binary_inputs(tmp_path):
     path = tmp_path / "x.bin"
     np.arange(4, dtype=np.float32).tofile(path)
     np.testing.assert_array_equal(parse_input(f"2x2xf32=@{path}"), [[0, 1], [2, 3]])
-    with pytest.raises(InvalidArgumentError, match=r"has 16 bytes; 3 of f32 needs 12"):
-        parse_input(f"3xf32=@{path}")
+    reader = NpyReader()
+    try:
+        np.testing.assert_array_equal(parse_input(f"3xf32=@{path}", npy=reader), [0, 1, 2])
+        with pytest.raises(InvalidArgumentError, match=r"has 4 bytes after offset 12; needs 8"):
+            parse_input(f"2xf32=+{path}", npy=reader)
+    finally:
+        reader.close()
 
 
 def test_formatting_like_iree_run_module():
@@ -93,7 +99,7 @@ def test_outputs_write_and_append_npy(tmp_path):
     with open(path, "rb") as f:
         np.testing.assert_array_equal(np.load(f), [1, 2])
         np.testing.assert_array_equal(np.load(f), [3])
-    with pytest.raises(InvalidArgumentError, match=r"expected @FILE.npy \(write\) or \+FILE.npy"):
+    with pytest.raises(InvalidArgumentError, match=r"expected @FILE \(write\) or \+FILE \(append\)"):
         write_output("y.npy", np.zeros(1))
     with pytest.raises(InvalidArgumentError, match=r"cannot write"):
         write_output(f"@{tmp_path}/no/such/dir/y.npy", np.zeros(1))
@@ -130,7 +136,7 @@ def test_sub_byte_specs_out_of_range_and_raw_files(tmp_path):
     path.write_bytes(bytes([0x81, 0x07]))  # packed as a buffer holds it: low nibble first
     value = parse_input(f"3xi4=@{path}")
     assert value.dtype == ml_dtypes.int4 and value.astype(np.int8).tolist() == [1, -8, 7]
-    with pytest.raises(InvalidArgumentError, match=r"has 2 bytes; 5 of i4 needs 3"):
+    with pytest.raises(InvalidArgumentError, match=r"has 2 bytes after offset 0; needs 3"):
         parse_input(f"5xi4=@{path}")
 
 

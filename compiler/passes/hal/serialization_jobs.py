@@ -15,10 +15,20 @@ caller's ``__main__`` module in every worker (a script without a ``__main__`` gu
 compile again, recursively). Each worker returns plain values; a code generator's CompileError
 or RtError comes back as a :class:`JobError` for the caller to raise at the variant; a worker
 that dies (killed, out of memory) is an RtError naming the executable it was generating.
+
+Workers never outlive the compiling process: each asks Linux for SIGKILL when its parent dies
+(``prctl(PR_SET_PDEATHSIG)``, which covers a SIGKILL of the parent too) and ignores SIGINT
+(the parent handles Ctrl-C); while the pool runs, the parent's SIGTERM and SIGHUP handlers
+kill the workers and then let the signal take its previous course, and any exception
+(KeyboardInterrupt included) kills them before it propagates, so a caller reading the compile's
+stderr to EOF never waits on an orphan.
 """
+import ctypes
+import ctypes.util
 import dataclasses
 import multiprocessing
 import os
+import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -106,17 +116,79 @@ def fork_is_safe():
     return threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
 
 
+#: prctl option: the signal this process gets when the thread that forked it exits (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
+#: signals whose arrival at the compiling process kills the workers first
+_PARENT_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _worker_init(parent):
+    """In each forked worker: die with the parent (PR_SET_PDEATHSIG, SIGKILL), leave Ctrl-C to
+    it, and drop the signal handlers the fork copied from it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for number in _PARENT_SIGNALS:
+        signal.signal(number, signal.SIG_DFL)
+    libc_name = ctypes.util.find_library("c")
+    if libc_name and hasattr(signal, "SIGKILL"):
+        libc = ctypes.CDLL(libc_name, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
+def _kill(pool):
+    """Kill every worker of ``pool`` and reap it."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    for process in processes:
+        process.join(5)
+
+
+class _KillWorkersOnSignal:
+    """While active, SIGTERM / SIGHUP kill the pool's workers, then take their previous course
+    (re-raised on this process with the previous handler restored)."""
+
+    def __init__(self, pool):
+        self.pool, self.previous = pool, {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for number in _PARENT_SIGNALS:
+                self.previous[number] = signal.signal(number, self._handle)
+        return self
+
+    def _handle(self, number, frame):
+        _kill(self.pool)
+        self.__exit__()
+        os.kill(os.getpid(), number)
+
+    def __exit__(self, *exc):
+        for number, handler in self.previous.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+        self.previous = {}
+
+
 def serialize_forked(jobs, workers):
     """serialize_all(jobs) in ``workers`` forked processes; only when fork_is_safe()."""
     results = []
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        try:
-            for done, result in enumerate(pool.map(_serialize_job, jobs), start=1):
-                results.append(result)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),))
+    try:
+        futures = [pool.submit(_serialize_job, job) for job in jobs]  # the first submit forks the workers
+        with _KillWorkersOnSignal(pool):
+            for done, future in enumerate(futures, start=1):
+                results.append(future.result())
                 instrumentation.progress(done, len(jobs))
-        except BrokenProcessPool:
-            job = jobs[len(results)]
-            raise RtError(f"a code generator process died while generating @{job.name} for {job.backend} "
-                          "(killed or out of memory?); compile with --jobs=1 to generate in-process") from None
+    except BrokenProcessPool:
+        pool.shutdown(wait=True)
+        job = jobs[len(results)]
+        raise RtError(f"a code generator process died while generating @{job.name} for {job.backend} "
+                      "(killed or out of memory?); compile with --jobs=1 to generate in-process") from None
+    except BaseException:
+        _kill(pool)  # the pool then fails the pending futures itself (none is cancelled under it)
+        pool.shutdown(wait=True)
+        raise
+    pool.shutdown(wait=True)
     return results
