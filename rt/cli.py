@@ -93,7 +93,8 @@ def _cmd_compile(args):
                    compile_from=args.compile_from, timing=args.timing, jobs=args.jobs,
                    verify_each=args.verify_each, cache_dir=args.cache_dir,
                    reassociate_fp_reductions=args.reassociate_fp_reductions,
-                   trace_dispatch_tensors=args.trace_dispatch_tensors, trace_dispatch=args.trace_dispatch)
+                   trace_dispatch_tensors=args.trace_dispatch_tensors, trace_dispatch=args.trace_dispatch,
+                   input_type=args.input_type)
     if args.output == "-":
         sys.stdout.buffer.write(vmfb)
         sys.stdout.flush()
@@ -379,6 +380,9 @@ _MLIR_COMPILE_FLAGS = (
     ("--trace-dispatch", dict(default="", metavar="SYMBOL",
                               help="with an .mlir module: like --trace-dispatch-tensors, for the "
                                    "dispatches whose symbol contains SYMBOL")),
+    ("--input-type", dict(default="auto", metavar="TYPE",
+                          help="with an .mlir module: auto (default), stablehlo or none, as "
+                               "iree-compile's --iree-input-type")),
 )
 
 
@@ -417,6 +421,9 @@ def build_parser():
                    help="keep llvm-cpu float reductions in loop order (reproducible sums, slower)")
     p.add_argument("--compile-to", default="end", metavar="PHASE",
                    help="stop after this phase and write its MLIR (input, abi, ..., flow, stream, hal, vm)")
+    p.add_argument("--input-type", default="auto", metavar="TYPE",
+                   help="auto (default: StableHLO/CHLO ops are converted), stablehlo, or none "
+                        "(iree-compile's --iree-input-type)")
     p.add_argument("--compile-from", default=None, metavar="PHASE",
                    help="the input is IR dumped after this phase; run the phases after it")
     p.add_argument("--timing", action="store_true", help="print the time of every pass to stderr")

@@ -40,7 +40,8 @@ ALIASES = (
     (COMPILE, "--iree-flow-trace-dispatch=SYMBOL", "--trace-dispatch=SYMBOL",
      "dispatches whose symbol contains SYMBOL; IREE's @function:ordinal form is not supported"),
     (COMPILE, "--output-format=vm-bytecode", "(default)", "the only output format"),
-    (COMPILE, "--iree-input-type=auto|none", "(default)", "rt reads IREE's input-phase IR"),
+    (COMPILE, "--iree-input-type=auto|none|stablehlo", "--input-type=TYPE",
+     "StableHLO/CHLO programs are converted by rt's own input phase; tosa, torch and onnx are not read yet"),
     (COMPILE, "-o -", "-o -", "write the module (or IR) to stdout"),
     (RUN, "--Xcompiler,FLAG", "FLAG's rt spelling",
      "iree-run-mlir's form (the iree-compile flags above are also taken bare): they apply to an .mlir "
@@ -154,10 +155,13 @@ class _Compile:
                 raise InvalidArgumentError(f"{flag}={value}: rt writes vm-bytecode modules only "
                                            "(use --compile-to=PHASE for MLIR text)")
         elif flag == "--iree-input-type":
-            if value not in ("auto", "none"):
+            from rt.compiler.passes.pipeline import INPUT_TYPES
+
+            if value not in INPUT_TYPES:
                 raise InvalidArgumentError(
-                    f"{flag}={value}: rt reads the IR after IREE's input conversion; convert first with "
+                    f"{flag}={value}: rt reads {', '.join(INPUT_TYPES)}; for {value}, convert first with "
                     f"iree-compile --iree-input-type={value} --compile-to=input")
+            self.out.append(f"--input-type={value}")
         else:
             return False
         return True

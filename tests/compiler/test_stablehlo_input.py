@@ -125,3 +125,18 @@ def test_a_jax_lowering_object_is_read_through_its_text_methods():
     np.testing.assert_allclose(np.asarray(module.main(x, w, b)), np.full((4, 16), 1 / 16, np.float32), rtol=1e-6)
     with pytest.raises(rt.InvalidArgumentError, match="jax.stages.Lowered or a jax.export.Exported; got object"):
         rt.compile(object())
+
+
+def test_the_cli_compiles_a_stablehlo_file_and_writes_the_converted_input(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "dense.stablehlo.mlir"
+    src.write_text(JAX_DENSE)
+    converted = subprocess.run([sys.executable, "-m", "rt", "compile", str(src), "-o", "-", "--compile-to=input",
+                                "--iree-input-type=stablehlo"], capture_output=True, text=True, timeout=300)
+    assert converted.returncode == 0, converted.stderr
+    assert "linalg.matmul" in converted.stdout and "stablehlo." not in converted.stdout
+    refused = subprocess.run([sys.executable, "-m", "rt", "compile", str(src), "-o", str(tmp_path / "x.vmfb"),
+                              "--input-type=tosa"], capture_output=True, text=True, timeout=300)
+    assert refused.returncode != 0 and "input_type='tosa' is not supported by rt" in refused.stderr
