@@ -381,7 +381,7 @@ _MLIR_COMPILE_FLAGS = (
                               help="with an .mlir module: like --trace-dispatch-tensors, for the "
                                    "dispatches whose symbol contains SYMBOL")),
     ("--input-type", dict(default="auto", metavar="TYPE",
-                          help="with an .mlir module: auto (default), stablehlo or none, as "
+                          help="with an .mlir module: auto (default), stablehlo, tosa or none, as "
                                "iree-compile's --iree-input-type")),
 )
 
@@ -422,7 +422,7 @@ def build_parser():
     p.add_argument("--compile-to", default="end", metavar="PHASE",
                    help="stop after this phase and write its MLIR (input, abi, ..., flow, stream, hal, vm)")
     p.add_argument("--input-type", default="auto", metavar="TYPE",
-                   help="auto (default: StableHLO/CHLO ops are converted), stablehlo, or none "
+                   help="auto (default: StableHLO/CHLO/TOSA ops are converted), stablehlo, tosa, or none "
                         "(iree-compile's --iree-input-type)")
     p.add_argument("--compile-from", default=None, metavar="PHASE",
                    help="the input is IR dumped after this phase; run the phases after it")

@@ -76,8 +76,8 @@ def compile(source, devices=None, dump_after=None, dump_dir=None, data_tiling=Tr
     trace_dispatch_tensors: print every dispatch's input and output tensors when the module runs
     (IREE's ``--iree-flow-trace-dispatch-tensors``); trace_dispatch: only the dispatches whose
     export symbol contains this text (IREE's ``--iree-flow-trace-dispatch=SYMBOL``).
-    input_type: IREE's ``--iree-input-type``: ``auto`` (default: StableHLO/CHLO ops are converted
-    in the input phase), ``stablehlo``, ``none`` (a stablehlo op is an error).
+    input_type: IREE's ``--iree-input-type``: ``auto`` (default: StableHLO/CHLO/TOSA ops are
+    converted in the input phase), ``stablehlo``, ``tosa``, ``none`` (such ops are an error).
     Raises CompileError (``file:line:col: error: ...``), NotFoundError for a missing file,
     InvalidArgumentError for bad options, UnimplementedError when the compiler is missing.
     """

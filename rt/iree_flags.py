@@ -40,8 +40,8 @@ ALIASES = (
     (COMPILE, "--iree-flow-trace-dispatch=SYMBOL", "--trace-dispatch=SYMBOL",
      "dispatches whose symbol contains SYMBOL; IREE's @function:ordinal form is not supported"),
     (COMPILE, "--output-format=vm-bytecode", "(default)", "the only output format"),
-    (COMPILE, "--iree-input-type=auto|none|stablehlo", "--input-type=TYPE",
-     "StableHLO/CHLO programs are converted by rt's own input phase; tosa, torch and onnx are not read yet"),
+    (COMPILE, "--iree-input-type=auto|none|stablehlo|tosa", "--input-type=TYPE",
+     "StableHLO/CHLO and TOSA programs are converted by rt's own input phase; torch and onnx are not read yet"),
     (COMPILE, "-o -", "-o -", "write the module (or IR) to stdout"),
     (RUN, "--Xcompiler,FLAG", "FLAG's rt spelling",
      "iree-run-mlir's form (the iree-compile flags above are also taken bare): they apply to an .mlir "

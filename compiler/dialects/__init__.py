@@ -29,6 +29,7 @@ RT_DIALECTS = {
     "stablehlo": "stablehlo",
     "chlo": "chlo",
     "ml_program": "ml_program",
+    "tosa": "tosa",
 }
 
 #: upstream xDSL dialects rt accepts as they are

@@ -34,8 +34,8 @@ from rt.compiler.passes.pass_manager import VERIFY_MODES, PassPipeline
 from rt.runtime.errors import InvalidArgumentError
 
 
-#: the values of IREE's ``--iree-input-type`` rt reads (tosa, torch and onnx are not read yet)
-INPUT_TYPES = ("auto", "none", "stablehlo", "stablehlo_xla")
+#: the values of IREE's ``--iree-input-type`` rt reads (torch and onnx are not read yet)
+INPUT_TYPES = ("auto", "none", "stablehlo", "stablehlo_xla", "tosa")
 
 #: the environment variable choosing when a compile verifies the IR (see ``pass_manager``)
 VERIFY_ENV = "RT_VERIFY"
@@ -61,9 +61,9 @@ class CompileOptions:
     trace_dispatch_tensors: print every dispatch's input and output tensors at run time
     (iree-flow-inject-dispatch-tracing); trace_dispatch: only the dispatches whose export
     symbol contains this text (non-empty implies tracing).
-    input_type: IREE's ``--iree-input-type``: ``auto`` (StableHLO/CHLO ops found in the program
-    are converted), ``stablehlo`` (the same; ``stablehlo_xla`` too), ``none`` (the program must
-    already be in rt's core dialects: a stablehlo op is an error).
+    input_type: IREE's ``--iree-input-type``: ``auto`` (StableHLO/CHLO/TOSA ops found in the
+    program are converted), ``stablehlo``/``stablehlo_xla``/``tosa`` (the same), ``none`` (the
+    program must already be in rt's core dialects: a stablehlo or tosa op is an error).
     """
 
     devices: tuple = ()
@@ -119,7 +119,7 @@ class CompileOptions:
                                        f"compile_to={self.compile_to!r}; phases: {', '.join(names)}")
         if self.input_type not in INPUT_TYPES:
             raise InvalidArgumentError(f"input_type={self.input_type!r} is not supported by rt; input types: "
-                                       f"{', '.join(INPUT_TYPES)} (tosa, torch and onnx are not read yet)")
+                                       f"{', '.join(INPUT_TYPES)} (torch and onnx are not read yet)")
         if self.jobs < 0:
             raise InvalidArgumentError(f"jobs={self.jobs} must be >= 0 (0: one per core)")
 
@@ -159,6 +159,7 @@ class Phase:
 PHASES = (
     Phase("input", (
         P("verify", "input.verify:VerifyPass"),
+        P("rt-tosa-to-stablehlo", "input.tosa_to_stablehlo:TosaToStableHLOPass", input_type="input_type"),
         P("iree-stablehlo-to-iree-input", "input.stablehlo_to_iree_input:StableHLOToIREEInputPass",
           input_type="input_type"),
         P("iree-import-ml-program", "input.import_ml_program:ImportMLProgramPass"),

@@ -104,7 +104,7 @@ def test_compile_flags_with_a_vmfb_are_an_error(tmp_path):
     ("compile", "--iree-hal-target-backends=cuda", ["rt compiles for llvm-cpu or vmvx"]),
     ("compile", "--iree-opt-data-tiling=maybe", ["expected true or false"]),
     ("compile", "--output-format=vm-asm", ["vm-bytecode modules only"]),
-    ("compile", "--iree-input-type=tosa", ["--compile-to=input", "rt reads auto, none, stablehlo"]),
+    ("compile", "--iree-input-type=torch", ["--compile-to=input", "rt reads auto, none, stablehlo"]),
     ("run", "--iree-hal-target-backends=cuda", ["rt compiles for llvm-cpu or vmvx"]),
     ("run", "--iree-opt-strip-assertions", ["rt does not implement"]),
     ("run", "--Xcompiler,mlir-print-ir-after-all", ["without IR dumps", "python -m rt compile"]),

@@ -109,8 +109,8 @@ def test_input_type_none_rejects_stablehlo_and_unknown_types_are_named():
     text = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = stablehlo.abs %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}"
     with pytest.raises(rt.CompileError, match=r"<input>:2:8: error: 'stablehlo.abs' with --iree-input-type=none"):
         rt.compile(text, devices=["vmvx"], input_type="none")
-    with pytest.raises(rt.InvalidArgumentError, match="input_type='tosa' is not supported by rt; input types: auto"):
-        rt.compile(text, devices=["vmvx"], input_type="tosa")
+    with pytest.raises(rt.InvalidArgumentError, match="input_type='torch' is not supported by rt; input types: auto"):
+        rt.compile(text, devices=["vmvx"], input_type="torch")
     assert rt.compile(text, devices=["vmvx"], input_type="stablehlo")[:4] != b""
 
 
@@ -138,5 +138,23 @@ def test_the_cli_compiles_a_stablehlo_file_and_writes_the_converted_input(tmp_pa
     assert converted.returncode == 0, converted.stderr
     assert "linalg.matmul" in converted.stdout and "stablehlo." not in converted.stdout
     refused = subprocess.run([sys.executable, "-m", "rt", "compile", str(src), "-o", str(tmp_path / "x.vmfb"),
-                              "--input-type=tosa"], capture_output=True, text=True, timeout=300)
-    assert refused.returncode != 0 and "input_type='tosa' is not supported by rt" in refused.stderr
+                              "--input-type=torch"], capture_output=True, text=True, timeout=300)
+    assert refused.returncode != 0 and "input_type='torch' is not supported by rt" in refused.stderr
+
+
+def test_a_tosa_op_rt_does_not_convert_is_a_located_error():
+    message = _compile_error("""func.func @f(%a: tensor<6xi16>, %t: tensor<513xi16>) -> tensor<6xi32> {
+  %0 = tosa.table %a, %t : (tensor<6xi16>, tensor<513xi16>) -> tensor<6xi32>
+  return %0 : tensor<6xi32>
+}""")
+    assert "<input>:2:8: error: 'tosa.table' is not supported by rt's TOSA input yet" in message
+    assert "tosa.matmul" in message
+
+
+def test_tosa_matmul_with_a_zero_point_is_a_located_error():
+    message = _compile_error("""func.func @f(%a: tensor<1x2x3xi8>, %b: tensor<1x3x4xi8>) -> tensor<1x2x4xi32> {
+  %zp = "tosa.const"() <{values = dense<3> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %0 = tosa.matmul %a, %b, %zp, %zp : (tensor<1x2x3xi8>, tensor<1x3x4xi8>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x2x4xi32>
+  return %0 : tensor<1x2x4xi32>
+}""")
+    assert "<input>:3:8: error: 'tosa.matmul' with non-zero zero points is not supported by rt" in message

@@ -101,7 +101,7 @@ class StableHLOToIREEInputPass(Pass):
     def run(self, module, ctx):
         if self.input_type not in INPUT_TYPES:
             raise InvalidArgumentError(f"input type '{self.input_type}' is not supported by rt; input types: "
-                                       f"{', '.join(INPUT_TYPES)} (tosa, torch and onnx are not read yet)")
+                                       f"{', '.join(INPUT_TYPES)} (torch and onnx are not read yet)")
         ops = [op for op in module.walk() if op.dialect_name() in ("stablehlo", "chlo")]  # both dialects go
         if not ops:
             return
