@@ -97,14 +97,6 @@ def _float_unary(cls):
     return emit
 
 
-def _int_unary(cls):
-    def emit(b, op, args, type_):
-        if is_float(type_):
-            raise error_at_op(op, f"'{op.name}' takes an integer element type, got {element_type(type_)}")
-        return _unary(b, cls, args[0], type_)
-    return emit
-
-
 def _abs(b, op, args, type_):
     return _unary(b, xmath.AbsFOp if is_float(type_) else xmath.AbsIOp, args[0], type_)
 
@@ -269,6 +261,54 @@ def _inverse_trig(kind):
     return emit
 
 
+def _wrapped(value, width):
+    """``value`` (an unsigned bit pattern) as the signed integer of ``width`` bits with those bits."""
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >> (width - 1) else value
+
+
+def _popcount_bits(b, x, type_):
+    """The number of set bits of each element of ``x`` (SWAR: pairs, nibbles, bytes, then a multiply)."""
+    width = element_type(type_).width.data
+
+    def mask(byte):
+        """``byte`` repeated in every byte of the element."""
+        return constant(b, _wrapped(sum(byte << (8 * k) for k in range((width + 7) // 8)), width), type_)
+
+    def shr(v, n):
+        return _binary(b, arith.ShRUIOp, v, constant(b, n, type_), type_)
+    if width == 1:
+        return x
+    x = _binary(b, xarith.SubiOp, x, _binary(b, xarith.AndIOp, shr(x, 1), mask(0x55), type_), type_)
+    if width > 2:
+        x = _binary(b, xarith.AddiOp, _binary(b, xarith.AndIOp, x, mask(0x33), type_),
+                    _binary(b, xarith.AndIOp, shr(x, 2), mask(0x33), type_), type_)
+    if width > 4:
+        x = _binary(b, xarith.AndIOp, _binary(b, xarith.AddiOp, x, shr(x, 4), type_), mask(0x0F), type_)
+    if width > 8:
+        x = shr(_binary(b, xarith.MuliOp, x, mask(0x01), type_), width - 8)
+    return x
+
+
+def _popcount(b, op, args, type_):
+    if is_float(type_):
+        raise error_at_op(op, f"'{op.name}' takes an integer element type, got {element_type(type_)}")
+    return _popcount_bits(b, args[0], type_)
+
+
+def _count_leading_zeros(b, op, args, type_):
+    """width - popcount(x with every bit below its highest set bit set)."""
+    if is_float(type_):
+        raise error_at_op(op, f"'{op.name}' takes an integer element type, got {element_type(type_)}")
+    width = element_type(type_).width.data
+    x = args[0]
+    step = 1
+    while step < width:
+        x = _binary(b, xarith.OrIOp, x, _binary(b, arith.ShRUIOp, x, constant(b, step, type_), type_), type_)
+        step *= 2
+    return _binary(b, xarith.SubiOp, constant(b, width, type_), _popcount_bits(b, x, type_), type_)
+
+
 #: erfc's rational Chebyshev fit: erfc(|x|) = t exp(-x^2 + P(t)), t = 1 / (1 + |x| / 2), relative error
 #: below 1.2e-7 everywhere (Numerical Recipes' erfcc, after W. J. Cody); coefficients of P from t^0 up
 _ERFC_COEFFICIENTS = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398,
@@ -330,8 +370,8 @@ ELEMENTWISE = OpTable({
     hlo.SqrtOp: _float_unary(xmath.SqrtOp),
     hlo.TanOp: _float_unary(xmath.TanOp),
     hlo.TanhOp: _float_unary(xmath.TanhOp),
-    hlo.CountLeadingZerosOp: _int_unary(xmath.CountLeadingZerosOp),
-    hlo.PopulationCountOp: _int_unary(xmath.CtPopOp),
+    hlo.CountLeadingZerosOp: _count_leading_zeros,
+    hlo.PopulationCountOp: _popcount,
     hlo.CompareOp: _compare,
     hlo.SelectOp: _select,
     hlo.ConvertOp: _convert,

@@ -94,3 +94,20 @@ func.func @compare_select_clamp_convert() {
   check.expect_eq_const(%bits, dense<[1069547520, -1072693248, 0, 1082130432]> : tensor<4xi32>) : tensor<4xi32>
   return
 }
+
+func.func @bit_counts() {
+  %x = util.unfoldable_constant dense<[0, 1, 255, -1, 65536, 2147483647]> : tensor<6xi32>
+  %c = stablehlo.count_leading_zeros %x : tensor<6xi32>
+  check.expect_eq_const(%c, dense<[32, 31, 24, 0, 15, 1]> : tensor<6xi32>) : tensor<6xi32>
+  %p = stablehlo.popcnt %x : tensor<6xi32>
+  check.expect_eq_const(%p, dense<[0, 1, 8, 32, 1, 31]> : tensor<6xi32>) : tensor<6xi32>
+  %y = util.unfoldable_constant dense<[0, 1, 16, -1, 100]> : tensor<5xi8>
+  %cy = stablehlo.count_leading_zeros %y : tensor<5xi8>
+  check.expect_eq_const(%cy, dense<[8, 7, 3, 0, 1]> : tensor<5xi8>) : tensor<5xi8>
+  %py = stablehlo.popcnt %y : tensor<5xi8>
+  check.expect_eq_const(%py, dense<[0, 1, 1, 8, 3]> : tensor<5xi8>) : tensor<5xi8>
+  %z = util.unfoldable_constant dense<[0, 1, -1, 4294967296]> : tensor<4xi64>
+  %cz = stablehlo.count_leading_zeros %z : tensor<4xi64>
+  check.expect_eq_const(%cz, dense<[64, 63, 0, 31]> : tensor<4xi64>) : tensor<4xi64>
+  return
+}
