@@ -143,11 +143,11 @@ def test_the_cli_compiles_a_stablehlo_file_and_writes_the_converted_input(tmp_pa
 
 
 def test_a_tosa_op_rt_does_not_convert_is_a_located_error():
-    message = _compile_error("""func.func @f(%a: tensor<6xi16>, %t: tensor<513xi16>) -> tensor<6xi32> {
-  %0 = tosa.table %a, %t : (tensor<6xi16>, tensor<513xi16>) -> tensor<6xi32>
-  return %0 : tensor<6xi32>
+    message = _compile_error("""func.func @f(%a: tensor<6xi16>) -> tensor<6xi16> {
+  %0 = tosa.tile %a {multiples = array<i64: 2>} : (tensor<6xi16>) -> tensor<6xi16>
+  return %0 : tensor<6xi16>
 }""")
-    assert "<input>:2:8: error: 'tosa.table' is not supported by rt's TOSA input yet" in message
+    assert "<input>:2:8: error: 'tosa.tile' is not supported by rt's TOSA input yet" in message
     assert "tosa.matmul" in message
 
 

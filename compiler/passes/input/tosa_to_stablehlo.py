@@ -17,8 +17,8 @@ Input: ``tosa.*`` ops (``dialects/tosa.py``), static shapes. Output: no tosa op;
 * ``cond_if``/``while_loop`` -> ``stablehlo.if``/``while`` with the regions moved over, each
   ``tosa.yield`` a ``stablehlo.return``.
 
-Non-zero zero points, ``tosa.table``, ``avg_pool2d``, ``tile`` and ``rescale`` are a located
-CompileError naming the op.
+``table`` gathers from its table (i16: with the spec's interpolation). Non-zero zero points,
+``avg_pool2d``, ``tile`` and ``rescale`` are a located CompileError naming the op.
 
 Source followed: MLIR ``TosaToLinalg.cpp`` / ``TosaToLinalgNamed.cpp`` (the semantics of each op
 as IREE's TOSA path lowers them) and the TOSA 1.0 specification.
@@ -285,6 +285,36 @@ class _Converter:
         if is_float(value.type) and not is_float(type_) and element_type(type_) != i1:
             value = _hlo(b, hlo.RoundNearestEvenOp, [value], value.type)  # TOSA casts round to nearest
         return [_hlo(b, hlo.ConvertOp, [value], type_)]
+
+    @handles(T["table"])
+    def _table(self, op, b):
+        """i8: ``table[x + 128]``; i16: the 513-entry table interpolated, ``(t[i] << 7) + (t[i+1] - t[i]) *
+        frac`` in i32 with ``i = (x + 32768) >> 7`` and ``frac`` its low 7 bits (the TOSA spec's TABLE)."""
+        value, table = op.inputs
+        type_ = op.outputs[0].type
+        shape, element = list(value.type.get_shape()), element_type(value.type)
+        wide = TensorType(element_type(type_) if element.width.data == 16 else IntegerType(32), shape)
+        index_type = TensorType(IntegerType(32), shape)
+        index = _hlo(b, hlo.ConvertOp, [value], index_type)
+        if element.width.data == 8:
+            index = _hlo(b, hlo.AddOp, [index, self._splat(b, 128, index_type)], index_type)
+            return [_hlo(b, hlo.TorchIndexSelectOp, [table, index], type_, dim=IntegerAttr(0, i64),
+                         batch_dims=IntegerAttr(0, i64))]
+        if element.width.data != 16 or table.type.get_shape() != (513,):
+            raise error_at_op(op, f"'tosa.table' takes i8 with 256 entries or i16 with 513, got {value.type} and "
+                                  f"{table.type}")
+        biased = _hlo(b, hlo.AddOp, [index, self._splat(b, 32768, index_type)], index_type)
+        low = _hlo(b, hlo.ShiftRightLogicalOp, [biased, self._splat(b, 7, index_type)], index_type)
+        frac = _hlo(b, hlo.AndOp, [biased, self._splat(b, 127, index_type)], index_type)
+        high = _hlo(b, hlo.AddOp, [low, self._splat(b, 1, index_type)], index_type)
+        base, step = (_hlo(b, hlo.ConvertOp, [_hlo(b, hlo.TorchIndexSelectOp, [table, i],
+                                                   TensorType(element_type(table.type), shape),
+                                                   dim=IntegerAttr(0, i64), batch_dims=IntegerAttr(0, i64))], wide)
+                      for i in (low, high))
+        scaled = _hlo(b, hlo.ShiftLeftOp, [base, self._splat(b, 7, wide)], wide)
+        delta = _hlo(b, hlo.MulOp, [_hlo(b, hlo.SubtractOp, [step, base], wide),
+                                     _hlo(b, hlo.ConvertOp, [frac], wide)], wide)
+        return [_hlo(b, hlo.AddOp, [scaled, delta], wide)]
 
     @handles(T["matmul"])
     def _matmul(self, op, b):
