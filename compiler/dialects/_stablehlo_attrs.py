@@ -2,7 +2,8 @@
 
 ``#stablehlo<comparison_direction EQ>``, ``#stablehlo<comparison_type FLOAT>``,
 ``#stablehlo<precision DEFAULT>`` (one keyword each, also read as ``#stablehlo.KIND<VALUE>``),
-``#stablehlo.dot<...>`` (dot_general dimension numbers), ``#stablehlo.gather<...>`` and
+``#stablehlo.dot<...>`` (dot_general dimension numbers), ``#stablehlo.gather<...>``,
+``#stablehlo.scatter<...>`` and
 ``#stablehlo.conv<...>`` (struct attributes read with ``_stablehlo_structs.py``).
 
 Source followed: openxla/stablehlo ``StablehloAttrs.td`` and ``StablehloEnums.td``.
@@ -116,3 +117,10 @@ class ConvDimensionNumbersAttr(_StructAttr):
     @classmethod
     def parse_parameters(cls, parser):
         return (DictionaryAttr(parse_conv_dims(parser)),)
+
+
+@irdl_attr_definition
+class ScatterDimensionNumbersAttr(_StructAttr):
+    name = "stablehlo.scatter"
+    FIELDS: ClassVar[tuple] = ("update_window_dims", "inserted_window_dims", "input_batching_dims",
+                               "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim")

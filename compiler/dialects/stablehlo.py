@@ -10,7 +10,7 @@ and each op reads both the generic form and the pretty form JAX prints
 Ops (StableHLO spec names): the elementwise unary and binary ops, ``compare``, ``select``,
 ``clamp``, ``convert``, ``bitcast_convert``, ``constant``, ``iota``, ``broadcast_in_dim``,
 ``broadcast``, ``reshape``, ``transpose``, ``dot``, ``dot_general``, ``reduce``,
-``reduce_window``, ``convolution``, ``gather``, ``torch_index_select``, ``concatenate``,
+``reduce_window``, ``convolution``, ``gather``, ``scatter``, ``torch_index_select``, ``concatenate``,
 ``slice``, ``dynamic_slice``, ``dynamic_update_slice``, ``reverse``, ``pad``,
 ``batch_norm_inference``, ``while``, ``if``, ``case``, ``custom_call``, ``return``. The
 attributes are in ``_stablehlo_attrs.py``, the op bases and type directives in
@@ -34,7 +34,8 @@ from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare,
                                                     HloOp, PropertiesAsAttributes, Select, TypesOrFunction, Unary)
 from rt.compiler.dialects._stablehlo_attrs import (ComparisonDirectionAttr, ComparisonTypeAttr,
                                                    ConvDimensionNumbersAttr, DotDimensionNumbersAttr,
-                                                   GatherDimensionNumbersAttr, PrecisionAttr)
+                                                   GatherDimensionNumbersAttr, PrecisionAttr,
+                                                   ScatterDimensionNumbersAttr)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -462,6 +463,19 @@ class ReduceWindowOp(HloOp):
 
 
 @irdl_op_definition
+class ScatterOp(HloOp):
+    """``"stablehlo.scatter"(%operand, %indices, %updates) ({ combiner }) {scatter_dimension_numbers =
+    #stablehlo.scatter<...>}`` (generic form; one operand)."""
+
+    name = "stablehlo.scatter"
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    body = region_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar = OpFormat(" ", Operands("inputs"), AttrDict(), " : ", TypesOrFunction(["inputs"], ["outputs"]))
+
+
+@irdl_op_definition
 class ReduceOp(HloOp):
     """``stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1]`` or the
     generic form with a ``body`` region taking and returning 0-d tensors."""
@@ -492,11 +506,11 @@ STABLEHLO_OPS = [
     ClampOp, ConvertOp, BitcastConvertOp, ReshapeOp, ConstantOp, IotaOp, BroadcastInDimOp, BroadcastOp,
     TransposeOp, DotOp, DotGeneralOp, ConcatenateOp, SliceOp, ReverseOp, PadOp, ReduceOp, CustomCallOp, ReturnOp, DynamicSliceOp,
     DynamicUpdateSliceOp, TorchIndexSelectOp, BatchNormInferenceOp, WhileOp, IfOp, CaseOp, GatherOp, ConvolutionOp,
-    ReduceWindowOp,
+    ReduceWindowOp, ScatterOp,
 ]
 
 STABLEHLO_ATTRS = [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr,
-                   GatherDimensionNumbersAttr, ConvDimensionNumbersAttr]
+                   GatherDimensionNumbersAttr, ConvDimensionNumbersAttr, ScatterDimensionNumbersAttr]
 
 
 def build_dialect():

@@ -51,7 +51,8 @@ from rt.compiler.passes.pipeline import INPUT_TYPES
 from rt.runtime.errors import InvalidArgumentError
 from rt.compiler.passes.input.stablehlo_builders import (affine_maps, dim_exprs, empty, generic, int_list, require_ranked,
                                                           require_static)
-from rt.compiler.passes.input.stablehlo_windows import convert_convolution, convert_gather, convert_reduce_window
+from rt.compiler.passes.input.stablehlo_windows import (convert_convolution, convert_gather, convert_reduce_window,
+                                                         convert_scatter)
 from rt.compiler.passes.input.stablehlo_elementwise import (OpSink, constant, convert, element_type,
                                                             emit_elementwise, is_elementwise, is_float)
 
@@ -439,6 +440,10 @@ class _Converter:
     @handles(hlo.GatherOp)
     def _gather(self, op, b):
         return convert_gather(op, b)
+
+    @handles(hlo.ScatterOp)
+    def _scatter(self, op, b):
+        return convert_scatter(op, b, _reduction_body(op, 1))
 
     @handles(hlo.ReduceWindowOp)
     def _reduce_window(self, op, b):

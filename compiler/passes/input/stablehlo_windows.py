@@ -1,4 +1,4 @@
-"""StableHLO ``gather``, ``reduce_window`` and ``convolution`` as ``linalg.generic``s (helper, not a pass).
+"""StableHLO ``gather``, ``scatter``, ``reduce_window`` and ``convolution`` as ``linalg.generic``s (helper).
 
 Called by ``iree-stablehlo-to-iree-input`` (``stablehlo_to_iree_input.py``) with the op and an
 :class:`OpSink`; each returns the result values.
@@ -226,3 +226,56 @@ def _split_type(type_, dim, groups):
 def _split_dim(b, value, dim, groups):
     """``value`` with dim ``dim`` split in (groups, size / groups): a metadata-only reshape."""
     return b.add(TensorReshapeOp.build(operands=[value, [], []], result_types=[_split_type(value.type, dim, groups)]))
+
+
+def convert_scatter(op, b, combine):
+    """``stablehlo.scatter`` (one operand) -> a ``linalg.generic`` that pulls: for every operand
+    element and every update element, in update order, the combiner applies when the update's
+    target (its start index from the indices plus its window offset) is that element.
+    O(operand x updates) work, but any combiner and repeated indices (the last update wins for a
+    replacing combiner) are exact; ``combine(sink, [update, current])`` is the combiner region."""
+    if len(op.inputs) != 3:
+        raise error_at_op(op, "'stablehlo.scatter' of several operands is not supported by rt")
+    operand, indices, updates = op.inputs
+    type_ = op.outputs[0].type
+    require_static(op, operand.type, indices.type, updates.type, type_)
+    dims = op.attributes.get("scatter_dimension_numbers")
+    if not isinstance(dims, hlo.ScatterDimensionNumbersAttr):
+        raise error_at_op(op, "'stablehlo.scatter' needs scatter_dimension_numbers = #stablehlo.scatter<...>")
+    if dims.get("input_batching_dims") or dims.get("scatter_indices_batching_dims"):
+        raise error_at_op(op, "'stablehlo.scatter' with batching dims is not supported by rt")
+    window, inserted = dims.get("update_window_dims"), dims.get("inserted_window_dims")
+    to_operand, vector_dim = dims.get("scatter_dims_to_operand_dims"), dims.get("index_vector_dim", 0)
+    rank, update_rank, index_rank = operand.type.get_num_dims(), updates.type.get_num_dims(), indices.type.get_num_dims()
+    scatter_dims = [d for d in range(update_rank) if d not in window]
+    index_batch = [d for d in range(index_rank) if d != vector_dim]
+    kept = [d for d in range(rank) if d not in inserted]
+    if len(scatter_dims) != len(index_batch) or len(kept) != len(window):
+        raise error_at_op(op, f"'stablehlo.scatter': {dims} does not fit {operand.type}, {indices.type}, "
+                              f"{updates.type}")
+
+    def body(s, args):
+        update, current = args
+        out = [s.add(IndexOp(d)) for d in range(rank)]
+        upd = [s.add(IndexOp(rank + d)) for d in range(update_rank)]
+        start = {}
+        for k, operand_dim in enumerate(to_operand):
+            coords = [constant(s, k, IndexType()) if p == vector_dim else upd[scatter_dims[index_batch.index(p)]]
+                      for p in range(index_rank)]
+            raw = s.add(tensor.ExtractOp(indices, coords, element_type(indices.type)))
+            start[operand_dim] = _index(s, raw)
+        match = None
+        for d in range(rank):
+            target = start.get(d)
+            if d in kept:
+                offset = upd[window[kept.index(d)]]
+                target = offset if target is None else s.add(xarith.AddiOp(target, offset))
+            if target is None:
+                target = constant(s, 0, IndexType())
+            same = s.add(arith.CmpIOp(target, out[d], "eq"))
+            match = same if match is None else s.add(xarith.AndIOp(match, same))
+        combined = combine(s, [update, current])[0]
+        return [s.add(arith.SelectOp.build(operands=[match, combined, current], result_types=[element_type(type_)]))]
+    maps = affine_maps(rank + update_rank, [AffineExpr.dimension(rank + d) for d in range(update_rank)],
+                       dim_exprs(rank))
+    return generic(b, [updates], [operand], maps, ["parallel"] * rank + ["reduction"] * update_rank, [type_], body)
