@@ -48,7 +48,6 @@ from rt.compiler.dialects._format import (
     Type,
     Types,
 )
-from rt.compiler.dialects.hal import receiver
 from rt.compiler.dialects.hal_types import (
     AllocatorType,
     BufferType,
@@ -57,6 +56,7 @@ from rt.compiler.dialects.hal_types import (
     DeviceType,
     ExecutableType,
     FenceType,
+    receiver,
 )
 
 INDEX = IndexType()

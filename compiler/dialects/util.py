@@ -65,7 +65,7 @@ from rt.compiler.dialects._format import (
     Type,
     Types,
 )
-from rt.compiler.dialects.hal import DeviceTargetAttr
+from rt.compiler.dialects.hal_attrs import DeviceTargetAttr
 from rt.compiler.dialects.hal_types import DeviceType
 
 
