@@ -125,6 +125,8 @@ class _ParseState:
 
     def _resolve(self, field, names):
         type_ = self.types.get(field, self.shape.fixed.get(field))
+        if names == []:
+            return []
         if type_ is None:
             self.parser.raise_error(f"{self.shape.name}: no type given for operand '{field}'")
         if not isinstance(names, list):
@@ -514,3 +516,5 @@ class FormattedOp(IRDLOperation):
 
 #: `` on(#hal.device.affinity<@dev>)``: the optional affinity clause of Stream/Flow/HAL ops.
 AFFINITY = Opt(" on(", Attr("affinity"), ")")
+#: `` %a, %b : t, u`` when the ``values`` group is non-empty: the operands of a return-like terminator.
+RETURN_VALUES = Opt(" ", Operands("values"), " : ", Types("values"))

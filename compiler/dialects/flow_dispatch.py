@@ -34,15 +34,25 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
-from xdsl.traits import IsolatedFromAbove, Pure
+from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects._format import AttrDict, Directive, FormattedOp, Operand, OpFormat, Sized, Type
+from rt.compiler.dialects._format import RETURN_VALUES, AttrDict, Directive, FormattedOp, Operand, OpFormat, Sized, Type
 from rt.compiler.dialects._regions import parse_workgroups_region, print_workgroups_region
 from rt.compiler.dialects.flow_types import DispatchTensorType, check_dims, operand_key, split_dims
 
 INDEX = IndexType()
+
+
+@irdl_op_definition
+class ReturnOp(FormattedOp):
+    """``flow.return %x, %y, %z : index, index, index``: the terminator of dispatch and workgroup-count regions."""
+
+    name = "flow.return"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator(), Pure())
+    FORMAT: ClassVar = OpFormat(AttrDict(), RETURN_VALUES)
 
 
 def _tied_array(tied):
@@ -226,7 +236,7 @@ class DispatchRegionOp(IRDLOperation):
     def verify_(self):
         check_dims(self.name, "result types", [r.type for r in self.results], self.result_dims)
         term = self.body.block.last_op
-        if term is None or term.name != "flow.return":
+        if not isinstance(term, ReturnOp):
             raise VerifyException(f"{self.name}: the body must end with flow.return")
         got = [v.type for v in term.values]
         if got != [r.type for r in self.results]:

@@ -106,6 +106,11 @@ class TensorAllocaOp(_SizedResultOp):
 class _ValueSizedOp(IRDLOperation):
     """``<op> %v : tensor<...>{dims}``: splat/clone shape; operand 0 is the value."""
 
+    @staticmethod
+    def value_type(result_type):
+        """The type of the value operand given the result type (the result type itself)."""
+        return result_type
+
     @classmethod
     def parse(cls, parser):
         value = parser.parse_unresolved_operand()
@@ -114,8 +119,7 @@ class _ValueSizedOp(IRDLOperation):
         type_, dims = syn.parse_sized_type(parser)
         keyword = parser.parse_optional_attr_dict_with_keyword()
         attrs.update(keyword.data if keyword else {})
-        value_type = type_.element_type if cls.name == "flow.tensor.splat" else type_
-        return cls.build(operands=[parser.resolve_operand(value, value_type), dims], result_types=[type_],
+        return cls.build(operands=[parser.resolve_operand(value, cls.value_type(type_)), dims], result_types=[type_],
                          attributes=attrs)
 
     def print(self, printer):
@@ -139,6 +143,11 @@ class TensorSplatOp(_ValueSizedOp):
     result_dims = var_operand_def(INDEX)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+
+    @staticmethod
+    def value_type(result_type):
+        """The scalar splatted: the result's element type."""
+        return result_type.element_type
 
     def verify_(self):
         super().verify_()

@@ -24,7 +24,7 @@ Source followed: IREE ``compiler/src/iree/compiler/Dialect/Stream/IR/StreamOps.t
 """
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Dialect
 from xdsl.irdl import (
     IRDLOperation,
@@ -72,7 +72,7 @@ class ExecutableOp(SymbolContainerOp):
 
     def inner_module(self):
         """The builtin.module holding the dispatch functions."""
-        return next(op for op in self.body.block.ops if op.name == "builtin.module")
+        return next(op for op in self.body.block.ops if isinstance(op, ModuleOp))
 
 
 @irdl_op_definition
