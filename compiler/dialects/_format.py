@@ -19,7 +19,7 @@ directives (``custom<SizeAwareType>``, ``custom<ShapedTiedResult>``) in ``Util/I
 import re
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import FunctionType, IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import BaseAttr, EqAttrConstraint, IRDLOperation, RangeLengthConstraint, RangeOf, VariadicDef
 from xdsl.parser import Parser
@@ -170,6 +170,10 @@ class Directive:
 
     def print(self, op, printer):
         raise NotImplementedError
+
+    def present(self, op):
+        """Whether an optional group anchored on this directive is printed."""
+        return _present(getattr(op, self.field))
 
 
 class Lit(Directive):
@@ -419,6 +423,85 @@ class Flag(Directive):
             self.lit.print(op, printer)
 
 
+class Params(Directive):
+    """An attribute property printed without its dialect prefix (``<nsw, nuw>`` for
+    ``#arith.overflow<nsw, nuw>``), as ODS prints an attribute whose class is known; ``base`` is
+    that class. A value equal to the property's default counts as absent in an optional group."""
+
+    def __init__(self, field, base):
+        self.field, self.base = field, base
+
+    def parse(self, state):
+        if issubclass(self.base, ParametrizedAttribute):
+            value = self.base.new(self.base.parse_parameters(state.parser))
+        else:
+            value = self.base.new(self.base.parse_parameter(state.parser))
+        state.set_prop(self.field, value)
+
+    def present(self, op):
+        value = getattr(op, self.field)
+        prop = op.get_irdl_definition().accessor_names[self.field][0]
+        return value is not None and value != op.get_irdl_definition().properties[prop].default_value
+
+    def print(self, op, printer):
+        value = getattr(op, self.field)
+        if isinstance(value, ParametrizedAttribute):
+            value.print_parameters(printer)
+        else:
+            value.print_parameter(printer)
+
+
+class Keyword(Directive):
+    """A string property written as one of the bare ``words`` (``to_nearest_even``)."""
+
+    def __init__(self, field, words):
+        self.field, self.words = field, tuple(words)
+
+    def parse(self, state):
+        if not self.parse_optional(state):
+            state.parser.raise_error(f"{state.shape.name}: expected one of {', '.join(self.words)}")
+
+    def parse_optional(self, state):
+        word = next((w for w in self.words if state.parser.parse_optional_keyword(w) is not None), None)
+        if word is not None:
+            state.set_prop(self.field, StringAttr(word))
+        return word is not None
+
+    def print(self, op, printer):
+        printer.print_string(getattr(op, self.field).data)
+
+
+class FunctionalType(Directive):
+    """``(t, u) -> v`` / ``-> (v, w)``: the types of operand group ``operands`` and result group
+    ``results`` (MLIR's ``functional-type``; one result that is not a function type is bare)."""
+
+    def __init__(self, operands, results):
+        self.operands, self.results = operands, results
+
+    def parse(self, state):
+        parser = state.parser
+        state.set_type((self.operands,), parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_type))
+        parser.parse_punctuation("->")
+        if parser.parse_optional_punctuation("(") is None:
+            results = [parser.parse_type()]
+        elif parser.parse_optional_punctuation(")") is not None:
+            results = []
+        else:
+            results = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+            parser.parse_punctuation(")")
+        state.set_type((self.results,), results)
+
+    def print(self, op, printer):
+        printer.print_string("(")
+        printer.print_list([v.type for v in getattr(op, self.operands)], printer.print_attribute)
+        printer.print_string(") -> ")
+        types = [v.type for v in getattr(op, self.results)]
+        bare = len(types) == 1 and not isinstance(types[0], FunctionType)
+        printer.print_string("" if bare else "(")
+        printer.print_list(types, printer.print_attribute)
+        printer.print_string("" if bare else ")")
+
+
 class AttrDict(Directive):
     """`` {attrs}`` (or `` attributes {attrs}`` with ``keyword``) when the op has attributes."""
 
@@ -450,7 +533,7 @@ class Either(Directive):
             self.otherwise.parse(state)
 
     def print(self, op, printer):
-        (self.group if _present(getattr(op, self.field)) else self.otherwise).print(op, printer)
+        (self.group if self.group.present(op) else self.otherwise).print(op, printer)
 
 
 class Opt(Directive):
@@ -459,7 +542,8 @@ class Opt(Directive):
 
     def __init__(self, *items, always=False):
         self.items, self.always = [_directive(i) for i in items], always
-        self.field = next(i.field for i in self.items if i.field is not None)
+        self.anchor = next(i for i in self.items if i.field is not None)
+        self.field = self.anchor.field
 
     def parse(self, state):
         self.parse_optional(state)
@@ -472,8 +556,11 @@ class Opt(Directive):
             item.parse(state)
         return True
 
+    def present(self, op):
+        return self.anchor.present(op)
+
     def print(self, op, printer):
-        if self.always or _present(getattr(op, self.field)):
+        if self.always or self.present(op):
             for item in self.items:
                 item.print(op, printer)
 

@@ -32,6 +32,8 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import (AttrDict, Flag, FormattedOp, Keyword, Operand, OpFormat, Opt, Params,
+                                          Type)
 from rt.compiler.frontend.elements import ElementsAttr
 
 _INT_LIKE = container_of(IntegerType)
@@ -84,7 +86,16 @@ def _width(ty):
     return ty.width.data if isinstance(ty, IntegerType) else None
 
 
-class _Cast(IRDLOperation):
+def _cast_format(*flags):
+    """``%x <flags> {attrs}? : src to dst``: the syntax of a cast."""
+    return OpFormat(" ", Operand("input"), *flags, AttrDict(), " : ", Type("input"), " to ", Type("result"))
+
+
+#: `` fastmath<fast>`` when the ``fastmath`` property is set (and not its default).
+_FASTMATH = Opt(" fastmath", Params("fastmath", xarith.FastMathFlagsAttr))
+
+
+class _Cast(FormattedOp):
     """``$input [flags] attr-dict : type($input) to type($result)``, elementwise over shapes.
 
     Subclasses set the operand/result constraints and ``_check(src, dst)`` on element types
@@ -92,7 +103,7 @@ class _Cast(IRDLOperation):
     """
 
     traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+    FORMAT: ClassVar = _cast_format()
 
     def verify_(self):
         src, dst = self.input.type, self.result.type
@@ -146,8 +157,7 @@ class TruncIOp(_Cast):
     overflow_flags = prop_def(xarith.IntegerOverflowAttr,
                               default_value=xarith.IntegerOverflowAttr("none"),
                               prop_name="overflowFlags")
-    assembly_format = ("$input (`overflow` `` $overflowFlags^)? attr-dict `:` type($input) "
-                       "`to` type($result)")
+    FORMAT: ClassVar = _cast_format(Opt(" overflow", Params("overflow_flags", xarith.IntegerOverflowAttr)))
     _check = _int_resize("<")
 
 
@@ -223,8 +233,7 @@ class ExtFOp(_Cast):
     input = operand_def(_FLOAT_LIKE)
     result = result_def(_FLOAT_LIKE)
     fastmath = opt_prop_def(xarith.FastMathFlagsAttr)
-    assembly_format = ("$input (`fastmath` `` $fastmath^)? attr-dict `:` type($input) `to` "
-                       "type($result)")
+    FORMAT: ClassVar = _cast_format(_FASTMATH)
     _check = _float_resize(">")
 
 
@@ -237,43 +246,8 @@ class TruncFOp(_Cast):
     result = result_def(_FLOAT_LIKE)
     roundingmode = opt_prop_def(StringAttr)
     fastmath = opt_prop_def(xarith.FastMathFlagsAttr)
-    assembly_format = None
+    FORMAT: ClassVar = _cast_format(Opt(" ", Keyword("roundingmode", ROUNDING_MODES)), _FASTMATH)
     _check = _float_resize("<")
-
-    @classmethod
-    def parse(cls, parser):
-        operand = parser.parse_unresolved_operand()
-        props = {}
-        for mode in ROUNDING_MODES:
-            if parser.parse_optional_keyword(mode) is not None:
-                props["roundingmode"] = StringAttr(mode)
-                break
-        if parser.parse_optional_keyword("fastmath") is not None:
-            props["fastmath"] = xarith.FastMathFlagsAttr(
-                xarith.FastMathFlagsAttr.parse_parameter(parser))
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        src = parser.parse_type()
-        parser.parse_keyword("to")
-        dst = parser.parse_type()
-        op = cls.create(operands=[parser.resolve_operand(operand, src)], result_types=[dst],
-                        properties=props)
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_operand(self.input)
-        if self.roundingmode is not None:
-            printer.print_string(f" {self.roundingmode.data}")
-        if self.fastmath is not None:
-            printer.print_string(" fastmath")
-            self.fastmath.print_parameter(printer)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(" to ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self):
         super().verify_()
@@ -282,12 +256,18 @@ class TruncFOp(_Cast):
                                   f"not one of {', '.join(ROUNDING_MODES)}")
 
 
-class _ExactBinary(IRDLOperation):
+def _binary_format(*flags):
+    """``%a, %b <flags> {attrs}? : type``: the syntax of a binary op on one type."""
+    return OpFormat(" ", Operand("lhs"), ", ", Operand("rhs"), *flags, AttrDict(), " : ",
+                    Type(("result", "lhs", "rhs")))
+
+
+class _ExactBinary(FormattedOp):
     """``$lhs, $rhs [exact] attr-dict : type`` on integers or index (MLIR's exact flag)."""
 
     traits = traits_def(Pure())
     is_exact = opt_prop_def(UnitAttr, prop_name="isExact")
-    assembly_format = "$lhs `,` $rhs (`exact` $isExact^)? attr-dict `:` type($result)"
+    FORMAT: ClassVar = _binary_format(Flag(" exact", "is_exact"))
 
 
 def _exact_binary(op_name, base):
@@ -306,7 +286,7 @@ ShRSIOp = _exact_binary("arith.shrsi", xarith.ShRSIOp)
 
 
 @irdl_op_definition
-class RemFOp(IRDLOperation):
+class RemFOp(FormattedOp):
     """``arith.remf %a, %b [fastmath<...>] : f32``: remainder with the sign of ``%a`` (fmod)."""
 
     name = "arith.remf"
@@ -316,10 +296,10 @@ class RemFOp(IRDLOperation):
     result = result_def(T)
     fastmath = prop_def(xarith.FastMathFlagsAttr, default_value=xarith.FastMathFlagsAttr("none"))
     traits = traits_def(Pure())
-    assembly_format = "$lhs `,` $rhs (`fastmath` `` $fastmath^)? attr-dict `:` type($result)"
+    FORMAT: ClassVar = _binary_format(_FASTMATH)
 
 
-class _Scaling(IRDLOperation):
+class _Scaling(FormattedOp):
     """``$input, $scale attr-dict : type($input), type($scale) to type($result)``: a float
     conversion scaled by a power of two (an f8E8M0FNU ``scale``, MX formats), elementwise."""
 
@@ -328,8 +308,8 @@ class _Scaling(IRDLOperation):
     result = result_def(_FLOAT_LIKE)
     fastmath = opt_prop_def(xarith.FastMathFlagsAttr)
     traits = traits_def(Pure())
-    assembly_format = ("$input `,` $scale (`fastmath` `` $fastmath^)? attr-dict `:` type($input) `,` "
-                       "type($scale) `to` type($result)")
+    FORMAT: ClassVar = OpFormat(" ", Operand("input"), ", ", Operand("scale"), _FASTMATH, AttrDict(), " : ",
+                                Type("input"), ", ", Type("scale"), " to ", Type("result"))
 
     def verify_(self):
         src, scale, dst = self.input.type, self.scale.type, self.result.type
