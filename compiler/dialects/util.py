@@ -52,10 +52,12 @@ from xdsl.utils.exceptions import VerifyException
 from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects._regions import Body
 from rt.compiler.dialects._format import (
+    RETURN_VALUES,
     Attr,
     AttrDict,
     Flag,
     FormattedOp,
+    FunctionalType,
     Operand,
     Operands,
     OpFormat,
@@ -242,10 +244,10 @@ class FuncOp(IRDLOperation):
             raise VerifyException(f"util.func @{self.sym_name.data}: entry block argument types differ from the signature")
 
 
-class _ReturnLike(IRDLOperation):
+class _ReturnLike(FormattedOp):
     values = var_operand_def()
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
     traits = traits_def(IsTerminator(), Pure())
+    FORMAT: ClassVar = OpFormat(AttrDict(), RETURN_VALUES)
 
 
 @irdl_op_definition
@@ -284,14 +286,15 @@ class InitializerOp(FormattedOp):
 
 
 @irdl_op_definition
-class CallOp(IRDLOperation):
+class CallOp(FormattedOp):
     """``util.call @callee(%a, %b) : (t, t) -> t``."""
 
     name = "util.call"
     callee = prop_def(SymbolRefAttr)
     arguments = var_operand_def()
     results_ = var_result_def()
-    assembly_format = "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $results_)"
+    FORMAT: ClassVar = OpFormat(" ", Attr("callee"), Operands("arguments", "()"), AttrDict(), " : ",
+                                FunctionalType("arguments", "results_"))
 
 
 @irdl_op_definition
