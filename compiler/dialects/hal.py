@@ -18,7 +18,6 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr, UnitAttr, 
 from xdsl.ir import Attribute, Dialect, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -35,6 +34,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects._format import (
     AFFINITY,
+    RETURN_VALUES,
     Attr,
     AttrDict,
     Enum,
@@ -150,13 +150,13 @@ class BufferViewAssertOp(FormattedOp):
 
 
 @irdl_op_definition
-class ElementTypeOp(IRDLOperation):
+class ElementTypeOp(FormattedOp):
     """``hal.element_type<f32> : i32``: IREE's packed element type code as a constant."""
 
     name = "hal.element_type"
     type = prop_def(TypeAttribute)
     result = result_def(i32)
-    assembly_format = "`<` $type `>` attr-dict `:` type($result)"
+    FORMAT: ClassVar = OpFormat("<", Attr("type"), ">", AttrDict(), " : ", Type("result"))
 
 
 @irdl_op_definition
@@ -304,12 +304,12 @@ class ExecutableBinaryOp(FormattedOp):
 
 
 @irdl_op_definition
-class ReturnOp(IRDLOperation):
+class ReturnOp(FormattedOp):
     """``hal.return %x, %y, %z : index, index, index`` (terminates workgroup count regions)."""
 
     name = "hal.return"
     values = var_operand_def()
-    assembly_format = "($values^ `:` type($values))? attr-dict"
+    FORMAT: ClassVar = OpFormat(RETURN_VALUES, AttrDict())
     traits = traits_def(IsTerminator())
 
 
