@@ -253,14 +253,14 @@ class ResourceSubviewOp(FormattedOp):
 
 
 @irdl_op_definition
-class ResourceSizeOp(IRDLOperation):
+class ResourceSizeOp(FormattedOp):
     """``stream.resource.size %r : !stream.resource<constant>``: the byte size of a resource."""
 
     name = "stream.resource.size"
     operand = operand_def(ResourceType)
     result = result_def(INDEX)
     traits = traits_def(Pure())
-    assembly_format = "$operand attr-dict `:` type($operand)"
+    FORMAT: ClassVar = OpFormat(" ", Operand("operand"), AttrDict(), " : ", Type("operand"))
 
 
 @irdl_op_definition
