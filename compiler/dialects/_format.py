@@ -19,7 +19,7 @@ directives (``custom<SizeAwareType>``, ``custom<ShapedTiedResult>``) in ``Util/I
 import re
 from typing import ClassVar
 
-from xdsl.dialects.builtin import FunctionType, IntegerAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import BaseAttr, EqAttrConstraint, IRDLOperation, RangeLengthConstraint, RangeOf, VariadicDef
 from xdsl.parser import Parser
@@ -111,7 +111,7 @@ class _ParseState:
     def __init__(self, cls, parser, shape):
         self.cls, self.parser, self.shape = cls, parser, shape
         self.names, self.types, self.props, self.attrs, self.regions = {}, {}, {}, {}, {}
-        self.values, self.block_args = {}, {}
+        self.values, self.block_args, self.op = {}, {}, None
 
     def set_type(self, slot, type_):
         for field in slot:
@@ -423,90 +423,12 @@ class Flag(Directive):
             self.lit.print(op, printer)
 
 
-class Params(Directive):
-    """An attribute property printed without its dialect prefix (``<nsw, nuw>`` for
-    ``#arith.overflow<nsw, nuw>``), as ODS prints an attribute whose class is known; ``base`` is
-    that class. A value equal to the property's default counts as absent in an optional group."""
-
-    def __init__(self, field, base):
-        self.field, self.base = field, base
-
-    def parse(self, state):
-        if issubclass(self.base, ParametrizedAttribute):
-            value = self.base.new(self.base.parse_parameters(state.parser))
-        else:
-            value = self.base.new(self.base.parse_parameter(state.parser))
-        state.set_prop(self.field, value)
-
-    def present(self, op):
-        value = getattr(op, self.field)
-        prop = op.get_irdl_definition().accessor_names[self.field][0]
-        return value is not None and value != op.get_irdl_definition().properties[prop].default_value
-
-    def print(self, op, printer):
-        value = getattr(op, self.field)
-        if isinstance(value, ParametrizedAttribute):
-            value.print_parameters(printer)
-        else:
-            value.print_parameter(printer)
-
-
-class Keyword(Directive):
-    """A string property written as one of the bare ``words`` (``to_nearest_even``)."""
-
-    def __init__(self, field, words):
-        self.field, self.words = field, tuple(words)
-
-    def parse(self, state):
-        if not self.parse_optional(state):
-            state.parser.raise_error(f"{state.shape.name}: expected one of {', '.join(self.words)}")
-
-    def parse_optional(self, state):
-        word = next((w for w in self.words if state.parser.parse_optional_keyword(w) is not None), None)
-        if word is not None:
-            state.set_prop(self.field, StringAttr(word))
-        return word is not None
-
-    def print(self, op, printer):
-        printer.print_string(getattr(op, self.field).data)
-
-
-class FunctionalType(Directive):
-    """``(t, u) -> v`` / ``-> (v, w)``: the types of operand group ``operands`` and result group
-    ``results`` (MLIR's ``functional-type``; one result that is not a function type is bare)."""
-
-    def __init__(self, operands, results):
-        self.operands, self.results = operands, results
-
-    def parse(self, state):
-        parser = state.parser
-        state.set_type((self.operands,), parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_type))
-        parser.parse_punctuation("->")
-        if parser.parse_optional_punctuation("(") is None:
-            results = [parser.parse_type()]
-        elif parser.parse_optional_punctuation(")") is not None:
-            results = []
-        else:
-            results = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-            parser.parse_punctuation(")")
-        state.set_type((self.results,), results)
-
-    def print(self, op, printer):
-        printer.print_string("(")
-        printer.print_list([v.type for v in getattr(op, self.operands)], printer.print_attribute)
-        printer.print_string(") -> ")
-        types = [v.type for v in getattr(op, self.results)]
-        bare = len(types) == 1 and not isinstance(types[0], FunctionType)
-        printer.print_string("" if bare else "(")
-        printer.print_list(types, printer.print_attribute)
-        printer.print_string("" if bare else ")")
-
-
 class AttrDict(Directive):
-    """`` {attrs}`` (or `` attributes {attrs}`` with ``keyword``) when the op has attributes."""
+    """`` {attrs}`` (or `` attributes {attrs}`` with ``keyword``) when the op has attributes;
+    with ``printed=False`` only parsed (an older spelling the printer no longer writes)."""
 
-    def __init__(self, keyword=False):
-        self.keyword = keyword
+    def __init__(self, keyword=False, printed=True):
+        self.keyword, self.printed = keyword, printed
 
     def parse(self, state):
         if self.keyword:
@@ -516,6 +438,8 @@ class AttrDict(Directive):
             state.attrs.update(state.parser.parse_optional_attr_dict())
 
     def print(self, op, printer):
+        if not self.printed:
+            return
         if self.keyword and op.attributes:
             printer.print_op_attributes(op.attributes, print_keyword=True)
         elif not self.keyword:
@@ -569,11 +493,29 @@ def _directive(item):
     return Lit(item) if isinstance(item, str) else item
 
 
+class Custom(Directive):
+    """The escape for an op whose whole syntax no directive declares (a function-like symbol op
+    with its signature and body, linalg.generic): ``parse(cls, parser)`` returns the op,
+    ``print(op, printer)`` writes everything after the op name. It must be the only item of its
+    :class:`OpFormat`; everything else declares its syntax with directives."""
+
+    def __init__(self, parse, print):
+        self.parse_op, self.print_op = parse, print
+
+    def parse(self, state):
+        state.op = self.parse_op(state.cls, state.parser)
+
+    def print(self, op, printer):
+        self.print_op(op, printer)
+
+
 class OpFormat:
     """A sequence of directives (strings are :class:`Lit`) giving an op's parser and printer."""
 
     def __init__(self, *items):
         self.items = [_directive(i) for i in items]
+        if len(self.items) > 1 and any(isinstance(i, Custom) for i in self.items):
+            raise TypeError("OpFormat: Custom(parse, print) declares a whole op and must be its only item")
         self.shapes = {}
 
     def parse(self, cls, parser):
@@ -581,7 +523,7 @@ class OpFormat:
         state = _ParseState(cls, parser, shape)
         for item in self.items:
             item.parse(state)
-        return state.build()
+        return state.op if state.op is not None else state.build()
 
     def print(self, op, printer):
         for item in self.items:

@@ -50,6 +50,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._directives import FunctionalType, TypedAttr
 from rt.compiler.dialects._regions import Body
 from rt.compiler.dialects._format import (
     RETURN_VALUES,
@@ -57,7 +58,6 @@ from rt.compiler.dialects._format import (
     AttrDict,
     Flag,
     FormattedOp,
-    FunctionalType,
     Operand,
     Operands,
     OpFormat,
@@ -298,7 +298,7 @@ class CallOp(FormattedOp):
 
 
 @irdl_op_definition
-class UnfoldableConstantOp(IRDLOperation):
+class UnfoldableConstantOp(FormattedOp):
     """``util.unfoldable_constant <attr>``: a constant the compiler must not fold (e2e tests).
 
     Deliberately without the Pure trait and without folders, so canonicalize, cse and the
@@ -310,19 +310,7 @@ class UnfoldableConstantOp(IRDLOperation):
     value = prop_def(Attribute)
     result = result_def()
 
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict()
-        pos = parser.pos
-        value = parser.parse_attribute()
-        if not isinstance(value, TypedAttribute):
-            parser.raise_error(f"util.unfoldable_constant needs a typed value, got {value}", pos)
-        return cls.build(result_types=[value.get_type()], properties={"value": value}, attributes=attrs)
-
-    def print(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
+    FORMAT: ClassVar = OpFormat(AttrDict(), " ", TypedAttr("value", "result"))
 
     def verify_(self):
         if not isinstance(self.value, TypedAttribute) or self.value.get_type() != self.result.type:
