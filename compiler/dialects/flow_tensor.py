@@ -37,6 +37,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._directives import Derived
 from rt.compiler.dialects._format import Attr, AttrDict, FormattedOp, Operand, Operands, OpFormat, Sized, Tied
 from rt.compiler.dialects.flow_types import check_dims, constant_index, split_dims, static_extents
 
@@ -103,32 +104,18 @@ class TensorAllocaOp(_SizedResultOp):
     name = "flow.tensor.alloca"
 
 
-class _ValueSizedOp(IRDLOperation):
+def _value_sized_format(value, value_type=None):
+    """``%v : tensor<...>{dims} attributes {..}?`` (`` {..}`` before the colon also parses); the
+    value's type is ``value_type(result type)``, or the result type itself."""
+    if value_type is None:
+        return OpFormat(" ", Operand(value), AttrDict(printed=False), " : ", Sized(("result", value), "result_dims"),
+                        AttrDict(keyword=True))
+    return OpFormat(" ", Operand(value), AttrDict(printed=False), " : ", Sized("result", "result_dims"),
+                    AttrDict(keyword=True), Derived(value, "result", value_type))
+
+
+class _ValueSizedOp(FormattedOp):
     """``<op> %v : tensor<...>{dims}``: splat/clone shape; operand 0 is the value."""
-
-    @staticmethod
-    def value_type(result_type):
-        """The type of the value operand given the result type (the result type itself)."""
-        return result_type
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_, dims = syn.parse_sized_type(parser)
-        keyword = parser.parse_optional_attr_dict_with_keyword()
-        attrs.update(keyword.data if keyword else {})
-        return cls.build(operands=[parser.resolve_operand(value, cls.value_type(type_)), dims], result_types=[type_],
-                         attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.operands[0])
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.result.type, self.result_dims)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
 
     def verify_(self):
         check_dims(self.name, "result type", self.result.type, self.result_dims)
@@ -143,11 +130,7 @@ class TensorSplatOp(_ValueSizedOp):
     result_dims = var_operand_def(INDEX)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-
-    @staticmethod
-    def value_type(result_type):
-        """The scalar splatted: the result's element type."""
-        return result_type.element_type
+    FORMAT: ClassVar = _value_sized_format("value", lambda result_type: result_type.element_type)
 
     def verify_(self):
         super().verify_()
@@ -164,6 +147,7 @@ class TensorCloneOp(_ValueSizedOp):
     result_dims = var_operand_def(INDEX)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+    FORMAT: ClassVar = _value_sized_format("operand")
 
     def verify_(self):
         super().verify_()
