@@ -51,11 +51,12 @@ from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects._directives import FunctionalType, TypedAttr
-from rt.compiler.dialects._regions import Body
+from rt.compiler.dialects._regions import Body, SymbolName, Visibility
 from rt.compiler.dialects._format import (
     RETURN_VALUES,
     Attr,
     AttrDict,
+    Directive,
     Flag,
     FormattedOp,
     Operand,
@@ -115,27 +116,47 @@ class CompositeAttr(ParametrizedAttribute):
         printer.print_string("]>")
 
 
-def _parse_type_or_attr(parser):
-    """IREE's ``custom<TypeOrAttr>``: ``(= attr)? (: type)?`` -> (type, attr or None)."""
-    initial = None
-    pos = parser.pos
-    if parser.parse_optional_punctuation("="):
-        initial = parser.parse_attribute()
-    type_ = None
-    if parser.parse_optional_punctuation(":"):
-        type_ = parser.parse_type()
-    if type_ is None:
-        if isinstance(initial, TypedAttribute):
-            type_ = initial.get_type()
-        elif isinstance(initial, DeviceTargetAttr):
-            type_ = DeviceType()
-        else:
-            parser.raise_error("util.global needs a type (': type') or a typed initial value", pos)
-    return type_, initial
+class TypeOrAttr(Directive):
+    """IREE's ``custom<TypeOrAttr>``: `` = value`` and/or `` : type`` of a global. The type may be
+    left out when the value gives it (a typed value of that type, or a ``#hal.device.target``
+    for ``!hal.device``), and is printed only then."""
+
+    field = "type"
+
+    def parse(self, state):
+        parser = state.parser
+        initial = None
+        pos = parser.pos
+        if parser.parse_optional_punctuation("="):
+            initial = parser.parse_attribute()
+            state.set_prop("initial_value", initial)
+        type_ = None
+        if parser.parse_optional_punctuation(":"):
+            type_ = parser.parse_type()
+        if type_ is None:
+            if isinstance(initial, TypedAttribute):
+                type_ = initial.get_type()
+            elif isinstance(initial, DeviceTargetAttr):
+                type_ = DeviceType()
+            else:
+                parser.raise_error("util.global needs a type (': type') or a typed initial value", pos)
+        state.set_prop(self.field, type_)
+
+    def print(self, op, printer):
+        initial = op.initial_value
+        if initial is not None:
+            printer.print_string(" = ")
+            printer.print_attribute(initial)
+            if isinstance(initial, TypedAttribute) and initial.get_type() == op.type:
+                return
+            if isinstance(initial, DeviceTargetAttr):
+                return
+        printer.print_string(" : ")
+        printer.print_attribute(op.type)
 
 
 @irdl_op_definition
-class GlobalOp(IRDLOperation):
+class GlobalOp(FormattedOp):
     """``util.global private mutable? @name (= value)? : type``: a module-level variable."""
 
     name = "util.global"
@@ -146,39 +167,8 @@ class GlobalOp(IRDLOperation):
     initial_value = opt_prop_def(Attribute)
     traits = traits_def(SymbolOpInterface())
 
-    @classmethod
-    def parse(cls, parser):
-        visibility = syn.parse_optional_visibility(parser)
-        mutable = parser.parse_optional_keyword("mutable") is not None
-        name = parser.parse_symbol_name()
-        attrs = parser.parse_optional_attr_dict()
-        type_, initial = _parse_type_or_attr(parser)
-        props = {"sym_name": name, "type": type_}
-        if visibility is not None:
-            props["sym_visibility"] = visibility
-        if mutable:
-            props["is_mutable"] = UnitAttr()
-        if initial is not None:
-            props["initial_value"] = initial
-        return cls.build(properties=props, attributes=attrs)
-
-    def print(self, printer):
-        syn.print_visibility(printer, self.sym_visibility)
-        if self.is_mutable is not None:
-            printer.print_string(" mutable")
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        syn.print_attr_dict(printer, self.attributes)
-        if self.initial_value is not None:
-            printer.print_string(" = ")
-            printer.print_attribute(self.initial_value)
-            typed = isinstance(self.initial_value, TypedAttribute)
-            if typed and self.initial_value.get_type() == self.type:
-                return
-            if isinstance(self.initial_value, DeviceTargetAttr):
-                return
-        printer.print_string(" : ")
-        printer.print_attribute(self.type)
+    FORMAT: ClassVar = OpFormat(Visibility(), Flag(" mutable", "is_mutable"), " ", SymbolName(), AttrDict(),
+                                TypeOrAttr())
 
 
 @irdl_op_definition
