@@ -232,6 +232,16 @@ class Operands(Directive):
         state.names[self.field] = names
 
     def parse_optional(self, state):
+        if self.delims is not None:
+            if state.parser.parse_optional_punctuation(self.delims[0]) is None:
+                return False
+            names = []
+            if state.parser.parse_optional_punctuation(self.delims[1]) is None:
+                names = state.parser.parse_comma_separated_list(Parser.Delimiter.NONE,
+                                                                state.parser.parse_unresolved_operand)
+                state.parser.parse_punctuation(self.delims[1])
+            state.names[self.field] = names
+            return True
         first = state.parser.parse_optional_unresolved_operand()
         if first is None:
             return False
@@ -494,19 +504,17 @@ def _directive(item):
 
 
 class Custom(Directive):
-    """The escape for an op whose whole syntax no directive declares (a function-like symbol op
-    with its signature and body, linalg.generic): ``parse(cls, parser)`` returns the op,
-    ``print(op, printer)`` writes everything after the op name. It must be the only item of its
-    :class:`OpFormat`; everything else declares its syntax with directives."""
-
-    def __init__(self, parse, print):
-        self.parse_op, self.print_op = parse, print
+    """The one escape, for an op whose whole syntax no directive declares (a function-like symbol
+    op with its signature and body, a dispatch with its region, linalg.generic): the op class's
+    ``parse_syntax(parser)`` classmethod returns the op and its ``print_syntax(printer)`` writes
+    everything after the op name. ``OpFormat(Custom())`` must be the whole format; every other
+    op declares its syntax with directives."""
 
     def parse(self, state):
-        state.op = self.parse_op(state.cls, state.parser)
+        state.op = state.cls.parse_syntax(state.parser)
 
     def print(self, op, printer):
-        self.print_op(op, printer)
+        op.print_syntax(printer)
 
 
 class OpFormat:
