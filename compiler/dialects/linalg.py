@@ -32,7 +32,6 @@ from xdsl.ir import Dialect
 from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -47,16 +46,20 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import Custom, FormattedOp, OpFormat
 from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES, cast_to
 
 DYNAMIC = -(1 << 63)
 
 
-class GenericOp(xlinalg.GenericOp):
+class GenericOp(FormattedOp, xlinalg.GenericOp):
     """``linalg.generic``; also parses ``-> (t0, t1)`` result lists (multi-result generics)."""
 
+    FORMAT: ClassVar = OpFormat(Custom())
+    print_syntax = xlinalg.GenericOp.print
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         pos = parser.pos
         attrs = parser.parse_optional_attr_dict()
         for key in ("indexing_maps", "iterator_types"):
@@ -157,7 +160,7 @@ def _print_mixed_list(printer, static, dynamic):
     printer.print_string("]")
 
 
-class _Relayout(IRDLOperation):
+class _Relayout(FormattedOp):
     source = operand_def(TensorType)
     dest = operand_def(TensorType)
     inner_tiles = var_operand_def(IndexType())
@@ -167,8 +170,10 @@ class _Relayout(IRDLOperation):
     static_inner_tiles = prop_def(DenseArrayBase)
     HAS_PADDING: ClassVar[bool] = False
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         src = parser.parse_unresolved_operand()
         padding = None
         if cls.HAS_PADDING and parser.parse_optional_keyword("padding_value"):
@@ -198,7 +203,7 @@ class _Relayout(IRDLOperation):
         operands = [values[name] for name, _ in cls.get_irdl_definition().operands]
         return cls.build(operands=operands, result_types=[dst_type], properties=props, attributes=attrs)
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         printer.print_string(" ")
         printer.print_ssa_value(self.source)
         if self.HAS_PADDING and self.padding_value is not None:
@@ -251,7 +256,7 @@ class UnPackOp(_Relayout):
 
 
 @irdl_op_definition
-class SoftmaxOp(IRDLOperation):
+class SoftmaxOp(FormattedOp):
     """``linalg.softmax dimension(d) ins(%x : t) outs(%init : t) -> t``: exp(x - max) / sum along
     ``d`` (MLIR's aggregate op; ``iree-codegen-decompose-softmax`` rewrites it into linalg.generics)."""
 
@@ -261,8 +266,10 @@ class SoftmaxOp(IRDLOperation):
     result = result_def(TensorType)
     dimension = prop_def(IntegerAttr)
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         parser.parse_keyword("dimension")
         parser.parse_punctuation("(")
         dim = parser.parse_integer()
@@ -277,7 +284,7 @@ class SoftmaxOp(IRDLOperation):
         return cls.build(operands=[source, init], result_types=[result],
                          properties={"dimension": IntegerAttr(dim, i64)}, attributes=attrs)
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         printer.print_string(f" dimension({self.dimension.value.data}) ins(")
         printer.print_ssa_value(self.input)
         printer.print_string(" : ")
