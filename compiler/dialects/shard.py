@@ -21,18 +21,28 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Dialect
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects._format import AttrDict, Directive, FormattedOp, Lit, Operand, OpFormat, SymbolRef, Type
+from rt.compiler.dialects._format import (
+    AttrDict,
+    Custom,
+    Directive,
+    FormattedOp,
+    Lit,
+    Operand,
+    OpFormat,
+    SymbolRef,
+    Type,
+)
 
 REDUCTIONS = ("sum", "max", "min", "product", "average")
 
 
 @irdl_op_definition
-class GridOp(IRDLOperation):
+class GridOp(FormattedOp):
     """``shard.grid @name(shape = 2x4)``: a grid of processes (static sizes)."""
 
     name = "shard.grid"
@@ -40,8 +50,10 @@ class GridOp(IRDLOperation):
     shape = prop_def(DenseArrayBase)
     traits = traits_def(SymbolOpInterface())
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         name = parser.parse_symbol_name()
         parser.parse_punctuation("(")
         parser.parse_keyword("shape")
@@ -55,7 +67,7 @@ class GridOp(IRDLOperation):
         return cls.build(properties={"sym_name": name, "shape": DenseArrayBase.from_list(i64, dims)},
                          attributes=attrs)
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         printer.print_string(" ")
         printer.print_symbol_name(self.sym_name.data)
         printer.print_string(f"(shape = {'x'.join(str(d) for d in self.sizes)})")
