@@ -31,7 +31,6 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, UnitAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -48,6 +47,7 @@ from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects._format import (
     AFFINITY,
     AttrDict,
+    Custom,
     Either,
     Flag,
     FormattedOp,
@@ -118,7 +118,7 @@ class ResourceDeallocaOp(FormattedOp):
 
 
 @irdl_op_definition
-class ResourcePackOp(IRDLOperation):
+class ResourcePackOp(FormattedOp):
     """``%p:N+1 = stream.resource.pack on(#aff)? offset(%o)? slices({[s, e] = %size, ...}) : index``.
 
     ``lifetime_intervals`` holds [start0, end0, start1, end1, ...] (op indices, inclusive);
@@ -135,8 +135,10 @@ class ResourcePackOp(IRDLOperation):
     traits = traits_def(Pure())
     irdl_options = SEGMENTS
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         affinity = syn.parse_optional_affinity(parser)
         offset = syn.parse_keyword_paren(parser, "offset", parser.parse_unresolved_operand)
         parser.parse_keyword("slices")
@@ -163,7 +165,7 @@ class ResourcePackOp(IRDLOperation):
                          properties=syn.props_with_affinity(affinity, lifetime_intervals=ArrayAttr(intervals)),
                          attributes=attrs.data if attrs else {})
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         syn.print_affinity(printer, self.affinity)
         if self.offset:
             syn.print_operand_list(printer, self.offset, " offset(", ")")
@@ -192,7 +194,7 @@ class ResourcePackOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ResourceConstantsOp(IRDLOperation):
+class ResourceConstantsOp(FormattedOp):
     """``%r..., %tp = stream.resource.constants on(#aff)? : T{%s} = #value, ... => !stream.timepoint``."""
 
     name = "stream.resource.constants"
@@ -202,8 +204,10 @@ class ResourceConstantsOp(IRDLOperation):
     results_ = var_result_def(ResourceType)
     result_timepoint = result_def(TimepointType)
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         affinity = syn.parse_optional_affinity(parser)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
@@ -221,7 +225,7 @@ class ResourceConstantsOp(IRDLOperation):
         return cls.build(operands=[sizes], result_types=[types, tp_type],
                          properties=syn.props_with_affinity(affinity, values=ArrayAttr(values)), attributes=attrs)
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         syn.print_affinity(printer, self.affinity)
         syn.print_attr_dict(printer, self.attributes)
         printer.print_string(" :")
