@@ -27,7 +27,6 @@ from xdsl.dialects.func import FuncOpCallableInterface
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypedAttribute
 from xdsl.irdl import (
-    IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     opt_prop_def,
@@ -56,6 +55,7 @@ from rt.compiler.dialects._format import (
     RETURN_VALUES,
     Attr,
     AttrDict,
+    Custom,
     Directive,
     Flag,
     FormattedOp,
@@ -194,7 +194,7 @@ class GlobalStoreOp(FormattedOp):
 
 
 @irdl_op_definition
-class FuncOp(IRDLOperation):
+class FuncOp(FormattedOp):
     """``util.func public @name(%a: t) -> t attributes {...} { ... }`` (IREE's function op)."""
 
     name = "util.func"
@@ -206,8 +206,10 @@ class FuncOp(IRDLOperation):
     res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), FuncOpCallableInterface())
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         visibility = syn.parse_optional_visibility(parser)
         name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
             parser, reserved_attr_names=("sym_name", "function_type", "sym_visibility")
@@ -221,7 +223,7 @@ class FuncOp(IRDLOperation):
             props["res_attrs"] = res_attrs
         return cls.build(properties=props, regions=[region], attributes=extra.data if extra else {})
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         syn.print_visibility(printer, self.sym_visibility, default="public")
         print_func_op_like(
             printer, self.sym_name, self.function_type, self.body, self.attributes,
