@@ -19,7 +19,7 @@ directives (``custom<SizeAwareType>``, ``custom<ShapedTiedResult>``) in ``Util/I
 import re
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import BaseAttr, EqAttrConstraint, IRDLOperation, RangeLengthConstraint, RangeOf, VariadicDef
 from xdsl.parser import Parser
@@ -27,6 +27,7 @@ from xdsl.parser import Parser
 from rt.compiler.dialects._syntax import (
     INDEX,
     parse_optional_dims,
+    parse_sized_type,
     parse_symbol_ref,
     print_attr_dict,
     print_operand_list,
@@ -315,6 +316,40 @@ class Sized(Directive):
         dims = getattr(op, self.dims)
         single = isinstance(dims, SSAValue)
         print_sized_type(printer, _type_of(op, self.slot[0]), [dims] if single else dims, always_braces=single)
+
+
+class SizedOperandList(Directive):
+    """``[%a : T{%d}, %b : U]`` (possibly empty): operand group ``field``, each with its type and
+    that type's dynamic sizes, which form the operand group ``dims``."""
+
+    def __init__(self, field, dims):
+        self.field, self.dims = field, dims
+
+    def parse(self, state):
+        parser = state.parser
+
+        def one():
+            value = parser.parse_unresolved_operand()
+            parser.parse_punctuation(":")
+            type_, dims = parse_sized_type(parser)
+            return parser.resolve_operand(value, type_), dims
+
+        pairs = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, one)
+        state.values[self.field] = [v for v, _ in pairs]
+        state.values[self.dims] = [d for _, dims in pairs for d in dims]
+
+    def print(self, op, printer):
+        dims = list(getattr(op, self.dims))
+        printer.print_string("[")
+        for i, value in enumerate(getattr(op, self.field)):
+            if i:
+                printer.print_string(", ")
+            printer.print_ssa_value(value)
+            printer.print_string(" : ")
+            count = list(value.type.get_shape()).count(DYNAMIC_INDEX) if hasattr(value.type, "get_shape") else 0
+            print_sized_type(printer, value.type, dims[:count])
+            dims = dims[count:]
+        printer.print_string("]")
 
 
 class Tied(Directive):

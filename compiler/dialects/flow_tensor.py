@@ -31,14 +31,24 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects._directives import Derived
-from rt.compiler.dialects._format import Attr, AttrDict, Custom, FormattedOp, Operand, Operands, OpFormat, Opt, Sized, Tied
-from rt.compiler.dialects.flow_types import check_dims, constant_index, split_dims, static_extents
+from rt.compiler.dialects._format import (
+    Attr,
+    AttrDict,
+    FormattedOp,
+    Operand,
+    Operands,
+    OpFormat,
+    Opt,
+    Sized,
+    SizedOperandList,
+    Str,
+    Tied,
+)
+from rt.compiler.dialects.flow_types import check_dims, constant_index, static_extents
 
 INDEX = IndexType()
 
@@ -306,38 +316,8 @@ class TensorTraceOp(FormattedOp):
     value_dims = var_operand_def(INDEX)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    FORMAT: ClassVar = OpFormat(Custom())
-
-    @classmethod
-    def parse_syntax(cls, parser):
-        key = parser.parse_str_literal()
-        parser.parse_punctuation("=")
-
-        def one():
-            value = parser.parse_unresolved_operand()
-            parser.parse_punctuation(":")
-            type_, dims = syn.parse_sized_type(parser)
-            return parser.resolve_operand(value, type_), dims
-
-        pairs = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, one)
-        keyword = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[[v for v, _ in pairs], [d for _, dims in pairs for d in dims]],
-                         properties={"key": StringAttr(key)}, attributes=keyword.data if keyword else {})
-
-    def print_syntax(self, printer):
-        printer.print_string(" ")
-        printer.print_string_literal(self.key.data)
-        printer.print_string(" = [")
-        dims = split_dims([v.type for v in self.values], list(self.value_dims))
-        for i, (value, value_dims) in enumerate(zip(self.values, dims)):
-            if i:
-                printer.print_string(", ")
-            printer.print_ssa_value(value)
-            printer.print_string(" : ")
-            syn.print_sized_type(printer, value.type, value_dims)
-        printer.print_string("]")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(" ", Str("key"), " = ", SizedOperandList("values", "value_dims"),
+                                AttrDict(keyword=True))
 
     def verify_(self):
         check_dims(self.name, "value types", [v.type for v in self.values], self.value_dims)
