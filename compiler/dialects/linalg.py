@@ -46,7 +46,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects._format import Custom, FormattedOp, OpFormat
+from rt.compiler.dialects._format import AttrDict, Custom, FormattedOp, Int, Operand, OpFormat, Type
 from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES, cast_to
 
 DYNAMIC = -(1 << 63)
@@ -266,37 +266,9 @@ class SoftmaxOp(FormattedOp):
     result = result_def(TensorType)
     dimension = prop_def(IntegerAttr)
 
-    FORMAT: ClassVar = OpFormat(Custom())
-
-    @classmethod
-    def parse_syntax(cls, parser):
-        parser.parse_keyword("dimension")
-        parser.parse_punctuation("(")
-        dim = parser.parse_integer()
-        parser.parse_punctuation(")")
-        (source,) = syn.parse_operand_group(parser, "ins") or [None]
-        (init,) = syn.parse_operand_group(parser, "outs") or [None]
-        if source is None or init is None:
-            parser.raise_error("linalg.softmax needs one 'ins' and one 'outs' operand")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation("->")
-        result = parser.parse_type()
-        return cls.build(operands=[source, init], result_types=[result],
-                         properties={"dimension": IntegerAttr(dim, i64)}, attributes=attrs)
-
-    def print_syntax(self, printer):
-        printer.print_string(f" dimension({self.dimension.value.data}) ins(")
-        printer.print_ssa_value(self.input)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(") outs(")
-        printer.print_ssa_value(self.output)
-        printer.print_string(" : ")
-        printer.print_attribute(self.output.type)
-        printer.print_string(")")
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(" dimension(", Int("dimension", i64), ") ins(", Operand("input"), " : ", Type("input"),
+                                ") outs(", Operand("output"), " : ", Type("output"), ")", AttrDict(), " -> ",
+                                Type("result"))
 
     def verify_(self):
         shapes = [t.get_shape() for t in (self.input.type, self.output.type, self.result.type)]
