@@ -11,6 +11,10 @@ an operand, a result or a property, whether it is variadic, and which operand/re
 are fixed (``index``, ``i32``, ``!hal.fence``), so only the others need a type directive. Ops
 subclass :class:`FormattedOp` and set ``FORMAT``; pieces shared by a dialect (``AFFINITY``,
 ``stream``'s ``AWAIT``, HAL's ``receiver``) are tuples or directives reused across formats.
+This is the one way rt ops declare syntax: irregular pieces are custom directives
+(:mod:`rt.compiler.dialects._directives`, :mod:`rt.compiler.dialects._regions`, or a
+:class:`Directive` subclass in the dialect's module), and an op whose whole syntax no directive
+declares uses the one escape, ``OpFormat(Custom())`` (see :class:`Custom`).
 
 Source followed: MLIR ``OpFormatGen`` (the ``assemblyFormat`` directives: literals, variables,
 ``type``, ``attr-dict(-with-keyword)``, optional groups with an anchor) and IREE's custom
