@@ -48,6 +48,7 @@ from rt.compiler.dialects._format import (
     AFFINITY,
     AttrDict,
     Custom,
+    Directive,
     Either,
     Flag,
     FormattedOp,
@@ -193,6 +194,39 @@ class ResourcePackOp(FormattedOp):
             raise VerifyException("stream.resource.pack needs one offset result per slice")
 
 
+class _ConstantValues(Directive):
+    """One indented line ``T{%size} = #value`` per constant resource, then ``=>`` on its own line."""
+
+    field = "values"
+
+    def parse(self, state):
+        parser = state.parser
+        types, sizes, values = [], [], []
+        while True:
+            type_, size = parse_resource_sized(parser)
+            parser.parse_punctuation("=")
+            values.append(parser.parse_attribute())
+            types.append(type_)
+            sizes.append(size)
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        syn.parse_fat_arrow(parser)
+        state.set_type(("results_",), types)
+        state.values["result_sizes"] = sizes
+        state.set_prop(self.field, ArrayAttr(values))
+
+    def print(self, op, printer):
+        with printer.indented():
+            for i, (result, size, value) in enumerate(zip(op.results_, op.result_sizes, op.values.data)):
+                printer.print_string("\n")
+                print_resource_sized(printer, result.type, size)
+                printer.print_string(" = ")
+                printer.print_attribute(value)
+                if i < len(op.results_) - 1:
+                    printer.print_string(",")
+            printer.print_string("\n=> ")
+
+
 @irdl_op_definition
 class ResourceConstantsOp(FormattedOp):
     """``%r..., %tp = stream.resource.constants on(#aff)? : T{%s} = #value, ... => !stream.timepoint``."""
@@ -204,41 +238,7 @@ class ResourceConstantsOp(FormattedOp):
     results_ = var_result_def(ResourceType)
     result_timepoint = result_def(TimepointType)
 
-    FORMAT: ClassVar = OpFormat(Custom())
-
-    @classmethod
-    def parse_syntax(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types, sizes, values = [], [], []
-        while True:
-            type_, size = parse_resource_sized(parser)
-            parser.parse_punctuation("=")
-            values.append(parser.parse_attribute())
-            types.append(type_)
-            sizes.append(size)
-            if parser.parse_optional_punctuation(",") is None:
-                break
-        syn.parse_fat_arrow(parser)
-        tp_type = parser.parse_type()
-        return cls.build(operands=[sizes], result_types=[types, tp_type],
-                         properties=syn.props_with_affinity(affinity, values=ArrayAttr(values)), attributes=attrs)
-
-    def print_syntax(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" :")
-        with printer.indented():
-            for i, (result, size, value) in enumerate(zip(self.results_, self.result_sizes, self.values.data)):
-                printer.print_string("\n")
-                print_resource_sized(printer, result.type, size)
-                printer.print_string(" = ")
-                printer.print_attribute(value)
-                if i < len(self.results_) - 1:
-                    printer.print_string(",")
-            printer.print_string("\n=> ")
-        printer.print_attribute(self.result_timepoint.type)
+    FORMAT: ClassVar = OpFormat(AFFINITY, AttrDict(), " :", _ConstantValues(), Type("result_timepoint"))
 
 
 @irdl_op_definition
