@@ -47,7 +47,6 @@ from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects._format import (
     AFFINITY,
     AttrDict,
-    Custom,
     Directive,
     Either,
     Flag,
@@ -55,6 +54,7 @@ from rt.compiler.dialects._format import (
     Operand,
     Operands,
     OpFormat,
+    Opt,
     Sized,
     Type,
 )
@@ -118,6 +118,38 @@ class ResourceDeallocaOp(FormattedOp):
                                 Sized("operand", "operand_size"), " => ", Type("result_timepoint"), AttrDict())
 
 
+class _Slices(Directive):
+    """One indented line ``[start, end] = %size`` per slice: its lifetime interval and byte size."""
+
+    field = "lifetime_intervals"
+
+    def parse(self, state):
+        parser = state.parser
+        intervals, sizes = [], []
+        while parser.parse_optional_punctuation("[") is not None:
+            start = parser.parse_integer()
+            parser.parse_punctuation(",")
+            end = parser.parse_integer()
+            parser.parse_punctuation("]")
+            parser.parse_punctuation("=")
+            sizes.append(parser.resolve_operand(parser.parse_unresolved_operand(), INDEX))
+            intervals += [IntegerAttr(start, INDEX), IntegerAttr(end, INDEX)]
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        state.values["dynamic_slice_sizes"] = sizes
+        state.set_type(("packed_offsets",), [INDEX] * len(sizes))
+        state.set_prop(self.field, ArrayAttr(intervals))
+
+    def print(self, op, printer):
+        bounds = op.intervals()
+        with printer.indented():
+            for i, ((start, end), size) in enumerate(zip(bounds, op.dynamic_slice_sizes)):
+                printer.print_string(f"\n[{start}, {end}] = ")
+                printer.print_ssa_value(size)
+                if i < len(bounds) - 1:
+                    printer.print_string(",")
+
+
 @irdl_op_definition
 class ResourcePackOp(FormattedOp):
     """``%p:N+1 = stream.resource.pack on(#aff)? offset(%o)? slices({[s, e] = %size, ...}) : index``.
@@ -136,51 +168,8 @@ class ResourcePackOp(FormattedOp):
     traits = traits_def(Pure())
     irdl_options = SEGMENTS
 
-    FORMAT: ClassVar = OpFormat(Custom())
-
-    @classmethod
-    def parse_syntax(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        offset = syn.parse_keyword_paren(parser, "offset", parser.parse_unresolved_operand)
-        parser.parse_keyword("slices")
-        parser.parse_punctuation("(")
-        parser.parse_punctuation("{")
-        intervals, sizes = [], []
-        while parser.parse_optional_punctuation("[") is not None:
-            start = parser.parse_integer()
-            parser.parse_punctuation(",")
-            end = parser.parse_integer()
-            parser.parse_punctuation("]")
-            parser.parse_punctuation("=")
-            sizes.append(parser.resolve_operand(parser.parse_unresolved_operand(), INDEX))
-            intervals += [IntegerAttr(start, INDEX), IntegerAttr(end, INDEX)]
-            if parser.parse_optional_punctuation(",") is None:
-                break
-        parser.parse_punctuation("}")
-        parser.parse_punctuation(")")
-        parser.parse_punctuation(":")
-        parser.parse_type()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        offsets = [] if offset is None else [parser.resolve_operand(offset, INDEX)]
-        return cls.build(operands=[offsets, sizes], result_types=[INDEX, [INDEX] * len(sizes)],
-                         properties=syn.props_with_affinity(affinity, lifetime_intervals=ArrayAttr(intervals)),
-                         attributes=attrs.data if attrs else {})
-
-    def print_syntax(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        if self.offset:
-            syn.print_operand_list(printer, self.offset, " offset(", ")")
-        printer.print_string(" slices({")
-        bounds = self.intervals()
-        with printer.indented():
-            for i, ((start, end), size) in enumerate(zip(bounds, self.dynamic_slice_sizes)):
-                printer.print_string(f"\n[{start}, {end}] = ")
-                printer.print_ssa_value(size)
-                if i < len(bounds) - 1:
-                    printer.print_string(",")
-        printer.print_string("\n}) : index")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(AFFINITY, Opt(" offset(", Operands("offset"), ")"), " slices({", _Slices(), "\n}) : ",
+                                Type("total_length"), AttrDict(keyword=True))
 
     def intervals(self):
         """[(start, end), ...] lifetime interval per slice."""
