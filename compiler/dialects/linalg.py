@@ -223,8 +223,9 @@ class _Relayout(FormattedOp):
         printer.print_attribute(self.result.type)
 
     def verify_(self):
-        tiled = self.dest.type if self.name.endswith(".pack") else self.source.type
-        plain = self.source.type if self.name.endswith(".pack") else self.dest.type
+        packing = isinstance(self, PackOp)
+        tiled = self.dest.type if packing else self.source.type
+        plain = self.source.type if packing else self.dest.type
         rank = len(plain.get_shape())
         pos = self.inner_dims_pos.get_values()
         tiles = self.static_inner_tiles.get_values()
