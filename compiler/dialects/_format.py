@@ -11,6 +11,10 @@ an operand, a result or a property, whether it is variadic, and which operand/re
 are fixed (``index``, ``i32``, ``!hal.fence``), so only the others need a type directive. Ops
 subclass :class:`FormattedOp` and set ``FORMAT``; pieces shared by a dialect (``AFFINITY``,
 ``stream``'s ``AWAIT``, HAL's ``receiver``) are tuples or directives reused across formats.
+This is the one way rt ops declare syntax: irregular pieces are custom directives
+(:mod:`rt.compiler.dialects._directives`, :mod:`rt.compiler.dialects._regions`, or a
+:class:`Directive` subclass in the dialect's module), and an op whose whole syntax no directive
+declares uses the one escape, ``OpFormat(Custom())`` (see :class:`Custom`).
 
 Source followed: MLIR ``OpFormatGen`` (the ``assemblyFormat`` directives: literals, variables,
 ``type``, ``attr-dict(-with-keyword)``, optional groups with an anchor) and IREE's custom
@@ -19,7 +23,7 @@ directives (``custom<SizeAwareType>``, ``custom<ShapedTiedResult>``) in ``Util/I
 import re
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import BaseAttr, EqAttrConstraint, IRDLOperation, RangeLengthConstraint, RangeOf, VariadicDef
 from xdsl.parser import Parser
@@ -27,6 +31,7 @@ from xdsl.parser import Parser
 from rt.compiler.dialects._syntax import (
     INDEX,
     parse_optional_dims,
+    parse_sized_type,
     parse_symbol_ref,
     print_attr_dict,
     print_operand_list,
@@ -111,7 +116,7 @@ class _ParseState:
     def __init__(self, cls, parser, shape):
         self.cls, self.parser, self.shape = cls, parser, shape
         self.names, self.types, self.props, self.attrs, self.regions = {}, {}, {}, {}, {}
-        self.values, self.block_args = {}, {}
+        self.values, self.block_args, self.op = {}, {}, None
 
     def set_type(self, slot, type_):
         for field in slot:
@@ -125,6 +130,8 @@ class _ParseState:
 
     def _resolve(self, field, names):
         type_ = self.types.get(field, self.shape.fixed.get(field))
+        if names == []:
+            return []
         if type_ is None:
             self.parser.raise_error(f"{self.shape.name}: no type given for operand '{field}'")
         if not isinstance(names, list):
@@ -168,6 +175,10 @@ class Directive:
 
     def print(self, op, printer):
         raise NotImplementedError
+
+    def present(self, op):
+        """Whether an optional group anchored on this directive is printed."""
+        return _present(getattr(op, self.field))
 
 
 class Lit(Directive):
@@ -226,6 +237,16 @@ class Operands(Directive):
         state.names[self.field] = names
 
     def parse_optional(self, state):
+        if self.delims is not None:
+            if state.parser.parse_optional_punctuation(self.delims[0]) is None:
+                return False
+            names = []
+            if state.parser.parse_optional_punctuation(self.delims[1]) is None:
+                names = state.parser.parse_comma_separated_list(Parser.Delimiter.NONE,
+                                                                state.parser.parse_unresolved_operand)
+                state.parser.parse_punctuation(self.delims[1])
+            state.names[self.field] = names
+            return True
         first = state.parser.parse_optional_unresolved_operand()
         if first is None:
             return False
@@ -299,6 +320,40 @@ class Sized(Directive):
         dims = getattr(op, self.dims)
         single = isinstance(dims, SSAValue)
         print_sized_type(printer, _type_of(op, self.slot[0]), [dims] if single else dims, always_braces=single)
+
+
+class SizedOperandList(Directive):
+    """``[%a : T{%d}, %b : U]`` (possibly empty): operand group ``field``, each with its type and
+    that type's dynamic sizes, which form the operand group ``dims``."""
+
+    def __init__(self, field, dims):
+        self.field, self.dims = field, dims
+
+    def parse(self, state):
+        parser = state.parser
+
+        def one():
+            value = parser.parse_unresolved_operand()
+            parser.parse_punctuation(":")
+            type_, dims = parse_sized_type(parser)
+            return parser.resolve_operand(value, type_), dims
+
+        pairs = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, one)
+        state.values[self.field] = [v for v, _ in pairs]
+        state.values[self.dims] = [d for _, dims in pairs for d in dims]
+
+    def print(self, op, printer):
+        dims = list(getattr(op, self.dims))
+        printer.print_string("[")
+        for i, value in enumerate(getattr(op, self.field)):
+            if i:
+                printer.print_string(", ")
+            printer.print_ssa_value(value)
+            printer.print_string(" : ")
+            count = list(value.type.get_shape()).count(DYNAMIC_INDEX) if hasattr(value.type, "get_shape") else 0
+            print_sized_type(printer, value.type, dims[:count])
+            dims = dims[count:]
+        printer.print_string("]")
 
 
 class Tied(Directive):
@@ -418,10 +473,11 @@ class Flag(Directive):
 
 
 class AttrDict(Directive):
-    """`` {attrs}`` (or `` attributes {attrs}`` with ``keyword``) when the op has attributes."""
+    """`` {attrs}`` (or `` attributes {attrs}`` with ``keyword``) when the op has attributes;
+    with ``printed=False`` only parsed (an older spelling the printer no longer writes)."""
 
-    def __init__(self, keyword=False):
-        self.keyword = keyword
+    def __init__(self, keyword=False, printed=True):
+        self.keyword, self.printed = keyword, printed
 
     def parse(self, state):
         if self.keyword:
@@ -431,6 +487,8 @@ class AttrDict(Directive):
             state.attrs.update(state.parser.parse_optional_attr_dict())
 
     def print(self, op, printer):
+        if not self.printed:
+            return
         if self.keyword and op.attributes:
             printer.print_op_attributes(op.attributes, print_keyword=True)
         elif not self.keyword:
@@ -448,7 +506,7 @@ class Either(Directive):
             self.otherwise.parse(state)
 
     def print(self, op, printer):
-        (self.group if _present(getattr(op, self.field)) else self.otherwise).print(op, printer)
+        (self.group if self.group.present(op) else self.otherwise).print(op, printer)
 
 
 class Opt(Directive):
@@ -457,7 +515,8 @@ class Opt(Directive):
 
     def __init__(self, *items, always=False):
         self.items, self.always = [_directive(i) for i in items], always
-        self.field = next(i.field for i in self.items if i.field is not None)
+        self.anchor = next(i for i in self.items if i.field is not None)
+        self.field = self.anchor.field
 
     def parse(self, state):
         self.parse_optional(state)
@@ -470,8 +529,11 @@ class Opt(Directive):
             item.parse(state)
         return True
 
+    def present(self, op):
+        return self.anchor.present(op)
+
     def print(self, op, printer):
-        if self.always or _present(getattr(op, self.field)):
+        if self.always or self.present(op):
             for item in self.items:
                 item.print(op, printer)
 
@@ -480,11 +542,27 @@ def _directive(item):
     return Lit(item) if isinstance(item, str) else item
 
 
+class Custom(Directive):
+    """The one escape, for an op whose whole syntax no directive declares (a function-like symbol
+    op with its signature and body, a dispatch with its region, linalg.generic): the op class's
+    ``parse_syntax(parser)`` classmethod returns the op and its ``print_syntax(printer)`` writes
+    everything after the op name. ``OpFormat(Custom())`` must be the whole format; every other
+    op declares its syntax with directives."""
+
+    def parse(self, state):
+        state.op = state.cls.parse_syntax(state.parser)
+
+    def print(self, op, printer):
+        op.print_syntax(printer)
+
+
 class OpFormat:
     """A sequence of directives (strings are :class:`Lit`) giving an op's parser and printer."""
 
     def __init__(self, *items):
         self.items = [_directive(i) for i in items]
+        if len(self.items) > 1 and any(isinstance(i, Custom) for i in self.items):
+            raise TypeError("OpFormat: Custom(parse, print) declares a whole op and must be its only item")
         self.shapes = {}
 
     def parse(self, cls, parser):
@@ -492,7 +570,7 @@ class OpFormat:
         state = _ParseState(cls, parser, shape)
         for item in self.items:
             item.parse(state)
-        return state.build()
+        return state.op if state.op is not None else state.build()
 
     def print(self, op, printer):
         for item in self.items:
@@ -514,3 +592,5 @@ class FormattedOp(IRDLOperation):
 
 #: `` on(#hal.device.affinity<@dev>)``: the optional affinity clause of Stream/Flow/HAL ops.
 AFFINITY = Opt(" on(", Attr("affinity"), ")")
+#: `` %a, %b : t, u`` when the ``values`` group is non-empty: the operands of a return-like terminator.
+RETURN_VALUES = Opt(" ", Operands("values"), " : ", Types("values"))

@@ -25,13 +25,14 @@ from typing import ClassVar
 from xdsl.dialects import arith as xarith
 from xdsl.dialects.builtin import (AnyFloat, IndexType, IntegerAttr, IntegerType, StringAttr,
                                    TensorType, UnitAttr, VectorType, container_of)
-from xdsl.ir import Dialect, SSAValue, TypedAttribute
-from xdsl.irdl import (AnyOf, IRDLOperation, VarConstraint, irdl_op_definition, operand_def,
+from xdsl.ir import Dialect, SSAValue
+from xdsl.irdl import (AnyOf, VarConstraint, irdl_op_definition, operand_def,
                        opt_prop_def, prop_def, result_def, traits_def)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._directives import Derived, Keyword, Params, TypedAttr
+from rt.compiler.dialects._format import AttrDict, Directive, Flag, FormattedOp, Operand, OpFormat, Opt, Type
 from rt.compiler.frontend.elements import ElementsAttr
 
 _INT_LIKE = container_of(IntegerType)
@@ -43,24 +44,10 @@ _BOOL_LIKE = container_of(IntegerType(1))
 ROUNDING_MODES = ("to_nearest_even", "downward", "upward", "toward_zero", "to_nearest_away")
 
 
-class ConstantOp(xarith.ConstantOp):
+class ConstantOp(FormattedOp, xarith.ConstantOp):
     """``arith.constant <value>``; ``value`` may be an ElementsAttr handle."""
 
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict()
-        pos = parser.pos
-        value = parser.parse_attribute()
-        if not isinstance(value, TypedAttribute):
-            parser.raise_error(f"arith.constant needs a typed value, got {value}", pos)
-        op = cls.create(result_types=[value.get_type()], properties={"value": value})
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
+    FORMAT: ClassVar = OpFormat(AttrDict(), " ", TypedAttr("value", "result"))
 
     def verify_(self):
         if isinstance(self.value, ElementsAttr):
@@ -84,7 +71,16 @@ def _width(ty):
     return ty.width.data if isinstance(ty, IntegerType) else None
 
 
-class _Cast(IRDLOperation):
+def _cast_format(*flags):
+    """``%x <flags> {attrs}? : src to dst``: the syntax of a cast."""
+    return OpFormat(" ", Operand("input"), *flags, AttrDict(), " : ", Type("input"), " to ", Type("result"))
+
+
+#: `` fastmath<fast>`` when the ``fastmath`` property is set (and not its default).
+_FASTMATH = Opt(" fastmath", Params("fastmath", xarith.FastMathFlagsAttr))
+
+
+class _Cast(FormattedOp):
     """``$input [flags] attr-dict : type($input) to type($result)``, elementwise over shapes.
 
     Subclasses set the operand/result constraints and ``_check(src, dst)`` on element types
@@ -92,7 +88,7 @@ class _Cast(IRDLOperation):
     """
 
     traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
+    FORMAT: ClassVar = _cast_format()
 
     def verify_(self):
         src, dst = self.input.type, self.result.type
@@ -146,8 +142,7 @@ class TruncIOp(_Cast):
     overflow_flags = prop_def(xarith.IntegerOverflowAttr,
                               default_value=xarith.IntegerOverflowAttr("none"),
                               prop_name="overflowFlags")
-    assembly_format = ("$input (`overflow` `` $overflowFlags^)? attr-dict `:` type($input) "
-                       "`to` type($result)")
+    FORMAT: ClassVar = _cast_format(Opt(" overflow", Params("overflow_flags", xarith.IntegerOverflowAttr)))
     _check = _int_resize("<")
 
 
@@ -223,8 +218,7 @@ class ExtFOp(_Cast):
     input = operand_def(_FLOAT_LIKE)
     result = result_def(_FLOAT_LIKE)
     fastmath = opt_prop_def(xarith.FastMathFlagsAttr)
-    assembly_format = ("$input (`fastmath` `` $fastmath^)? attr-dict `:` type($input) `to` "
-                       "type($result)")
+    FORMAT: ClassVar = _cast_format(_FASTMATH)
     _check = _float_resize(">")
 
 
@@ -237,43 +231,8 @@ class TruncFOp(_Cast):
     result = result_def(_FLOAT_LIKE)
     roundingmode = opt_prop_def(StringAttr)
     fastmath = opt_prop_def(xarith.FastMathFlagsAttr)
-    assembly_format = None
+    FORMAT: ClassVar = _cast_format(Opt(" ", Keyword("roundingmode", ROUNDING_MODES)), _FASTMATH)
     _check = _float_resize("<")
-
-    @classmethod
-    def parse(cls, parser):
-        operand = parser.parse_unresolved_operand()
-        props = {}
-        for mode in ROUNDING_MODES:
-            if parser.parse_optional_keyword(mode) is not None:
-                props["roundingmode"] = StringAttr(mode)
-                break
-        if parser.parse_optional_keyword("fastmath") is not None:
-            props["fastmath"] = xarith.FastMathFlagsAttr(
-                xarith.FastMathFlagsAttr.parse_parameter(parser))
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        src = parser.parse_type()
-        parser.parse_keyword("to")
-        dst = parser.parse_type()
-        op = cls.create(operands=[parser.resolve_operand(operand, src)], result_types=[dst],
-                        properties=props)
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_operand(self.input)
-        if self.roundingmode is not None:
-            printer.print_string(f" {self.roundingmode.data}")
-        if self.fastmath is not None:
-            printer.print_string(" fastmath")
-            self.fastmath.print_parameter(printer)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(" to ")
-        printer.print_attribute(self.result.type)
 
     def verify_(self):
         super().verify_()
@@ -282,12 +241,18 @@ class TruncFOp(_Cast):
                                   f"not one of {', '.join(ROUNDING_MODES)}")
 
 
-class _ExactBinary(IRDLOperation):
+def _binary_format(*flags):
+    """``%a, %b <flags> {attrs}? : type``: the syntax of a binary op on one type."""
+    return OpFormat(" ", Operand("lhs"), ", ", Operand("rhs"), *flags, AttrDict(), " : ",
+                    Type(("result", "lhs", "rhs")))
+
+
+class _ExactBinary(FormattedOp):
     """``$lhs, $rhs [exact] attr-dict : type`` on integers or index (MLIR's exact flag)."""
 
     traits = traits_def(Pure())
     is_exact = opt_prop_def(UnitAttr, prop_name="isExact")
-    assembly_format = "$lhs `,` $rhs (`exact` $isExact^)? attr-dict `:` type($result)"
+    FORMAT: ClassVar = _binary_format(Flag(" exact", "is_exact"))
 
 
 def _exact_binary(op_name, base):
@@ -306,7 +271,7 @@ ShRSIOp = _exact_binary("arith.shrsi", xarith.ShRSIOp)
 
 
 @irdl_op_definition
-class RemFOp(IRDLOperation):
+class RemFOp(FormattedOp):
     """``arith.remf %a, %b [fastmath<...>] : f32``: remainder with the sign of ``%a`` (fmod)."""
 
     name = "arith.remf"
@@ -316,10 +281,10 @@ class RemFOp(IRDLOperation):
     result = result_def(T)
     fastmath = prop_def(xarith.FastMathFlagsAttr, default_value=xarith.FastMathFlagsAttr("none"))
     traits = traits_def(Pure())
-    assembly_format = "$lhs `,` $rhs (`fastmath` `` $fastmath^)? attr-dict `:` type($result)"
+    FORMAT: ClassVar = _binary_format(_FASTMATH)
 
 
-class _Scaling(IRDLOperation):
+class _Scaling(FormattedOp):
     """``$input, $scale attr-dict : type($input), type($scale) to type($result)``: a float
     conversion scaled by a power of two (an f8E8M0FNU ``scale``, MX formats), elementwise."""
 
@@ -328,8 +293,8 @@ class _Scaling(IRDLOperation):
     result = result_def(_FLOAT_LIKE)
     fastmath = opt_prop_def(xarith.FastMathFlagsAttr)
     traits = traits_def(Pure())
-    assembly_format = ("$input `,` $scale (`fastmath` `` $fastmath^)? attr-dict `:` type($input) `,` "
-                       "type($scale) `to` type($result)")
+    FORMAT: ClassVar = OpFormat(" ", Operand("input"), ", ", Operand("scale"), _FASTMATH, AttrDict(), " : ",
+                                Type("input"), ", ", Type("scale"), " to ", Type("result"))
 
     def verify_(self):
         src, scale, dst = self.input.type, self.scale.type, self.result.type
@@ -360,7 +325,34 @@ def i1_same_shape(ty):
     return IntegerType(1)
 
 
-class _Compare(IRDLOperation):
+class _Predicate(Directive):
+    """``slt``: the ``predicate`` property, stored as its index in the op's ``PREDICATES``; MLIR's
+    enum attributes parse as a keyword or a string (``sgt`` or ``"sgt"``)."""
+
+    field = "predicate"
+
+    def parse(self, state):
+        parser, predicates = state.parser, state.cls.PREDICATES
+        pos = parser.pos
+        mnemonic = parser.parse_optional_str_literal()
+        if mnemonic is None:
+            mnemonic = parser.parse_identifier(" (comparison predicate)")
+        if mnemonic not in predicates:
+            parser.raise_error(f"unknown {state.shape.name} predicate '{mnemonic}'; expected one of "
+                               f"{', '.join(predicates)}", pos)
+        state.set_prop(self.field, IntegerAttr(predicates.index(mnemonic), 64))
+
+    def print(self, op, printer):
+        printer.print_string(op.PREDICATES[op.predicate.value.data])
+
+
+def _compare_format(*flags):
+    """``<predicate>, %a, %b <flags> {attrs}? : T``; the result is ``i1`` of ``T``'s shape."""
+    return OpFormat(" ", _Predicate(), ", ", Operand("lhs"), ", ", Operand("rhs"), *flags, AttrDict(), " : ",
+                    Type(("lhs", "rhs")), Derived("result", "lhs", i1_same_shape))
+
+
+class _Compare(FormattedOp):
     """``arith.cmp* <predicate>, %a, %b [fastmath<...>] : T`` -> ``i1``, or the ``i1``
     tensor/vector of ``T``'s shape (MLIR's result type; xDSL 0.74.0 always gives ``i1``).
 
@@ -383,44 +375,6 @@ class _Compare(IRDLOperation):
         super().__init__(operands=[lhs, rhs], result_types=[i1_same_shape(lhs.type)],
                          properties={"predicate": IntegerAttr(arg, 64), **properties})
 
-    @classmethod
-    def parse(cls, parser):
-        pos = parser.pos
-        # MLIR's enum attributes parse as a keyword or a string: ``sgt`` or ``"sgt"``.
-        mnemonic = parser.parse_optional_str_literal()
-        if mnemonic is None:
-            mnemonic = parser.parse_identifier(" (comparison predicate)")
-        if mnemonic not in cls.PREDICATES:
-            parser.raise_error(f"unknown {cls.name} predicate '{mnemonic}'; expected one of "
-                               f"{', '.join(cls.PREDICATES)}", pos)
-        parser.parse_punctuation(",")
-        names = [parser.parse_unresolved_operand()]
-        parser.parse_punctuation(",")
-        names.append(parser.parse_unresolved_operand())
-        properties = {}
-        if "fastmath" in cls.get_irdl_definition().properties:
-            if parser.parse_optional_keyword("fastmath") is not None:
-                properties["fastmath"] = xarith.FastMathFlagsAttr(
-                    xarith.FastMathFlagsAttr.parse_parameter(parser))
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
-        lhs, rhs = parser.resolve_operands(names, [type_, type_], parser.pos)
-        op = cls(lhs, rhs, mnemonic, **properties)
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer):
-        printer.print_string(f" {self.PREDICATES[self.predicate.value.data]}, ")
-        printer.print_list([self.lhs, self.rhs], printer.print_operand)
-        fastmath = getattr(self, "fastmath", None)
-        if fastmath is not None and fastmath != xarith.FastMathFlagsAttr("none"):
-            printer.print_string(" fastmath")
-            fastmath.print_parameter(printer)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.lhs.type)
-
     def verify_(self):
         if not 0 <= self.predicate.value.data < len(self.PREDICATES):
             raise VerifyException(f"predicate {self.predicate.value.data} is out of range "
@@ -442,6 +396,7 @@ class CmpIOp(_Compare):
     PREDICATES: ClassVar = tuple(xarith.CMPI_COMPARISON_OPERATIONS)
     lhs = operand_def(_INT_OR_INDEX_LIKE)
     rhs = operand_def(_INT_OR_INDEX_LIKE)
+    FORMAT: ClassVar = _compare_format()
 
 
 @irdl_op_definition
@@ -453,10 +408,32 @@ class CmpFOp(_Compare):
     lhs = operand_def(_FLOAT_LIKE)
     rhs = operand_def(_FLOAT_LIKE)
     fastmath = prop_def(xarith.FastMathFlagsAttr, default_value=xarith.FastMathFlagsAttr("none"))
+    FORMAT: ClassVar = _compare_format(_FASTMATH)
+
+
+class _ConditionType(Directive):
+    """``T`` for an ``i1`` condition, else ``C, T``: the types of ``arith.select``."""
+
+    field = "cond"
+
+    def parse(self, state):
+        first = state.parser.parse_type()
+        if state.parser.parse_optional_punctuation(",") is not None:
+            cond_type, value_type = first, state.parser.parse_type()
+        else:
+            cond_type, value_type = IntegerType(1), first
+        state.set_type(("cond",), cond_type)
+        state.set_type(("lhs", "rhs", "result"), value_type)
+
+    def print(self, op, printer):
+        if op.cond.type != IntegerType(1):
+            printer.print_attribute(op.cond.type)
+            printer.print_string(", ")
+        printer.print_attribute(op.result.type)
 
 
 @irdl_op_definition
-class SelectOp(IRDLOperation):
+class SelectOp(FormattedOp):
     """``arith.select %c, %a, %b : T`` (i1 condition) or ``: tensor<4xi1>, tensor<4xf32>``
     (elementwise condition of the result's shape)."""
 
@@ -467,33 +444,8 @@ class SelectOp(IRDLOperation):
     result = result_def()
     traits = traits_def(Pure())
 
-    @classmethod
-    def parse(cls, parser):
-        names = [parser.parse_unresolved_operand()]
-        for _ in range(2):
-            parser.parse_punctuation(",")
-            names.append(parser.parse_unresolved_operand())
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        first = parser.parse_type()
-        if parser.parse_optional_punctuation(",") is not None:
-            cond_type, value_type = first, parser.parse_type()
-        else:
-            cond_type, value_type = IntegerType(1), first
-        operands = parser.resolve_operands(names, [cond_type, value_type, value_type], parser.pos)
-        op = cls.create(operands=operands, result_types=[value_type])
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_list([self.cond, self.lhs, self.rhs], printer.print_operand)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        if self.cond.type != IntegerType(1):
-            printer.print_attribute(self.cond.type)
-            printer.print_string(", ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(" ", Operand("cond"), ", ", Operand("lhs"), ", ", Operand("rhs"), AttrDict(), " : ",
+                                _ConditionType())
 
     def verify_(self):
         if not self.lhs.type == self.rhs.type == self.result.type:

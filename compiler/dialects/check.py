@@ -11,15 +11,15 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import FloatAttr, IntegerType, f32
 from xdsl.ir import Attribute, Dialect, TypedAttribute
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, prop_def
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects._format import AttrDict, Directive, FormattedOp, Operand, OpFormat, Type
 
 
-class _ExpectBool(IRDLOperation):
+class _ExpectBool(FormattedOp):
     operand = operand_def(IntegerType)
-    assembly_format = "`(` $operand `)` attr-dict `:` type($operand)"
+    FORMAT: ClassVar = OpFormat("(", Operand("operand"), ")", AttrDict(), " : ", Type("operand"))
 
 
 @irdl_op_definition

@@ -16,7 +16,6 @@ from typing import ClassVar
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Dialect
 from xdsl.irdl import (
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -24,7 +23,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.traits import IsTerminator, Pure
+from xdsl.traits import Pure
 
 from rt.compiler.dialects._format import AttrDict, FormattedOp, Int, Operand, Operands, OpFormat, Opt, Sized, Type
 from rt.compiler.dialects._regions import SymbolContainerOp, WorkgroupsExportOp
@@ -34,6 +33,7 @@ from rt.compiler.dialects.flow_dispatch import (  # noqa: F401  (re-exported)
     DispatchTensorLoadOp,
     DispatchTensorStoreOp,
     DispatchWorkgroupsOp,
+    ReturnOp,
     full_slice,
 )
 from rt.compiler.dialects.flow_tensor import (  # noqa: F401  (re-exported)
@@ -80,16 +80,6 @@ class ExecutableExportOp(WorkgroupsExportOp):
     """``flow.executable.export public @name workgroups(%a: index) -> (index, index, index) {...}``."""
 
     name = "flow.executable.export"
-
-
-@irdl_op_definition
-class ReturnOp(IRDLOperation):
-    """``flow.return %x, %y, %z : index, index, index``."""
-
-    name = "flow.return"
-    values = var_operand_def()
-    traits = traits_def(IsTerminator(), Pure())
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
 
 
 class _WorkgroupCountOp(FormattedOp):

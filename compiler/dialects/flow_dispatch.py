@@ -22,7 +22,6 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, DenseArrayBase, Inde
 from xdsl.dialects.utils import parse_dynamic_index_list_without_types, print_dynamic_index_list
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -34,15 +33,35 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
-from xdsl.traits import IsolatedFromAbove, Pure
+from xdsl.traits import IsolatedFromAbove, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects._format import AttrDict, Directive, FormattedOp, Operand, OpFormat, Sized, Type
+from rt.compiler.dialects._format import (
+    RETURN_VALUES,
+    AttrDict,
+    Custom,
+    Directive,
+    FormattedOp,
+    Operand,
+    OpFormat,
+    Sized,
+    Type,
+)
 from rt.compiler.dialects._regions import parse_workgroups_region, print_workgroups_region
 from rt.compiler.dialects.flow_types import DispatchTensorType, check_dims, operand_key, split_dims
 
 INDEX = IndexType()
+
+
+@irdl_op_definition
+class ReturnOp(FormattedOp):
+    """``flow.return %x, %y, %z : index, index, index``: the terminator of dispatch and workgroup-count regions."""
+
+    name = "flow.return"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator(), Pure())
+    FORMAT: ClassVar = OpFormat(AttrDict(), RETURN_VALUES)
 
 
 def _tied_array(tied):
@@ -137,7 +156,7 @@ def _parse_call_operands(parser):
 
 
 @irdl_op_definition
-class DispatchOp(IRDLOperation):
+class DispatchOp(FormattedOp):
     """``flow.dispatch @ex::@ep[%w0, %w1](%a, %b, %d0) : (tensor<?xf32>{%d0}, tensor<4xf32>, index) -> tensor<?xf32>{%d0}``.
 
     Runs the executable export ``entry_point`` over ``workload``; results may be tied to operands.
@@ -153,15 +172,17 @@ class DispatchOp(IRDLOperation):
     results_ = var_result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         entry = syn.parse_entry_point(parser)
         workload = syn.parse_optional_workload(parser)
         operands, dims, res_types, res_dims, props, attrs = _parse_call_operands(parser)
         return cls.build(operands=[workload, operands, dims, res_dims], result_types=[res_types],
                          properties={"entry_point": entry, **props}, attributes=attrs)
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         printer.print_string(" ")
         printer.print_attribute(self.entry_point)
         syn.print_workload(printer, self.workload)
@@ -180,7 +201,7 @@ class DispatchOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DispatchRegionOp(IRDLOperation):
+class DispatchRegionOp(FormattedOp):
     """``flow.dispatch.region[%w] -> (tensor<?xf32>{%d}) { ... flow.return %v : tensor<?xf32> }``.
 
     A not-yet-isolated group of ops that will become one dispatch; the body captures values from
@@ -196,8 +217,10 @@ class DispatchRegionOp(IRDLOperation):
     workgroup_count = region_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         workload = syn.parse_optional_workload(parser)
         parser.parse_punctuation("->")
         entries = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, lambda: syn.parse_sized_type(parser))
@@ -208,7 +231,7 @@ class DispatchRegionOp(IRDLOperation):
                          result_types=[[t for t, _ in entries]], regions=[body, count],
                          attributes=attrs.data if attrs else {})
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         syn.print_workload(printer, self.workload)
         printer.print_string(" -> (")
         groups = split_dims([r.type for r in self.results], list(self.result_dims))
@@ -226,7 +249,7 @@ class DispatchRegionOp(IRDLOperation):
     def verify_(self):
         check_dims(self.name, "result types", [r.type for r in self.results], self.result_dims)
         term = self.body.block.last_op
-        if term is None or term.name != "flow.return":
+        if not isinstance(term, ReturnOp):
             raise VerifyException(f"{self.name}: the body must end with flow.return")
         got = [v.type for v in term.values]
         if got != [r.type for r in self.results]:
@@ -235,7 +258,7 @@ class DispatchRegionOp(IRDLOperation):
 
 
 @irdl_op_definition
-class DispatchWorkgroupsOp(IRDLOperation):
+class DispatchWorkgroupsOp(FormattedOp):
     """``flow.dispatch.workgroups[%w](%a, %d) : (tensor<?xf32>{%d}, index) -> tensor<?xf32>{%d} = (%arg0: ..., ...) {...}``.
 
     An isolated dispatch body: each tensor operand becomes a ``!flow.dispatch.tensor`` block
@@ -256,8 +279,10 @@ class DispatchWorkgroupsOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(IsolatedFromAbove())
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         workload = syn.parse_optional_workload(parser)
         operands, dims, res_types, res_dims, props, attrs = _parse_call_operands(parser)
         parser.parse_punctuation("=")
@@ -269,7 +294,7 @@ class DispatchWorkgroupsOp(IRDLOperation):
                          regions=[body, count], properties=props,
                          attributes=(attrs or {}) | (extra.data if extra else {}))
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         syn.print_workload(printer, self.workload)
         syn.print_operand_list(printer, self.arguments, "(", ")")
         syn.print_attr_dict(printer, self.attributes)

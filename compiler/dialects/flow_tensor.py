@@ -24,7 +24,6 @@ from xdsl.dialects.builtin import IndexType, StringAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -32,13 +31,24 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects._format import Attr, AttrDict, FormattedOp, Operand, Operands, OpFormat, Sized, Tied
-from rt.compiler.dialects.flow_types import check_dims, constant_index, split_dims, static_extents
+from rt.compiler.dialects._directives import Derived
+from rt.compiler.dialects._format import (
+    Attr,
+    AttrDict,
+    FormattedOp,
+    Operand,
+    Operands,
+    OpFormat,
+    Opt,
+    Sized,
+    SizedOperandList,
+    Str,
+    Tied,
+)
+from rt.compiler.dialects.flow_types import check_dims, constant_index, static_extents
 
 INDEX = IndexType()
 
@@ -103,28 +113,18 @@ class TensorAllocaOp(_SizedResultOp):
     name = "flow.tensor.alloca"
 
 
-class _ValueSizedOp(IRDLOperation):
+def _value_sized_format(value, value_type=None):
+    """``%v : tensor<...>{dims} attributes {..}?`` (`` {..}`` before the colon also parses); the
+    value's type is ``value_type(result type)``, or the result type itself."""
+    if value_type is None:
+        return OpFormat(" ", Operand(value), AttrDict(printed=False), " : ", Sized(("result", value), "result_dims"),
+                        AttrDict(keyword=True))
+    return OpFormat(" ", Operand(value), AttrDict(printed=False), " : ", Sized("result", "result_dims"),
+                    AttrDict(keyword=True), Derived(value, "result", value_type))
+
+
+class _ValueSizedOp(FormattedOp):
     """``<op> %v : tensor<...>{dims}``: splat/clone shape; operand 0 is the value."""
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_, dims = syn.parse_sized_type(parser)
-        keyword = parser.parse_optional_attr_dict_with_keyword()
-        attrs.update(keyword.data if keyword else {})
-        value_type = type_.element_type if cls.name == "flow.tensor.splat" else type_
-        return cls.build(operands=[parser.resolve_operand(value, value_type), dims], result_types=[type_],
-                         attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.operands[0])
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, self.result.type, self.result_dims)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
 
     def verify_(self):
         check_dims(self.name, "result type", self.result.type, self.result_dims)
@@ -139,6 +139,7 @@ class TensorSplatOp(_ValueSizedOp):
     result_dims = var_operand_def(INDEX)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+    FORMAT: ClassVar = _value_sized_format("value", lambda result_type: result_type.element_type)
 
     def verify_(self):
         super().verify_()
@@ -155,6 +156,7 @@ class TensorCloneOp(_ValueSizedOp):
     result_dims = var_operand_def(INDEX)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+    FORMAT: ClassVar = _value_sized_format("operand")
 
     def verify_(self):
         super().verify_()
@@ -234,32 +236,20 @@ class TensorUpdateOp(FormattedOp):
                       [constant_index(v) for v in self.start_indices], static_extents(update, self.update_dims))
 
 
-class _ElementAccessOp(IRDLOperation):
-    """Shared parse/print of ``flow.tensor.load`` / ``.store``: ``%t[%i, ...] : tensor<..>{dims}``."""
+def _element_type(tensor_type):
+    return tensor_type.element_type
 
-    @classmethod
-    def _parse_access(cls, parser):
-        src = parser.parse_unresolved_operand()
-        indices = []
-        if parser.parse_optional_punctuation("[") is not None:
-            if parser.parse_optional_punctuation("]") is None:
-                indices = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_unresolved_operand)
-                parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_, dims = syn.parse_sized_type(parser)
-        keyword = parser.parse_optional_attr_dict_with_keyword()
-        attrs.update(keyword.data if keyword else {})
-        return parser.resolve_operand(src, type_), dims, [parser.resolve_operand(i, INDEX) for i in indices], attrs
 
-    def _print_access(self, printer, tensor, dims):
-        printer.print_ssa_value(tensor)
-        if self.indices:
-            syn.print_operand_list(printer, self.indices)
-        printer.print_string(" : ")
-        syn.print_sized_type(printer, tensor.type, dims)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+def _access(tensor, dims, *same_type):
+    """``%t[%i, ...] : tensor<..>{dims} attributes {..}?`` of ``flow.tensor.load`` / ``.store`` (`` {..}``
+    before the colon also parses; the brackets may be left out for a rank-0 tensor); the fields
+    ``same_type`` have the tensor's type."""
+    return (Operand(tensor), Opt(Operands("indices", "[]")), AttrDict(printed=False), " : ",
+            Sized((tensor, *same_type), dims), AttrDict(keyword=True))
+
+
+class _ElementAccessOp(FormattedOp):
+    """Shared verification of ``flow.tensor.load`` / ``.store``."""
 
     def _verify_access(self, tensor, dims):
         check_dims(self.name, "tensor type", tensor.type, dims)
@@ -281,14 +271,7 @@ class TensorLoadOp(_ElementAccessOp):
     result = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    @classmethod
-    def parse(cls, parser):
-        src, dims, indices, attrs = cls._parse_access(parser)
-        return cls.build(operands=[src, dims, indices], result_types=[src.type.element_type], attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        self._print_access(printer, self.source, self.source_dims)
+    FORMAT: ClassVar = OpFormat(" ", *_access("source", "source_dims"), Derived("result", "source", _element_type))
 
     def verify_(self):
         self._verify_access(self.source, self.source_dims)
@@ -308,19 +291,8 @@ class TensorStoreOp(_ElementAccessOp):
     result = result_def(TensorType)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        target, dims, indices, attrs = cls._parse_access(parser)
-        return cls.build(operands=[parser.resolve_operand(value, target.type.element_type), target, dims, indices],
-                         result_types=[target.type], attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        self._print_access(printer, self.target, self.target_dims)
+    FORMAT: ClassVar = OpFormat(" ", Operand("value"), ", ", *_access("target", "target_dims", "result"),
+                                Derived("value", "target", _element_type))
 
     def verify_(self):
         self._verify_access(self.target, self.target_dims)
@@ -330,7 +302,7 @@ class TensorStoreOp(_ElementAccessOp):
 
 
 @irdl_op_definition
-class TensorTraceOp(IRDLOperation):
+class TensorTraceOp(FormattedOp):
     """``flow.tensor.trace "key" = [%a : tensor<4xf32>, %b : tensor<?xf32>{%d}]``: prints tensors at run time.
 
     Each tensor's contents go to the runtime's trace sink (stderr by default, IREE's
@@ -344,36 +316,8 @@ class TensorTraceOp(IRDLOperation):
     value_dims = var_operand_def(INDEX)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    @classmethod
-    def parse(cls, parser):
-        key = parser.parse_str_literal()
-        parser.parse_punctuation("=")
-
-        def one():
-            value = parser.parse_unresolved_operand()
-            parser.parse_punctuation(":")
-            type_, dims = syn.parse_sized_type(parser)
-            return parser.resolve_operand(value, type_), dims
-
-        pairs = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, one)
-        keyword = parser.parse_optional_attr_dict_with_keyword()
-        return cls.build(operands=[[v for v, _ in pairs], [d for _, dims in pairs for d in dims]],
-                         properties={"key": StringAttr(key)}, attributes=keyword.data if keyword else {})
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_string_literal(self.key.data)
-        printer.print_string(" = [")
-        dims = split_dims([v.type for v in self.values], list(self.value_dims))
-        for i, (value, value_dims) in enumerate(zip(self.values, dims)):
-            if i:
-                printer.print_string(", ")
-            printer.print_ssa_value(value)
-            printer.print_string(" : ")
-            syn.print_sized_type(printer, value.type, value_dims)
-        printer.print_string("]")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(" ", Str("key"), " = ", SizedOperandList("values", "value_dims"),
+                                AttrDict(keyword=True))
 
     def verify_(self):
         check_dims(self.name, "value types", [v.type for v in self.values], self.value_dims)

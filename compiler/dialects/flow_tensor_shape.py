@@ -32,30 +32,22 @@ from typing import ClassVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType, TypedAttribute
-from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def
+from xdsl.irdl import AttrSizedOperandSegments, irdl_op_definition, operand_def, prop_def, result_def
 from xdsl.irdl import traits_def, var_operand_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects._format import AttrDict, FormattedOp, Operand, OpFormat, Sized
+from rt.compiler.dialects._directives import TypedAttr
+from rt.compiler.dialects._format import AttrDict, FormattedOp, Operand, OpFormat, Sized, Type
 from rt.compiler.dialects.flow_types import check_dims, static_extents, static_storage_bits, storage_bits
 from rt.compiler.dialects.util import OptimizationBarrierOp
 
 INDEX = IndexType()
 
 
-def _parse_tensor_value(parser, op_name):
-    pos = parser.pos
-    value = parser.parse_attribute()
-    if not isinstance(value, TypedAttribute) or not isinstance(value.get_type(), TensorType):
-        parser.raise_error(f"{op_name} needs a tensor-typed value, got {value}", pos)
-    return value
-
-
 @irdl_op_definition
-class TensorConstantOp(IRDLOperation):
+class TensorConstantOp(FormattedOp):
     """``flow.tensor.constant dense<[1.0, 2.0]> : tensor<2xf32>``: a tensor constant on the host."""
 
     name = "flow.tensor.constant"
@@ -63,16 +55,7 @@ class TensorConstantOp(IRDLOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict()
-        value = _parse_tensor_value(parser, cls.name)
-        return cls.build(result_types=[value.get_type()], properties={"value": value}, attributes=attrs)
-
-    def print(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
+    FORMAT: ClassVar = OpFormat(AttrDict(), " ", TypedAttr("value", "result", tensor=True))
 
     def verify_(self):
         if self.value.get_type() != self.result.type:
@@ -86,7 +69,7 @@ class _DynamicConstantCanonicalization(HasCanonicalizationPatternsTrait):
 
 
 @irdl_op_definition
-class TensorDynamicConstantOp(IRDLOperation):
+class TensorDynamicConstantOp(FormattedOp):
     """``flow.tensor.dynamic_constant dense<..> : tensor<4x2xf32> -> tensor<?x2xf32>``.
 
     A constant whose dynamic dims stay opaque to the compiler; the value's type is static and
@@ -98,20 +81,7 @@ class TensorDynamicConstantOp(IRDLOperation):
     result = result_def(TensorType)
     traits = traits_def(_DynamicConstantCanonicalization())
 
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict()
-        value = _parse_tensor_value(parser, cls.name)
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        return cls.build(result_types=[result_type], properties={"value": value}, attributes=attrs)
-
-    def print(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(AttrDict(), " ", TypedAttr("value", tensor=True), " -> ", Type("result"))
 
     def verify_(self):
         value_type, result_type = self.value.get_type(), self.result.type

@@ -7,6 +7,7 @@ shaped operand/result as index operands (``tensor<?x4xf32>{%d}``); :func:`check_
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Flow/IR/FlowBase.td``.
 """
+from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import DYNAMIC_INDEX, StringAttr, TensorType
 from xdsl.ir import ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition, param_def
@@ -89,7 +90,7 @@ def operand_key(unresolved):
 def constant_index(value):
     """The integer of an ``arith.constant`` index/integer SSA value, or None when not a constant."""
     owner = getattr(value, "op", None)
-    if owner is None or owner.name != "arith.constant":
+    if not isinstance(owner, ConstantOp):
         return None
     data = getattr(owner.properties.get("value"), "value", None)
     return getattr(data, "data", None) if isinstance(getattr(data, "data", None), int) else None

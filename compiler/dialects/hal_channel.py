@@ -25,8 +25,7 @@ from xdsl.irdl import AttrSizedOperandSegments, irdl_op_definition, operand_def,
 
 from rt.compiler.dialects._format import AttrDict, Enum, FormattedOp, Operand, Operands, OpFormat, Opt, Str, Type
 from rt.compiler.dialects._syntax import opaque_type
-from rt.compiler.dialects.hal import receiver
-from rt.compiler.dialects.hal_types import BufferType, CommandBufferType, DeviceType
+from rt.compiler.dialects.hal_types import BufferType, CommandBufferType, DeviceType, receiver
 from rt.compiler.dialects.stream_collective import Collective
 
 INDEX = IndexType()

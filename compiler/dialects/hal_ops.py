@@ -21,7 +21,6 @@ from xdsl.dialects.builtin import IndexType, IntegerType, StringAttr, SymbolRefA
 from xdsl.irdl import (
     AnyOf,
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -48,7 +47,6 @@ from rt.compiler.dialects._format import (
     Type,
     Types,
 )
-from rt.compiler.dialects.hal import receiver
 from rt.compiler.dialects.hal_types import (
     AllocatorType,
     BufferType,
@@ -57,6 +55,7 @@ from rt.compiler.dialects.hal_types import (
     DeviceType,
     ExecutableType,
     FenceType,
+    receiver,
 )
 
 INDEX = IndexType()
@@ -352,13 +351,13 @@ class DeviceQueueExecuteIndirectOp(_QueueOp):
 
 
 @irdl_op_definition
-class DevicesGetOp(IRDLOperation):
+class DevicesGetOp(FormattedOp):
     """``hal.devices.get %index : !hal.device``: the device the runtime bound at ``index``."""
 
     name = "hal.devices.get"
     index = operand_def(INDEX)
     result = result_def(DeviceType)
-    assembly_format = "$index attr-dict `:` type($result)"
+    FORMAT: ClassVar = OpFormat(" ", Operand("index"), AttrDict(), " : ", Type("result"))
 
 
 @irdl_op_definition

@@ -3,6 +3,7 @@
 Each is an opaque reference type with no parameters; at run time it is a ref register holding
 the matching ``rt.runtime.hal`` object.
 """
+from rt.compiler.dialects._format import Operand, Type
 from rt.compiler.dialects._syntax import opaque_type
 
 BufferType = opaque_type(__name__, "BufferType", "hal.buffer", "``!hal.buffer``: a device allocation.")
@@ -16,3 +17,8 @@ FenceType = opaque_type(__name__, "FenceType", "hal.fence", "``!hal.fence``: a s
 ExecutableType = opaque_type(__name__, "ExecutableType", "hal.executable",
                              "``!hal.executable``: a loaded executable variant.")
 AllocatorType = opaque_type(__name__, "AllocatorType", "hal.allocator", "``!hal.allocator``: a device's buffer allocator.")
+
+
+def receiver(field):
+    """``<%x : type>``: the operand a HAL op acts on (``hal.buffer_view.dim<%bv : !hal.buffer_view>``)."""
+    return "<", Operand(field), " : ", Type(field), ">"

@@ -13,14 +13,16 @@ out of an encoded type.
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/Encoding/IR/EncodingAttrs.td``,
 ``EncodingOps.td`` (and the seed 001 dumps).
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import (ArrayAttr, DenseArrayBase, IndexType, IntAttr, IntegerAttr, NoneAttr, StringAttr,
                                    TensorType)
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
-from xdsl.irdl import IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, param_def, result_def, traits_def, var_operand_def
+from xdsl.irdl import irdl_attr_definition, irdl_op_definition, operand_def, param_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import AttrDict, FormattedOp, Operand, OpFormat, Sized, Type
 
 _FIELDS = ("operand_index", "op_type", "element_types", "user_indexing_maps", "round_dims_to",
            "iteration_sizes", "layouts")
@@ -144,30 +146,14 @@ def tensor_encoding(type_):
     return None
 
 
-class _EncodingCastOp(IRDLOperation):
+class _EncodingCastOp(FormattedOp):
     source = operand_def(TensorType)
     result_dims = var_operand_def(IndexType())
     result = result_def(TensorType)
     traits = traits_def(Pure())
 
-    @classmethod
-    def parse(cls, parser):
-        src = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        src_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        type_, dims = syn.parse_sized_type(parser)
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(operands=[parser.resolve_operand(src, src_type), dims], result_types=[type_], attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        syn.print_sized_type(printer, self.result.type, self.result_dims)
-        syn.print_attr_dict(printer, self.attributes)
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), " : ", Type("source"), " -> ", Sized("result", "result_dims"),
+                                AttrDict())
 
     def verify_(self):
         src, dst = self.source.type, self.result.type

@@ -32,7 +32,6 @@ from xdsl.ir import Dialect
 from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -47,16 +46,20 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import AttrDict, Custom, Directive, FormattedOp, Int, Operand, OpFormat, Opt, Type
 from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES, cast_to
 
 DYNAMIC = -(1 << 63)
 
 
-class GenericOp(xlinalg.GenericOp):
+class GenericOp(FormattedOp, xlinalg.GenericOp):
     """``linalg.generic``; also parses ``-> (t0, t1)`` result lists (multi-result generics)."""
 
+    FORMAT: ClassVar = OpFormat(Custom())
+    print_syntax = xlinalg.GenericOp.print
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         pos = parser.pos
         attrs = parser.parse_optional_attr_dict()
         for key in ("indexing_maps", "iterator_types"):
@@ -157,7 +160,42 @@ def _print_mixed_list(printer, static, dynamic):
     printer.print_string("]")
 
 
-class _Relayout(IRDLOperation):
+class _IntArray(Directive):
+    """``[0, 1]``: an i64 ``DenseArrayBase`` property."""
+
+    def __init__(self, field):
+        self.field = field
+
+    def parse(self, state):
+        state.set_prop(self.field, DenseArrayBase.from_list(i64, _parse_int_list(state.parser)))
+
+    def print(self, op, printer):
+        printer.print_string(str(list(getattr(op, self.field).get_values())))
+
+
+class _InnerTiles(Directive):
+    """``[16, %t]``: static tile sizes (``static_inner_tiles``, DYNAMIC for an SSA entry) and the
+    dynamic ones (``inner_tiles``), as MLIR's ``custom<DynamicIndexList>``."""
+
+    field = "static_inner_tiles"
+
+    def parse(self, state):
+        static, dynamic = _parse_mixed_list(state.parser)
+        state.set_prop(self.field, DenseArrayBase.from_list(i64, static))
+        state.values["inner_tiles"] = dynamic
+
+    def print(self, op, printer):
+        _print_mixed_list(printer, op.static_inner_tiles.get_values(), op.inner_tiles)
+
+
+def _relayout_format(*padding):
+    """``%src <padding> outer_dims_perm = [..]? inner_dims_pos = [..] inner_tiles = [..] into %dest : t -> t``."""
+    return (" ", Operand("source"), *padding, Opt(" outer_dims_perm = ", _IntArray("outer_dims_perm")),
+            " inner_dims_pos = ", _IntArray("inner_dims_pos"), " inner_tiles = ", _InnerTiles(), " into ",
+            Operand("dest"), AttrDict(), " : ", Type("source"), " -> ", Type(("dest", "result")))
+
+
+class _Relayout(FormattedOp):
     source = operand_def(TensorType)
     dest = operand_def(TensorType)
     inner_tiles = var_operand_def(IndexType())
@@ -165,61 +203,12 @@ class _Relayout(IRDLOperation):
     outer_dims_perm = opt_prop_def(DenseArrayBase)
     inner_dims_pos = prop_def(DenseArrayBase)
     static_inner_tiles = prop_def(DenseArrayBase)
-    HAS_PADDING: ClassVar[bool] = False
-
-    @classmethod
-    def parse(cls, parser):
-        src = parser.parse_unresolved_operand()
-        padding = None
-        if cls.HAS_PADDING and parser.parse_optional_keyword("padding_value"):
-            parser.parse_punctuation("(")
-            padding = syn.parse_typed_operand(parser)
-            parser.parse_punctuation(")")
-        props = {}
-        if parser.parse_optional_keyword("outer_dims_perm"):
-            parser.parse_punctuation("=")
-            props["outer_dims_perm"] = DenseArrayBase.from_list(i64, _parse_int_list(parser))
-        parser.parse_keyword("inner_dims_pos")
-        parser.parse_punctuation("=")
-        props["inner_dims_pos"] = DenseArrayBase.from_list(i64, _parse_int_list(parser))
-        parser.parse_keyword("inner_tiles")
-        parser.parse_punctuation("=")
-        static, dynamic = _parse_mixed_list(parser)
-        props["static_inner_tiles"] = DenseArrayBase.from_list(i64, static)
-        parser.parse_keyword("into")
-        dest = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        src_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        dst_type = parser.parse_type()
-        values = {"source": parser.resolve_operand(src, src_type), "dest": parser.resolve_operand(dest, dst_type),
-                  "inner_tiles": dynamic, "padding_value": [padding] if padding is not None else []}
-        operands = [values[name] for name, _ in cls.get_irdl_definition().operands]
-        return cls.build(operands=operands, result_types=[dst_type], properties=props, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        if self.HAS_PADDING and self.padding_value is not None:
-            printer.print_string(" padding_value(")
-            syn.print_typed_operand(printer, self.padding_value, "", "")
-            printer.print_string(")")
-        if self.outer_dims_perm is not None:
-            printer.print_string(f" outer_dims_perm = {list(self.outer_dims_perm.get_values())}")
-        printer.print_string(f" inner_dims_pos = {list(self.inner_dims_pos.get_values())} inner_tiles = ")
-        _print_mixed_list(printer, self.static_inner_tiles.get_values(), self.inner_tiles)
-        printer.print_string(" into ")
-        printer.print_ssa_value(self.dest)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(*_relayout_format())
 
     def verify_(self):
-        tiled = self.dest.type if self.name.endswith(".pack") else self.source.type
-        plain = self.source.type if self.name.endswith(".pack") else self.dest.type
+        packing = isinstance(self, PackOp)
+        tiled = self.dest.type if packing else self.source.type
+        plain = self.source.type if packing else self.dest.type
         rank = len(plain.get_shape())
         pos = self.inner_dims_pos.get_values()
         tiles = self.static_inner_tiles.get_values()
@@ -240,7 +229,8 @@ class PackOp(_Relayout):
     name = "linalg.pack"
     padding_value = opt_operand_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    HAS_PADDING: ClassVar = True
+    FORMAT: ClassVar = OpFormat(*_relayout_format(Opt(" padding_value(", Operand("padding_value"), " : ",
+                                                      Type("padding_value"), ")")))
 
 
 @irdl_op_definition
@@ -251,7 +241,7 @@ class UnPackOp(_Relayout):
 
 
 @irdl_op_definition
-class SoftmaxOp(IRDLOperation):
+class SoftmaxOp(FormattedOp):
     """``linalg.softmax dimension(d) ins(%x : t) outs(%init : t) -> t``: exp(x - max) / sum along
     ``d`` (MLIR's aggregate op; ``iree-codegen-decompose-softmax`` rewrites it into linalg.generics)."""
 
@@ -261,35 +251,9 @@ class SoftmaxOp(IRDLOperation):
     result = result_def(TensorType)
     dimension = prop_def(IntegerAttr)
 
-    @classmethod
-    def parse(cls, parser):
-        parser.parse_keyword("dimension")
-        parser.parse_punctuation("(")
-        dim = parser.parse_integer()
-        parser.parse_punctuation(")")
-        (source,) = syn.parse_operand_group(parser, "ins") or [None]
-        (init,) = syn.parse_operand_group(parser, "outs") or [None]
-        if source is None or init is None:
-            parser.raise_error("linalg.softmax needs one 'ins' and one 'outs' operand")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation("->")
-        result = parser.parse_type()
-        return cls.build(operands=[source, init], result_types=[result],
-                         properties={"dimension": IntegerAttr(dim, i64)}, attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(f" dimension({self.dimension.value.data}) ins(")
-        printer.print_ssa_value(self.input)
-        printer.print_string(" : ")
-        printer.print_attribute(self.input.type)
-        printer.print_string(") outs(")
-        printer.print_ssa_value(self.output)
-        printer.print_string(" : ")
-        printer.print_attribute(self.output.type)
-        printer.print_string(")")
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    FORMAT: ClassVar = OpFormat(" dimension(", Int("dimension", i64), ") ins(", Operand("input"), " : ", Type("input"),
+                                ") outs(", Operand("output"), " : ", Type("output"), ")", AttrDict(), " -> ",
+                                Type("result"))
 
     def verify_(self):
         shapes = [t.get_shape() for t in (self.input.type, self.output.type, self.result.type)]

@@ -47,6 +47,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import Custom, FormattedOp, OpFormat
 from rt.compiler.dialects import arith as rt_arith
 
 _S, _D = "S", "D"
@@ -250,7 +251,7 @@ def _int_values(attr):
     return tuple(int(v) for v in elements_to_numpy(attr).ravel())
 
 
-class NamedStructuredOp(abstract_ops.NamedOperation):
+class NamedStructuredOp(FormattedOp, abstract_ops.NamedOperation):
     """A row of ``NAMED_OPS`` as an op: MLIR's syntax, table maps, optional strides/dilations."""
 
     PRINT_ATTRS_IN_FRONT: ClassVar[bool] = True
@@ -315,8 +316,10 @@ class NamedStructuredOp(abstract_ops.NamedOperation):
                 raise VerifyException(f"operand element type {element} is not an integer or float type")
         super().verify_()
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         pos = parser.pos
         maps = None
         if parser.parse_optional_keyword("indexing_maps"):
@@ -343,7 +346,7 @@ class NamedStructuredOp(abstract_ops.NamedOperation):
         return cls.build(operands=[ins, outs], result_types=[results], properties=props, attributes=attrs,
                          regions=[cls.get_hidden_region(ins, outs)])
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         if self.indexing_maps is not None:
             printer.print_string(" indexing_maps = ")
             printer.print_attribute(self.indexing_maps)

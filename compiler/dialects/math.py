@@ -3,13 +3,16 @@
 All take a float scalar/vector/tensor (``math.erfc %x : f32``); the ``is*`` predicates return
 i1 of the same shape (``math.isnan %x : f32``). Source followed: MLIR ``MathOps.td``.
 """
+from typing import ClassVar
+
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import TensorType, VectorType, i1
 from xdsl.ir import Dialect
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._directives import Derived
+from rt.compiler.dialects._format import AttrDict, FormattedOp, Operand, OpFormat, Type
 
 
 def _bool_like(type_):
@@ -20,30 +23,13 @@ def _bool_like(type_):
     return i1
 
 
-class _FloatPredicate(IRDLOperation):
+class _FloatPredicate(FormattedOp):
     operand = operand_def()
     result = result_def()
     traits = traits_def(Pure())
 
-    @staticmethod
-    def result_type(type_):
-        return _bool_like(type_)
-
-    @classmethod
-    def parse(cls, parser):
-        value = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        type_ = parser.parse_type()
-        return cls.build(operands=[parser.resolve_operand(value, type_)], result_types=[cls.result_type(type_)],
-                         attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.operand)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.operand.type)
+    FORMAT: ClassVar = OpFormat(" ", Operand("operand"), AttrDict(), " : ", Type("operand"),
+                                Derived("result", "operand", _bool_like))
 
 
 @irdl_op_definition
@@ -51,10 +37,7 @@ class ErfcOp(_FloatPredicate):
     """``math.erfc %x : f32``: complementary error function (result type = operand type)."""
 
     name = "math.erfc"
-
-    @staticmethod
-    def result_type(type_):
-        return type_
+    FORMAT: ClassVar = OpFormat(" ", Operand("operand"), AttrDict(), " : ", Type(("operand", "result")))
 
 
 @irdl_op_definition

@@ -21,53 +21,23 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr, StringAttr, TensorType, i64
 from xdsl.ir import Attribute, Dialect
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects._format import AttrDict, Directive, FormattedOp, Lit, Operand, OpFormat, SymbolRef, Type
+from rt.compiler.dialects._regions import SymbolName
+from rt.compiler.dialects._format import (
+    AttrDict,
+    Directive,
+    FormattedOp,
+    Lit,
+    Operand,
+    OpFormat,
+    SymbolRef,
+    Type,
+)
 
 REDUCTIONS = ("sum", "max", "min", "product", "average")
-
-
-@irdl_op_definition
-class GridOp(IRDLOperation):
-    """``shard.grid @name(shape = 2x4)``: a grid of processes (static sizes)."""
-
-    name = "shard.grid"
-    sym_name = prop_def(StringAttr)
-    shape = prop_def(DenseArrayBase)
-    traits = traits_def(SymbolOpInterface())
-
-    @classmethod
-    def parse(cls, parser):
-        name = parser.parse_symbol_name()
-        parser.parse_punctuation("(")
-        parser.parse_keyword("shape")
-        parser.parse_punctuation("=")
-        pos = parser.pos
-        dims = _parse_sizes(parser)
-        if any(d < 1 for d in dims):
-            parser.raise_error("shard.grid: sizes must be positive (2x4)", pos)
-        parser.parse_punctuation(")")
-        attrs = parser.parse_optional_attr_dict()
-        return cls.build(properties={"sym_name": name, "shape": DenseArrayBase.from_list(i64, dims)},
-                         attributes=attrs)
-
-    def print(self, printer):
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(f"(shape = {'x'.join(str(d) for d in self.sizes)})")
-        syn.print_attr_dict(printer, self.attributes)
-
-    @property
-    def sizes(self):
-        return tuple(self.shape.get_values())
-
-    def verify_(self):
-        if not self.sizes:
-            raise VerifyException("shard.grid: a grid needs at least one axis")
 
 
 def _parse_sizes(parser):
@@ -82,6 +52,42 @@ def _parse_sizes(parser):
         if parts[0] or not all(p.isdigit() for p in parts[1:]):
             parser.raise_error(f"expected static grid sizes such as 2x4, got '{word}'", pos)
         dims += [int(p) for p in parts[1:]]
+
+
+class _GridShape(Directive):
+    """``2x4``: the positive static sizes of a grid's ``shape``."""
+
+    field = "shape"
+
+    def parse(self, state):
+        pos = state.parser.pos
+        dims = _parse_sizes(state.parser)
+        if any(d < 1 for d in dims):
+            state.parser.raise_error("shard.grid: sizes must be positive (2x4)", pos)
+        state.set_prop(self.field, DenseArrayBase.from_list(i64, dims))
+
+    def print(self, op, printer):
+        printer.print_string("x".join(str(d) for d in op.sizes))
+
+
+@irdl_op_definition
+class GridOp(FormattedOp):
+    """``shard.grid @name(shape = 2x4)``: a grid of processes (static sizes)."""
+
+    name = "shard.grid"
+    sym_name = prop_def(StringAttr)
+    shape = prop_def(DenseArrayBase)
+    traits = traits_def(SymbolOpInterface())
+
+    FORMAT: ClassVar = OpFormat(" ", SymbolName(), "(shape = ", _GridShape(), ")", AttrDict())
+
+    @property
+    def sizes(self):
+        return tuple(self.shape.get_values())
+
+    def verify_(self):
+        if not self.sizes:
+            raise VerifyException("shard.grid: a grid needs at least one axis")
 
 
 class _AxesDirective(Directive):

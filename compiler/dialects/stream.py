@@ -24,10 +24,9 @@ Source followed: IREE ``compiler/src/iree/compiler/Dialect/Stream/IR/StreamOps.t
 """
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Dialect
 from xdsl.irdl import (
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -37,7 +36,7 @@ from xdsl.irdl import (
 )
 from xdsl.traits import IsTerminator, Pure
 
-from rt.compiler.dialects._format import AttrDict, FormattedOp, Int, Operand, OpFormat, Sized, Type
+from rt.compiler.dialects._format import RETURN_VALUES, AttrDict, FormattedOp, Int, Operand, OpFormat, Sized, Type
 from rt.compiler.dialects._regions import SymbolContainerOp, WorkgroupsExportOp
 from rt.compiler.dialects.stream_async import *  # noqa: F401,F403  (re-export)
 from rt.compiler.dialects.stream_async import ASYNC_OPS
@@ -72,7 +71,7 @@ class ExecutableOp(SymbolContainerOp):
 
     def inner_module(self):
         """The builtin.module holding the dispatch functions."""
-        return next(op for op in self.body.block.ops if op.name == "builtin.module")
+        return next(op for op in self.body.block.ops if isinstance(op, ModuleOp))
 
 
 @irdl_op_definition
@@ -83,13 +82,13 @@ class ExecutableExportOp(WorkgroupsExportOp):
 
 
 @irdl_op_definition
-class ReturnOp(IRDLOperation):
+class ReturnOp(FormattedOp):
     """``stream.return %x, %y, %z : index, index, index``."""
 
     name = "stream.return"
     values = var_operand_def()
     traits = traits_def(IsTerminator(), Pure())
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
+    FORMAT: ClassVar = OpFormat(AttrDict(), RETURN_VALUES)
 
 
 @irdl_op_definition

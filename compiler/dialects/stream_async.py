@@ -29,7 +29,6 @@ from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -48,6 +47,7 @@ from rt.compiler.dialects._format import (
     AFFINITY,
     Attr,
     AttrDict,
+    Custom,
     FormattedOp,
     Operand,
     Operands,
@@ -285,7 +285,7 @@ class AsyncStoreOp(FormattedOp):
 
 
 @irdl_op_definition
-class AsyncDispatchOp(IRDLOperation):
+class AsyncDispatchOp(FormattedOp):
     """``stream.async.dispatch on(#aff)? @exe::@fn[%w](%r[%o to %e for %l], %n) : (T{%s}, index) -> T{%s}``.
 
     ``resource_operands`` mixes resources (each with an offset/end/length range, in order) and
@@ -306,8 +306,10 @@ class AsyncDispatchOp(IRDLOperation):
     results_ = var_result_def(ResourceType)
     irdl_options = SEGMENTS
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         affinity = syn.parse_optional_affinity(parser)
         entry_points = parse_entry_points(parser)
         workload = syn.parse_optional_workload(parser)
@@ -330,7 +332,7 @@ class AsyncDispatchOp(IRDLOperation):
                                    rsizes], result_types=[rtypes], attributes=attrs,
                          properties=tied_props(syn.props_with_affinity(affinity, entry_points=entry_points), tied))
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         syn.print_affinity(printer, self.affinity)
         printer.print_string(" ")
         print_entry_points(printer, self.entry_points)

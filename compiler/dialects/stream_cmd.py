@@ -26,7 +26,6 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr, UnitAttr, i64
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -47,6 +46,7 @@ from rt.compiler.dialects._format import (
     AFFINITY,
     Attr,
     AttrDict,
+    Custom,
     Flag,
     FormattedOp,
     Operand,
@@ -131,7 +131,7 @@ class CmdConcurrentOp(_CmdRegionOp):
 
 
 @irdl_op_definition
-class CmdDispatchOp(IRDLOperation):
+class CmdDispatchOp(FormattedOp):
     """``stream.cmd.dispatch @exe::@fn[%w](%a : i32) { ro %r[%o for %l] : T{%s}, wo ... }``.
 
     ``resource_accesses`` holds one of "ro"/"wo"/"rw" per binding (IREE's access bitfield).
@@ -148,8 +148,10 @@ class CmdDispatchOp(IRDLOperation):
     resource_accesses = prop_def(ArrayAttr)
     irdl_options = SEGMENTS
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         entry_points = parse_entry_points(parser)
         workload = syn.parse_optional_workload(parser)
         operands = []
@@ -164,7 +166,7 @@ class CmdDispatchOp(IRDLOperation):
                          properties={"entry_points": entry_points, "resource_accesses": accesses},
                          attributes=attrs)
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         printer.print_string(" ")
         print_entry_points(printer, self.entry_points)
         syn.print_workload(printer, self.workload)

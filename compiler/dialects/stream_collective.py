@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr, i32
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -44,6 +43,7 @@ from xdsl.utils.exceptions import VerifyException
 from rt.compiler.dialects._format import (
     AFFINITY,
     AttrDict,
+    Custom,
     Directive,
     FormattedOp,
     Operand,
@@ -205,7 +205,7 @@ class AsyncCollectiveOp(FormattedOp):
 
 
 @irdl_op_definition
-class CmdCollectiveOp(IRDLOperation):
+class CmdCollectiveOp(FormattedOp):
     """``stream.cmd.collective<desc>[%count] channel(%ch) param(%p : i32)? { ro %s[%o for %l] :
     T{%size}, wo %r[...] : T{%size} }``: the collective as a command of an execute region."""
 
@@ -223,8 +223,10 @@ class CmdCollectiveOp(IRDLOperation):
     resource_accesses = prop_def(ArrayAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         class _State:
             props = {}
 
@@ -252,7 +254,7 @@ class CmdCollectiveOp(IRDLOperation):
         return cls.build(operands=[channel, count, param, *columns],
                          properties=dict(state.props, resource_accesses=accesses), attributes=attrs)
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         printer.print_string(f"<{describe(self)}>[")
         printer.print_ssa_value(self.element_count)
         printer.print_string("] channel(")

@@ -31,7 +31,6 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, UnitAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -48,12 +47,14 @@ from rt.compiler.dialects import _syntax as syn
 from rt.compiler.dialects._format import (
     AFFINITY,
     AttrDict,
+    Directive,
     Either,
     Flag,
     FormattedOp,
     Operand,
     Operands,
     OpFormat,
+    Opt,
     Sized,
     Type,
 )
@@ -117,8 +118,40 @@ class ResourceDeallocaOp(FormattedOp):
                                 Sized("operand", "operand_size"), " => ", Type("result_timepoint"), AttrDict())
 
 
+class _Slices(Directive):
+    """One indented line ``[start, end] = %size`` per slice: its lifetime interval and byte size."""
+
+    field = "lifetime_intervals"
+
+    def parse(self, state):
+        parser = state.parser
+        intervals, sizes = [], []
+        while parser.parse_optional_punctuation("[") is not None:
+            start = parser.parse_integer()
+            parser.parse_punctuation(",")
+            end = parser.parse_integer()
+            parser.parse_punctuation("]")
+            parser.parse_punctuation("=")
+            sizes.append(parser.resolve_operand(parser.parse_unresolved_operand(), INDEX))
+            intervals += [IntegerAttr(start, INDEX), IntegerAttr(end, INDEX)]
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        state.values["dynamic_slice_sizes"] = sizes
+        state.set_type(("packed_offsets",), [INDEX] * len(sizes))
+        state.set_prop(self.field, ArrayAttr(intervals))
+
+    def print(self, op, printer):
+        bounds = op.intervals()
+        with printer.indented():
+            for i, ((start, end), size) in enumerate(zip(bounds, op.dynamic_slice_sizes)):
+                printer.print_string(f"\n[{start}, {end}] = ")
+                printer.print_ssa_value(size)
+                if i < len(bounds) - 1:
+                    printer.print_string(",")
+
+
 @irdl_op_definition
-class ResourcePackOp(IRDLOperation):
+class ResourcePackOp(FormattedOp):
     """``%p:N+1 = stream.resource.pack on(#aff)? offset(%o)? slices({[s, e] = %size, ...}) : index``.
 
     ``lifetime_intervals`` holds [start0, end0, start1, end1, ...] (op indices, inclusive);
@@ -135,49 +168,8 @@ class ResourcePackOp(IRDLOperation):
     traits = traits_def(Pure())
     irdl_options = SEGMENTS
 
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        offset = syn.parse_keyword_paren(parser, "offset", parser.parse_unresolved_operand)
-        parser.parse_keyword("slices")
-        parser.parse_punctuation("(")
-        parser.parse_punctuation("{")
-        intervals, sizes = [], []
-        while parser.parse_optional_punctuation("[") is not None:
-            start = parser.parse_integer()
-            parser.parse_punctuation(",")
-            end = parser.parse_integer()
-            parser.parse_punctuation("]")
-            parser.parse_punctuation("=")
-            sizes.append(parser.resolve_operand(parser.parse_unresolved_operand(), INDEX))
-            intervals += [IntegerAttr(start, INDEX), IntegerAttr(end, INDEX)]
-            if parser.parse_optional_punctuation(",") is None:
-                break
-        parser.parse_punctuation("}")
-        parser.parse_punctuation(")")
-        parser.parse_punctuation(":")
-        parser.parse_type()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        offsets = [] if offset is None else [parser.resolve_operand(offset, INDEX)]
-        return cls.build(operands=[offsets, sizes], result_types=[INDEX, [INDEX] * len(sizes)],
-                         properties=syn.props_with_affinity(affinity, lifetime_intervals=ArrayAttr(intervals)),
-                         attributes=attrs.data if attrs else {})
-
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        if self.offset:
-            syn.print_operand_list(printer, self.offset, " offset(", ")")
-        printer.print_string(" slices({")
-        bounds = self.intervals()
-        with printer.indented():
-            for i, ((start, end), size) in enumerate(zip(bounds, self.dynamic_slice_sizes)):
-                printer.print_string(f"\n[{start}, {end}] = ")
-                printer.print_ssa_value(size)
-                if i < len(bounds) - 1:
-                    printer.print_string(",")
-        printer.print_string("\n}) : index")
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+    FORMAT: ClassVar = OpFormat(AFFINITY, Opt(" offset(", Operands("offset"), ")"), " slices({", _Slices(), "\n}) : ",
+                                Type("total_length"), AttrDict(keyword=True))
 
     def intervals(self):
         """[(start, end), ...] lifetime interval per slice."""
@@ -191,22 +183,13 @@ class ResourcePackOp(IRDLOperation):
             raise VerifyException("stream.resource.pack needs one offset result per slice")
 
 
-@irdl_op_definition
-class ResourceConstantsOp(IRDLOperation):
-    """``%r..., %tp = stream.resource.constants on(#aff)? : T{%s} = #value, ... => !stream.timepoint``."""
+class _ConstantValues(Directive):
+    """One indented line ``T{%size} = #value`` per constant resource, then ``=>`` on its own line."""
 
-    name = "stream.resource.constants"
-    result_sizes = var_operand_def(INDEX)
-    values = prop_def(ArrayAttr)
-    affinity = opt_prop_def(Attribute)
-    results_ = var_result_def(ResourceType)
-    result_timepoint = result_def(TimepointType)
+    field = "values"
 
-    @classmethod
-    def parse(cls, parser):
-        affinity = syn.parse_optional_affinity(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
+    def parse(self, state):
+        parser = state.parser
         types, sizes, values = [], [], []
         while True:
             type_, size = parse_resource_sized(parser)
@@ -217,24 +200,34 @@ class ResourceConstantsOp(IRDLOperation):
             if parser.parse_optional_punctuation(",") is None:
                 break
         syn.parse_fat_arrow(parser)
-        tp_type = parser.parse_type()
-        return cls.build(operands=[sizes], result_types=[types, tp_type],
-                         properties=syn.props_with_affinity(affinity, values=ArrayAttr(values)), attributes=attrs)
+        state.set_type(("results_",), types)
+        state.values["result_sizes"] = sizes
+        state.set_prop(self.field, ArrayAttr(values))
 
-    def print(self, printer):
-        syn.print_affinity(printer, self.affinity)
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" :")
+    def print(self, op, printer):
         with printer.indented():
-            for i, (result, size, value) in enumerate(zip(self.results_, self.result_sizes, self.values.data)):
+            for i, (result, size, value) in enumerate(zip(op.results_, op.result_sizes, op.values.data)):
                 printer.print_string("\n")
                 print_resource_sized(printer, result.type, size)
                 printer.print_string(" = ")
                 printer.print_attribute(value)
-                if i < len(self.results_) - 1:
+                if i < len(op.results_) - 1:
                     printer.print_string(",")
             printer.print_string("\n=> ")
-        printer.print_attribute(self.result_timepoint.type)
+
+
+@irdl_op_definition
+class ResourceConstantsOp(FormattedOp):
+    """``%r..., %tp = stream.resource.constants on(#aff)? : T{%s} = #value, ... => !stream.timepoint``."""
+
+    name = "stream.resource.constants"
+    result_sizes = var_operand_def(INDEX)
+    values = prop_def(ArrayAttr)
+    affinity = opt_prop_def(Attribute)
+    results_ = var_result_def(ResourceType)
+    result_timepoint = result_def(TimepointType)
+
+    FORMAT: ClassVar = OpFormat(AFFINITY, AttrDict(), " :", _ConstantValues(), Type("result_timepoint"))
 
 
 @irdl_op_definition
@@ -253,14 +246,14 @@ class ResourceSubviewOp(FormattedOp):
 
 
 @irdl_op_definition
-class ResourceSizeOp(IRDLOperation):
+class ResourceSizeOp(FormattedOp):
     """``stream.resource.size %r : !stream.resource<constant>``: the byte size of a resource."""
 
     name = "stream.resource.size"
     operand = operand_def(ResourceType)
     result = result_def(INDEX)
     traits = traits_def(Pure())
-    assembly_format = "$operand attr-dict `:` type($operand)"
+    FORMAT: ClassVar = OpFormat(" ", Operand("operand"), AttrDict(), " : ", Type("operand"))
 
 
 @irdl_op_definition

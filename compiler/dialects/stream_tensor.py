@@ -26,7 +26,6 @@ from xdsl.dialects.builtin import ArrayAttr, DYNAMIC_INDEX
 from xdsl.ir import Attribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -45,6 +44,7 @@ from rt.compiler.dialects._format import (
     AFFINITY,
     Attr,
     AttrDict,
+    Custom,
     FormattedOp,
     Operand,
     Operands,
@@ -335,7 +335,7 @@ def _print_encoded(printer, enc, dims, type_, size, tied=None):
 
 
 @irdl_op_definition
-class TensorDispatchOp(IRDLOperation):
+class TensorDispatchOp(FormattedOp):
     """``stream.tensor.dispatch on(#aff)? @exe::@fn[%w](%r, %n) : (ENC in T{%s}, index) -> ENC in T{%s}``.
 
     Properties: ``entry_points`` (ArrayAttr of @exe::@fn), ``operand_encodings`` (one type per
@@ -358,8 +358,10 @@ class TensorDispatchOp(IRDLOperation):
     results_ = var_result_def(ResourceType)
     irdl_options = SEGMENTS
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         affinity = syn.parse_optional_affinity(parser)
         entry_points = parse_entry_points(parser)
         workload = syn.parse_optional_workload(parser)
@@ -387,7 +389,7 @@ class TensorDispatchOp(IRDLOperation):
                          result_types=[[t for t, *_ in results]], attributes=attrs,
                          properties=tied_props(props, [t for *_, t in results]))
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         syn.print_affinity(printer, self.affinity)
         printer.print_string(" ")
         print_entry_points(printer, self.entry_points)

@@ -12,23 +12,27 @@ deliberately absent: rt rejects them with a located "not supported" error.
 Source followed: MLIR ``TensorOps.td``, ``TensorOps.cpp`` (``produceSliceErrorMsg``) and
 ``ViewLikeInterface.cpp`` (``verifyInBoundsSlice``).
 """
+from typing import ClassVar
+
 from xdsl.dialects import tensor as xtensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Dialect
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from rt.compiler.dialects._format import AttrDict, FormattedOp, Operand, OpFormat, Type
+
 
 @irdl_op_definition
-class BitcastOp(IRDLOperation):
+class BitcastOp(FormattedOp):
     """``tensor.bitcast %t : tensor<4xi32> to tensor<4xf32>``."""
 
     name = "tensor.bitcast"
     source = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    assembly_format = "$source attr-dict `:` type($source) `to` type($result)"
+    FORMAT: ClassVar = OpFormat(" ", Operand("source"), AttrDict(), " : ", Type("source"), " to ", Type("result"))
 
     def verify_(self):
         src, dst = self.source.type, self.result.type

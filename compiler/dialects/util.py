@@ -27,7 +27,6 @@ from xdsl.dialects.func import FuncOpCallableInterface
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypedAttribute
 from xdsl.irdl import (
-    IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
     opt_prop_def,
@@ -50,10 +49,14 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import _syntax as syn
-from rt.compiler.dialects._regions import Body
+from rt.compiler.dialects._directives import FunctionalType, TypedAttr
+from rt.compiler.dialects._regions import Body, SymbolName, Visibility
 from rt.compiler.dialects._format import (
+    RETURN_VALUES,
     Attr,
     AttrDict,
+    Custom,
+    Directive,
     Flag,
     FormattedOp,
     Operand,
@@ -65,7 +68,7 @@ from rt.compiler.dialects._format import (
     Type,
     Types,
 )
-from rt.compiler.dialects.hal import DeviceTargetAttr
+from rt.compiler.dialects.hal_attrs import DeviceTargetAttr
 from rt.compiler.dialects.hal_types import DeviceType
 
 
@@ -113,27 +116,47 @@ class CompositeAttr(ParametrizedAttribute):
         printer.print_string("]>")
 
 
-def _parse_type_or_attr(parser):
-    """IREE's ``custom<TypeOrAttr>``: ``(= attr)? (: type)?`` -> (type, attr or None)."""
-    initial = None
-    pos = parser.pos
-    if parser.parse_optional_punctuation("="):
-        initial = parser.parse_attribute()
-    type_ = None
-    if parser.parse_optional_punctuation(":"):
-        type_ = parser.parse_type()
-    if type_ is None:
-        if isinstance(initial, TypedAttribute):
-            type_ = initial.get_type()
-        elif isinstance(initial, DeviceTargetAttr):
-            type_ = DeviceType()
-        else:
-            parser.raise_error("util.global needs a type (': type') or a typed initial value", pos)
-    return type_, initial
+class TypeOrAttr(Directive):
+    """IREE's ``custom<TypeOrAttr>``: `` = value`` and/or `` : type`` of a global. The type may be
+    left out when the value gives it (a typed value of that type, or a ``#hal.device.target``
+    for ``!hal.device``), and is printed only then."""
+
+    field = "type"
+
+    def parse(self, state):
+        parser = state.parser
+        initial = None
+        pos = parser.pos
+        if parser.parse_optional_punctuation("="):
+            initial = parser.parse_attribute()
+            state.set_prop("initial_value", initial)
+        type_ = None
+        if parser.parse_optional_punctuation(":"):
+            type_ = parser.parse_type()
+        if type_ is None:
+            if isinstance(initial, TypedAttribute):
+                type_ = initial.get_type()
+            elif isinstance(initial, DeviceTargetAttr):
+                type_ = DeviceType()
+            else:
+                parser.raise_error("util.global needs a type (': type') or a typed initial value", pos)
+        state.set_prop(self.field, type_)
+
+    def print(self, op, printer):
+        initial = op.initial_value
+        if initial is not None:
+            printer.print_string(" = ")
+            printer.print_attribute(initial)
+            if isinstance(initial, TypedAttribute) and initial.get_type() == op.type:
+                return
+            if isinstance(initial, DeviceTargetAttr):
+                return
+        printer.print_string(" : ")
+        printer.print_attribute(op.type)
 
 
 @irdl_op_definition
-class GlobalOp(IRDLOperation):
+class GlobalOp(FormattedOp):
     """``util.global private mutable? @name (= value)? : type``: a module-level variable."""
 
     name = "util.global"
@@ -144,39 +167,8 @@ class GlobalOp(IRDLOperation):
     initial_value = opt_prop_def(Attribute)
     traits = traits_def(SymbolOpInterface())
 
-    @classmethod
-    def parse(cls, parser):
-        visibility = syn.parse_optional_visibility(parser)
-        mutable = parser.parse_optional_keyword("mutable") is not None
-        name = parser.parse_symbol_name()
-        attrs = parser.parse_optional_attr_dict()
-        type_, initial = _parse_type_or_attr(parser)
-        props = {"sym_name": name, "type": type_}
-        if visibility is not None:
-            props["sym_visibility"] = visibility
-        if mutable:
-            props["is_mutable"] = UnitAttr()
-        if initial is not None:
-            props["initial_value"] = initial
-        return cls.build(properties=props, attributes=attrs)
-
-    def print(self, printer):
-        syn.print_visibility(printer, self.sym_visibility)
-        if self.is_mutable is not None:
-            printer.print_string(" mutable")
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        syn.print_attr_dict(printer, self.attributes)
-        if self.initial_value is not None:
-            printer.print_string(" = ")
-            printer.print_attribute(self.initial_value)
-            typed = isinstance(self.initial_value, TypedAttribute)
-            if typed and self.initial_value.get_type() == self.type:
-                return
-            if isinstance(self.initial_value, DeviceTargetAttr):
-                return
-        printer.print_string(" : ")
-        printer.print_attribute(self.type)
+    FORMAT: ClassVar = OpFormat(Visibility(), Flag(" mutable", "is_mutable"), " ", SymbolName(), AttrDict(),
+                                TypeOrAttr())
 
 
 @irdl_op_definition
@@ -202,7 +194,7 @@ class GlobalStoreOp(FormattedOp):
 
 
 @irdl_op_definition
-class FuncOp(IRDLOperation):
+class FuncOp(FormattedOp):
     """``util.func public @name(%a: t) -> t attributes {...} { ... }`` (IREE's function op)."""
 
     name = "util.func"
@@ -214,8 +206,10 @@ class FuncOp(IRDLOperation):
     res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), FuncOpCallableInterface())
 
+    FORMAT: ClassVar = OpFormat(Custom())
+
     @classmethod
-    def parse(cls, parser):
+    def parse_syntax(cls, parser):
         visibility = syn.parse_optional_visibility(parser)
         name, inputs, outputs, region, extra, arg_attrs, res_attrs = parse_func_op_like(
             parser, reserved_attr_names=("sym_name", "function_type", "sym_visibility")
@@ -229,7 +223,7 @@ class FuncOp(IRDLOperation):
             props["res_attrs"] = res_attrs
         return cls.build(properties=props, regions=[region], attributes=extra.data if extra else {})
 
-    def print(self, printer):
+    def print_syntax(self, printer):
         syn.print_visibility(printer, self.sym_visibility, default="public")
         print_func_op_like(
             printer, self.sym_name, self.function_type, self.body, self.attributes,
@@ -242,10 +236,10 @@ class FuncOp(IRDLOperation):
             raise VerifyException(f"util.func @{self.sym_name.data}: entry block argument types differ from the signature")
 
 
-class _ReturnLike(IRDLOperation):
+class _ReturnLike(FormattedOp):
     values = var_operand_def()
-    assembly_format = "attr-dict ($values^ `:` type($values))?"
     traits = traits_def(IsTerminator(), Pure())
+    FORMAT: ClassVar = OpFormat(AttrDict(), RETURN_VALUES)
 
 
 @irdl_op_definition
@@ -284,18 +278,19 @@ class InitializerOp(FormattedOp):
 
 
 @irdl_op_definition
-class CallOp(IRDLOperation):
+class CallOp(FormattedOp):
     """``util.call @callee(%a, %b) : (t, t) -> t``."""
 
     name = "util.call"
     callee = prop_def(SymbolRefAttr)
     arguments = var_operand_def()
     results_ = var_result_def()
-    assembly_format = "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $results_)"
+    FORMAT: ClassVar = OpFormat(" ", Attr("callee"), Operands("arguments", "()"), AttrDict(), " : ",
+                                FunctionalType("arguments", "results_"))
 
 
 @irdl_op_definition
-class UnfoldableConstantOp(IRDLOperation):
+class UnfoldableConstantOp(FormattedOp):
     """``util.unfoldable_constant <attr>``: a constant the compiler must not fold (e2e tests).
 
     Deliberately without the Pure trait and without folders, so canonicalize, cse and the
@@ -307,19 +302,7 @@ class UnfoldableConstantOp(IRDLOperation):
     value = prop_def(Attribute)
     result = result_def()
 
-    @classmethod
-    def parse(cls, parser):
-        attrs = parser.parse_optional_attr_dict()
-        pos = parser.pos
-        value = parser.parse_attribute()
-        if not isinstance(value, TypedAttribute):
-            parser.raise_error(f"util.unfoldable_constant needs a typed value, got {value}", pos)
-        return cls.build(result_types=[value.get_type()], properties={"value": value}, attributes=attrs)
-
-    def print(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
+    FORMAT: ClassVar = OpFormat(AttrDict(), " ", TypedAttr("value", "result"))
 
     def verify_(self):
         if not isinstance(self.value, TypedAttribute) or self.value.get_type() != self.result.type:

@@ -6,24 +6,47 @@ followed by the module's disassembly (rt.runtime.vm.dump) as ``//`` comment line
 ``--dump-after=iree-vm-conversion`` shows the emitted bytecode and still re-parses. IREE prints
 vm dialect ops (vm.func, vm.call.import, ...); rt shows the disassembly of the real bytes instead.
 """
+from typing import ClassVar
+
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, Dialect
-from xdsl.irdl import IRDLOperation, irdl_op_definition, prop_def, traits_def
+from xdsl.irdl import irdl_op_definition, prop_def, traits_def
 from xdsl.traits import SymbolOpInterface
 
-from rt.compiler.dialects import _syntax as syn
+from rt.compiler.dialects._format import Attr, Directive, FormattedOp, OpFormat
+from rt.compiler.dialects._regions import SymbolName
 from rt.compiler.dialects.hal_blobs import attr_bytes, bytes_attr
 from rt.runtime.errors import CompileError
 
 
+class Disassembly(Directive):
+    """Prints the module's disassembly as ``//`` comment lines (which the parser skips); parses nothing."""
+
+    def parse(self, state):
+        pass
+
+    def print(self, op, printer):
+        from rt.runtime.errors import RtError
+        from rt.runtime.vm import Module
+        from rt.runtime.vm.dump import dump_module
+
+        try:
+            lines = dump_module(Module.from_bytes(op.vmfb())).splitlines()
+        except (CompileError, RtError) as exc:
+            lines = [f"(not a loadable module: {exc})"]
+        for line in lines:
+            printer.print_string("\n// " + line)
+
+
 @irdl_op_definition
-class ModuleOp(IRDLOperation):
+class ModuleOp(FormattedOp):
     """``vm.module @name data(dense<"0x.."> : vector<Nxi8>)`` + disassembly comments."""
 
     name = "vm.module"
     sym_name = prop_def(StringAttr)
     data = prop_def(Attribute)
     traits = traits_def(SymbolOpInterface())
+    FORMAT: ClassVar = OpFormat(" ", SymbolName(), " data(", Attr("data"), ")", Disassembly())
 
     @classmethod
     def create_module(cls, name, data):
@@ -33,31 +56,6 @@ class ModuleOp(IRDLOperation):
     def vmfb(self):
         """The ``.vmfb`` bytes; CompileError for a malformed data attribute."""
         return attr_bytes(self.data, f"vm.module @{self.sym_name.data}")
-
-    @classmethod
-    def parse(cls, parser):
-        name = parser.parse_symbol_name()
-        data = syn.parse_keyword_paren(parser, "data", parser.parse_attribute)
-        if data is None:
-            parser.raise_error('vm.module needs data(dense<"0x..."> : vector<Nxi8>)')
-        return cls.build(properties={"sym_name": name, "data": data})
-
-    def print(self, printer):
-        from rt.runtime.errors import RtError
-        from rt.runtime.vm import Module
-        from rt.runtime.vm.dump import dump_module
-
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" data(")
-        printer.print_attribute(self.data)
-        printer.print_string(")")
-        try:
-            lines = dump_module(Module.from_bytes(self.vmfb())).splitlines()
-        except (CompileError, RtError) as exc:
-            lines = [f"(not a loadable module: {exc})"]
-        for line in lines:
-            printer.print_string("\n// " + line)
 
 
 def build_dialect():
