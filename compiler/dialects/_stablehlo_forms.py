@@ -20,7 +20,8 @@ from xdsl.parser import Parser
 from xdsl.traits import Pure
 
 from rt.compiler.dialects._format import AttrDict, Directive, OpFormat
-from rt.compiler.dialects._stablehlo_syntax import Binary, HloOp, TypesOrFunction, _string
+from rt.compiler.dialects._stablehlo_attrs import ConvDimensionNumbersAttr, DotDimensionNumbersAttr, PrecisionAttr
+from rt.compiler.dialects._stablehlo_syntax import Binary, HloOp, ReturnOp, TypesOrFunction, _string
 from rt.compiler.dialects._syntax import print_attr_dict
 
 
@@ -99,8 +100,6 @@ class _Precision:
 
     @staticmethod
     def parse(parser, attrs, key):
-        from rt.compiler.dialects.stablehlo import PrecisionAttr
-
         words = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_identifier)
         bad = [w for w in words if w not in PrecisionAttr.VALUES]
         if bad:
@@ -132,8 +131,6 @@ KEYWORDS = {
 
 
 def _dot_attr(parts):
-    from rt.compiler.dialects.stablehlo import DotDimensionNumbersAttr
-
     keys = ("lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
             "rhs_contracting_dimensions")
     return DotDimensionNumbersAttr(*(ArrayAttr([IntegerAttr(v, i64) for v in parts.get(k, [])]) for k in keys))
@@ -316,7 +313,6 @@ def _applied_region(op_class, init_types):
     """The reduction region ``(acc, x) -> op_class(acc, x)`` on the init values' 0-d types."""
     from xdsl.ir import Block, Region
 
-    from rt.compiler.dialects.stablehlo import ReturnOp
 
     block = Block(arg_types=list(init_types) * 2)
     combined = op_class.build(operands=[block.args[0], block.args[1]], result_types=[init_types[0]])
@@ -384,7 +380,6 @@ class ConvolutionForm(Directive):
 
     def parse(self, state):
         from rt.compiler.dialects._stablehlo_structs import _compact_fields, parse_conv_window
-        from rt.compiler.dialects.stablehlo import ConvDimensionNumbersAttr
         from xdsl.dialects.builtin import DictionaryAttr
 
         parser = state.parser

@@ -141,13 +141,11 @@ def parse_conv_window(parser, attrs):
 
 def conv_window_text(op):
     """The ``window = {...}`` text of ``op``'s window attributes ('' when it has none)."""
-    from rt.compiler.passes.input.stablehlo_builders import int_list
-
     parts = []
     for key, attr in (("stride", "window_strides"), ("pad", "padding"), ("lhs_dilate", "lhs_dilation"),
                       ("rhs_dilate", "rhs_dilation"), ("reverse", "window_reversal")):
         if attr in op.attributes:
-            values = int_list(op, attr)
+            values = [int(v) for v in op.attributes[attr].get_values()]
             if key == "pad":
                 text = "[" + ", ".join(f"[{values[i]}, {values[i + 1]}]" for i in range(0, len(values), 2)) + "]"
             else:

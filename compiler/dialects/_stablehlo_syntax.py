@@ -12,11 +12,12 @@ Source followed: openxla/stablehlo ``stablehlo/dialect/AssemblyFormat.{h,cpp}``.
 from typing import ClassVar
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.irdl import IRDLOperation, operand_def, result_def, traits_def
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def, var_operand_def
 from xdsl.parser import Parser
-from xdsl.traits import Pure
+from xdsl.traits import IsTerminator, Pure
 
-from rt.compiler.dialects._format import AttrDict, Directive, FormattedOp, Operand, OpFormat
+from rt.compiler.dialects._format import AttrDict, Directive, FormattedOp, Operand, Operands, OpFormat, Opt, Types
+from rt.compiler.dialects._stablehlo_attrs import ComparisonDirectionAttr, ComparisonTypeAttr
 from rt.compiler.dialects._syntax import print_attr_dict
 
 
@@ -108,7 +109,7 @@ class _Keyword(Directive):
     def parse(self, state):
         pos = state.parser.pos
         word = state.parser.parse_identifier()
-        attr_class = self.attr_class()
+        attr_class = self.attr_class
         if word not in attr_class.VALUES:
             state.parser.raise_error(f"{state.shape.name}: expected one of {', '.join(attr_class.VALUES)}, "
                                      f"got '{word}'", pos)
@@ -214,18 +215,6 @@ class Convert(HloOp):
                                 TypesOrFunction(["operand"], ["result"]))
 
 
-def _compare_attrs():
-    from rt.compiler.dialects.stablehlo import ComparisonDirectionAttr
-
-    return ComparisonDirectionAttr
-
-
-def _compare_type_attr():
-    from rt.compiler.dialects.stablehlo import ComparisonTypeAttr
-
-    return ComparisonTypeAttr
-
-
 class Compare(HloOp):
     """``stablehlo.compare EQ, %a, %b, FLOAT : (t, t) -> i1-tensor``."""
 
@@ -233,8 +222,8 @@ class Compare(HloOp):
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    FORMAT: ClassVar = OpFormat(" ", _Keyword("comparison_direction", _compare_attrs), ", ", Operand("lhs"), ", ",
-                                Operand("rhs"), _CompareType(_compare_type_attr),
+    FORMAT: ClassVar = OpFormat(" ", _Keyword("comparison_direction", ComparisonDirectionAttr), ", ", Operand("lhs"), ", ",
+                                Operand("rhs"), _CompareType(ComparisonTypeAttr),
                                 HloAttrDict("comparison_direction", "compare_type"), " : ",
                                 TypesOrFunction(["lhs", "rhs"], ["result"]))
 
@@ -277,3 +266,13 @@ class Select(HloOp):
     traits = traits_def(Pure())
     FORMAT: ClassVar = OpFormat(" ", Operand("pred"), ", ", Operand("on_true"), ", ", Operand("on_false"),
                                 AttrDict(), " : ", _SelectTypes())
+
+
+@irdl_op_definition
+class ReturnOp(HloOp):
+    """``stablehlo.return %v : tensor<f32>``: the terminator of a stablehlo region."""
+
+    name = "stablehlo.return"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator())
+    FORMAT: ClassVar = OpFormat(Opt(" ", Operands("values"), " : ", Types("values")), AttrDict())

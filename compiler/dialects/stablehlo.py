@@ -26,12 +26,13 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import (irdl_op_definition, operand_def, opt_attr_def,
                        region_def, traits_def, var_operand_def, var_region_def, var_result_def)
-from xdsl.traits import IsTerminator, Pure
+from xdsl.traits import Pure
 
-from rt.compiler.dialects._format import AttrDict, Operands, OpFormat, Opt, Types
+from rt.compiler.dialects._format import AttrDict, Operands, OpFormat
 from rt.compiler.dialects._stablehlo_forms import ConvolutionForm, Generic, ReduceForm, WhileForm
 from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare, ConstantValue, Convert, HloAttrDict,
-                                                    HloOp, PropertiesAsAttributes, Select, TypesOrFunction, Unary)
+                                                    HloOp, PropertiesAsAttributes, ReturnOp, Select, TypesOrFunction,
+                                                    Unary)
 from rt.compiler.dialects._stablehlo_attrs import (ComparisonDirectionAttr, ComparisonTypeAttr,
                                                    ConvDimensionNumbersAttr, DotDimensionNumbersAttr,
                                                    GatherDimensionNumbersAttr, PrecisionAttr,
@@ -486,16 +487,6 @@ class ReduceOp(HloOp):
     body = region_def()
     traits = traits_def(Pure())
     FORMAT: ClassVar = OpFormat(ReduceForm())
-
-
-@irdl_op_definition
-class ReturnOp(HloOp):
-    """``stablehlo.return %v : tensor<f32>``: the terminator of a stablehlo region."""
-
-    name = "stablehlo.return"
-    values = var_operand_def()
-    traits = traits_def(IsTerminator())
-    FORMAT: ClassVar = OpFormat(Opt(" ", Operands("values"), " : ", Types("values")), AttrDict())
 
 
 STABLEHLO_OPS = [
