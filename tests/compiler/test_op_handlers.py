@@ -65,3 +65,24 @@ def test_op_table_refuses_string_keys():
 
     with pytest.raises(TypeError, match="op classes"):
         OpTable({"arith.addf": "fadd"})
+
+
+def test_the_compiler_routes_no_op_by_its_name_string():
+    """CONVENTIONS.md: an op reaches its code by its class, never by ``op.name == "..."``, a set of
+    names or a method name built from the op name. The two exceptions name things that are not op
+    classes: a target backend's name, and the ops MLIR has that rt rejects on purpose."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2] / "compiler"
+    pattern = re.compile(r"""\.name\s*(==|!=)\s*["']|\.name\s+(not\s+)?in\s+[(\[{A-Z_]|\.name\.replace\(\s*["']\.""")
+    allowed = {("/translate_executables.py", 'backend.name == "llvm-cpu"'),
+               ("/legality.py", "UNSUPPORTED")}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if pattern.search(line) and not line.lstrip().startswith(("#", "``")) and not any(
+                    rel.endswith(f) and text in line for f, text in allowed):
+                found.append(f"{rel}:{number}: {line.strip()}")
+    assert not found, "op routing by name string:\n" + "\n".join(found)
