@@ -21,7 +21,7 @@ from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import (AnyFloat, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType,
                                    TensorType, i1)
 
-from rt.compiler.dialects import arith, chlo, math, stablehlo as hlo
+from rt.compiler.dialects import arith, chlo, stablehlo as hlo
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpTable
 
@@ -393,8 +393,9 @@ def emit_elementwise(b, op, args, result_type, kind=None):
     """The value of elementwise ``op`` (or of the op class ``kind``, for ops built from others such
     as ``clamp``; errors are located at ``op``) applied to ``args`` (values of ``result_type``'s shape)."""
     kind = kind or type(op)
-    if issubclass(kind, hlo.IsFiniteOp):
-        return b.add(math.IsFiniteOp.build(operands=[args[0]], result_types=[with_element(result_type, i1)]))
+    if issubclass(kind, hlo.IsFiniteOp):  # x - x is 0 for finite x, NaN for inf and NaN (both devices)
+        difference = _binary(b, xarith.SubfOp, args[0], args[0], args[0].type)
+        return b.add(arith.CmpFOp(difference, constant(b, 0.0, args[0].type), "oeq"))
     return ELEMENTWISE[kind](b, op, args, result_type)
 
 

@@ -32,7 +32,8 @@ from rt.compiler.dialects import arith, stablehlo as hlo
 from rt.compiler.dialects.flow_tensor_shape import TensorReshapeOp
 from rt.compiler.dialects.linalg import FillOp
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.passes.input.stablehlo_builders import affine_maps, dim_exprs, empty, generic, int_list, require_static
+from rt.compiler.passes.input.stablehlo_builders import (affine_maps, dim_exprs, empty, generic, int_list,
+                                                          require_ranked, require_static)
 from rt.compiler.passes.input.stablehlo_elementwise import constant, convert, element_type, emit_elementwise
 
 
@@ -238,7 +239,7 @@ def convert_scatter(op, b, combine):
         raise error_at_op(op, "'stablehlo.scatter' of several operands is not supported by rt")
     operand, indices, updates = op.inputs
     type_ = op.outputs[0].type
-    require_static(op, operand.type, indices.type, updates.type, type_)
+    require_ranked(op, operand.type, indices.type, updates.type, type_)
     dims = op.attributes.get("scatter_dimension_numbers")
     if not isinstance(dims, hlo.ScatterDimensionNumbersAttr):
         raise error_at_op(op, "'stablehlo.scatter' needs scatter_dimension_numbers = #stablehlo.scatter<...>")

@@ -39,3 +39,20 @@ func.func @gathers() {
   check.expect_eq_const(%p, dense<[[1, 2], [10, 11]]> : tensor<2x2xi32>) : tensor<2x2xi32>
   return
 }
+
+func.func @scatter_add_rows_and_is_finite() {
+  %x = util.unfoldable_constant dense<1> : tensor<4x2xi32>
+  %rows = util.unfoldable_constant dense<[[3], [0], [3]]> : tensor<3x1xi32>
+  %updates = util.unfoldable_constant dense<[[10, 20], [30, 40], [50, 60]]> : tensor<3x2xi32>
+  %s = "stablehlo.scatter"(%x, %rows, %updates) ({
+  ^bb0(%cur: tensor<i32>, %upd: tensor<i32>):
+    %sum = stablehlo.add %cur, %upd : tensor<i32>
+    stablehlo.return %sum : tensor<i32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>} : (tensor<4x2xi32>, tensor<3x1xi32>, tensor<3x2xi32>) -> tensor<4x2xi32>
+  check.expect_eq_const(%s, dense<[[31, 41], [1, 1], [1, 1], [61, 81]]> : tensor<4x2xi32>) : tensor<4x2xi32>
+  %f = util.unfoldable_constant dense<[1.0, 0x7F800000, 0xFF800000, 0x7FC00000]> : tensor<4xf32>
+  %fin = stablehlo.is_finite %f : (tensor<4xf32>) -> tensor<4xi1>
+  %fin_i8 = stablehlo.convert %fin : (tensor<4xi1>) -> tensor<4xi8>
+  check.expect_eq_const(%fin_i8, dense<[1, 0, 0, 0]> : tensor<4xi8>) : tensor<4xi8>
+  return
+}
