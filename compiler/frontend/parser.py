@@ -17,7 +17,8 @@ Guards (each has a regression test in tests/compiler/test_frontend_guards.py):
   of times, and xDSL's type parser costs ~0.1 ms a type; so is an ``affine_map<...>`` whose
   dims, symbols and results hold no parentheses (every ``linalg.generic`` repeats its maps);
 * string literals are lexed by :class:`~rt.compiler.frontend.lexer.RtLexer`, whose pattern cannot
-  backtrack exponentially (xDSL's hangs on an unterminated string of ~30 characters);
+  backtrack exponentially (xDSL's hangs on an unterminated string of ~30 characters; tested in
+  tests/compiler/test_frontend_hostile.py);
 * every parsed op gets a ``loc("file":line:col)`` location at its name (``%0 = linalg.matmul``
   is located at ``linalg``, as mlir-opt and iree-compile locate it), so later passes report
   located errors too.
@@ -50,9 +51,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
-from xdsl.utils.lexer import Input
 from xdsl.utils.exceptions import ParseError
-from xdsl.utils.lexer import Span
+from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from rt.compiler.frontend.elements import (
