@@ -14,7 +14,7 @@ custom verifiers listed in ``SIGNATURE_VERIFIERS``, which read only what the key
 result and entry block argument types, properties, attributes) and are memoized with it. The structural
 checks ``Operation.verify`` makes (erased operands, successors, terminators) run every time too.
 Checks MLIR makes that xDSL's upstream ops lack (``UPSTREAM_GAPS``: tensor.empty's count of
-dynamic sizes) run with the traits. Any failure is a CompileError at the op: ``'<op name>' op
+dynamic sizes) run with the traits; SSA dominance within blocks is checked once per module. Any failure is a CompileError at the op: ``'<op name>' op
 <reason>``, as mlir-opt prints.
 
 Source followed: MLIR ``OperationVerifier`` (Verifier.cpp); xDSL ``Operation.verify`` and
@@ -91,6 +91,7 @@ class Verifier:
 
     def verify_module(self, module):
         """Verify every op of ``module``; CompileError at the first op that fails."""
+        _verify_defined_before_use(module)
         for op in module.walk():
             try:
                 self.verify_op(op)
@@ -189,6 +190,38 @@ def _verify_symbol_table(op):
             at = f" at {where[0]}:{where[1]}:{where[2]}" if where else ""
             raise error_at_op(child, f"'{child.name}' op redefinition of symbol named '{name.data}' (first defined"
                                      f"{at} by '{first.name}'); give each symbol of a module its own name")
+
+
+def _verify_defined_before_use(module):
+    """SSA dominance within a block: an operand defined by an op of the user's block (or of a
+    block enclosing it) must be defined by an earlier op there; xDSL's verifier does not check
+    this, and a value used before (or inside) its own definition sends passes that follow
+    use-def chains round a cycle forever. Uses across the blocks of a multi-block region are
+    left to the region's own rules. CompileError at the use, naming the definition's location
+    (MLIR's "operand #0 does not dominate this use")."""
+    positions = {}
+    for op in module.walk():
+        block = op.parent
+        if block is None or block.parent is None or block.parent.parent is module:
+            continue  # module level is a graph region (and holds isolated symbols only)
+        for index, operand in enumerate(op._operands):
+            definer = getattr(operand, "op", None)
+            if definer is None or definer.parent is None:
+                continue
+            user = op
+            while user is not None and user.parent is not definer.parent:
+                user = user.parent_op()
+            if user is None:
+                continue
+            order = positions.get(id(definer.parent))
+            if order is None:
+                order = positions[id(definer.parent)] = {id(o): i for i, o in enumerate(definer.parent.ops)}
+            if order[id(definer)] >= order[id(user)]:
+                name = f" %{operand.name_hint}" if operand.name_hint else ""
+                where = op_location(definer)
+                at = f" (defined at {where[0]}:{where[1]}:{where[2]})" if where else ""
+                raise error_at_op(op, f"'{op.name}' op operand #{index}{name}{at} does not dominate this use: "
+                                      f"define a value before using it")
 
 
 def _verify_structure(op):

@@ -93,3 +93,16 @@ def test_splat_of_an_empty_tensor_compiles_and_runs(target, device):
     with rt.load(rt.compile(text, devices=[target]), devices=[device]) as m:
         r, i = m.f(np.zeros((4, 0), np.float32))
     assert r.shape == (4, 0) and r.dtype == np.float32 and i.shape == (0,) and i.dtype == np.int32
+
+
+def test_value_used_before_its_definition_is_located_not_a_hang():
+    """Found by compiler_fuzz (seed 7): a use-def cycle sent dispatch creation round it forever."""
+    text = ("func.func @f(%n: index) -> tensor<?xf32> {\n  %c = arith.constant 0.0 : f32\n"
+            "  %f = linalg.fill ins(%c : f32) outs(%f : tensor<?xf32>) -> tensor<?xf32>\n"
+            "  return %f : tensor<?xf32>\n}\n")
+    assert _error(text) == ("<input>:3:8: error: 'linalg.fill' op operand #1 %f (defined at <input>:3:8) does not "
+                            "dominate this use: define a value before using it")
+    text = ("func.func @g() -> i32 {\n  %s = arith.addi %a, %a : i32\n  %a = arith.constant 1 : i32\n"
+            "  return %s : i32\n}\n")
+    assert _error(text) == ("<input>:2:8: error: 'arith.addi' op operand #0 %a (defined at <input>:3:8) does not "
+                            "dominate this use: define a value before using it")
