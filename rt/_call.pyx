@@ -140,7 +140,11 @@ cdef class CallPath:
                            RES_TENSOR if r.kind == "tensor" else RES_VALUE for r in results]
 
     def __call__(self, *args, to_host=True, timeout=None, fuel=None):
-        prepared = self._prepare_c(args)
+        try:
+            prepared = self._prepare_c(args)
+        except BaseException as e:
+            self._abort(e)  # other ranks (MPI) fail their collectives naming this cause now
+            raise
         if self._plain and timeout is None and fuel is None:
             values = self._invoke_c(prepared)
         else:
@@ -149,8 +153,13 @@ cdef class CallPath:
 
     def prepare(self, *args):
         """Check and convert ``args`` into VM values (buffer views on the argument's device,
-        Python numbers); the result can be passed to :meth:`invoke` many times."""
-        return self._prepare_c(args)
+        Python numbers); the result can be passed to :meth:`invoke` many times. A rejected
+        argument is posted to the other ranks (``abort``) before it is raised, as a failed call is."""
+        try:
+            return self._prepare_c(args)
+        except BaseException as e:
+            self._abort(e)
+            raise
 
     def convert_results(self, values, prepared, to_host=True):
         """Raw VM results of :meth:`invoke` -> None, a value or a tuple (numpy or DeviceArray)."""

@@ -247,7 +247,11 @@ class LoadedFunction(CallPath):
 
         timeout: seconds (None: unbounded); fuel: backward branches + calls (None: unbounded).
         """
-        _check_timeout(timeout)
+        try:
+            _check_timeout(timeout)
+        except InvalidArgumentError as e:
+            self._loaded.channel_provider.abort(e)
+            raise
         lock = self._loaded.lock if fuel is not None else contextlib.nullcontext()
         with lock, _call_limits(self._loaded.context, timeout, fuel):
             tracer = self._loaded.tracer

@@ -30,8 +30,9 @@ def parse_module(text, filename="<input>", context=None, verify=True):
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     remember_source(filename, text)
-    parser = RtParser(context or make_context(), text, filename)
+    context = context or make_context()
     try:
+        parser = RtParser(context, text, filename)
         module = parser.parse_module()
         for op in module.walk():
             for table in (op.properties, op.attributes):

@@ -290,11 +290,11 @@ def storage_bytes(attr):
 
 
 def is_splat(attr):
-    """True when every element of the constant ``attr`` has the same value."""
+    """True when the constant ``attr`` has elements and all of them have the same value."""
     if isinstance(attr, ElementsAttr):
         return attr.payload.data.is_splat
     if isinstance(attr, DenseIntOrFPElementsAttr):
-        return attr.is_splat()
+        return len(attr) > 0 and attr.is_splat()  # xDSL's is_splat indexes the first element
     raise InvalidArgumentError(f"expected a dense tensor constant attribute, got {attr}")
 
 

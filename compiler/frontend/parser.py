@@ -16,6 +16,9 @@ Guards (each has a regression test in tests/compiler/test_frontend_guards.py):
   no encoding) is parsed once per spelling and shared: a model repeats a few types thousands
   of times, and xDSL's type parser costs ~0.1 ms a type; so is an ``affine_map<...>`` whose
   dims, symbols and results hold no parentheses (every ``linalg.generic`` repeats its maps);
+* string literals are lexed by :class:`~rt.compiler.frontend.lexer.RtLexer`, whose pattern cannot
+  backtrack exponentially (xDSL's hangs on an unterminated string of ~30 characters; tested in
+  tests/compiler/test_frontend_hostile.py);
 * every parsed op gets a ``loc("file":line:col)`` location at its name (``%0 = linalg.matmul``
   is located at ``linalg``, as mlir-opt and iree-compile locate it), so later passes report
   located errors too.
@@ -47,8 +50,9 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.parser import Parser
+from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import ParseError
-from xdsl.utils.lexer import Span
+from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from rt.compiler.frontend.elements import (
@@ -59,6 +63,7 @@ from rt.compiler.frontend.elements import (
     small_float_name,
     storage_dtype,
 )
+from rt.compiler.frontend.lexer import RtLexer
 from rt.compiler.passes.legality import UNSUPPORTED, unsupported_message
 from rt.runtime.errors import RtError
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64
@@ -84,7 +89,9 @@ class RtParser(Parser):
     """An xDSL ``Parser`` with rt's guards. Use :func:`rt.compiler.frontend.parse_module`."""
 
     def __init__(self, ctx, text, name="<input>"):
-        super().__init__(ctx, text, name)
+        super().__init__(ctx, "", name)
+        text = text.decode("utf-8") if isinstance(text, bytes) else text
+        self._parser_state = ParserState(RtLexer(Input(text, name)))
         self.resource_blobs = {}
         self.resource_spans = {}
         self._shaped_types = {}

@@ -13,7 +13,9 @@ hashing them is still cheaper than checking them). Traits and custom verifiers
 custom verifiers listed in ``SIGNATURE_VERIFIERS``, which read only what the key holds (operand,
 result and entry block argument types, properties, attributes) and are memoized with it. The structural
 checks ``Operation.verify`` makes (erased operands, successors, terminators) run every time too.
-Any failure is a CompileError at the op: ``'<op name>' op <reason>``, as mlir-opt prints.
+Checks MLIR makes that xDSL's upstream ops lack (``UPSTREAM_GAPS``: tensor.empty's count of
+dynamic sizes) run with the traits; SSA dominance within blocks is checked once per module. Any failure is a CompileError at the op: ``'<op name>' op
+<reason>``, as mlir-opt prints.
 
 Source followed: MLIR ``OperationVerifier`` (Verifier.cpp); xDSL ``Operation.verify`` and
 ``OpDef.verify`` (xdsl 0.74.0, whose generated ``verify_`` closure holds ``op_def`` and the
@@ -21,14 +23,17 @@ op's ``custom_verify``).
 """
 import dataclasses
 
+from xdsl.dialects import tensor as xtensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, StringAttr
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.ops import FillOp
 from xdsl.irdl import traits_def
 from xdsl.ir import ErasedSSAValue
-from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait, SymbolTable
+from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects.linalg_named import NamedStructuredOp
-from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.frontend.diagnostics import error_at_op, op_location
 from rt.runtime.errors import CompileError
 
 #: the "no custom verifier" marker in the per-class table
@@ -41,6 +46,18 @@ _NONE = object()
 #: types, then xDSL's structured-op verifier)
 SIGNATURE_VERIFIERS = frozenset({LinalgStructuredOperation.verify_, FillOp.verify_,
                                  NamedStructuredOp.verify_})
+
+
+def _verify_empty_sizes(op):
+    """tensor.empty: one size operand per dynamic dimension of the result (MLIR's EmptyOp::verify)."""
+    expected = sum(1 for d in op.tensor.type.get_shape() if d == DYNAMIC_INDEX)
+    if len(op.dynamic_sizes) != expected:
+        raise VerifyException(f"incorrect number of dynamic sizes, has {len(op.dynamic_sizes)}, expected {expected} "
+                              f"(one index operand per '?' of {op.tensor.type}: tensor.empty(%d) : tensor<?xf32>)")
+
+
+#: checks MLIR's verifiers make that xDSL 0.74.0's upstream ops lack, run like trait checks
+UPSTREAM_GAPS = {xtensor.EmptyOp: _verify_empty_sizes}
 
 
 def _split(cls):
@@ -56,8 +73,11 @@ def _split(cls):
     for trait in op_def.traits:
         if isinstance(trait, IsolatedFromAbove):
             checks.append(_verify_isolated)
+        elif isinstance(trait, SymbolTable):
+            checks.append(_verify_symbol_table)
         elif type(trait).verify is not OpTrait.verify:  # traits that only mark (Pure, ...) check nothing
             checks.append(trait.verify)
+    checks.extend(check for base, check in UPSTREAM_GAPS.items() if issubclass(cls, base))
     return dataclasses.replace(op_def, traits=traits_def()), tuple(checks), cells.get("custom_verify")
 
 
@@ -71,6 +91,7 @@ class Verifier:
 
     def verify_module(self, module):
         """Verify every op of ``module``; CompileError at the first op that fails."""
+        _verify_defined_before_use(module)
         for op in module.walk():
             try:
                 self.verify_op(op)
@@ -129,7 +150,8 @@ class Verifier:
 def _verify_isolated(op):
     """IsolatedFromAbove: ops nested in ``op`` (down to nested isolated ops, which check
     themselves) use only values defined inside ``op``; the same check as xDSL's trait, with a
-    set of the values defined inside instead of an ancestor walk per operand."""
+    set of the values defined inside instead of an ancestor walk per operand. A violation is a
+    CompileError at the op using the value (MLIR's "using value defined outside the region")."""
     nested, defined, stack = [], set(), [op]
     while stack:
         current = stack.pop()
@@ -144,7 +166,62 @@ def _verify_isolated(op):
     for child in nested:
         for operand in child._operands:
             if operand not in defined:
-                raise ValueError(f"Operation using value defined out of its IsolatedFromAbove parent: {child}")
+                name = f" %{operand.name_hint}" if operand.name_hint else ""
+                where = op_location(op)
+                at = f" at {where[0]}:{where[1]}:{where[2]}" if where else ""
+                raise error_at_op(child, f"'{child.name}' op using value{name} defined outside the region of its "
+                                         f"isolated parent '{op.name}'{at}; define it inside or pass it in")
+
+
+def _verify_symbol_table(op):
+    """SymbolTable: one single-block region whose symbols have distinct names; a duplicate is a
+    CompileError at the second definition naming where the first is (MLIR's
+    ``verifySymbolTable``; xDSL's trait reports it at the table, which has no location)."""
+    if len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
+        raise VerifyException("Operations with a 'SymbolTable' must have exactly one region with one block")
+    seen = {}
+    for child in op.regions[0].blocks[0].ops:
+        name = child.get_attr_or_prop("sym_name")
+        if not isinstance(name, StringAttr):
+            continue
+        first = seen.setdefault(name.data, child)
+        if first is not child:
+            where = op_location(first)
+            at = f" at {where[0]}:{where[1]}:{where[2]}" if where else ""
+            raise error_at_op(child, f"'{child.name}' op redefinition of symbol named '{name.data}' (first defined"
+                                     f"{at} by '{first.name}'); give each symbol of a module its own name")
+
+
+def _verify_defined_before_use(module):
+    """SSA dominance within a block: an operand defined by an op of the user's block (or of a
+    block enclosing it) must be defined by an earlier op there; xDSL's verifier does not check
+    this, and a value used before (or inside) its own definition sends passes that follow
+    use-def chains round a cycle forever. Uses across the blocks of a multi-block region are
+    left to the region's own rules. CompileError at the use, naming the definition's location
+    (MLIR's "operand #0 does not dominate this use")."""
+    positions = {}
+    for op in module.walk():
+        block = op.parent
+        if block is None or block.parent is None or block.parent.parent is module:
+            continue  # module level is a graph region (and holds isolated symbols only)
+        for index, operand in enumerate(op._operands):
+            definer = getattr(operand, "op", None)
+            if definer is None or definer.parent is None:
+                continue
+            user = op
+            while user is not None and user.parent is not definer.parent:
+                user = user.parent_op()
+            if user is None:
+                continue
+            order = positions.get(id(definer.parent))
+            if order is None:
+                order = positions[id(definer.parent)] = {id(o): i for i, o in enumerate(definer.parent.ops)}
+            if order[id(definer)] >= order[id(user)]:
+                name = f" %{operand.name_hint}" if operand.name_hint else ""
+                where = op_location(definer)
+                at = f" (defined at {where[0]}:{where[1]}:{where[2]})" if where else ""
+                raise error_at_op(op, f"'{op.name}' op operand #{index}{name}{at} does not dominate this use: "
+                                      f"define a value before using it")
 
 
 def _verify_structure(op):

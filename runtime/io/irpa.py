@@ -16,16 +16,17 @@ metadata segment). Types: 0 skip; 1 splat (``u64 length, u8 pattern[16], u8 patt
 u64 length} storage``): bytes of the storage segment; 3 external (a range of another file;
 rejected here, as IREE's parser does).
 
-:func:`read_irpa` validates every range against the file before anything is read (a truncated
-or corrupt file is an :class:`InvalidArgumentError` naming the file, the archive offset and the
-field, never a crash) and maps the file (``mmap``, copy-on-write), so data entries are zero-copy
-views. :func:`write_irpa` writes the layout IREE's builder (``irpa_builder.c``) writes: header,
+:func:`read_irpa` copies the file into private memory (:func:`read_snapshot`), validates every
+range against that copy (a truncated or corrupt file is an :class:`InvalidArgumentError` naming
+the file, the archive offset and the field, never a crash) and returns data entries as
+zero-copy views of the copy. Nothing reads the file again, so truncating or rewriting it after
+the read changes nothing a module holds; a file that changes while it is read is an error.
+:func:`write_irpa` writes the layout IREE's builder (``irpa_builder.c``) writes: header,
 entry table, names, then the storage segment with each data entry 64-byte aligned.
 
 Source followed: IREE ``runtime/src/iree/io/formats/irpa/irpa_parser.c`` and ``irpa_builder.c``.
 """
 import dataclasses
-import mmap
 import os
 import struct
 
@@ -33,6 +34,7 @@ import numpy as np
 
 from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, UnimplementedError
+from rt.runtime.io.file_snapshot import read_snapshot
 
 MAGIC = 0x41505249  # "IRPA"
 _PREFIX = struct.Struct("<IHHQQQ")  # magic, major, minor, header_size, next_header_offset, flags
@@ -157,23 +159,17 @@ class _Reader:
 def read_irpa(path):
     """{key: IrpaEntry} of the archive(s) in the file at ``path``.
 
-    Data entries are zero-copy views of a read-only memory map that stays open while any view
-    is alive (a private copy-on-write mapping: a write through a view never reaches the file and
-never faults). Raises NotFoundError (no such file), InvalidArgumentError (truncated or corrupt
-    archive, naming the file and what is wrong) or UnimplementedError (a newer IRPA version,
-    external entries).
+    Data entries are zero-copy views of a private, page-aligned copy of the file
+    (:func:`read_snapshot`), which stays alive while any view is: a later truncation or
+    rewrite of the file never reaches them. Raises NotFoundError (no such file),
+    InvalidArgumentError (truncated or corrupt archive, a file that changed while being read,
+    naming the file and what is wrong) or UnimplementedError (a newer IRPA version, external
+    entries).
     """
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY) if size else b""
-    except FileNotFoundError:
-        raise NotFoundError(f"parameter file {path!r} does not exist") from None
-    except (IsADirectoryError, PermissionError, ValueError, OSError) as e:
-        raise InvalidArgumentError(f"cannot read parameter file {path!r}: {e}") from None
+    snapshot = read_snapshot(path)
     entries = {}
-    reader, base = _Reader(path, memoryview(mapped)), 0
+    reader, base = _Reader(path, memoryview(snapshot)), 0
     while base is not None:
         base = reader.archive(base, entries)
     return entries

@@ -13,11 +13,12 @@ io_parameters.load    0rIrrrIiirrr_r     device, queue_affinity, wait_fence, sig
 
 ``key_table`` holds one ``{u32 offset, u32 length}`` per parameter into ``key_data``; ``spans``
 one ``{u64 parameter_offset, u64 buffer_offset, u64 length}``. The load waits for
-``wait_fence``, makes each buffer and signals ``signal_fence``. A parameter stored as data in a
-memory-mapped ``.irpa`` becomes the buffer without a copy when the module marks it immutable
-(``SHARING_IMMUTABLE`` usage, constant globals) and its address is 64-byte aligned; otherwise,
-and for splats, ``.safetensors`` tensors and mutable globals, the bytes are copied into a new
-device buffer.
+``wait_fence``, makes each buffer and signals ``signal_fence``. A parameter stored as data in an
+``.irpa`` (held in rt's private copy of the file, ``rt.runtime.io.file_snapshot``, so a later
+change to the file never reaches it) becomes the buffer without a further copy when the module
+marks it immutable (``SHARING_IMMUTABLE`` usage, constant globals) and its address is 64-byte
+aligned; otherwise, and for splats, ``.safetensors`` tensors and mutable globals, the bytes are
+copied into a new device buffer.
 
 Checks (each error names the parameter, the file and what the module expects): the scope and
 key exist (rt.runtime.io.parameter_index); the span fits the parameter's bytes; a

@@ -4,7 +4,9 @@ The package is imported only when a ``.safetensors`` file is opened, so the runt
 and runs without it. Each tensor of the file is one parameter whose key is the tensor's name;
 unlike an ``.irpa`` entry it carries a dtype and a shape, which the ``io_parameters`` module
 checks against the global the parameter initializes. Tensor bytes are read (copied) through
-the package's numpy API when a module loads them.
+the package's numpy API when a module loads them; the file's fingerprint (size, modification
+time, inode) taken when it was indexed must still hold before and after that read, so a file
+changed in between is an error naming it, never new values (``rt.runtime.io.file_snapshot``).
 
 Source followed: the safetensors format (8-byte little-endian header length, JSON header of
 ``{name: {dtype, shape, data_offsets}}``, then the data) and IREE's
@@ -16,7 +18,8 @@ import os
 import ml_dtypes  # noqa: F401  (registers the bfloat16/float8 numpy dtypes the package returns)
 import numpy as np
 
-from rt.runtime.errors import InvalidArgumentError, NotFoundError, UnimplementedError
+from rt.runtime.errors import InvalidArgumentError, UnimplementedError
+from rt.runtime.io.file_snapshot import Fingerprint, check_unchanged, fingerprint
 
 #: safetensors dtype -> (rt element name, bytes per element)
 DTYPES = {
@@ -37,6 +40,7 @@ class SafetensorsEntry:
     shape: tuple
     length: int
     path: str
+    fingerprint: Fingerprint
 
     @property
     def kind(self):
@@ -48,12 +52,16 @@ class SafetensorsEntry:
         return DTYPES.get(self.dtype, (None, 0))[0]
 
     def read(self):
+        """The tensor's bytes (uint8); InvalidArgumentError if the file changed since it was indexed."""
         safe_open = _package().safe_open
+        when = f"reading tensor '{self.key}'"
+        check_unchanged(self.path, self.fingerprint, when)
         try:
             with safe_open(self.path, framework="numpy") as f:
                 array = f.get_tensor(self.key)
         except Exception as e:  # the package raises its own error types
             raise InvalidArgumentError(f"{self.path}: cannot read tensor '{self.key}': {e}") from None
+        check_unchanged(self.path, self.fingerprint, when)
         return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
 
 
@@ -73,8 +81,7 @@ def read_safetensors(path):
     UnimplementedError (the safetensors package is missing, or a dtype rt has no type for).
     """
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise NotFoundError(f"parameter file {path!r} does not exist")
+    indexed = fingerprint(path)
     safe_open = _package().safe_open
     try:
         with safe_open(path, framework="numpy") as f:
@@ -88,7 +95,7 @@ def read_safetensors(path):
                 count = 1
                 for d in shape:
                     count *= d
-                entries[key] = SafetensorsEntry(key, dtype, shape, count * DTYPES[dtype][1], path)
+                entries[key] = SafetensorsEntry(key, dtype, shape, count * DTYPES[dtype][1], path, indexed)
     except (UnimplementedError, InvalidArgumentError):
         raise
     except Exception as e:  # SafetensorError, OSError: a file that is not a safetensors file

@@ -13,12 +13,19 @@ A failed operation fails its signal fence with an ``InjectedFaultError`` naming 
 (or link), the operation and the spec; the failure then travels the HAL's normal path to
 every dependent fence (docs/ARCHITECTURE.md §7). The fault plan is checked against the topology when
 the simulation is created (unknown device or link, bad value: ``InvalidArgumentError``).
+Values are checked when parsed: counts are positive integers of ASCII digits (at most 18),
+``slow`` a finite factor from 1 to ``MAX_SLOW``, ``memory`` a size (topology rules), names
+non-empty strings; any other spec is an error naming the field.
 """
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rt.runtime.errors import DeviceError, InvalidArgumentError
 
 _KEYS = {"device": ("fail_at", "count", "memory"), "link": ("fail", "fail_at", "slow")}
+#: the largest slow-down factor: a link slower than that models nothing (and ``inf`` divides by 0)
+MAX_SLOW = 1e6
 
 
 class InjectedFaultError(DeviceError):
@@ -49,7 +56,17 @@ def parse(spec):
 
     if isinstance(spec, Fault):
         return spec
-    text = spec if isinstance(spec, str) else ",".join(f"{k}={v}" for k, v in dict(spec).items())
+    if isinstance(spec, Mapping):
+        for key, value in spec.items():
+            if not isinstance(key, str) or not isinstance(value, (str, int, float, bool)):
+                raise InvalidArgumentError(f"fault {dict(spec)!r}: {key!r}: expected a name or a number, got "
+                                           f"{type(value).__name__} {value!r}"[:300])
+        text = ",".join(f"{k}={v}" for k, v in spec.items())
+    elif isinstance(spec, str):
+        text = spec
+    else:
+        raise InvalidArgumentError(f"a fault is a string such as 'device=gpu1,fail_at=3' or a dict "
+                                   f"{{'device': 'gpu1', 'fail_at': 3}}, got {type(spec).__name__}")
     items = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, eq, value = part.partition("=")
@@ -62,6 +79,8 @@ def parse(spec):
         raise InvalidArgumentError(f"fault {text!r}: expected device=NAME or link=A-B first, "
                                    "e.g. device=gpu1,fail_at=3 or link=gpu0-gpu1,slow=4")
     target = targets[0]
+    if not items[target]:
+        raise InvalidArgumentError(f"fault {text!r}: {target}: expected a {target} name, got nothing")
     fields = {}
     for key, value in items.items():
         if key == target:
@@ -79,25 +98,32 @@ def parse(spec):
     return fault
 
 
+def _digits(value):
+    """Whether ``value`` is a plain decimal integer of at most 18 ASCII digits (``str.isdigit``
+    also takes '²' and other scripts' digits, which ``int`` then refuses or reads unexpectedly)."""
+    return value.isascii() and value.isdigit() and len(value) <= 18
+
+
 def _value(text, key, value, reader):
     if key == "fail":
-        if value not in (None, "true", "1", "yes"):
+        if value not in (None, "true", "True", "1", "yes"):
             raise InvalidArgumentError(f"fault {text!r}: 'fail' takes no value")
         return True
     if value is None:
         raise InvalidArgumentError(f"fault {text!r}: {key} needs a value ({key}=...)")
     if key == "memory":
-        return reader.size(int(value) if value.isdigit() else value, (key,))
+        return reader.size(int(value) if _digits(value) else value, (key,))
     if key == "slow":
         try:
-            factor = float(value)
+            factor = float(value) if value.isascii() else math.nan
         except ValueError:
-            factor = 0.0
-        if not factor >= 1.0:
-            raise InvalidArgumentError(f"fault {text!r}: slow must be a factor >= 1, got {value!r}")
+            factor = math.nan
+        if not 1.0 <= factor <= MAX_SLOW:
+            raise InvalidArgumentError(f"fault {text!r}: slow must be a factor >= 1 and <= {MAX_SLOW:g}, "
+                                       f"got {value!r}")
         return factor
-    if not value.isdigit() or int(value) < 1:
-        raise InvalidArgumentError(f"fault {text!r}: {key} must be a positive integer, got "
+    if not _digits(value) or int(value) < 1:
+        raise InvalidArgumentError(f"fault {text!r}: {key} must be a positive integer (at most 18 digits), got "
                                    f"{value!r}")
     return int(value)
 

@@ -22,6 +22,13 @@ Units are decimal: ``bandwidth_gbps`` and ``memory_gbps`` are GB/s (10^9 bytes p
 ``peak_gflops`` is 10^9 flop/s; sizes accept B, KB/MB/GB/TB (powers of 1000) and
 KiB/MiB/GiB/TiB (powers of 1024). Every error names the file, the line and the field, e.g.
 ``topo.yaml:7: devices[1].memory: expected a size such as 64MiB or 16GiB, got 'lots'``.
+
+Limits, so that no file can exhaust memory or make the model meaningless: nesting at most
+``MAX_DEPTH`` levels (checked on the YAML event stream before anything is built, so deep
+nesting and recursive aliases are errors, not ``RecursionError``); aliases (``*name``) expand to
+at most ``MAX_NODES`` nodes in all (a "billion laughs" file is refused at its line); mapping keys
+are scalars; every number is finite and at most ``MAX_NUMBER`` (rates at least ``MIN_RATE``),
+sizes at most ``MAX_SIZE`` bytes. Names where names belong: a list or mapping there is an error.
 """
 import math
 import os
@@ -37,8 +44,14 @@ TIME_MODELS = ("roofline", "measured")
 ALGORITHMS = ("ring", "tree")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i?B|B)?\s*$", re.IGNORECASE)
+_FLOAT_WITHOUT_DOT = re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$")
 _UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
           "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+MAX_DEPTH = 32
+MAX_NODES = 100_000
+MAX_NUMBER = 1e15
+MIN_RATE = 1e-6
+MAX_SIZE = 2**60
 _TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups")
 _DEVICE_FIELDS = ("name", "uri", "memory", "peak_gflops", "memory_gbps", "time_model")
 _LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us")
@@ -106,17 +119,21 @@ class Topology:
     def from_yaml(cls, text, source="<topology>"):
         """Parse topology YAML ``text``; ``source`` names it in errors."""
         try:
+            _check_nesting(text, source)
             node = yaml.compose(text, Loader=yaml.SafeLoader)
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
-            where = f"{source}:{mark.line + 1}" if mark is not None else source
-            problem = getattr(e, "problem", None) or str(e)
+            position = getattr(e, "position", None)  # a ReaderError (a character YAML refuses)
+            line = mark.line + 1 if mark is not None else (text.count("\n", 0, position) + 1
+                                                            if position is not None else None)
+            where = f"{source}:{line}" if line is not None else source
+            problem = getattr(e, "problem", None) or getattr(e, "reason", None) or str(e)
             raise InvalidArgumentError(f"{where}: not valid YAML: {problem}") from None
         if node is None:
             raise InvalidArgumentError(f"{source}:1: the topology is empty; expected a mapping "
                                        "with a 'devices' list")
         lines = {}
-        data = _plain(node, (), lines, source, yaml.SafeLoader(""))
+        data = _plain(node, (), lines, source, yaml.SafeLoader(""), [MAX_NODES])
         return _Reader(source, lines).topology(data)
 
     @classmethod
@@ -178,25 +195,57 @@ def _default_time_model(peak_gflops, memory_gbps):
     return "roofline" if peak_gflops is not None or memory_gbps is not None else "measured"
 
 
-def _plain(node, path, lines, source, loader):
-    """Plain Python data for a composed YAML node; records the line of every path."""
-    lines[path] = node.start_mark.line + 1
+def _check_nesting(text, source):
+    """Refuse YAML nested deeper than MAX_DEPTH, from the parser's events (iterative, so the
+    check itself cannot overflow the stack the composer would)."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InvalidArgumentError(f"{source}:{event.start_mark.line + 1}: nested more than {MAX_DEPTH} "
+                                           f"levels deep; a topology needs a few")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+
+
+def _plain(node, path, lines, source, loader, budget):
+    """Plain Python data for a composed YAML node; records the line of every path.
+
+    ``budget`` is a one-element list of nodes still allowed: aliases share nodes, so a small
+    file can name billions of them; a recursive alias never ends (the depth limit stops it).
+    """
+    line = node.start_mark.line + 1
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise InvalidArgumentError(f"{source}:{line}: {_path_text(path)}: more than {MAX_NODES} values once "
+                                   f"aliases (*name) are expanded; write the topology out without them")
+    if len(path) > MAX_DEPTH:
+        raise InvalidArgumentError(f"{source}:{line}: {_path_text(path[:3])}...: nested more than {MAX_DEPTH} "
+                                   f"levels deep (a recursive alias?)")
+    lines[path] = line
     if isinstance(node, yaml.MappingNode):
         out = {}
         for key_node, value_node in node.value:
-            key = _plain(key_node, path + ("<key>",), {}, source, loader)
+            key = _plain(key_node, path + ("<key>",), {}, source, loader, budget)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise InvalidArgumentError(f"{source}:{key_node.start_mark.line + 1}: {_path_text(path)}: a key "
+                                           f"must be a name, got {_kind(key)}")
             if key in out:
                 raise InvalidArgumentError(f"{source}:{key_node.start_mark.line + 1}: "
                                            f"{_path_text(path + (key,))}: given twice")
-            out[key] = _plain(value_node, path + (key,), lines, source, loader)
+            out[key] = _plain(value_node, path + (key,), lines, source, loader, budget)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_plain(v, path + (i,), lines, source, loader) for i, v in enumerate(node.value)]
+        return [_plain(v, path + (i,), lines, source, loader, budget) for i, v in enumerate(node.value)]
     try:
         return loader.construct_object(node, deep=True)
     except yaml.YAMLError as e:
-        raise InvalidArgumentError(f"{source}:{node.start_mark.line + 1}: {_path_text(path)}: "
+        raise InvalidArgumentError(f"{source}:{line}: {_path_text(path)}: "
                                    f"{getattr(e, 'problem', None) or e}") from None
+    except (ValueError, TypeError, OverflowError) as e:  # e.g. "!!int 12x", "!!float abc"
+        raise InvalidArgumentError(f"{source}:{line}: {_path_text(path)}: {node.tag.rsplit(':', 1)[-1]} value "
+                                   f"{node.value!r} is not valid: {e}") from None
 
 
 def _path_text(path):
@@ -239,11 +288,21 @@ class _Reader:
         return value
 
     def number(self, value, path, minimum=0.0, strict=True, unit=""):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(path, f"expected a number{unit}, got {value!r}")
+        """A finite number in ``[minimum, MAX_NUMBER]``; ``strict``: a rate, so at least MIN_RATE."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            hint = ""
+            if isinstance(value, str) and _FLOAT_WITHOUT_DOT.match(value):
+                hint = " (YAML reads an exponent without a dot as text: write 1.0e9, not 1e9)"
+            self.fail(path, f"expected a number{unit}, got {_kind(value)}{hint}")
+        if isinstance(value, int) and abs(value) > MAX_NUMBER or not math.isfinite(value):
+            self.fail(path, f"expected a finite number{unit} of at most {MAX_NUMBER:g}, got {_kind(value)}")
+        if value > MAX_NUMBER:
+            self.fail(path, f"must be at most {MAX_NUMBER:g}{unit}, got {value!r}")
         if value < minimum or (strict and value == minimum):
             bound = f"> {minimum:g}" if strict else f">= {minimum:g}"
             self.fail(path, f"must be {bound}, got {value!r}")
+        if strict and value < MIN_RATE:
+            self.fail(path, f"must be at least {MIN_RATE:g}{unit} (a rate that small models nothing), got {value!r}")
         return float(value)
 
     def size(self, value, path):
@@ -254,9 +313,11 @@ class _Reader:
             if match is None:
                 self.fail(path, f"expected a size such as 64MiB or 16GiB (or bytes), got {value!r}")
             number, unit = float(match.group(1)), (match.group(2) or "B").upper()
+        if number > MAX_SIZE:
+            self.fail(path, f"must be at most {MAX_SIZE} bytes (1 EiB), got {_kind(value)}")
         size = int(number * _UNITS[unit])
-        if size <= 0:
-            self.fail(path, f"must be a positive size, got {value!r}")
+        if size <= 0 or size > MAX_SIZE:
+            self.fail(path, f"must be a positive size of at most 1 EiB, got {_kind(value)}")
         return size
 
     def choice(self, value, path, choices):
@@ -341,6 +402,8 @@ class _Reader:
             if not isinstance(between, list) or len(between) != 2:
                 self.fail(path + ("between",), f"expected two endpoints [a, b], got {between!r}")
             for k, end in enumerate(between):
+                if not isinstance(end, str):
+                    self.fail(path + ("between", k), f"expected a device name or {HOST!r}, got {_kind(end)}")
                 if end != HOST and end not in names:
                     self.fail(path + ("between", k), f"unknown device {end!r}; expected "
                                                      f"{HOST!r} or one of {', '.join(sorted(names))}")
@@ -370,6 +433,8 @@ class _Reader:
             if not isinstance(members, list) or not members:
                 self.fail(path, f"expected a non-empty list of device names, got {_kind(members)}")
             for k, member in enumerate(members):
+                if not isinstance(member, str):
+                    self.fail(path + (k,), f"expected a device name, got {_kind(member)}")
                 if member not in names:
                     self.fail(path + (k,), f"unknown device {member!r}; devices: "
                                            f"{', '.join(sorted(names))}")
@@ -384,4 +449,5 @@ def _kind(value):
         return "a mapping"
     if isinstance(value, list):
         return f"a list of {len(value)}"
-    return repr(value)
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
