@@ -163,10 +163,10 @@ PHASES = (
         P("iree-stablehlo-to-iree-input", "input.stablehlo_to_iree_input:StableHLOToIREEInputPass",
           input_type="input_type"),
         P("iree-import-ml-program", "input.import_ml_program:ImportMLProgramPass"),
-        P("iree-flow-inject-tensor-tracing", "dispatch_creation.inject_tensor_tracing:InjectTensorTracingPass"),
+        P("iree-flow-inject-tensor-tracing", "input.inject_tensor_tracing:InjectTensorTracingPass"),
         P("rt-unpack-packed-storage", "input.unpack_packed_storage:UnpackPackedStoragePass"),
         P("canonicalize", "input.canonicalize:CanonicalizePass"),
-        P("cse", "input.cse:CSEPass"),
+        P("cse", "common.cse:CSEPass"),
         P("iree-convert-shard-to-flow", "input.convert_shard_to_flow:ConvertShardToFlowPass"),
         P("convert-elementwise-to-linalg", "input.convert_elementwise_to_linalg:ConvertElementwiseToLinalgPass"),
         P("linalg-normalize-named-ops", "input.normalize_named_ops:NormalizeNamedOpsPass"),
@@ -176,16 +176,16 @@ PHASES = (
         P("iree-abi-wrap-entry-points", "abi.wrap_entry_points:WrapEntryPointsPass"),
     )),
     Phase("preprocessing", (
-        P("iree-hal-assign-target-devices", "hal.assign_target_devices:AssignTargetDevicesPass", targets="devices"),
-        P("iree-hal-materialize-target-devices", "hal.materialize_target_devices:MaterializeTargetDevicesPass"),
-        P("iree-hal-resolve-device-promises", "hal.resolve_device_promises:ResolveDevicePromisesPass"),
+        P("iree-hal-assign-target-devices", "preprocessing.assign_target_devices:AssignTargetDevicesPass", targets="devices"),
+        P("iree-hal-materialize-target-devices", "preprocessing.materialize_target_devices:MaterializeTargetDevicesPass"),
+        P("iree-hal-resolve-device-promises", "preprocessing.resolve_device_promises:ResolveDevicePromisesPass"),
     )),
     Phase("global-optimization", (
-        P("iree-dispatch-creation-set-encoding", "dispatch_creation.set_encoding:SetEncodingPass",
+        P("iree-dispatch-creation-set-encoding", "global_optimization.set_encoding:SetEncodingPass",
           data_tiling="data_tiling"),
         P("iree-dispatch-creation-propagate-encodings",
-          "dispatch_creation.propagate_encodings:PropagateEncodingsPass"),
-        P("iree-util-hoist-into-globals", "dispatch_creation.hoist_into_globals:HoistIntoGlobalsPass"),
+          "global_optimization.propagate_encodings:PropagateEncodingsPass"),
+        P("iree-util-hoist-into-globals", "global_optimization.hoist_into_globals:HoistIntoGlobalsPass"),
     )),
     Phase("dispatch-creation", (
         P("iree-flow-convert-to-flow", "dispatch_creation.convert_to_flow:ConvertToFlowPass"),
@@ -195,9 +195,9 @@ PHASES = (
           "dispatch_creation.convert_dispatch_regions_to_workgroups:ConvertDispatchRegionsToWorkgroupsPass"),
     )),
     Phase("flow", (
-        P("iree-flow-outline-dispatch-regions", "dispatch_creation.outline_dispatch_regions:OutlineDispatchRegionsPass"),
-        P("iree-flow-deduplicate-executables", "dispatch_creation.deduplicate_executables:DeduplicateExecutablesPass"),
-        P("iree-flow-inject-dispatch-tracing", "dispatch_creation.inject_dispatch_tracing:InjectDispatchTracingPass",
+        P("iree-flow-outline-dispatch-regions", "flow.outline_dispatch_regions:OutlineDispatchRegionsPass"),
+        P("iree-flow-deduplicate-executables", "flow.deduplicate_executables:DeduplicateExecutablesPass"),
+        P("iree-flow-inject-dispatch-tracing", "flow.inject_dispatch_tracing:InjectDispatchTracingPass",
           enabled="trace_dispatch_tensors", symbol="trace_dispatch"),
     )),
     Phase("stream", (
@@ -206,7 +206,7 @@ PHASES = (
         P("iree-stream-convert-to-stream", "stream.convert_to_stream:ConvertToStreamPass"),
         P("iree-stream-specialize-encodings", "stream.specialize_encodings:SpecializeEncodingsPass"),
         P("iree-stream-encode-host-tensors", "stream.encode_host_tensors:EncodeHostTensorsPass"),
-        P("cse", "input.cse:CSEPass"),
+        P("cse", "common.cse:CSEPass"),
         P("iree-stream-encode-device-tensors", "stream.encode_device_tensors:EncodeDeviceTensorsPass"),
         P("iree-stream-materialize-builtins", "stream.materialize_builtins:MaterializeBuiltinsPass"),
         P("iree-stream-materialize-copy-on-write", "stream.materialize_copy_on_write:MaterializeCopyOnWritePass"),
@@ -223,20 +223,20 @@ PHASES = (
         P("iree-stream-pack-dispatch-operands", "stream.pack_dispatch_operands:PackDispatchOperandsPass"),
         P("iree-stream-fold-uniform-operands", "stream.fold_uniform_operands:FoldUniformOperandsPass"),
         P("iree-stream-annotate-dispatch-arguments", "stream.annotate_dispatch_arguments:AnnotateDispatchArgumentsPass"),
-        P("cse", "input.cse:CSEPass"),
+        P("cse", "common.cse:CSEPass"),
     )),
     Phase("executable-sources", (
-        P("iree-hal-materialize-interfaces", "hal.materialize_interfaces:MaterializeInterfacesPass"),
+        P("iree-hal-materialize-interfaces", "executable_sources.materialize_interfaces:MaterializeInterfacesPass"),
     )),
     Phase("executable-configurations", ()),
     Phase("executable-targets", (
-        P("iree-hal-translate-executables", "hal.translate_executables:TranslateExecutablesPass",
+        P("iree-hal-translate-executables", "executable_targets.translate_executables:TranslateExecutablesPass",
           jobs="jobs", cache_dir="cache_dir",
           reassociate_fp_reductions="reassociate_fp_reductions"),
     )),
     Phase("hal", (
         P("iree-hal-convert-to-hal", "hal.convert_to_hal:ConvertToHALPass"),
-        P("cse", "input.cse:CSEPass"),
+        P("cse", "common.cse:CSEPass"),
         P("iree-hal-serialize-executables", "hal.serialize_executables:SerializeExecutablesPass"),
     )),
     Phase("vm", (
@@ -247,7 +247,7 @@ PHASES = (
 #: passes ``rt opt --pass=NAME`` runs that the default pipeline does not (codegen rewrites run
 #: inside iree-hal-translate-executables, on each dispatch function)
 STANDALONE = (
-    P("iree-codegen-decompose-softmax", "codegen.decompose_softmax:DecomposeSoftmaxPass"),
+    P("iree-codegen-decompose-softmax", "executable_targets.decompose_softmax:DecomposeSoftmaxPass"),
 )
 
 

@@ -233,7 +233,7 @@ def _info(resolver, backend, config, encoding):
 
 def resolve(target, encoding):
     """``encoding`` with its layout for ``target`` resolved (``layouts = [...]``)."""
-    from rt.compiler.passes.hal.target_devices import from_attr
+    from rt.compiler.helpers.hal.target_devices import from_attr
 
     resolver = resolver_for(target)
     info = _info(resolver, target.backend.data, from_attr(target.configuration), encoding)

@@ -40,7 +40,7 @@ from rt.compiler.codegen.lowering.fold_relayouts import fold_relayouts
 from rt.compiler.codegen.lowering.materialize import Lowering
 from rt.compiler.dialects.linalg import SoftmaxOp
 from rt.compiler.frontend import error_at_op
-from rt.compiler.passes.codegen.decompose_softmax import decompose as decompose_softmax
+from rt.compiler.passes.executable_targets.decompose_softmax import decompose as decompose_softmax
 
 
 def lower_dispatch_function(func_op, backend, config):

@@ -64,7 +64,7 @@ from rt.compiler.dialects.iree_encoding import EncodingAttr, SetEncodingOp, Unse
 from rt.compiler.dialects.linalg import BatchMmt4DOp, Mmt4DOp, PackOp, UnPackOp
 from rt.compiler.dialects.linalg_named import NAMED_OP_CLASSES
 from rt.compiler.codegen.lowering.packed_conv import packed_conv
-from rt.compiler.passes.dispatch_creation import op_kinds as kinds
+from rt.compiler.helpers.dispatch import op_kinds as kinds
 from rt.compiler.frontend import error_at_op
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.targets.encoding import contraction, encoding_info, mmt4d_packed_shape, resolved_info

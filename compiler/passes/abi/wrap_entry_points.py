@@ -61,7 +61,7 @@ from xdsl.rewriter import Rewriter
 from rt.compiler.dialects import hal, util
 from rt.compiler.dialects.hal_types import BufferViewType
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
-from rt.compiler.passes.abi.stub_reflection import stub_abi
+from rt.compiler.helpers.abi.stub_reflection import stub_abi
 from rt.compiler.passes.base import Pass
 
 INDEX = IndexType()

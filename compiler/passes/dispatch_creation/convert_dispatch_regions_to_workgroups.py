@@ -38,8 +38,8 @@ from xdsl.rewriter import Rewriter
 from rt.compiler.dialects import flow, util
 from rt.compiler.dialects.flow_types import split_dims
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
-from rt.compiler.passes.dispatch_creation.shapes import materialize_dims
+from rt.compiler.helpers.dispatch.dce import erase_dead_ops
+from rt.compiler.helpers.dispatch.shapes import materialize_dims
 
 INDEX = IndexType()
 

@@ -44,8 +44,8 @@ from rt.compiler.dialects.flow_types import constant_index
 from rt.compiler.frontend import is_splat, splat_value
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
-from rt.compiler.passes.dispatch_creation.shapes import fold_tensor_dims, materialize_dims
+from rt.compiler.helpers.dispatch.dce import erase_dead_ops
+from rt.compiler.helpers.dispatch.shapes import fold_tensor_dims, materialize_dims
 
 INDEX = IndexType()
 

@@ -73,9 +73,9 @@ from rt.compiler.dialects.linalg import BatchMatmulOp, MatmulOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.dispatch_creation import op_kinds as kinds
-from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
-from rt.compiler.passes.dispatch_creation.shapes import fold_tensor_dims, materialize_dims
+from rt.compiler.helpers.dispatch import op_kinds as kinds
+from rt.compiler.helpers.dispatch.dce import erase_dead_ops
+from rt.compiler.helpers.dispatch.shapes import fold_tensor_dims, materialize_dims
 
 INDEX = IndexType()
 
@@ -165,7 +165,7 @@ def _every_target_reads_in_place(module):
     """Whether the module declares devices and the backend of every executable target of them
     runs mmt4d over row-major views (``"in_place_mmt4d"`` in its ``kernel_ir_features``, the
     feature ``codegen/lowering/fold_relayouts.py`` asks for: llvm-cpu)."""
-    from rt.compiler.passes.hal.assign_target_devices import declared_devices
+    from rt.compiler.passes.preprocessing.assign_target_devices import declared_devices
     from rt.compiler.targets import BACKENDS, get_backend
 
     names = [t.backend.data for _, device in declared_devices(module) for t in device.executable_targets.data]

@@ -44,10 +44,10 @@ from rt.compiler.dialects.util import GlobalOp, GlobalStoreOp, InitializerOp, Re
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.hal import channel_lowering, cmd_lowering, resource_lowering
-from rt.compiler.passes.hal.abi_devices import record_abi_devices
-from rt.compiler.passes.hal.affinity import device_globals, op_device
-from rt.compiler.passes.hal.builder import Inserter
+from rt.compiler.helpers.hal import channel_lowering, cmd_lowering, resource_lowering
+from rt.compiler.helpers.hal.abi_devices import record_abi_devices
+from rt.compiler.helpers.hal.affinity import device_globals, op_device
+from rt.compiler.helpers.hal.builder import Inserter
 
 
 class _Conversion:

@@ -49,11 +49,11 @@ from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.pipeline import INPUT_TYPES
 from rt.runtime.errors import InvalidArgumentError
-from rt.compiler.passes.input.stablehlo_builders import (affine_maps, dim_exprs, empty, generic, int_list, require_ranked,
+from rt.compiler.helpers.stablehlo.builders import (affine_maps, dim_exprs, empty, generic, int_list, require_ranked,
                                                           require_static)
-from rt.compiler.passes.input.stablehlo_windows import (convert_convolution, convert_gather, convert_reduce_window,
+from rt.compiler.helpers.stablehlo.windows import (convert_convolution, convert_gather, convert_reduce_window,
                                                          convert_scatter)
-from rt.compiler.passes.input.stablehlo_elementwise import (OpSink, constant, convert, element_type,
+from rt.compiler.helpers.stablehlo.elementwise import (OpSink, constant, convert, element_type,
                                                             emit_elementwise, is_elementwise, is_float)
 
 

@@ -35,7 +35,7 @@ from rt.compiler.dialects._stablehlo_attrs import ComparisonDirectionAttr, DotDi
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.input.stablehlo_elementwise import OpSink, element_type, is_float
+from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type, is_float
 
 T = tosa.TOSA_OPS
 

@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, IntegerType
 
 from rt.compiler.dialects import arith as rt_arith, util
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream import dispatch_sites
+from rt.compiler.helpers.stream import dispatch_sites
 
 #: alignment of a value known to be 0 (a multiple of every power of two)
 UNBOUNDED = 1 << 32

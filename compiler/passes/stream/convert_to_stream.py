@@ -51,7 +51,7 @@ from rt.compiler.dialects.stream_types import index_array
 from rt.compiler.frontend import error_at_op, is_splat, splat_value
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.call_conversion import (
+from rt.compiler.helpers.stream.call_conversion import (
     convert_call,
     convert_dim,
     convert_return,
@@ -59,7 +59,7 @@ from rt.compiler.passes.stream.call_conversion import (
     expand_block_arguments,
     finish_signature,
 )
-from rt.compiler.passes.stream.control_flow_conversion import (
+from rt.compiler.helpers.stream.control_flow_conversion import (
     carries_tensors,
     convert_branch,
     convert_condition,
@@ -70,12 +70,12 @@ from rt.compiler.passes.stream.control_flow_conversion import (
     erase_arguments,
 )
 from rt.compiler.dialects._parameters import NamedParameterBase
-from rt.compiler.passes.stream.coarse_fences import await_fence, signal_before_return
-from rt.compiler.passes.stream.collective_conversion import HANDLERS as COLLECTIVE_HANDLERS
-from rt.compiler.passes.stream.collective_conversion import retype_channels
-from rt.compiler.passes.stream.executable_conversion import convert_executable
-from rt.compiler.passes.stream.parameters import parameter_value
-from rt.compiler.passes.stream.resources import INDEX, affinity_of, host_callables
+from rt.compiler.helpers.stream.coarse_fences import await_fence, signal_before_return
+from rt.compiler.helpers.stream.collective_conversion import HANDLERS as COLLECTIVE_HANDLERS
+from rt.compiler.helpers.stream.collective_conversion import retype_channels
+from rt.compiler.helpers.stream.executable_conversion import convert_executable
+from rt.compiler.helpers.stream.parameters import parameter_value
+from rt.compiler.helpers.stream.resources import INDEX, affinity_of, host_callables
 
 _CHECK_CONST_OPS = (check.ExpectEqConstOp, check.ExpectAlmostEqConstOp)
 

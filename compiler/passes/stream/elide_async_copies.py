@@ -33,8 +33,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.dialects import stream, util
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.resources import host_callables
-from rt.compiler.passes.stream.async_ops import is_last_user, is_tied_use, tied_operand_indices
+from rt.compiler.helpers.stream.resources import host_callables
+from rt.compiler.helpers.stream.async_ops import is_last_user, is_tied_use, tied_operand_indices
 
 MAX_ITERATIONS = 30
 _CALL_OPS = (util.CallOp, func.CallOp)

@@ -42,10 +42,10 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import stream, util
 from rt.compiler.dialects.stream_types import TimepointType
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.async_ops import ancestor_in
-from rt.compiler.passes.stream.operand_segments import set_operand_groups
-from rt.compiler.passes.stream.resources import host_callables
-from rt.compiler.passes.stream.timepoint_coverage import TimepointCoverage, await_operands, is_timepoint
+from rt.compiler.helpers.stream.async_ops import ancestor_in
+from rt.compiler.helpers.stream.operand_segments import set_operand_groups
+from rt.compiler.helpers.stream.resources import host_callables
+from rt.compiler.helpers.stream.timepoint_coverage import TimepointCoverage, await_operands, is_timepoint
 
 _DEAD_IF_UNUSED = (stream.TimepointImmediateOp, stream.TimepointJoinOp, util.GlobalLoadOp)
 

@@ -38,7 +38,7 @@ from rt.compiler.dialects import flow, stream
 from rt.compiler.dialects.flow_types import DispatchTensorType
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.input.convert_elementwise_to_linalg import convert_elementwise_op
-from rt.compiler.passes.stream.resources import element_byte_width
+from rt.compiler.helpers.stream.resources import element_byte_width
 
 
 @dataclasses.dataclass(frozen=True)

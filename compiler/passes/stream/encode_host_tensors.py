@@ -54,7 +54,7 @@ from rt.compiler.frontend import error_at_op
 from rt.compiler.op_handlers import OpTable
 from rt.compiler.passes.base import Pass
 from rt.compiler.dialects.iree_encoding import EncodingAttr
-from rt.compiler.passes.stream.resources import INDEX, element_byte_width, host_callables, index_constant
+from rt.compiler.helpers.stream.resources import INDEX, element_byte_width, host_callables, index_constant
 from rt.compiler.targets.encoding import resolved_info
 from rt.runtime.errors import CompileError, UnimplementedError
 from rt.runtime.small_float import FORMATS as SMALL_FLOATS, from_float64

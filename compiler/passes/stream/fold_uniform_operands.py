@@ -35,9 +35,9 @@ from xdsl.rewriter import Rewriter
 
 from rt.compiler.dialects import arith as rt_arith
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream import dispatch_sites
-from rt.compiler.passes.stream.constant_folding import fold_constant_users
-from rt.compiler.passes.stream.operand_segments import set_operand_groups
+from rt.compiler.helpers.stream import dispatch_sites
+from rt.compiler.helpers.stream.constant_folding import fold_constant_users
+from rt.compiler.helpers.stream.operand_segments import set_operand_groups
 
 # rt's arith redefines the casts and shrui without subclassing xDSL's: both classes are listed.
 _HOST_CLEANUP = (arith.ConstantOp, arith.IndexCastOp, rt_arith.IndexCastOp, rt_arith.IndexCastUIOp, arith.BitcastOp,

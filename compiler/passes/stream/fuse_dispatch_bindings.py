@@ -42,9 +42,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import stream
 from rt.compiler.frontend import error_at_op
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream import dispatch_sites
-from rt.compiler.passes.stream.operand_segments import set_operand_groups
-from rt.compiler.passes.stream.resources import index_constant
+from rt.compiler.helpers.stream import dispatch_sites
+from rt.compiler.helpers.stream.operand_segments import set_operand_groups
+from rt.compiler.helpers.stream.resources import index_constant
 
 _ACCESS_BITS = {"ro": {"R"}, "wo": {"W"}, "rw": {"R", "W"}}
 

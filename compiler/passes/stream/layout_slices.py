@@ -23,7 +23,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.dialects import stream
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.resources import index_constant
+from rt.compiler.helpers.stream.resources import index_constant
 
 ALIGNMENT = 64
 

@@ -42,7 +42,7 @@ from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_types import index_array
 from rt.compiler.frontend import error_at_op, parse_module
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.resources import CALLABLES, host_callables, index_constant
+from rt.compiler.helpers.stream.resources import CALLABLES, host_callables, index_constant
 
 SPLAT = "__builtin_splat_i64"
 FILL = "__builtin_fill_i64"

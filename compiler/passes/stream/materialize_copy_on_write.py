@@ -30,8 +30,8 @@ from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_collective import AsyncCollectiveOp
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.resources import host_callables
-from rt.compiler.passes.stream.async_ops import operand_size, tied_operand_indices
+from rt.compiler.helpers.stream.resources import host_callables
+from rt.compiler.helpers.stream.async_ops import operand_size, tied_operand_indices
 
 #: the ``stream.async.*`` ops
 _ASYNC_OPS = (*(cls for cls in stream.ASYNC_OPS if cls is not stream.YieldOp), AsyncCollectiveOp)

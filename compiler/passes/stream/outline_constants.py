@@ -30,7 +30,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import util
 from rt.compiler.frontend import ElementsAttr, is_splat
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.resources import host_callables
+from rt.compiler.helpers.stream.resources import host_callables
 
 BASE_NAME = "_constant"
 

@@ -61,7 +61,7 @@ from rt.compiler.dialects.stream_types import ResourceType, TimepointType
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.stream.layout_slices import ALIGNMENT, align
-from rt.compiler.passes.stream.resources import host_callables, index_constant
+from rt.compiler.helpers.stream.resources import host_callables, index_constant
 
 
 @dataclasses.dataclass(frozen=True)

@@ -53,8 +53,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from rt.compiler.frontend import error_at_op
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream import dispatch_sites
-from rt.compiler.passes.stream.operand_segments import set_operand_groups
+from rt.compiler.helpers.stream import dispatch_sites
+from rt.compiler.helpers.stream.operand_segments import set_operand_groups
 
 _MOVED_ATTRS = ("stream.alignment", "stream.values")
 _FLOAT_WIDTHS = {Float16Type: 16, BFloat16Type: 16, Float32Type: 32, Float64Type: 64}

@@ -36,8 +36,8 @@ from xdsl.dialects.builtin import StringAttr, SymbolRefAttr, UnitAttr
 from rt.compiler.dialects import stream, util
 from rt.compiler.dialects.stream_types import ResourceType, TimepointAttr, TimepointType
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.async_ops import size_of
-from rt.compiler.passes.stream.resources import host_callables
+from rt.compiler.helpers.stream.async_ops import size_of
+from rt.compiler.helpers.stream.resources import host_callables
 
 _SUFFIX = "__timepoint"
 

@@ -37,9 +37,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from rt.compiler.dialects import stream, util
 from rt.compiler.dialects.stream_types import ResourceType
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.async_ops import known_size
-from rt.compiler.passes.stream.resource_usage import ResourceUsageAnalysis, transfer_alias_safe
-from rt.compiler.passes.stream.resources import host_callables
+from rt.compiler.helpers.stream.async_ops import known_size
+from rt.compiler.helpers.stream.resource_usage import ResourceUsageAnalysis, transfer_alias_safe
+from rt.compiler.helpers.stream.resources import host_callables
 
 _FUNCTIONS = (util.FuncOp, func.FuncOp)
 _RETURNS = (util.ReturnOp, func.ReturnOp)

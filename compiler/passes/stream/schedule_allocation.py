@@ -50,9 +50,9 @@ from rt.compiler.dialects.stream_collective import AsyncCollectiveOp, CmdCollect
 from rt.compiler.dialects.stream_types import INDEX, ResourceType, TimepointType, int_list
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.allocation_plan import Plan
-from rt.compiler.passes.stream.async_ops import known_size
-from rt.compiler.passes.stream.resources import host_callables, index_constant
+from rt.compiler.helpers.stream.allocation_plan import Plan
+from rt.compiler.helpers.stream.async_ops import known_size
+from rt.compiler.helpers.stream.resources import host_callables, index_constant
 
 
 @dataclasses.dataclass(frozen=True)

@@ -34,8 +34,8 @@ from xdsl.ir import Block, Region
 from rt.compiler.dialects import stream
 from rt.compiler.dialects.stream_types import ResourceType, index_array
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.async_ops import known_size, tied_input, tied_operand
-from rt.compiler.passes.stream.resources import host_callables
+from rt.compiler.helpers.stream.async_ops import known_size, tied_input, tied_operand
+from rt.compiler.helpers.stream.resources import host_callables
 
 _NO_WORK = (stream.AsyncAllocaOp, stream.AsyncConstantOp)
 

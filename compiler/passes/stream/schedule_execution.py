@@ -41,8 +41,8 @@ from xdsl.ir import Block, Region
 from rt.compiler.dialects import stream, util
 from rt.compiler.dialects.stream_types import ResourceType, TimepointType, index_array
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.async_ops import STREAMABLE, execution_affinity, size_of, tied_input
-from rt.compiler.passes.stream.resources import host_callables
+from rt.compiler.helpers.stream.async_ops import STREAMABLE, execution_affinity, size_of, tied_input
+from rt.compiler.helpers.stream.resources import host_callables
 
 #: calls close every open partition (as do check ops and ops with regions)
 _CALLS = (util.CallOp, func.CallOp)

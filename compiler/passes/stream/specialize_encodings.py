@@ -35,7 +35,7 @@ from rt.compiler.dialects.iree_encoding import EncodingAttr
 from rt.compiler.dialects.stream_types import BindingType, ResourceType
 from rt.compiler.frontend import error_at_op
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.hal.affinity import device_globals, op_device
+from rt.compiler.helpers.hal.affinity import device_globals, op_device
 from rt.compiler.targets.encoding import resolve
 from rt.runtime.errors import CompileError, UnimplementedError
 

@@ -31,8 +31,8 @@ from xdsl.dialects.builtin import TensorType
 from rt.compiler.dialects import flow, hal, stream
 from rt.compiler.frontend import error_at_op
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.stream.call_conversion import is_public
-from rt.compiler.passes.stream.resources import host_callables
+from rt.compiler.helpers.stream.call_conversion import is_public
+from rt.compiler.helpers.stream.resources import host_callables
 
 _UNOUTLINED = (flow.DispatchRegionOp, flow.DispatchWorkgroupsOp)
 _EXECUTABLES = (flow.ExecutableOp, hal.ExecutableOp, stream.ExecutableOp)

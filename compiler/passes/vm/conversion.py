@@ -41,10 +41,10 @@ from rt.compiler.dialects.hal import DeviceTargetAttr, ExecutableOp
 from rt.compiler.dialects.vm import ModuleOp as VMModuleOp
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
 from rt.compiler.passes.base import Pass
-from rt.compiler.passes.hal.target_devices import from_attr
-from rt.compiler.passes.vm.function_emitter import FunctionEmitter
-from rt.compiler.passes.vm.module_emitter import ModuleEmitter
-from rt.compiler.passes.vm.registers import cconv_of
+from rt.compiler.helpers.hal.target_devices import from_attr
+from rt.compiler.helpers.vm.function_emitter import FunctionEmitter
+from rt.compiler.helpers.vm.module_emitter import ModuleEmitter
+from rt.compiler.helpers.vm.registers import cconv_of
 from rt.runtime.errors import CompileError, RtError
 
 _FUNCTIONS = (util.FuncOp, func.FuncOp)

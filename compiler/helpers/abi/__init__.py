@@ -1,0 +1,2 @@
+"""ABI helpers: the reflection metadata of exported functions.
+"""

@@ -1,0 +1,3 @@
+"""StableHLO input helpers: IR builders, the elementwise op emitters (tensors and scalars) and
+the gather/scatter/window/convolution lowerings used by ``iree-stablehlo-to-iree-input``.
+"""

@@ -1,0 +1,2 @@
+"""Executable-sources passes: ``iree-hal-materialize-interfaces`` (one variant per target).
+"""
