@@ -270,10 +270,13 @@ def output_kind(spec):
 def result_text(value, element, max_elements=MAX_PRINTED_ELEMENTS):
     """A result as iree-run-module prints it after ``result[i]: ``: ``hal.buffer_view`` and the
     tensor on the next line, or ``i32=4`` for a scalar (``element``: its MLIR type)."""
+    from rt.not_computed import NotComputed
+
     if isinstance(value, (bool, int, float)):
         return format_scalar(value, element)
-    return "hal.buffer_view\n" + format_tensor(np.asarray(value), element if element and element != "index"
-                                               else None, max_elements)
+    array = value if isinstance(value, NotComputed) else np.asarray(value)  # a dry run's result has no values
+    return "hal.buffer_view\n" + format_tensor(array, element if element and element != "index" else None,
+                                               max_elements)
 
 
 def _as_array(value, element):

@@ -126,7 +126,7 @@ def test_compile_passes_text_devices_and_options(fake_driver, tmp_path):
     assert options == {"dump_after": "all", "dump_dir": str(tmp_path), "data_tiling": False, "compile_to": "end",
                        "compile_from": None, "timing": False, "jobs": 0, "verify_each": False,
                        "cache_dir": None, "reassociate_fp_reductions": True,
-                       "trace_dispatch_tensors": False, "trace_dispatch": ""}
+                       "trace_dispatch_tensors": False, "trace_dispatch": "", "input_type": "auto"}
     rt.compile("func.func @g() {\n  return\n}")
     assert fake_driver[1][1] == "<input>" and fake_driver[1][2] is None
     with rt.load(src) as m:

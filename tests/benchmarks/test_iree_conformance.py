@@ -35,7 +35,7 @@ func.func @takes_args(%x: tensor<2xi32>) -> tensor<2xi32> {
 FOREIGN = """\
 func.func @abs() {
   %a = util.unfoldable_constant dense<[-1.0]> : tensor<1xf32>
-  %b = stablehlo.abs %a : tensor<1xf32>
+  %b = "torch.aten.abs"(%a) : (tensor<1xf32>) -> tensor<1xf32>
   check.expect_almost_eq_const(%b, dense<[1.0]> : tensor<1xf32>) : tensor<1xf32>
   return
 }
@@ -95,7 +95,7 @@ def tree(tmp_path):
 def test_ops_and_tests_read_from_text():
     assert conf.ops_of(CHECKS) == {"util.unfoldable_constant", "arith.addi", "check.expect_eq_const",
                                   "func.func"}
-    assert conf.ops_of(FOREIGN) >= {"stablehlo.abs"}
+    assert conf.ops_of(FOREIGN) >= {"torch.aten.abs"}
     assert conf.test_functions(CHECKS) == ["adds", "wrong.result"]
 
 
@@ -105,7 +105,7 @@ def test_discover_scope_suites_and_exclusions(tree):
     checks = files["ops/checks.mlir"]
     assert checks["in_scope"] and checks["kind"] == "check" and checks["excluded"] is None
     assert checks["tests"] == ["adds", "wrong.result"]
-    assert files["ops/foreign.mlir"]["foreign_ops"] == ["stablehlo.abs"]
+    assert files["ops/foreign.mlir"]["foreign_ops"] == ["torch.aten.abs"]
     assert files["ops/gpu_only.mlir"]["excluded"] == "IREE runs it only on GPU backends (cuda)"
     assert files["ops/lit_run.mlir"]["kind"] == "lit"
     assert conf.compile_options(checks, "vmvx") == ({"data_tiling": False}, ["--iree-vmvx-enable-microkernels"])

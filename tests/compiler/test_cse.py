@@ -1,4 +1,4 @@
-"""rt's CSE (compiler/passes/input/cse.py) on what the lit test cannot spell: attributes with no
+"""rt's CSE (compiler/passes/common/cse.py) on what the lit test cannot spell: attributes with no
 value hash are compared by equality alone, never an internal TypeError."""
 from xdsl.dialects import func, test
 from xdsl.dialects.builtin import ModuleOp, i32
@@ -6,7 +6,7 @@ from xdsl.ir import Block, Data, Region
 from xdsl.irdl import irdl_attr_definition
 
 from rt.compiler.dialects import make_context
-from rt.compiler.passes.input.cse import CSEPass
+from rt.compiler.passes.common.cse import CSEPass
 
 
 @irdl_attr_definition

@@ -9,8 +9,8 @@ import rt
 from rt.compiler.dialects import make_context
 from rt.compiler.frontend import parse_module
 from rt.compiler.passes import PassPipeline, pipeline
-from rt.compiler.passes.dispatch_creation.set_encoding import matmul_encoding
-from rt.compiler.passes.hal.target_devices import executable_target
+from rt.compiler.passes.global_optimization.set_encoding import matmul_encoding
+from rt.compiler.helpers.hal.target_devices import executable_target
 from rt.compiler.targets.encoding import EncodingInfo, mmt4d_packed_shape, resolve, resolved_info
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / "examples"

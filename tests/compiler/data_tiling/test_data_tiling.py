@@ -8,8 +8,8 @@ import rt
 from rt.compiler.dialects.hal import ExecutableTargetAttr
 from rt.compiler.driver import compile_source
 from rt.compiler.frontend import parse_module
-from rt.compiler.passes.hal.target_devices import executable_target
-from rt.compiler.passes.dispatch_creation.set_encoding import matmul_encoding
+from rt.compiler.helpers.hal.target_devices import executable_target
+from rt.compiler.passes.global_optimization.set_encoding import matmul_encoding
 from rt.compiler.targets.encoding import EncodingInfo, encoding_info_for_matmul, resolve, resolved_info
 from rt.compiler.targets.encoding_cpu import choose_matmul_tile, vmvx_matmul_tiles, x86_64_matmul_tiles
 

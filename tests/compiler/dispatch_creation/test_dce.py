@@ -1,7 +1,7 @@
 """erase_dead_ops: unused pure ops go, chains of them in one call, used and impure ops stay."""
 from rt.compiler.dialects import make_context
 from rt.compiler.frontend import parse_module
-from rt.compiler.passes.dispatch_creation.dce import erase_dead_ops
+from rt.compiler.helpers.dispatch.dce import erase_dead_ops
 
 PROGRAM = """
 func.func @f(%a: tensor<4xf32>, %b: index) -> tensor<4xf32> {

@@ -8,7 +8,7 @@ import pytest
 
 import rt
 from rt.compiler.codegen import lowering
-from rt.compiler.passes.hal import serialization_jobs
+from rt.compiler.helpers.hal import serialization_jobs
 from rt.compiler.targets import get_backend
 from rt.runtime.errors import CompileError, RtError
 

@@ -13,9 +13,9 @@ from rt.compiler.dialects import make_context, stream
 from rt.compiler.frontend import parse_module
 from rt.compiler.ir_printing import module_to_text
 from rt.compiler.passes import PassPipeline, get_pass_class, pipeline
-from rt.compiler.passes.stream.resource_usage import CONSTANT, DISPATCH_READ, EXTERNAL, MUTATED, STAGING_READ
-from rt.compiler.passes.stream.resource_usage import is_valid, lifetime
-from rt.compiler.passes.stream.resources import host_callables
+from rt.compiler.helpers.stream.resource_usage import CONSTANT, DISPATCH_READ, EXTERNAL, MUTATED, STAGING_READ
+from rt.compiler.helpers.stream.resource_usage import is_valid, lifetime
+from rt.compiler.helpers.stream.resources import host_callables
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
