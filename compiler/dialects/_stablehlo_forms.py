@@ -320,6 +320,21 @@ def _applied_region(op_class, init_types):
     return Region(block)
 
 
+def parse_loop_values(parser):
+    """``(%x = %init, ...)``: the names loop regions give their arguments, and the initial values."""
+    names, inits = [], []
+    parser.parse_punctuation("(")
+    if parser.parse_optional_punctuation(")") is None:
+        while True:
+            names.append(parser.parse_argument(expect_type=False))
+            parser.parse_punctuation("=")
+            inits.append(parser.parse_unresolved_operand())
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        parser.parse_punctuation(")")
+    return names, inits
+
+
 class WhileForm(Directive):
     """``(%i = %init, ...) : t, ... cond { ... } do { ... }``: the loop-carried values, named
     inside both regions, and the two regions (StableHLO ``printWhileOp``)."""
@@ -328,16 +343,7 @@ class WhileForm(Directive):
 
     def parse(self, state):
         parser = state.parser
-        names, inits = [], []
-        parser.parse_punctuation("(")
-        if parser.parse_optional_punctuation(")") is None:
-            while True:
-                names.append(parser.parse_argument(expect_type=False))
-                parser.parse_punctuation("=")
-                inits.append(parser.parse_unresolved_operand())
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            parser.parse_punctuation(")")
+        names, inits = parse_loop_values(parser)
         state.attrs.update(parser.parse_optional_attr_dict())
         types = []
         if parser.parse_optional_punctuation(":") is not None:

@@ -10,6 +10,7 @@ Source followed: MLIR ``TosaOps.cpp`` (``WhileOp::parse/print``, ``IfOp::parse/p
 from xdsl.parser import Parser
 
 from rt.compiler.dialects._format import Directive
+from rt.compiler.dialects._stablehlo_forms import parse_loop_values
 from rt.compiler.dialects._syntax import print_attr_dict
 
 
@@ -40,16 +41,7 @@ class WhileLoopForm(Directive):
 
     def parse(self, state):
         parser = state.parser
-        names, inits = [], []
-        parser.parse_punctuation("(")
-        if parser.parse_optional_punctuation(")") is None:
-            while True:
-                names.append(parser.parse_argument(expect_type=False))
-                parser.parse_punctuation("=")
-                inits.append(parser.parse_unresolved_operand())
-                if parser.parse_optional_punctuation(",") is None:
-                    break
-            parser.parse_punctuation(")")
+        names, inits = parse_loop_values(parser)
         state.attrs.update(parser.parse_optional_attr_dict())
         parser.parse_punctuation(":")
         inputs = _parse_types(parser)

@@ -135,11 +135,6 @@ def convert_reduce_window(op, b, reduction_body):
                            lambda s, args: reduction_body(s, [args[0], args[2]]))
 
 
-def _dims_of(dims, key):
-    value = dims.get(key)
-    return value if isinstance(value, list) else [value]
-
-
 def convert_convolution(op, b):
     """``stablehlo.convolution`` -> zero padding + a contraction ``linalg.generic``."""
     lhs, rhs = op.inputs
