@@ -10,7 +10,7 @@ view keeps the logical shape. :func:`view_to_numpy` reads such a view back in ro
 
 Source followed: MLIR ``linalg.pack`` / ``linalg.unpack`` semantics
 (``mlir/Dialect/Linalg/IR/LinalgOps.td``); the identifier format is
-rt.compiler.passes.hal.layouts.layout_identifier.
+rt.compiler.helpers.hal.layouts.layout_identifier.
 """
 import math
 import re
