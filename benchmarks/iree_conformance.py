@@ -378,10 +378,12 @@ def lit_runs(path):
         stages = [shlex.split(s) for s in cmd.split("|")]
         tools = [s[0] for s in stages if s]
         if "iree-run-mlir" in tools and tools[-1] == "FileCheck":
-            runs.append((stages[tools.index("iree-run-mlir")], tools[0] if tools[0] != "iree-run-mlir" else None))
+            prefixes = [w for w in stages[-1][1:] if w.startswith(("--check-prefix", "-check-prefix"))]
+            runs.append((stages[tools.index("iree-run-mlir")], tools[0] if tools[0] != "iree-run-mlir" else None,
+                         prefixes))
         elif tools and tools[0] != "rm" and " | ".join(tools) not in notes:
             notes.add(" | ".join(tools))
-            runs.append((None, f"{' | '.join(tools)}: checks IREE's own IR or needs IREE's tools"))
+            runs.append((None, f"{' | '.join(tools)}: checks IREE's own IR or needs IREE's tools", []))
     return runs
 
 
@@ -403,13 +405,13 @@ def _rt_run_args(words, target):
 def run_lit(entry, target, timeout):
     """Results of one lit file on one device: one test per applicable RUN pipeline (deduplicated)."""
     results, seen = [], set()
-    for words, note in lit_runs(pathlib.Path(entry["path"])):
+    for words, note, prefixes in lit_runs(pathlib.Path(entry["path"])):
         res = {"file": entry["file"], "target": target, "lit": True}
         if words is None:
             results.append({**res, "test": "RUN", "ok": None, "note": note})
             continue
         args = _rt_run_args(words, target)
-        key = tuple(args)
+        key = (tuple(args), tuple(prefixes))
         if key in seen:
             continue
         seen.add(key)
@@ -418,7 +420,8 @@ def run_lit(entry, target, timeout):
             res["note"] = f"{note} preprocessing skipped"
         merge = " 2>&1" if "2>&1" in words else ""    # the RUN line checks stderr too
         cmd = (f"{shlex.quote(sys.executable)} -m rt run {shlex.quote(entry['path'])} "
-               f"{' '.join(map(shlex.quote, args))}{merge} | filecheck {shlex.quote(entry['path'])}")
+               f"{' '.join(map(shlex.quote, args))}{merge} | filecheck {shlex.quote(entry['path'])} "
+               f"{' '.join(map(shlex.quote, prefixes))}")
         try:
             proc = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True,
                                   timeout=timeout)
