@@ -10,7 +10,7 @@ and each op reads both the generic form and the pretty form JAX prints
 Ops (StableHLO spec names): the elementwise unary and binary ops, ``compare``, ``select``,
 ``clamp``, ``convert``, ``bitcast_convert``, ``constant``, ``iota``, ``broadcast_in_dim``,
 ``broadcast``, ``reshape``, ``transpose``, ``dot``, ``dot_general``, ``reduce``,
-``reduce_window``, ``convolution``, ``gather``, ``scatter``, ``torch_index_select``, ``concatenate``,
+``reduce_window``, ``convolution``, ``gather``, ``scatter``, ``sort``, ``torch_index_select``, ``concatenate``,
 ``slice``, ``dynamic_slice``, ``dynamic_update_slice``, ``reverse``, ``pad``,
 ``batch_norm_inference``, ``while``, ``if``, ``case``, ``custom_call``, ``return``. The
 attributes are in ``_stablehlo_attrs.py``, the op bases and type directives in
@@ -464,6 +464,19 @@ class ReduceWindowOp(HloOp):
 
 
 @irdl_op_definition
+class SortOp(HloOp):
+    """``"stablehlo.sort"(%a, %b) ({ comparator }) {dimension = 0, is_stable = true}`` (generic form);
+    the comparator takes (lhs, rhs) pairs of every operand and returns whether lhs goes first."""
+
+    name = "stablehlo.sort"
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    body = region_def()
+    traits = traits_def(Pure())
+    FORMAT: ClassVar = OpFormat(" ", Operands("inputs"), AttrDict(), " : ", TypesOrFunction(["inputs"], ["outputs"]))
+
+
+@irdl_op_definition
 class ScatterOp(HloOp):
     """``"stablehlo.scatter"(%operand, %indices, %updates) ({ combiner }) {scatter_dimension_numbers =
     #stablehlo.scatter<...>}`` (generic form; one operand)."""
@@ -497,7 +510,7 @@ STABLEHLO_OPS = [
     ClampOp, ConvertOp, BitcastConvertOp, ReshapeOp, ConstantOp, IotaOp, BroadcastInDimOp, BroadcastOp,
     TransposeOp, DotOp, DotGeneralOp, ConcatenateOp, SliceOp, ReverseOp, PadOp, ReduceOp, CustomCallOp, ReturnOp, DynamicSliceOp,
     DynamicUpdateSliceOp, TorchIndexSelectOp, BatchNormInferenceOp, WhileOp, IfOp, CaseOp, GatherOp, ConvolutionOp,
-    ReduceWindowOp, ScatterOp,
+    ReduceWindowOp, ScatterOp, SortOp,
 ]
 
 STABLEHLO_ATTRS = [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr,

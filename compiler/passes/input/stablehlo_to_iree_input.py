@@ -19,6 +19,8 @@ operands); the other ops take static shapes. Output: no stablehlo op; each becam
   (``tensor.extract`` at the index); ``batch_norm_inference`` -> its elementwise formula;
 * ``while``/``if``/``case`` -> ``scf.while``/``scf.if`` (``case``: nested ``scf.if``s, the last
   branch for an out-of-range index), their regions moved over and converted in place;
+* ``gather``/``scatter``/``sort``/``reduce_window``/``convolution`` -> ``linalg.generic``s
+  (``helpers/stablehlo/windows.py``);
 * ``reduce`` -> a ``linalg.generic`` with reduction iterators whose body is the reduction region
   with its 0-d tensor ops made scalar; ``concatenate`` -> ``tensor.concat``; ``slice`` ->
   ``tensor.extract_slice``; ``pad`` (no interior padding) -> ``tensor.pad`` and slices for
@@ -52,7 +54,7 @@ from rt.runtime.errors import InvalidArgumentError
 from rt.compiler.helpers.stablehlo.builders import (affine_maps, dim_exprs, empty, generic, int_list, require_ranked,
                                                           require_static)
 from rt.compiler.helpers.stablehlo.windows import (convert_convolution, convert_gather, convert_reduce_window,
-                                                         convert_scatter)
+                                                         convert_scatter, convert_sort)
 from rt.compiler.helpers.stablehlo.elementwise import (OpSink, constant, convert, element_type,
                                                             emit_elementwise, is_elementwise, is_float)
 
@@ -441,6 +443,10 @@ class _Converter:
     def _gather(self, op, b):
         return convert_gather(op, b)
 
+    @handles(hlo.SortOp)
+    def _sort(self, op, b):
+        return convert_sort(op, b, _region_function(op))
+
     @handles(hlo.ScatterOp)
     def _scatter(self, op, b):
         return convert_scatter(op, b, _reduction_body(op, 1))
@@ -539,13 +545,20 @@ class _Converter:
 
 
 def _reduction_body(op, n):
-    """A ``generic`` body function computing ``op``'s reduction region (``stablehlo.reduce`` or
-    ``reduce_window``) on scalars; StableHLO's region takes (accumulators..., elements...), the
-    body function gets (elements..., accumulators...)."""
+    """A ``generic`` body function computing ``op``'s reduction region (``stablehlo.reduce``,
+    ``reduce_window``, ``scatter``) on scalars; StableHLO's region takes (accumulators...,
+    elements...), the body function gets (elements..., accumulators...)."""
+    region = _region_function(op)
+    return lambda s, args: region(s, args[n:] + args[:n])
+
+
+def _region_function(op):
+    """``fn(sink, scalars)``: the values ``op``'s region returns for block arguments ``scalars``,
+    its 0-d tensor ops emitted as scalar arith/math ops."""
     block = op.body.block
 
     def body(s, args):
-        mapping = dict(zip(block.args, args[n:] + args[:n]))
+        mapping = dict(zip(block.args, args))
         for inner in block.ops:
             if isinstance(inner, hlo.ReturnOp):
                 return [mapping[v] for v in inner.values]

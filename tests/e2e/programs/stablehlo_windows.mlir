@@ -56,3 +56,23 @@ func.func @scatter_add_rows_and_is_finite() {
   check.expect_eq_const(%fin_i8, dense<[1, 0, 0, 0]> : tensor<4xi8>) : tensor<4xi8>
   return
 }
+
+func.func @stable_key_value_sort() {
+  %keys = util.unfoldable_constant dense<[3, 1, 3, 2, 1]> : tensor<5xi32>
+  %vals = util.unfoldable_constant dense<[0, 1, 2, 3, 4]> : tensor<5xi32>
+  %k, %v = "stablehlo.sort"(%keys, %vals) ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>, %va: tensor<i32>, %vb: tensor<i32>):
+    %lt = stablehlo.compare LT, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<5xi32>, tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>)
+  check.expect_eq_const(%k, dense<[1, 1, 2, 3, 3]> : tensor<5xi32>) : tensor<5xi32>
+  check.expect_eq_const(%v, dense<[1, 4, 3, 0, 2]> : tensor<5xi32>) : tensor<5xi32>
+  %x = util.unfoldable_constant dense<[[0.5, -1.0, 2.0], [3.0, 3.0, -2.0]]> : tensor<2x3xf32>
+  %d = "stablehlo.sort"(%x) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %gt = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %gt : tensor<i1>
+  }) {dimension = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  check.expect_almost_eq_const(%d, dense<[[2.0, 0.5, -1.0], [3.0, 3.0, -2.0]]> : tensor<2x3xf32>) : tensor<2x3xf32>
+  return
+}
