@@ -58,6 +58,12 @@ class PrecisionAttr(_EnumAttr):
 
 
 @irdl_attr_definition
+class RngDistributionAttr(_EnumAttr):
+    name = "stablehlo.rng_distribution"
+    VALUES: ClassVar[tuple] = ("UNIFORM", "NORMAL")
+
+
+@irdl_attr_definition
 class DotDimensionNumbersAttr(ParametrizedAttribute):
     """``#stablehlo.dot<lhs_batching_dimensions = [0], ..., rhs_contracting_dimensions = [1]>``."""
 

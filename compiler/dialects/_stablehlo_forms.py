@@ -20,7 +20,8 @@ from xdsl.parser import Parser
 from xdsl.traits import Pure
 
 from rt.compiler.dialects._format import AttrDict, Directive, OpFormat
-from rt.compiler.dialects._stablehlo_attrs import ConvDimensionNumbersAttr, DotDimensionNumbersAttr, PrecisionAttr
+from rt.compiler.dialects._stablehlo_attrs import (ConvDimensionNumbersAttr, DotDimensionNumbersAttr, PrecisionAttr,
+                                                   RngDistributionAttr)
 from rt.compiler.dialects._stablehlo_syntax import Binary, HloOp, ReturnOp, TypesOrFunction, _string
 from rt.compiler.dialects._syntax import print_attr_dict
 
@@ -112,6 +113,22 @@ class _Precision:
         return None if attr is None else "[" + ", ".join(a.value.data for a in attr.data) + "]"
 
 
+class _Distribution:
+    """``UNIFORM`` / ``NORMAL`` as ``#stablehlo<rng_distribution ...>``."""
+
+    @staticmethod
+    def parse(parser, attrs, key):
+        pos = parser.pos
+        word = parser.parse_identifier()
+        if word not in RngDistributionAttr.VALUES:
+            parser.raise_error(f"stablehlo.rng: distribution must be UNIFORM or NORMAL, got '{word}'", pos)
+        attrs[key] = RngDistributionAttr(_string(word))
+
+    @staticmethod
+    def text(op, key):
+        return op.attributes[key].value.data
+
+
 #: op name -> {printed keyword: (attribute, value kind)}, StableHLO's pretty printers' clauses
 KEYWORDS = {
     "stablehlo.broadcast_in_dim": {"dims": ("broadcast_dimensions", _IntList)},
@@ -127,6 +144,7 @@ KEYWORDS = {
                               "contracting_dims": ("dot_dimension_numbers", _DotDims("contracting")),
                               "precision": ("precision_config", _Precision)},
     "stablehlo.dot": {"precision": ("precision_config", _Precision)},
+    "stablehlo.rng": {"distribution": ("rng_distribution", _Distribution)},
 }
 
 

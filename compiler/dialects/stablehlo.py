@@ -36,7 +36,7 @@ from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare,
 from rt.compiler.dialects._stablehlo_attrs import (ComparisonDirectionAttr, ComparisonTypeAttr,
                                                    ConvDimensionNumbersAttr, DotDimensionNumbersAttr,
                                                    GatherDimensionNumbersAttr, PrecisionAttr,
-                                                   ScatterDimensionNumbersAttr)
+                                                   RngDistributionAttr, ScatterDimensionNumbersAttr)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -464,6 +464,13 @@ class ReduceWindowOp(HloOp):
 
 
 @irdl_op_definition
+class RngOp(Generic):
+    """``stablehlo.rng %a, %b, %shape, distribution = UNIFORM : (...) -> tensor<...>``."""
+
+    name = "stablehlo.rng"
+
+
+@irdl_op_definition
 class SortOp(HloOp):
     """``"stablehlo.sort"(%a, %b) ({ comparator }) {dimension = 0, is_stable = true}`` (generic form);
     the comparator takes (lhs, rhs) pairs of every operand and returns whether lhs goes first."""
@@ -510,11 +517,12 @@ STABLEHLO_OPS = [
     ClampOp, ConvertOp, BitcastConvertOp, ReshapeOp, ConstantOp, IotaOp, BroadcastInDimOp, BroadcastOp,
     TransposeOp, DotOp, DotGeneralOp, ConcatenateOp, SliceOp, ReverseOp, PadOp, ReduceOp, CustomCallOp, ReturnOp, DynamicSliceOp,
     DynamicUpdateSliceOp, TorchIndexSelectOp, BatchNormInferenceOp, WhileOp, IfOp, CaseOp, GatherOp, ConvolutionOp,
-    ReduceWindowOp, ScatterOp, SortOp,
+    ReduceWindowOp, ScatterOp, SortOp, RngOp,
 ]
 
 STABLEHLO_ATTRS = [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr,
-                   GatherDimensionNumbersAttr, ConvDimensionNumbersAttr, ScatterDimensionNumbersAttr]
+                   GatherDimensionNumbersAttr, ConvDimensionNumbersAttr, ScatterDimensionNumbersAttr,
+                   RngDistributionAttr]
 
 
 def build_dialect():

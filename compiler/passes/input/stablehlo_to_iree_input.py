@@ -36,7 +36,7 @@ import dataclasses
 
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import scf, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, TensorType, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, IntegerType, TensorType, i64
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr
@@ -442,6 +442,34 @@ class _Converter:
     @handles(hlo.GatherOp)
     def _gather(self, op, b):
         return convert_gather(op, b)
+
+    @handles(hlo.RngOp)
+    def _rng(self, op, b):
+        """UNIFORM: per element, ``t = (i32(index_k) + t) * 1103515245 + 12345`` over the dims from a
+        seed of 0, then ``min + uitofp(t) * (max - min) * 2^-32`` (the stateless LCG of StableHLO's
+        linalg conversion, which IREE uses, so results match IREE's)."""
+        low, high = op.inputs[0], op.inputs[1]
+        type_ = op.outputs[0].type
+        require_static(op, type_)
+        distribution = op.attributes.get("rng_distribution")
+        if distribution is None or distribution.value.data != "UNIFORM" or not is_float(type_):
+            raise error_at_op(op, "'stablehlo.rng' is converted by rt for the UNIFORM distribution of floats only")
+        rank = type_.get_num_dims()
+        element = element_type(type_)
+        i32 = IntegerType(32)
+
+        def body(s, args):
+            state = constant(s, 0, i32)
+            for k in range(rank):
+                position = s.add(arith.IndexCastOp.build(operands=[s.add(IndexOp(k))], result_types=[i32]))
+                mixed = s.add(xarith.MuliOp(s.add(xarith.AddiOp(position, state)), constant(s, 1103515245, i32)))
+                state = s.add(xarith.AddiOp(mixed, constant(s, 12345, i32)))
+            lo, hi = args[0], args[1]
+            scale = s.add(xarith.MulfOp(s.add(xarith.SubfOp(hi, lo)), constant(s, 2.3283064e-10, element)))
+            as_float = s.add(arith.UIToFPOp.build(operands=[state], result_types=[element]))
+            return [s.add(xarith.AddfOp(s.add(xarith.MulfOp(as_float, scale)), lo))]
+        return generic(b, [low, high], [empty(b, type_)], affine_maps(rank, [], [], dim_exprs(rank)),
+                       ["parallel"] * rank, [type_], body)
 
     @handles(hlo.SortOp)
     def _sort(self, op, b):

@@ -98,3 +98,12 @@ func.func @argmax_reduce() {
   check.expect_eq_const(%indices, dense<[1, 2]> : tensor<2xi32>) : tensor<2xi32>
   return
 }
+
+func.func @rng_uniform_matches_the_stateless_lcg() {
+  %lo = util.unfoldable_constant dense<-1.0> : tensor<f32>
+  %hi = util.unfoldable_constant dense<3.0> : tensor<f32>
+  %shape = util.unfoldable_constant dense<[2, 3]> : tensor<2xi64>
+  %r = stablehlo.rng %lo, %hi, %shape, distribution = UNIFORM : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<2x3xf32>
+  check.expect_almost_eq_const(%r, dense<[[2.310308, -0.6619632, 0.36576545], [1.3514826, 2.3792112, -0.5930601]]> : tensor<2x3xf32>) : tensor<2x3xf32>
+  return
+}
