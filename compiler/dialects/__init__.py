@@ -30,6 +30,7 @@ RT_DIALECTS = {
     "chlo": "chlo",
     "ml_program": "ml_program",
     "tosa": "tosa",
+    "iree_codegen": "iree_codegen",
 }
 
 #: upstream xDSL dialects rt accepts as they are

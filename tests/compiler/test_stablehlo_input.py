@@ -158,3 +158,18 @@ def test_tosa_matmul_with_a_zero_point_is_a_located_error():
   return %0 : tensor<1x2x4xi32>
 }""")
     assert "<input>:3:8: error: 'tosa.matmul' with non-zero zero points is not supported by rt" in message
+
+
+def test_iree_codegen_compilation_info_is_read_and_set_aside():
+    text = """#info = #iree_codegen.compilation_info<
+    lowering_config = #iree_cpu.lowering_config<distribution = {sizes=[8, 8], interchange=[1, 0]}>,
+    translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>
+func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  %0 = "stablehlo.dot"(%a, %b) {compilation_info = #info} : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}"""
+    printed = str(parse_module(text, "hint.mlir"))
+    assert "#iree_codegen.compilation_info<" in printed and "interchange=[1, 0]" in printed
+    module = rt.load(rt.compile(text, devices=["vmvx"]), devices=["local-sync://vmvx"])
+    a, b = np.arange(32, dtype=np.float32).reshape(4, 8), np.ones((8, 2), np.float32)
+    np.testing.assert_allclose(np.asarray(module.main(a, b)), a @ b)
