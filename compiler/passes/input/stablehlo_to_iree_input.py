@@ -36,7 +36,8 @@ import dataclasses
 
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import scf, tensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, IntegerType, TensorType, i64
+from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, DenseIntOrFPElementsAttr, IndexType, IntegerType,
+                                   TensorType, i64)
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr
@@ -53,6 +54,7 @@ from rt.compiler.passes.pipeline import INPUT_TYPES
 from rt.runtime.errors import InvalidArgumentError
 from rt.compiler.helpers.stablehlo.builders import (affine_maps, dim_exprs, empty, generic, int_list, require_ranked,
                                                           require_static)
+from rt.compiler.helpers.stablehlo.random import box_muller_constants
 from rt.compiler.helpers.stablehlo.windows import (convert_convolution, convert_gather, convert_reduce_window,
                                                          convert_scatter, convert_sort)
 from rt.compiler.helpers.stablehlo.elementwise import (OpSink, constant, convert, element_type,
@@ -452,8 +454,10 @@ class _Converter:
         type_ = op.outputs[0].type
         require_static(op, type_)
         distribution = op.attributes.get("rng_distribution")
-        if distribution is None or distribution.value.data != "UNIFORM" or not is_float(type_):
-            raise error_at_op(op, "'stablehlo.rng' is converted by rt for the UNIFORM distribution of floats only")
+        if distribution is None or not is_float(type_):
+            raise error_at_op(op, "'stablehlo.rng' needs rng_distribution (UNIFORM or NORMAL) and a float result")
+        if distribution.value.data == "NORMAL":
+            return [self._rng_normal(op, b, low, high, type_)]
         rank = type_.get_num_dims()
         element = element_type(type_)
         i32 = IntegerType(32)
@@ -470,6 +474,30 @@ class _Converter:
             return [s.add(xarith.AddfOp(s.add(xarith.MulfOp(as_float, scale)), lo))]
         return generic(b, [low, high], [empty(b, type_)], affine_maps(rank, [], [], dim_exprs(rank)),
                        ["parallel"] * rank, [type_], body)
+
+    def _rng_normal(self, op, b, mu, sigma, type_):
+        """``mu + sigma * sqrt(-2 log u1) * (cos | sin)(2 pi u2)`` with IREE's compile-time draws
+        (``helpers/stablehlo/random.py``): the cos half, then the sin half, cut to the element count."""
+        count = 1
+        for size in type_.get_shape():
+            count *= size
+        logs, cosines, sines = box_muller_constants(count)
+        element = element_type(type_)
+        half_type = TensorType(element, [len(logs)])
+
+        def table(values):
+            return b.add(arith.ConstantOp.create(result_types=[half_type], properties={
+                "value": DenseIntOrFPElementsAttr.from_list(half_type, values)}))
+        spread = [_broadcast(b, op, v, half_type, []) for v in (mu, sigma)]
+        magnitude = emit_elementwise(b, op, [spread[1], emit_elementwise(b, op, [table(logs)], half_type,
+                                                                          kind=hlo.SqrtOp)], half_type, kind=hlo.MulOp)
+        halves = [emit_elementwise(b, op, [emit_elementwise(b, op, [magnitude, table(t)], half_type, kind=hlo.MulOp),
+                                           spread[0]], half_type, kind=hlo.AddOp) for t in (cosines, sines)]
+        flat_type = TensorType(element, [2 * len(logs)])
+        flat = b.add(tensor.ConcatOp(halves, 0, flat_type))
+        if 2 * len(logs) != count:
+            flat = b.add(ExtractSliceOp.from_static_parameters(flat, [0], [count]))
+        return b.add(TensorReshapeOp.build(operands=[flat, [], []], result_types=[type_]))
 
     @handles(hlo.SortOp)
     def _sort(self, op, b):

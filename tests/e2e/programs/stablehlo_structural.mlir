@@ -107,3 +107,12 @@ func.func @rng_uniform_matches_the_stateless_lcg() {
   check.expect_almost_eq_const(%r, dense<[[2.310308, -0.6619632, 0.36576545], [1.3514826, 2.3792112, -0.5930601]]> : tensor<2x3xf32>) : tensor<2x3xf32>
   return
 }
+
+func.func @rng_normal_matches_irees_box_muller_draws() {
+  %mu = util.unfoldable_constant dense<1.0> : tensor<f32>
+  %sigma = util.unfoldable_constant dense<2.0> : tensor<f32>
+  %shape = util.unfoldable_constant dense<[5]> : tensor<1xi64>
+  %r = stablehlo.rng %mu, %sigma, %shape, distribution = NORMAL : (tensor<f32>, tensor<f32>, tensor<1xi64>) -> tensor<5xf32>
+  check.expect_almost_eq_const(%r, dense<[2.141722, 1.635186, -0.453076, -0.696778, 0.093217]> : tensor<5xf32>) : tensor<5xf32>
+  return
+}
