@@ -1,5 +1,7 @@
 """The flow dialect: every op parses, verifies and prints back to the same text, and bad forms
 give located errors. Each snippet is one op in IREE's printed form (FlowOps.td)."""
+import pathlib
+
 import pytest
 
 from rt.compiler.dialects.flow import (
@@ -75,9 +77,7 @@ def test_op_round_trips(name):
 
 def test_seed_flow_executables_round_trip():
     """Seed 001's module after iree-flow-outline-dispatch-regions (four executables, four dispatches)."""
-    with open("/work/shared/seeds/001_863200de0f87c0d7.txt") as f:
-        lines = f.read().splitlines()
-    text = "\n".join(lines[232:336])
+    text = (pathlib.Path(__file__).parent / "data" / "seed001_flow.mlir").read_text()
     module = parse_module(text, "seed001.mlir")
     module.verify()
     dispatches = [op for op in module.walk() if isinstance(op, DispatchOp)]
