@@ -450,17 +450,22 @@ class ConvolutionOp(Generic):
     FORMAT: ClassVar = OpFormat(ConvolutionForm())
 
 
-@irdl_op_definition
-class ReduceWindowOp(HloOp):
-    """``"stablehlo.reduce_window"(%x, %init) ({...}) {window_dimensions, window_strides,
-    base_dilations, window_dilations, padding}`` (generic form)."""
+class _RegionOp(HloOp):
+    """Operands, results and one region, in the generic form (``reduce_window``, ``sort``, ``scatter``)."""
 
-    name = "stablehlo.reduce_window"
     inputs = var_operand_def()
     outputs = var_result_def()
     body = region_def()
     traits = traits_def(Pure())
     FORMAT: ClassVar = OpFormat(" ", Operands("inputs"), AttrDict(), " : ", TypesOrFunction(["inputs"], ["outputs"]))
+
+
+@irdl_op_definition
+class ReduceWindowOp(_RegionOp):
+    """``"stablehlo.reduce_window"(%x, %init) ({...}) {window_dimensions, window_strides,
+    base_dilations, window_dilations, padding}`` (generic form)."""
+
+    name = "stablehlo.reduce_window"
 
 
 @irdl_op_definition
@@ -471,29 +476,19 @@ class RngOp(Generic):
 
 
 @irdl_op_definition
-class SortOp(HloOp):
+class SortOp(_RegionOp):
     """``"stablehlo.sort"(%a, %b) ({ comparator }) {dimension = 0, is_stable = true}`` (generic form);
     the comparator takes (lhs, rhs) pairs of every operand and returns whether lhs goes first."""
 
     name = "stablehlo.sort"
-    inputs = var_operand_def()
-    outputs = var_result_def()
-    body = region_def()
-    traits = traits_def(Pure())
-    FORMAT: ClassVar = OpFormat(" ", Operands("inputs"), AttrDict(), " : ", TypesOrFunction(["inputs"], ["outputs"]))
 
 
 @irdl_op_definition
-class ScatterOp(HloOp):
+class ScatterOp(_RegionOp):
     """``"stablehlo.scatter"(%operand, %indices, %updates) ({ combiner }) {scatter_dimension_numbers =
     #stablehlo.scatter<...>}`` (generic form; one operand)."""
 
     name = "stablehlo.scatter"
-    inputs = var_operand_def()
-    outputs = var_result_def()
-    body = region_def()
-    traits = traits_def(Pure())
-    FORMAT: ClassVar = OpFormat(" ", Operands("inputs"), AttrDict(), " : ", TypesOrFunction(["inputs"], ["outputs"]))
 
 
 @irdl_op_definition
