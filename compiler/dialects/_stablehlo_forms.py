@@ -292,11 +292,12 @@ class ReduceForm(Directive):
 
     def print(self, op, printer):
         n = len(op.inputs) // 2
-        printer.print_string("(")
-        pairs = [f"{printer_name(printer, x)} init: {printer_name(printer, z)}"
-                 for x, z in zip(op.inputs[:n], op.inputs[n:])]
-        printer.print_string("), (".join(pairs))
-        printer.print_string(")")
+        for k, (x, z) in enumerate(zip(op.inputs[:n], op.inputs[n:])):
+            printer.print_string(", (" if k else "(")
+            printer.print_ssa_value(x)
+            printer.print_string(" init: ")
+            printer.print_ssa_value(z)
+            printer.print_string(")")
         dims = ", ".join(map(str, _ints_of(op.attributes["dimensions"]) or []))
         printer.print_string(f" across dimensions = [{dims}]")
         print_attr_dict(printer, {k: v for k, v in op.attributes.items() if k != "dimensions"})
@@ -312,19 +313,6 @@ class ReduceForm(Directive):
             printer.print_string(")")
         printer.print_string(" ")
         printer.print_region(op.body, print_entry_block_args=False)
-
-
-def printer_name(printer, value):
-    """``value``'s SSA name as ``printer`` prints it."""
-    import io
-
-    stream, saved = io.StringIO(), printer.stream
-    printer.stream = stream
-    try:
-        printer.print_ssa_value(value)
-    finally:
-        printer.stream = saved
-    return stream.getvalue()
 
 
 def _applied_region(op_class, init_types):

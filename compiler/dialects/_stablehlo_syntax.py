@@ -12,7 +12,8 @@ Source followed: openxla/stablehlo ``stablehlo/dialect/AssemblyFormat.{h,cpp}``.
 from typing import ClassVar
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def, var_operand_def
+from xdsl.irdl import (IRDLOperation, irdl_op_definition, operand_def, region_def, result_def, traits_def,
+                       var_operand_def, var_result_def)
 from xdsl.parser import Parser
 from xdsl.traits import IsTerminator, Pure
 
@@ -276,3 +277,13 @@ class ReturnOp(HloOp):
     values = var_operand_def()
     traits = traits_def(IsTerminator())
     FORMAT: ClassVar = OpFormat(Opt(" ", Operands("values"), " : ", Types("values")), AttrDict())
+
+
+class LoopOp(HloOp):
+    """Loop-carried values, results and a ``cond`` and a ``body`` region (``stablehlo.while``,
+    ``tosa.while_loop``); each op sets its own ``FORMAT``."""
+
+    inputs = var_operand_def()
+    outputs = var_result_def()
+    cond = region_def()
+    body = region_def()

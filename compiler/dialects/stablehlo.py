@@ -31,8 +31,8 @@ from xdsl.traits import Pure
 from rt.compiler.dialects._format import AttrDict, Operands, OpFormat
 from rt.compiler.dialects._stablehlo_forms import ConvolutionForm, Generic, ReduceForm, WhileForm
 from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare, ConstantValue, Convert, HloAttrDict,
-                                                    HloOp, PropertiesAsAttributes, ReturnOp, Select, TypesOrFunction,
-                                                    Unary)
+                                                    HloOp, LoopOp, PropertiesAsAttributes, ReturnOp, Select,
+                                                    TypesOrFunction, Unary)
 from rt.compiler.dialects._stablehlo_attrs import (ComparisonDirectionAttr, ComparisonTypeAttr,
                                                    ConvDimensionNumbersAttr, DotDimensionNumbersAttr,
                                                    GatherDimensionNumbersAttr, PrecisionAttr,
@@ -399,15 +399,11 @@ class BatchNormInferenceOp(Generic):
 
 
 @irdl_op_definition
-class WhileOp(HloOp):
+class WhileOp(LoopOp):
     """``stablehlo.while(%i = %init, ...) : t, ... cond { ... } do { ... }`` (or the generic form
     with the ``cond`` and ``body`` regions); both regions end in ``stablehlo.return``."""
 
     name = "stablehlo.while"
-    inputs = var_operand_def()
-    outputs = var_result_def()
-    cond = region_def()
-    body = region_def()
     FORMAT: ClassVar = OpFormat(WhileForm())
 
 

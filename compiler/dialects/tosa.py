@@ -19,7 +19,7 @@ from xdsl.traits import IsTerminator
 
 from rt.compiler.dialects._format import AttrDict, Operands, OpFormat, Opt, Types
 from rt.compiler.dialects._stablehlo_forms import Generic
-from rt.compiler.dialects._stablehlo_syntax import HloOp
+from rt.compiler.dialects._stablehlo_syntax import HloOp, LoopOp
 from rt.compiler.dialects._tosa_syntax import CondIfForm, WhileLoopForm
 
 
@@ -88,14 +88,10 @@ class YieldOp(HloOp):
 
 
 @irdl_op_definition
-class WhileLoopOp(HloOp):
+class WhileLoopOp(LoopOp):
     """``tosa.while_loop (%x = %init) : (t) -> t { cond } do { body }``."""
 
     name = "tosa.while_loop"
-    inputs = var_operand_def()
-    outputs = var_result_def()
-    cond = region_def()
-    body = region_def()
     FORMAT: ClassVar = OpFormat(WhileLoopForm())
 
 

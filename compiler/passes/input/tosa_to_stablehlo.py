@@ -33,14 +33,14 @@ from xdsl.rewriter import Rewriter
 from rt.compiler.dialects import chlo, stablehlo as hlo, tosa
 from rt.compiler.dialects._stablehlo_attrs import ComparisonDirectionAttr, DotDimensionNumbersAttr
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.op_handlers import OpHandlers, handles
+from rt.compiler.op_handlers import OpHandlers, OpTable, handles
 from rt.compiler.passes.base import Pass
 from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type, is_float
 
 T = tosa.TOSA_OPS
 
 #: TOSA elementwise op -> the StableHLO op with the same meaning (after broadcasting)
-_ELEMENTWISE = {
+_ELEMENTWISE = OpTable({
     T["add"]: hlo.AddOp, T["sub"]: hlo.SubtractOp, T["maximum"]: hlo.MaxOp, T["minimum"]: hlo.MinOp,
     T["pow"]: hlo.PowOp, T["intdiv"]: hlo.DivOp, T["bitwise_and"]: hlo.AndOp, T["bitwise_or"]: hlo.OrOp,
     T["bitwise_xor"]: hlo.XorOp, T["logical_and"]: hlo.AndOp, T["logical_or"]: hlo.OrOp,
@@ -50,13 +50,13 @@ _ELEMENTWISE = {
     T["log"]: hlo.LogOp, T["rsqrt"]: hlo.RsqrtOp, T["sigmoid"]: hlo.LogisticOp, T["tanh"]: hlo.TanhOp,
     T["sin"]: hlo.SineOp, T["cos"]: hlo.CosineOp, T["erf"]: chlo.ErfOp, T["bitwise_not"]: hlo.NotOp,
     T["logical_not"]: hlo.NotOp,
-}
-_COMPARE = {T["equal"]: "EQ", T["greater"]: "GT", T["greater_equal"]: "GE"}
+})
+_COMPARE = OpTable({T["equal"]: "EQ", T["greater"]: "GT", T["greater_equal"]: "GE"})
 #: reduce op -> (StableHLO combiner, init for floats, init for integers (None: by width), init for i1)
-_REDUCE = {T["reduce_sum"]: (hlo.AddOp, 0.0, 0, False), T["reduce_product"]: (hlo.MulOp, 1.0, 1, True),
+_REDUCE = OpTable({T["reduce_sum"]: (hlo.AddOp, 0.0, 0, False), T["reduce_product"]: (hlo.MulOp, 1.0, 1, True),
            T["reduce_max"]: (hlo.MaxOp, float("-inf"), "min", False),
            T["reduce_min"]: (hlo.MinOp, float("inf"), "max", True),
-           T["reduce_all"]: (hlo.AndOp, None, None, True), T["reduce_any"]: (hlo.OrOp, None, None, False)}
+           T["reduce_all"]: (hlo.AndOp, None, None, True), T["reduce_any"]: (hlo.OrOp, None, None, False)})
 
 
 def _attr(op, key, *alternatives):
@@ -157,13 +157,13 @@ class _Converter:
         type_ = op.outputs[0].type
         shape = type_.get_shape()
         operands = [self._broadcast(b, op, v, shape) for v in op.inputs]
-        return [_hlo(b, _ELEMENTWISE[type(op)], operands, type_)]
+        return [_hlo(b, _ELEMENTWISE[op], operands, type_)]
 
     @handles(*_COMPARE)
     def _compare(self, op, b):
         shape = op.outputs[0].type.get_shape()
         operands = [self._broadcast(b, op, v, shape) for v in op.inputs]
-        direction = ComparisonDirectionAttr(StringAttr(_COMPARE[type(op)]))
+        direction = ComparisonDirectionAttr(StringAttr(_COMPARE[op]))
         return [_hlo(b, hlo.CompareOp, operands, op.outputs[0].type, comparison_direction=direction)]
 
     @handles(T["reciprocal"])
@@ -334,7 +334,7 @@ class _Converter:
 
     @handles(*_REDUCE)
     def _reduce(self, op, b):
-        combiner, float_init, int_init, bool_init = _REDUCE[type(op)]
+        combiner, float_init, int_init, bool_init = _REDUCE[op]
         value, type_ = op.inputs[0], op.outputs[0].type
         axis = _ints(_attr(op, "axis"))[0]
         element = element_type(type_)
