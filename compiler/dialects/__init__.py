@@ -31,6 +31,7 @@ RT_DIALECTS = {
     "ml_program": "ml_program",
     "tosa": "tosa",
     "iree_codegen": "iree_codegen",
+    "iree_linalg_ext": "iree_linalg_ext",
 }
 
 #: upstream xDSL dialects rt accepts as they are

@@ -1,0 +1,9 @@
+"""``iree_linalg_ext`` sort/scatter/gather/topk/scan/arg_compare/fft/map/winograd/quantize ops.
+
+Assembled into the dialect by :mod:`iree_linalg_ext`.
+"""
+
+#: op classes of this module, registered by iree_linalg_ext.build_dialect
+OPS = ()
+#: attribute classes of this module
+ATTRIBUTES = ()
