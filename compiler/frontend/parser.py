@@ -85,6 +85,27 @@ def _float_limit(element_type):
     return None
 
 
+def _after_previous_token(span):
+    """``span`` itself, or, when only blank and comment lines lie between it and the token
+    before it, the position just after that token (a ``Span`` of one character)."""
+    text = span.input.content
+    pos = span.start
+    line_start = text.rfind("\n", 0, pos) + 1
+    if text[line_start:pos].strip() or line_start == 0:
+        return span
+    while line_start > 0:
+        end = line_start - 1
+        line_start = text.rfind("\n", 0, end) + 1
+        line = text[line_start:end]
+        comment = line.find("//")
+        if comment >= 0 and '"' not in line[:comment]:
+            line = line[:comment]
+        if line.strip():
+            end = line_start + len(line.rstrip())
+            return Span(end, end + 1, span.input)
+    return span
+
+
 class RtParser(Parser):
     """An xDSL ``Parser`` with rt's guards. Use :func:`rt.compiler.frontend.parse_module`."""
 
@@ -96,6 +117,39 @@ class RtParser(Parser):
         self.resource_spans = {}
         self._shaped_types = {}
         self._affine_maps = {}
+        self._first_uses = {}
+
+    # ---------------------------------------------------------------- diagnostics
+    def raise_error(self, msg, at_position=None, end_position=None):
+        """xDSL's ``raise_error``; a wrong-token error ("expected ...") whose token starts a
+        line is reported just after the previous token, as MLIR's ``emitWrongTokenError`` does:
+        the missing ``>`` or ``,`` belongs to the line above."""
+        current = self._current_token.span
+        if end_position is None and at_position in (None, current) and msg[:8].lower() == "expected":
+            at_position = _after_previous_token(current)
+        super().raise_error(msg, at_position, end_position)
+
+    def _parse_block(self):
+        if self._current_token.kind != MLIRTokenKind.CARET_IDENT:  # xDSL says " in block definition"
+            self.raise_error("expected '}' to end the region, or a block label '^name:'")
+        return super()._parse_block()
+
+    # ----------------------------------------------------------------- SSA values
+    def resolve_operand(self, operand, type):
+        if operand.operand_name not in self.ssa_values:
+            self._first_uses.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
+
+    def parse_module(self, allow_implicit_module=True):
+        """xDSL's module parse, with MLIR's diagnostic for a value used but never defined: at its
+        first use (xDSL reports all of them at the end of the file)."""
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError:
+            if not self.forward_ssa_references:
+                raise
+        name = min(self.forward_ssa_references, key=lambda n: self._first_uses[n].start)
+        self.raise_error(f"use of undeclared SSA value name '%{name}'", self._first_uses[name])
 
     # ----------------------------------------------------------------- operations
     def parse_operation(self):
