@@ -7,7 +7,7 @@ compiler's dependencies::
     m = rt.load(vmfb)                                          # devices picked per target
     c = m.foo(a, b)                                            # numpy in, numpy out
 
-``compile`` (rt.compilation), ``load`` / ``LoadedModule`` / ``LoadedFunction``
+``compile`` (rt.compilation), ``load`` (rt.loading), ``LoadedModule`` / ``LoadedFunction``
 (rt.loaded_module), ``DeviceArray`` (rt.device_array), ``NotComputed`` (rt.not_computed, dry-run
 results), ``Tracer`` (rt.trace), ``Topology``
 (rt.runtime.sim.topology, for simulated devices) and the error classes of rt.runtime.errors.
@@ -33,7 +33,7 @@ _LAZY = {
     "vm": ("rt.runtime.vm", None),
     "hal": ("rt.runtime.hal", None),
     "compile": ("rt.compilation", "compile"),
-    "load": ("rt.loaded_module", "load"),
+    "load": ("rt.loading", "load"),
     "LoadedModule": ("rt.loaded_module", "LoadedModule"),
     "LoadedFunction": ("rt.loaded_module", "LoadedFunction"),
     "DeviceArray": ("rt.device_array", "DeviceArray"),

@@ -104,7 +104,7 @@ def _cmd_compile(args):
 
 
 def _load(args, tracer=None):
-    from rt.loaded_module import load
+    from rt.loading import load
 
     if (args.module is None) == (args.module_flag is None):
         raise InvalidArgumentError("give the module once: python -m rt run MODULE.vmfb ... or --module=MODULE.vmfb")

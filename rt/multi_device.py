@@ -15,15 +15,15 @@ own devices linked to the host when no topology is given) everything runs in a `
 ``dry_run=True`` simulates without computing (docs/MULTI_DEVICE.md §8).
 """
 import os
-import threading
 
-from rt.loaded_module import ExportsByName
-from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
+from rt.loaded_module import ExportsByName, LoadedModule
+from rt.runtime.errors import InvalidArgumentError
 from rt.runtime.hal import Device
 from rt.runtime.hal.drivers.local_channel import LocalWorld
 from rt.runtime.sim.simulation import Simulation
 from rt.runtime.sim.topology import HOST, Topology
 from rt.runtime.sim.virtual_trace import HostSink
+from rt.spmd import in_threads, raise_first, run_spmd
 
 #: The host links of the topology implied by ``deterministic=True`` without a topology.
 IMPLICIT_LINK = {"bandwidth_gbps": 25.0, "latency_us": 1.0}
@@ -84,7 +84,6 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
     (``trust_policy``: rt.load's, applied to every rank; ``channel``: an MPI channel provider
     the ranks nest in, rt.runtime.hal.drivers.hierarchical_channel)."""
     from rt.device_binding import bind_devices
-    from rt.loaded_module import LoadedModule
 
     count = 1 if ranks is None else ranks
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
@@ -131,8 +130,8 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
             world.abort(error)
 
     try:
-        _in_threads(make, count)
-        _raise_first(errors)
+        in_threads(make, count)
+        raise_first(errors)
     except BaseException:
         for m in loaded:
             if m is not None:
@@ -144,28 +143,6 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
         loaded[0].simulation = sim
         return loaded[0]
     return SpmdModule(loaded, world, sim)
-
-
-def _in_threads(fn, count):
-    if count == 1:
-        fn(0)
-        return
-    threads = [threading.Thread(target=fn, args=(r,), name=f"rt rank {r}") for r in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-
-
-def _raise_first(errors):
-    failed = [(r, e) for r, e in enumerate(errors) if e is not None]
-    if not failed:
-        return
-    rank, error = failed[0]
-    if len(failed) > 1 and isinstance(error, RtError):
-        error.add_note(f"(ranks {', '.join(str(r) for r, _ in failed)} failed; this is rank "
-                       f"{rank}'s error)")
-    raise error
 
 
 class SpmdModule(ExportsByName):
@@ -231,37 +208,3 @@ class SpmdFunction:
         the first failing rank's error is raised."""
         return run_spmd(self._module.world, self._module.simulation, self.functions,
                         args_per_rank, to_host)
-
-
-def run_spmd(world, sim, functions, args_per_rank, to_host=True):
-    """Call ``functions[r](*args_per_rank[r])`` on a thread per rank (see SpmdFunction)."""
-    count = len(functions)
-    args_per_rank = list(args_per_rank)
-    if len(args_per_rank) != count:
-        raise InvalidArgumentError(f"@{functions[0].name} runs on {count} rank(s) but "
-                                   f"{len(args_per_rank)} argument lists were given")
-    prepared = [f.prepare(*args) for f, args in zip(functions, args_per_rank)]
-    world.new_epoch()
-    hosts = None
-    if sim is not None:
-        sim.rendezvous.new_epoch()
-        hosts = sim.host_group(count)
-    results, errors = [None] * count, [None] * count
-
-    def rank(r):
-        if hosts is not None:
-            sim.attach(hosts[r])
-        try:
-            f = functions[r]
-            results[r] = f.convert_results(f.invoke(prepared[r]), prepared[r], to_host)
-        except BaseException as error:
-            errors[r] = error
-            world.abort(RtError(f"rank {r} failed: {error}"))
-        finally:
-            world.finish(r)
-            if hosts is not None:
-                sim.detach(hosts[r])
-
-    _in_threads(rank, count)
-    _raise_first(errors)
-    return results

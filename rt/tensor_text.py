@@ -34,12 +34,11 @@ import numpy as np
 
 from rt.abi import ELEMENT_TYPES, dtype_is_float, dtype_name, numpy_dtype
 from rt.runtime.atomic_write import atomic_file
+from rt.runtime.hal.buffer_view_text import MAX_PRINTED_ELEMENTS, element_text, format_array
 from rt.runtime.hal.element_type import (dtype_to_element_type, is_sub_byte, pack_sub_byte,
                                            packed_byte_count, unpack_sub_byte)
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, UnimplementedError
 
-#: iree-run-module's default ``--output_max_element_count``.
-MAX_PRINTED_ELEMENTS = 1024
 _TYPE = re.compile(r"(?:(\d+(?:x\d+)*)x)?([A-Za-z][\w<>]*)")
 _SEPARATORS = re.compile(r"[\s,\[\]]+")
 FORM = ("SHAPExTYPE=VALUES (e.g. 2x3xf32=1,2,3,4,5,6), TYPE=VALUE (i32=4), a number, @file.npy, +file.npy "
@@ -201,31 +200,6 @@ def _raw_file(npy, data, shape, element, spec):
     return raw.view(numpy_dtype(element)).reshape(shape).copy()
 
 
-def _element_text(value, kind):
-    if kind == "f":
-        return "%G" % value
-    if kind == "b":
-        return "1" if value else "0"
-    return str(value)
-
-
-def _nested(array, kind, budget):
-    """Bracketed rows of ``array``; ``budget`` = [elements left]; stops with ``...``."""
-    if array.ndim == 1:
-        items = [_element_text(v, kind) for v in array[:budget[0]].tolist()]
-        budget[0] -= len(items)
-        if len(items) < array.shape[0]:
-            budget[0] = -1
-            return " ".join(items) + "..."
-        return " ".join(items)
-    parts = []
-    for row in array:
-        parts.append("[" + _nested(row, kind, budget) + ("" if budget[0] < 0 else "]"))
-        if budget[0] < 0:
-            break
-    return "".join(parts)
-
-
 def format_tensor(array, element=None, max_elements=MAX_PRINTED_ELEMENTS):
     """``2x2xf32=[1 2][3 4]`` for a numpy array (``element``: MLIR name, default from dtype);
     a dry run's ``rt.NotComputed`` prints as ``2x2xf32=<not computed>``."""
@@ -234,20 +208,13 @@ def format_tensor(array, element=None, max_elements=MAX_PRINTED_ELEMENTS):
     if isinstance(array, NotComputed):
         return str(array)
     array = np.asarray(array)
-    element = element or dtype_name(array.dtype)
-    if array.dtype.kind == "V":  # ml_dtypes (bf16, f8, i4): printed as iree-run-module does
-        array = array.astype(np.float32 if dtype_is_float(array.dtype) else np.int64)
-    kind = array.dtype.kind
-    head = "x".join([str(d) for d in array.shape] + [element])
-    if array.ndim == 0:
-        return f"{head}={_element_text(array.item(), kind)}"
-    return f"{head}={_nested(array, kind, [max_elements])}"
+    return format_array(array, element or dtype_name(array.dtype), max_elements)
 
 
 def format_scalar(value, element):
     """``i32=4`` / ``f32=2.5`` for a scalar result of MLIR type ``element``."""
     kind = "f" if isinstance(value, float) else "b" if isinstance(value, bool) else "i"
-    return f"{element}={_element_text(value, kind)}"
+    return f"{element}={element_text(value, kind)}"
 
 
 def output_kind(spec):

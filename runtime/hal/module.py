@@ -75,6 +75,7 @@ from rt.runtime.errors import DeviceError, InvalidArgumentError
 from rt.runtime.hal.allocator import Allocator
 from rt.runtime.hal.buffer import Buffer
 from rt.runtime.hal.buffer_view import BufferView
+from rt.runtime.hal.buffer_view_text import format_array
 from rt.runtime.hal.channel import Channel, ChannelProvider
 from rt.runtime.hal.command_buffer import CommandBuffer
 from rt.runtime.hal.commands import BufferRef
@@ -260,12 +261,10 @@ class HalModule(NativeModule):
         if self._trace is not None:
             self._trace(key, list(views))
             return
-        from rt.tensor_text import format_tensor
-
         lines = [f"=== {key} ==="]
         for view in views:
             _ref(view, BufferView, "buffer_view.trace")
-            lines.append(format_tensor(view_to_numpy(view), element_type_name(view.element_type)))
+            lines.append(format_array(view_to_numpy(view), element_type_name(view.element_type)))
         print("\n".join(lines), file=sys.stderr, flush=True)
 
     # -- command_buffer ----------------------------------------------------------------------

@@ -124,7 +124,7 @@ class IoParametersModule(NativeModule):
 
 def _buffer(device, entry, offset, length, usage):
     """A device buffer holding ``length`` bytes of ``entry`` from ``offset``."""
-    from rt.device_array import upload
+    from rt.runtime.hal.host_upload import upload
     from rt.runtime.hal.element_type import ElementType
 
     splat = getattr(entry, "splat", None)

@@ -1,11 +1,11 @@
-"""rt.abi (reflection parsing, dtype rules) and rt.device_array.upload (zero-copy vs copy)."""
+"""rt.abi (reflection parsing, dtype rules) and rt.runtime.hal.host_upload.upload (zero-copy vs copy)."""
 import json
 
 import numpy as np
 import pytest
 
 from rt.abi import FunctionABI, dtype_accepted, type_text
-from rt.device_array import upload
+from rt.runtime.hal.host_upload import upload
 from rt.runtime import hal
 from rt.runtime.errors import InvalidArgumentError, ModuleFormatError
 from rt.runtime.vm import Module, ModuleBuilder
