@@ -3,7 +3,8 @@
 Maps the import namespace onto the repository layout (docs/ARCHITECTURE.md §1):
 ``rt`` -> ``rt/``, ``rt.compiler`` -> ``compiler/``, ``rt.runtime`` -> ``runtime/``,
 ``rt.devices`` -> ``devices/``. Before compiling, it runs the code generators (the VM's ISA
-table in ``runtime/vm/isa.yaml`` produces the interpreter dispatch and the bytecode emitter),
+table in ``runtime/vm/isa.yaml`` produces the interpreter dispatch and the bytecode emitter;
+the ``hal`` import table in ``runtime/hal/imports.py`` the argument positions its C entries read),
 then cythonizes every ``.pyx`` under ``runtime/``, ``devices/`` and ``rt/``.
 
 Cython finds a cimported module by its full name (``from rt.runtime.hal._buffer cimport
@@ -19,7 +20,7 @@ from setuptools import Extension, setup
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 NAMESPACE = {"rt": "rt", "rt.compiler": "compiler", "rt.runtime": "runtime", "rt.devices": "devices"}
-GENERATORS = ["runtime/vm/isa_gen.py"]
+GENERATORS = ["runtime/vm/isa_gen.py", "runtime/hal/imports_gen.py"]
 EXTENSION_ROOTS = ["runtime", "devices", "rt"]
 INCLUDE_TREE = os.path.join(ROOT, "build", "cython_include")
 

@@ -28,6 +28,8 @@ from rt.runtime.hal.status import StatusCode
 from rt.runtime.vm._native cimport (ImportCall, NativeFunction, import_fn, int_arg, native_function,
                                     ref_arg, set_i32, set_i64, set_ref)
 
+include "_generated/imports.pxi"
+
 cdef uint32_t _INFINITE_MS = 0xFFFFFFFF
 cdef int32_t _DEADLINE_EXCEEDED = int(StatusCode.DEADLINE_EXCEEDED)
 cdef enum:
@@ -79,33 +81,36 @@ cdef tuple _shape(ImportCall* c, Py_ssize_t first, Py_ssize_t rank):
 # -- buffers and views ---------------------------------------------------------------------------
 
 cdef int buffer_view_buffer(object state, ImportCall* c) except -1:
-    return set_ref(c, 0, (<BufferView>_typed(c, 0, BufferView, "buffer_view.buffer")).buffer)
+    return set_ref(c, 0, (<BufferView>_typed(c, BUFFER_VIEW_BUFFER__VIEW, BufferView, "buffer_view.buffer")).buffer)
 
 
 cdef int buffer_view_create(object state, ImportCall* c) except -1:
-    cdef Buffer b = _typed(c, 0, Buffer, "buffer_view.create")
-    cdef int64_t offset = int_arg(c, 1), length = int_arg(c, 2)
-    cdef tuple shape = _shape(c, 5, c.spans[0])
+    cdef Buffer b = _typed(c, BUFFER_VIEW_CREATE__BUFFER, Buffer, "buffer_view.create")
+    cdef int64_t offset = int_arg(c, BUFFER_VIEW_CREATE__OFFSET)
+    cdef int64_t length = int_arg(c, BUFFER_VIEW_CREATE__LENGTH)
+    cdef int64_t element_type = int_arg(c, BUFFER_VIEW_CREATE__ELEMENT_TYPE)
+    cdef int64_t encoding_type = int_arg(c, BUFFER_VIEW_CREATE__ENCODING_TYPE)
+    cdef tuple shape = _shape(c, BUFFER_VIEW_CREATE__SHAPE, c.spans[BUFFER_VIEW_CREATE__SHAPE__SPAN])
     cdef Buffer span
     for d in shape:
         if d < 0:
             return set_ref(c, 0, (<HalState>state).module.buffer_view_create(
-                b, offset, length, int_arg(c, 3), int_arg(c, 4), list(shape)))
+                b, offset, length, element_type, encoding_type, list(shape)))
     if offset < 0 or length < 0:
         return set_ref(c, 0, (<HalState>state).module.buffer_view_create(
-            b, offset, length, int_arg(c, 3), int_arg(c, 4), list(shape)))
+            b, offset, length, element_type, encoding_type, list(shape)))
     if <uint64_t>offset > b.byte_length or <uint64_t>length > b.byte_length - <uint64_t>offset:
         range_check(b, offset, length, f"subspan of {describe(b)}", "range")
     if offset == 0 and <uint64_t>length == b.byte_length:
-        return set_ref(c, 0, new_view(b, shape, <uint32_t>int_arg(c, 3), <int32_t>int_arg(c, 4)))
+        return set_ref(c, 0, new_view(b, shape, <uint32_t>element_type, <int32_t>encoding_type))
     span = new_buffer(b.allocation, b.byte_offset + offset, length, b.memory_type_bits, b.usage_bits)
     span.encoding = b.encoding
-    return set_ref(c, 0, new_view(span, shape, <uint32_t>int_arg(c, 3), <int32_t>int_arg(c, 4)))
+    return set_ref(c, 0, new_view(span, shape, <uint32_t>element_type, <int32_t>encoding_type))
 
 
 cdef int buffer_view_dim(object state, ImportCall* c) except -1:
-    cdef BufferView v = _typed(c, 0, BufferView, "buffer_view.dim")
-    cdef int64_t index = int_arg(c, 1)
+    cdef BufferView v = _typed(c, BUFFER_VIEW_DIM__VIEW, BufferView, "buffer_view.dim")
+    cdef int64_t index = int_arg(c, BUFFER_VIEW_DIM__INDEX)
     if not 0 <= index < len(v.shape):
         v.dim(index)
     set_i64(c, 0, v.shape[index])
@@ -113,97 +118,121 @@ cdef int buffer_view_dim(object state, ImportCall* c) except -1:
 
 
 cdef int buffer_view_rank(object state, ImportCall* c) except -1:
-    set_i32(c, 0, len((<BufferView>_typed(c, 0, BufferView, "buffer_view.rank")).shape))
+    set_i32(c, 0, len((<BufferView>_typed(c, BUFFER_VIEW_RANK__VIEW, BufferView, "buffer_view.rank")).shape))
     return 0
 
 
 cdef int buffer_view_element_type(object state, ImportCall* c) except -1:
-    set_i32(c, 0, <int32_t>(<BufferView>_typed(c, 0, BufferView, "buffer_view.element_type")).element_type_code)
+    set_i32(c, 0, <int32_t>(<BufferView>_typed(c, BUFFER_VIEW_ELEMENT_TYPE__VIEW, BufferView, "buffer_view.element_type")).element_type_code)
     return 0
 
 
 cdef int buffer_view_encoding_type(object state, ImportCall* c) except -1:
-    set_i32(c, 0, (<BufferView>_typed(c, 0, BufferView, "buffer_view.encoding_type")).encoding_type)
+    set_i32(c, 0, (<BufferView>_typed(c, BUFFER_VIEW_ENCODING_TYPE__VIEW, BufferView, "buffer_view.encoding_type")).encoding_type)
     return 0
 
 
 cdef int buffer_view_assert(object state, ImportCall* c) except -1:
-    cdef Py_ssize_t k, rank = c.spans[0]
-    view = ref_arg(c, 0)
+    cdef Py_ssize_t k, rank = c.spans[BUFFER_VIEW_ASSERT__SHAPE__SPAN]
+    cdef int64_t element_type = int_arg(c, BUFFER_VIEW_ASSERT__ELEMENT_TYPE)
+    cdef int64_t encoding_type = int_arg(c, BUFFER_VIEW_ASSERT__ENCODING_TYPE)
+    view = ref_arg(c, BUFFER_VIEW_ASSERT__VIEW)
     if isinstance(view, BufferView):
         v = <BufferView>view
-        if (v.element_type_code == <uint32_t>int_arg(c, 2) and v.encoding_type == <int32_t>int_arg(c, 3)
+        if (v.element_type_code == <uint32_t>element_type and v.encoding_type == <int32_t>encoding_type
                 and len(v.shape) == rank):
             for k in range(rank):
-                if v.shape[k] != int_arg(c, 4 + k):
+                if v.shape[k] != int_arg(c, BUFFER_VIEW_ASSERT__SHAPE + k):
                     break
             else:
                 return 0
-    (<HalState>state).module.buffer_view_assert(view, ref_arg(c, 1), int_arg(c, 2), int_arg(c, 3),
-                                                 [int_arg(c, 4 + k) for k in range(rank)])
+    (<HalState>state).module.buffer_view_assert(
+        view, ref_arg(c, BUFFER_VIEW_ASSERT__MESSAGE), element_type, encoding_type,
+        [int_arg(c, BUFFER_VIEW_ASSERT__SHAPE + k) for k in range(rank)])
     return 0
 
 
 cdef int buffer_length(object state, ImportCall* c) except -1:
-    set_i64(c, 0, (<Buffer>_typed(c, 0, Buffer, "buffer.length")).byte_length)
+    set_i64(c, 0, (<Buffer>_typed(c, BUFFER_LENGTH__BUFFER, Buffer, "buffer.length")).byte_length)
     return 0
 
 
 cdef int device_allocator(object state, ImportCall* c) except -1:
-    device = ref_arg(c, 0)
+    device = ref_arg(c, DEVICE_ALLOCATOR__DEVICE)
     if isinstance(device, LocalDeviceCore):
         return set_ref(c, 0, (<LocalDeviceCore>device).allocator)
     return set_ref(c, 0, (<HalState>state).module.device_allocator(device))
 
 
 cdef int allocator_allocate(object state, ImportCall* c) except -1:
-    allocator = ref_arg(c, 0)
-    cdef int64_t size = int_arg(c, 4)
+    allocator = ref_arg(c, ALLOCATOR_ALLOCATE__ALLOCATOR)
+    cdef int64_t size = int_arg(c, ALLOCATOR_ALLOCATE__SIZE)
+    cdef int64_t memory_types = int_arg(c, ALLOCATOR_ALLOCATE__MEMORY_TYPES)
+    cdef int64_t usage = int_arg(c, ALLOCATOR_ALLOCATE__USAGE)
     if type(allocator) is HeapAllocator and size >= 0:
         return set_ref(c, 0, (<HeapAllocator>allocator).allocate(
-            size, <uint32_t>int_arg(c, 2), <uint32_t>int_arg(c, 3)))
+            size, <uint32_t>memory_types, <uint32_t>usage))
     return set_ref(c, 0, (<HalState>state).module.allocator_allocate(
-        allocator, int_arg(c, 1), int_arg(c, 2), int_arg(c, 3), size))
+        allocator, int_arg(c, ALLOCATOR_ALLOCATE__AFFINITY), memory_types, usage, size))
 
 
 # -- command buffers ---------------------------------------------------------------------------
 
 cdef int command_buffer_create(object state, ImportCall* c) except -1:
-    cdef LocalDeviceCore device = _direct(c, 0)
+    cdef LocalDeviceCore device = _direct(c, COMMAND_BUFFER_CREATE__DEVICE)
     cdef CommandBuffer cb
+    cdef int64_t modes = int_arg(c, COMMAND_BUFFER_CREATE__MODES)
+    cdef int64_t categories = int_arg(c, COMMAND_BUFFER_CREATE__CATEGORIES)
+    cdef int64_t capacity = int_arg(c, COMMAND_BUFFER_CREATE__BINDING_CAPACITY)
     if device is None:
         return set_ref(c, 0, (<HalState>state).module.command_buffer_create(
-            ref_arg(c, 0), int_arg(c, 1), int_arg(c, 2), int_arg(c, 3), int_arg(c, 4)))
-    cb = CommandBuffer(device, int_arg(c, 1), int_arg(c, 2), int_arg(c, 4))
+            ref_arg(c, COMMAND_BUFFER_CREATE__DEVICE), modes, categories,
+            int_arg(c, COMMAND_BUFFER_CREATE__AFFINITY), capacity))
+    cb = CommandBuffer(device, modes, categories, capacity)
     cb.begin_c()
     return set_ref(c, 0, cb)
 
 
 cdef int command_buffer_finalize(object state, ImportCall* c) except -1:
-    return (<CommandBuffer>_typed(c, 0, CommandBuffer, "command_buffer.finalize")).finalize_c()
+    return (<CommandBuffer>_typed(c, COMMAND_BUFFER_FINALIZE__CB, CommandBuffer, "command_buffer.finalize")).finalize_c()
 
 
 cdef int command_buffer_execution_barrier(object state, ImportCall* c) except -1:
-    return (<CommandBuffer>_typed(c, 0, CommandBuffer, "command_buffer.execution_barrier")).barrier_c()
+    return (<CommandBuffer>_typed(c, COMMAND_BUFFER_EXECUTION_BARRIER__CB, CommandBuffer,
+                                    "command_buffer.execution_barrier")).barrier_c()
 
 
 cdef int command_buffer_fill_buffer(object state, ImportCall* c) except -1:
-    cdef CommandBuffer cb = _typed(c, 0, CommandBuffer, "command_buffer.fill_buffer")
-    return cb.fill_c(ref_arg(c, 1), int_arg(c, 4), int_arg(c, 2), int_arg(c, 3),
-                     int_arg(c, 5) & 0xFFFFFFFF, int_arg(c, 6))
+    cdef CommandBuffer cb = _typed(c, COMMAND_BUFFER_FILL_BUFFER__CB, CommandBuffer,
+                                   "command_buffer.fill_buffer")
+    return cb.fill_c(ref_arg(c, COMMAND_BUFFER_FILL_BUFFER__TARGET),
+                     int_arg(c, COMMAND_BUFFER_FILL_BUFFER__SLOT),
+                     int_arg(c, COMMAND_BUFFER_FILL_BUFFER__OFFSET),
+                     int_arg(c, COMMAND_BUFFER_FILL_BUFFER__LENGTH),
+                     int_arg(c, COMMAND_BUFFER_FILL_BUFFER__PATTERN) & 0xFFFFFFFF,
+                     int_arg(c, COMMAND_BUFFER_FILL_BUFFER__PATTERN_LENGTH))
 
 
 cdef int command_buffer_copy_buffer(object state, ImportCall* c) except -1:
-    cdef CommandBuffer cb = _typed(c, 0, CommandBuffer, "command_buffer.copy_buffer")
-    return cb.copy_c(ref_arg(c, 3), int_arg(c, 1), int_arg(c, 4), ref_arg(c, 5), int_arg(c, 2),
-                     int_arg(c, 6), int_arg(c, 7))
+    cdef CommandBuffer cb = _typed(c, COMMAND_BUFFER_COPY_BUFFER__CB, CommandBuffer,
+                                   "command_buffer.copy_buffer")
+    return cb.copy_c(ref_arg(c, COMMAND_BUFFER_COPY_BUFFER__SOURCE),
+                     int_arg(c, COMMAND_BUFFER_COPY_BUFFER__SOURCE_SLOT),
+                     int_arg(c, COMMAND_BUFFER_COPY_BUFFER__SOURCE_OFFSET),
+                     ref_arg(c, COMMAND_BUFFER_COPY_BUFFER__TARGET),
+                     int_arg(c, COMMAND_BUFFER_COPY_BUFFER__TARGET_SLOT),
+                     int_arg(c, COMMAND_BUFFER_COPY_BUFFER__TARGET_OFFSET),
+                     int_arg(c, COMMAND_BUFFER_COPY_BUFFER__LENGTH))
 
 
 cdef int command_buffer_dispatch(object state, ImportCall* c) except -1:
     """(cb, executable, ordinal, x, y, z, flags, constants..., (reserved, slot, buffer,
     offset, length)...)."""
-    cdef CommandBuffer cb = _typed(c, 0, CommandBuffer, "command_buffer.dispatch")
-    cdef Py_ssize_t k, nc = c.spans[0], nb = c.spans[1], at
+    cdef CommandBuffer cb = _typed(c, COMMAND_BUFFER_DISPATCH__CB, CommandBuffer, "command_buffer.dispatch")
+    cdef Py_ssize_t k, at
+    cdef Py_ssize_t nc = c.spans[COMMAND_BUFFER_DISPATCH__CONSTANTS__SPAN]
+    cdef Py_ssize_t nb = c.spans[COMMAND_BUFFER_DISPATCH__BINDINGS__SPAN]
+    cdef Py_ssize_t first_binding = COMMAND_BUFFER_DISPATCH__CONSTANTS + nc + COMMAND_BUFFER_DISPATCH__BINDINGS
     cdef int64_t constants[STACK_ITEMS]
     cdef BindingArg bindings[STACK_ITEMS]
     cdef list keep
@@ -211,52 +240,66 @@ cdef int command_buffer_dispatch(object state, ImportCall* c) except -1:
         raise InvalidArgumentError(f"hal.command_buffer.dispatch: {nc} push constants and {nb} "
                                    f"bindings; at most {STACK_ITEMS} of each are supported")
     for k in range(nc):
-        constants[k] = int_arg(c, 7 + k)
+        constants[k] = int_arg(c, COMMAND_BUFFER_DISPATCH__CONSTANTS + k)
     keep = [None] * nb
     for k in range(nb):
-        at = 7 + nc + 5 * k
-        buffer = ref_arg(c, at + 2)
+        at = first_binding + COMMAND_BUFFER_DISPATCH__BINDINGS__STRIDE * k
+        buffer = ref_arg(c, at + COMMAND_BUFFER_DISPATCH__BINDINGS__BUFFER)
         keep[k] = buffer
         bindings[k].buffer = NULL if buffer is None else <void*>buffer
-        bindings[k].slot = int_arg(c, at + 1)
-        bindings[k].offset = int_arg(c, at + 3)
-        bindings[k].length = int_arg(c, at + 4)
-    return cb.dispatch_c(ref_arg(c, 1), int_arg(c, 2), int_arg(c, 3), int_arg(c, 4), int_arg(c, 5),
-                         constants, nc, bindings, nb)
+        bindings[k].slot = int_arg(c, at + COMMAND_BUFFER_DISPATCH__BINDINGS__SLOT)
+        bindings[k].offset = int_arg(c, at + COMMAND_BUFFER_DISPATCH__BINDINGS__OFFSET)
+        bindings[k].length = int_arg(c, at + COMMAND_BUFFER_DISPATCH__BINDINGS__LENGTH)
+    return cb.dispatch_c(ref_arg(c, COMMAND_BUFFER_DISPATCH__EXECUTABLE),
+                         int_arg(c, COMMAND_BUFFER_DISPATCH__ORDINAL),
+                         int_arg(c, COMMAND_BUFFER_DISPATCH__X), int_arg(c, COMMAND_BUFFER_DISPATCH__Y),
+                         int_arg(c, COMMAND_BUFFER_DISPATCH__Z), constants, nc, bindings, nb)
 
 
 # -- queue operations ----------------------------------------------------------------------------
 
 cdef int device_queue_alloca(object state, ImportCall* c) except -1:
-    cdef LocalDeviceCore device = _direct(c, 0)
-    cdef int64_t size = int_arg(c, 7)
+    cdef LocalDeviceCore device = _direct(c, DEVICE_QUEUE_ALLOCA__DEVICE)
+    cdef int64_t size = int_arg(c, DEVICE_QUEUE_ALLOCA__SIZE)
+    cdef int64_t memory_types = int_arg(c, DEVICE_QUEUE_ALLOCA__MEMORY_TYPES)
+    cdef int64_t usage = int_arg(c, DEVICE_QUEUE_ALLOCA__USAGE)
     if device is None or size < 0:
         return set_ref(c, 0, (<HalState>state).module.device_queue_alloca(
-            ref_arg(c, 0), int_arg(c, 1), ref_arg(c, 2), ref_arg(c, 3), int_arg(c, 4),
-            int_arg(c, 5), int_arg(c, 6), size, int_arg(c, 8)))
-    return set_ref(c, 0, device.alloca_c(_fence(c, 2, "device.queue.alloca wait fence"),
-                                         _fence(c, 3, "device.queue.alloca signal fence"), size,
-                                         <uint32_t>int_arg(c, 5), <uint32_t>int_arg(c, 6)))
+            ref_arg(c, DEVICE_QUEUE_ALLOCA__DEVICE), int_arg(c, DEVICE_QUEUE_ALLOCA__AFFINITY),
+            ref_arg(c, DEVICE_QUEUE_ALLOCA__WAIT), ref_arg(c, DEVICE_QUEUE_ALLOCA__SIGNAL),
+            int_arg(c, DEVICE_QUEUE_ALLOCA__POOL), memory_types, usage, size,
+            int_arg(c, DEVICE_QUEUE_ALLOCA__FLAGS)))
+    return set_ref(c, 0, device.alloca_c(
+        _fence(c, DEVICE_QUEUE_ALLOCA__WAIT, "device.queue.alloca wait fence"),
+        _fence(c, DEVICE_QUEUE_ALLOCA__SIGNAL, "device.queue.alloca signal fence"), size,
+        <uint32_t>memory_types, <uint32_t>usage))
 
 
 cdef int device_queue_dealloca(object state, ImportCall* c) except -1:
-    cdef LocalDeviceCore device = _direct(c, 0)
+    cdef LocalDeviceCore device = _direct(c, DEVICE_QUEUE_DEALLOCA__DEVICE)
     if device is None:
-        (<HalState>state).module.device_queue_dealloca(ref_arg(c, 0), int_arg(c, 1), ref_arg(c, 2),
-                                                        ref_arg(c, 3), ref_arg(c, 4), int_arg(c, 5))
+        (<HalState>state).module.device_queue_dealloca(
+            ref_arg(c, DEVICE_QUEUE_DEALLOCA__DEVICE), int_arg(c, DEVICE_QUEUE_DEALLOCA__AFFINITY),
+            ref_arg(c, DEVICE_QUEUE_DEALLOCA__WAIT), ref_arg(c, DEVICE_QUEUE_DEALLOCA__SIGNAL),
+            ref_arg(c, DEVICE_QUEUE_DEALLOCA__BUFFER), int_arg(c, DEVICE_QUEUE_DEALLOCA__FLAGS))
         return 0
-    device.dealloca_c(_fence(c, 2, "device.queue.dealloca wait fence"),
-                      _fence(c, 3, "device.queue.dealloca signal fence"), ref_arg(c, 4))
+    device.dealloca_c(_fence(c, DEVICE_QUEUE_DEALLOCA__WAIT, "device.queue.dealloca wait fence"),
+                      _fence(c, DEVICE_QUEUE_DEALLOCA__SIGNAL, "device.queue.dealloca signal fence"),
+                      ref_arg(c, DEVICE_QUEUE_DEALLOCA__BUFFER))
     return 0
 
 
 cdef BindingTable _table(LocalDeviceCore device, CommandBuffer cb, ImportCall* c, Py_ssize_t first,
                          Py_ssize_t count):
-    cdef BindingTable table = BindingTable([ref_arg(c, first + 3 * k) for k in range(count)])
-    cdef Py_ssize_t k
+    cdef Py_ssize_t k, at
+    cdef BindingTable table = BindingTable([
+        ref_arg(c, first + DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__STRIDE * k
+                + DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__BUFFER) for k in range(count)])
     cdef int64_t offset, length
     for k in range(count):
-        offset, length = int_arg(c, first + 3 * k + 1), int_arg(c, first + 3 * k + 2)
+        at = first + DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__STRIDE * k
+        offset = int_arg(c, at + DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__OFFSET)
+        length = int_arg(c, at + DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__LENGTH)
         if offset < 0 or length < 0:
             raise InvalidArgumentError(
                 f"hal.device.queue.execute.indirect: binding-table entry {k} has offset {offset} "
@@ -267,32 +310,39 @@ cdef BindingTable _table(LocalDeviceCore device, CommandBuffer cb, ImportCall* c
     return table
 
 
+# device.queue.execute and .indirect share their leading arguments (tests/hal/test_hal_imports.py).
 cdef int _execute(object state, ImportCall* c, bint indirect) except -1:
-    cdef LocalDeviceCore device = _direct(c, 0)
+    cdef LocalDeviceCore device = _direct(c, DEVICE_QUEUE_EXECUTE__DEVICE)
     cdef CommandBuffer cb
     cdef BindingTable table = None
+    cdef Py_ssize_t first = DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE, k, at
+    cdef Py_ssize_t count = c.spans[DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__SPAN] if indirect else 0
     if device is None:
+        args = (ref_arg(c, DEVICE_QUEUE_EXECUTE__DEVICE), int_arg(c, DEVICE_QUEUE_EXECUTE__AFFINITY),
+                ref_arg(c, DEVICE_QUEUE_EXECUTE__WAIT), ref_arg(c, DEVICE_QUEUE_EXECUTE__SIGNAL),
+                ref_arg(c, DEVICE_QUEUE_EXECUTE__CB), int_arg(c, DEVICE_QUEUE_EXECUTE__FLAGS))
         if indirect:
-            first = 6
-            (<HalState>state).module.device_queue_execute_indirect(
-                ref_arg(c, 0), int_arg(c, 1), ref_arg(c, 2), ref_arg(c, 3), ref_arg(c, 4),
-                int_arg(c, 5), [(ref_arg(c, first + 3 * k), int_arg(c, first + 3 * k + 1),
-                                 int_arg(c, first + 3 * k + 2)) for k in range(c.spans[0])])
+            entries = []
+            for k in range(count):
+                at = first + DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__STRIDE * k
+                entries.append((ref_arg(c, at + DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__BUFFER),
+                                int_arg(c, at + DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__OFFSET),
+                                int_arg(c, at + DEVICE_QUEUE_EXECUTE_INDIRECT__TABLE__LENGTH)))
+            (<HalState>state).module.device_queue_execute_indirect(*args, entries)
         else:
-            (<HalState>state).module.device_queue_execute(
-                ref_arg(c, 0), int_arg(c, 1), ref_arg(c, 2), ref_arg(c, 3), ref_arg(c, 4),
-                int_arg(c, 5))
+            (<HalState>state).module.device_queue_execute(*args)
         return 0
-    device.check_command_buffer(ref_arg(c, 4), 0)
-    cb = <CommandBuffer>ref_arg(c, 4)
+    device.check_command_buffer(ref_arg(c, DEVICE_QUEUE_EXECUTE__CB), 0)
+    cb = <CommandBuffer>ref_arg(c, DEVICE_QUEUE_EXECUTE__CB)
     if indirect:
-        table = _table(device, cb, c, 6, c.spans[0])
+        table = _table(device, cb, c, first, count)
     elif cb.binding_capacity:
         raise InvalidArgumentError(
             f"hal.device.queue.execute on {device.label}: {cb.label} references "
             f"{cb.binding_capacity} binding-table slots; use device.queue.execute.indirect")
-    device.execute_c(_fence(c, 2, "device.queue.execute wait fence"),
-                     _fence(c, 3, "device.queue.execute signal fence"), (cb,), table)
+    device.execute_c(_fence(c, DEVICE_QUEUE_EXECUTE__WAIT, "device.queue.execute wait fence"),
+                     _fence(c, DEVICE_QUEUE_EXECUTE__SIGNAL, "device.queue.execute signal fence"),
+                     (cb,), table)
     return 0
 
 
@@ -307,14 +357,14 @@ cdef int device_queue_execute_indirect(object state, ImportCall* c) except -1:
 # -- fences --------------------------------------------------------------------------------------
 
 cdef int fence_create(object state, ImportCall* c) except -1:
-    device = ref_arg(c, 0)
+    device = ref_arg(c, FENCE_CREATE__DEVICE)
     if isinstance(device, LocalDeviceCore):
         return set_ref(c, 0, (<LocalDeviceCore>device).fence_c())
-    return set_ref(c, 0, (<HalState>state).module.fence_create(device, int_arg(c, 1)))
+    return set_ref(c, 0, (<HalState>state).module.fence_create(device, int_arg(c, FENCE_CREATE__FLAGS)))
 
 
 cdef int fence_signal(object state, ImportCall* c) except -1:
-    return (<Fence>_typed(c, 0, Fence, "fence.signal")).signal_c()
+    return (<Fence>_typed(c, FENCE_SIGNAL__FENCE, Fence, "fence.signal")).signal_c()
 
 
 cdef Fence _joined(ImportCall* c, Py_ssize_t first, Py_ssize_t count, str what):
@@ -332,19 +382,21 @@ cdef Fence _joined(ImportCall* c, Py_ssize_t first, Py_ssize_t count, str what):
 
 
 cdef int fence_join(object state, ImportCall* c) except -1:
-    return set_ref(c, 0, _joined(c, 1, c.spans[0], "fence.join"))
+    return set_ref(c, 0, _joined(c, FENCE_JOIN__FENCES, c.spans[FENCE_JOIN__FENCES__SPAN], "fence.join"))
 
 
 cdef int fence_await(object state, ImportCall* c) except -1:
     """(timeout_ms, flags, fences...) -> 0, or DEADLINE_EXCEEDED when the timeout passed."""
-    cdef uint32_t timeout_ms = <uint32_t>int_arg(c, 0)
+    cdef uint32_t timeout_ms = <uint32_t>int_arg(c, FENCE_AWAIT__TIMEOUT_MS)
+    cdef Py_ssize_t count = c.spans[FENCE_AWAIT__FENCES__SPAN]
     cdef Fence joined
     cdef int timed_out
     if (<HalState>state).module.trace_sink is not None:
         set_i32(c, 0, (<HalState>state).module.fence_await(
-            int_arg(c, 0), int_arg(c, 1), [ref_arg(c, 2 + k) for k in range(c.spans[0])]))
+            int_arg(c, FENCE_AWAIT__TIMEOUT_MS), int_arg(c, FENCE_AWAIT__FLAGS),
+            [ref_arg(c, FENCE_AWAIT__FENCES + k) for k in range(count)]))
         return 0
-    joined = _joined(c, 2, c.spans[0], "fence.await")
+    joined = _joined(c, FENCE_AWAIT__FENCES, count, "fence.await")
     if joined.reached_c():
         set_i32(c, 0, 0)
         return 0

@@ -1,70 +1,9 @@
 """The ``hal`` VM native module: what compiled programs call to drive devices.
 
-Import names and calling conventions are IREE's (compiler/src/iree/compiler/Dialect/HAL/
-hal.imports.mlir; runtime/src/iree/modules/hal/exports.inl); the compiler targets exactly this
-table. ``!vm.buffer`` arguments arrive as ``VMBuffer`` (or any bytes-like); null refs as None.
-``queue_affinity`` is accepted and ignored (one queue per device). Flags are ignored. A null
-buffer in a command's buffer operand means its binding-table ``slot`` (IREE's indirect
-bindings); ``device.queue.execute.indirect`` passes the table.
-
-=================================  ========================  ==========================================
-import (``hal.`` + name)           cconv                     arguments -> results
-=================================  ========================  ==========================================
-allocator.allocate                 0rIiiI_r                  allocator, affinity, memory_types, usage, size -> buffer
-allocator.import                   0riIiirII_r               allocator, try, affinity, memory_types, usage, source, offset, length -> buffer (a copy)
-buffer.assert                      0rrrIii_v                 buffer, message, allocator, minimum_length, memory_types, usage
-buffer.set_encoding                0rr_v                     buffer, layout identifier (text; empty clears) [rt]
-buffer.subspan                     0rII_r                    buffer, offset, length -> buffer
-buffer.length                      0r_I                      buffer -> byte length
-buffer.load                        0rIi_i                    buffer, offset, length (1/2/4) -> value
-buffer.store                       0irIi_v                   value, buffer, offset, length (1/2/4)
-buffer_view.create                 0rIIiiCID_r               buffer, offset, length, element_type, encoding_type, shape... -> view
-buffer_view.assert                 0rriiCID_v                view, message, element_type, encoding_type, shape...
-buffer_view.buffer                 0r_r                      view -> buffer
-buffer_view.element_type           0r_i                      view -> element type
-buffer_view.encoding_type          0r_i                      view -> encoding type
-buffer_view.rank                   0r_i                      view -> rank
-buffer_view.dim                    0ri_I                     view, index -> dim
-buffer_view.trace                  0rCrD_v                   key, views... (printed to the trace sink)
-command_buffer.create              0riiIi_r                  device, modes, categories, affinity, binding_capacity(0) -> cb (recording)
-command_buffer.finalize            0r_v                      cb
-command_buffer.begin_debug_group   0rr_v                     cb, label
-command_buffer.end_debug_group     0r_v                      cb
-command_buffer.execution_barrier   0riiI_v                   cb, source_stage_mask, target_stage_mask, flags
-command_buffer.fill_buffer         0rrIIiIiI_v               cb, target, offset, length, slot, pattern, pattern_length, flags
-command_buffer.update_buffer       0rrIrIIiI_v               cb, source, source_offset, target, target_offset, length, slot, flags
-command_buffer.copy_buffer         0riirIrIII_v              cb, source_slot, target_slot, source, source_offset, target, target_offset, length, flags
-command_buffer.dispatch            0rrIiiiICiDCiirIID_v      cb, executable, ordinal, x, y, z, flags, constants..., (reserved, slot, buffer, offset, length)...
-command_buffer.collective          0rriiiirrIIIII_v          cb, channel, op, param, send_slot, recv_slot, send, recv, send_offset, send_length, recv_offset, recv_length, element_count
-channel.create                     0rIIrrii_r                device, affinity, flags, id, group, rank, count -> channel (-1: the provider's)
-channel.split                      0riiI_r                   channel, color, key, flags -> channel (null for color -1)
-channel.rank_and_count             0r_ii                     channel -> rank, count
-device.allocator                   0r_r                      device -> allocator
-device.query.i64                   0rrr_iI                   device, category, key -> ok, value
-device.queue.alloca                0rIrrIiiII_r              device, affinity, wait, signal, pool, memory_types, usage, size, flags -> buffer
-device.queue.dealloca              0rIrrrI_v                 device, affinity, wait, signal, buffer, flags
-device.queue.fill                  0rIrrrIIIiI_v             device, affinity, wait, signal, target, offset, length, pattern, pattern_length, flags
-device.queue.update                0rIrrrIrIII_v             device, affinity, wait, signal, source, source_offset, target, target_offset, length, flags
-device.queue.copy                  0rIrrrIrIII_v             device, affinity, wait, signal, source, source_offset, target, target_offset, length, flags
-device.queue.barrier               0rIrrI_v                  device, affinity, wait, signal, flags
-device.queue.execute               0rIrrrI_v                 device, affinity, wait, signal, cb, flags
-device.queue.execute.indirect      0rIrrrICrIID_v            device, affinity, wait, signal, cb, flags, (buffer, offset, length)...
-device.queue.flush                 0rI_v                     device, affinity
-devices.count                      0v_i                      -> number of devices bound to the context
-devices.get                        0i_r                      index -> device
-executable.create                  0rIrrr_r                  device, affinity, format, data, constants -> executable
-executable.lookup.function         0rr_I                     executable, name -> ordinal
-fence.create                       0rI_r                     device, flags -> fence (fresh semaphore, value 1)
-fence.join                         0ICrD_r                   flags, fences... -> fence
-fence.query                        0r_i                      fence -> status (0 OK, 17 DEFERRED, else failure code)
-fence.signal                       0r_v                      fence
-fence.fail                         0ri_v                     fence, status code
-fence.await                        0iICrD_i                  timeout_ms (-1 = forever), flags, fences... -> 0 or 4 (DEADLINE_EXCEEDED)
-=================================  ========================  ==========================================
-
-``[rt]`` marks rt's additions to IREE's table: ``buffer.set_encoding`` tags a buffer with the
-layout of the packed tensor it holds (``Buffer.set_encoding``), which dispatches check against
-the executable's ``binding_encodings`` (compiler: an exported encoded tensor).
+Its imports, their calling conventions and argument names are one table,
+rt.runtime.hal.imports (IREE's hal.imports.mlir); each method here is declared with
+``@hal_import(name)``, which takes its calling convention from that table and checks its
+parameters against it. The per-call imports also have C entries (rt.runtime.hal._module).
 
 Errors keep their rt type (InvalidArgumentError for bad arguments, DeviceError when awaiting
 a failed fence, naming device, queue, command/export and cause); the VM adds its stack.
@@ -87,9 +26,28 @@ from rt.runtime.hal.fence import Fence
 from rt.runtime.hal.packed_layout import view_to_numpy
 from rt.runtime.hal.status import StatusCode, status_name
 from rt.runtime.hal.trace import HOST_LANE, check_sink, now_ns, timepoint_texts
+from rt.runtime.hal.imports import IMPORTS
 from rt.runtime.vm import NativeModule, native_function
 
 _INFINITE_MS = (1 << 32) - 1
+
+
+def hal_import(name):
+    """``@native_function`` for the ``hal`` import ``name``: its calling convention comes from
+    rt.runtime.hal.imports, and the method's parameters (after ``self``) must be the table's
+    argument names. Raises TypeError at class definition when they differ."""
+    row = IMPORTS[name]
+    declare = native_function(name, row.cconv)
+
+    def decorate(fn):
+        code = fn.__code__
+        params = code.co_varnames[1:code.co_argcount]
+        if params != row.parameters:
+            raise TypeError(f"HalModule.{fn.__name__} takes {params} but hal.{name} is declared "
+                            f"with {row.parameters} in rt.runtime.hal.imports")
+        return declare(fn)
+
+    return decorate
 
 
 def _host_bytes(value, what):
@@ -169,11 +127,11 @@ class HalModule(NativeModule):
 
     # -- allocator / buffer ------------------------------------------------------------------
 
-    @native_function("allocator.allocate", "0rIiiI_r")
+    @hal_import("allocator.allocate")
     def allocator_allocate(self, allocator, affinity, memory_types, usage, size):
         return _ref(allocator, Allocator, "allocator.allocate").allocate_buffer(size, memory_types, usage)
 
-    @native_function("allocator.import", "0riIiirII_r")
+    @hal_import("allocator.import")
     def allocator_import(self, allocator, try_, affinity, memory_types, usage, source, offset, length):
         _ref(allocator, Allocator, "allocator.import")
         data = _host_bytes(source, "allocator.import source")
@@ -182,7 +140,7 @@ class HalModule(NativeModule):
                                        f"outside the {data.nbytes}-byte source")
         return allocator.allocate_from(data[offset:offset + length], memory_types, usage)
 
-    @native_function("buffer.assert", "0rrrIii_v")
+    @hal_import("buffer.assert")
     def buffer_assert(self, buffer, message, allocator, minimum_length, memory_types, usage):
         text = _text(message, "buffer.assert message")
         _ref(buffer, Buffer, "buffer.assert")
@@ -196,37 +154,37 @@ class HalModule(NativeModule):
             raise InvalidArgumentError(f"{text}: {buffer.describe()} lacks usage bits "
                                        f"0x{usage & ~int(buffer.allowed_usage):x}")
 
-    @native_function("buffer.set_encoding", "0rr_v")
+    @hal_import("buffer.set_encoding")
     def buffer_set_encoding(self, buffer, encoding):
         text = _text(encoding, "buffer.set_encoding encoding")
         _ref(buffer, Buffer, "buffer.set_encoding").set_encoding(text or None)
 
-    @native_function("buffer.subspan", "0rII_r")
+    @hal_import("buffer.subspan")
     def buffer_subspan(self, buffer, offset, length):
         return _ref(buffer, Buffer, "buffer.subspan").subspan(offset, length)
 
-    @native_function("buffer.length", "0r_I")
+    @hal_import("buffer.length")
     def buffer_length(self, buffer):
         return _ref(buffer, Buffer, "buffer.length").byte_length
 
-    @native_function("buffer.load", "0rIi_i")
+    @hal_import("buffer.load")
     def buffer_load(self, buffer, offset, length):
         value = _ref(buffer, Buffer, "buffer.load").load(offset, length)
         return value - (1 << 32) if value >= 1 << 31 else value
 
-    @native_function("buffer.store", "0irIi_v")
+    @hal_import("buffer.store")
     def buffer_store(self, value, buffer, offset, length):
         _ref(buffer, Buffer, "buffer.store").store(value, offset, length)
 
     # -- buffer_view -------------------------------------------------------------------------
 
-    @native_function("buffer_view.create", "0rIIiiCID_r")
+    @hal_import("buffer_view.create")
     def buffer_view_create(self, buffer, offset, length, element_type, encoding_type, shape):
         _ref(buffer, Buffer, "buffer_view.create")
         return BufferView.create(buffer, offset, length, element_type & 0xFFFFFFFF,
                                  encoding_type, shape)
 
-    @native_function("buffer_view.assert", "0rriiCID_v")
+    @hal_import("buffer_view.assert")
     def buffer_view_assert(self, view, message, element_type, encoding_type, shape):
         text = _text(message, "buffer_view.assert message")
         if not isinstance(view, BufferView):
@@ -234,28 +192,28 @@ class HalModule(NativeModule):
                                        f"{'null' if view is None else type(view).__name__}")
         view.check(element_type & 0xFFFFFFFF, encoding_type, shape, text)
 
-    @native_function("buffer_view.buffer", "0r_r")
+    @hal_import("buffer_view.buffer")
     def buffer_view_buffer(self, view):
         return _ref(view, BufferView, "buffer_view.buffer").buffer
 
-    @native_function("buffer_view.element_type", "0r_i")
+    @hal_import("buffer_view.element_type")
     def buffer_view_element_type(self, view):
         code = int(_ref(view, BufferView, "buffer_view.element_type").element_type)
         return code - (1 << 32) if code >= 1 << 31 else code
 
-    @native_function("buffer_view.encoding_type", "0r_i")
+    @hal_import("buffer_view.encoding_type")
     def buffer_view_encoding_type(self, view):
         return _ref(view, BufferView, "buffer_view.encoding_type").encoding_type
 
-    @native_function("buffer_view.rank", "0r_i")
+    @hal_import("buffer_view.rank")
     def buffer_view_rank(self, view):
         return _ref(view, BufferView, "buffer_view.rank").rank
 
-    @native_function("buffer_view.dim", "0ri_I")
+    @hal_import("buffer_view.dim")
     def buffer_view_dim(self, view, index):
         return _ref(view, BufferView, "buffer_view.dim").dim(index)
 
-    @native_function("buffer_view.trace", "0rCrD_v")
+    @hal_import("buffer_view.trace")
     def buffer_view_trace(self, key, views):
         key = _text(key, "buffer_view.trace key")
         if self._trace is not None:
@@ -269,59 +227,59 @@ class HalModule(NativeModule):
 
     # -- command_buffer ----------------------------------------------------------------------
 
-    @native_function("command_buffer.create", "0riiIi_r")
+    @hal_import("command_buffer.create")
     def command_buffer_create(self, device, modes, categories, affinity, binding_capacity):
         cb = _ref(device, Device, "command_buffer.create").create_command_buffer(
             modes, categories, binding_capacity)
         cb.begin()
         return cb
 
-    @native_function("command_buffer.finalize", "0r_v")
+    @hal_import("command_buffer.finalize")
     def command_buffer_finalize(self, cb):
         _ref(cb, CommandBuffer, "command_buffer.finalize").end()
 
-    @native_function("command_buffer.begin_debug_group", "0rr_v")
+    @hal_import("command_buffer.begin_debug_group")
     def command_buffer_begin_debug_group(self, cb, label):
         _ref(cb, CommandBuffer, "command_buffer.begin_debug_group").begin_debug_group(
             _text(label, "debug group label"))
 
-    @native_function("command_buffer.end_debug_group", "0r_v")
+    @hal_import("command_buffer.end_debug_group")
     def command_buffer_end_debug_group(self, cb):
         _ref(cb, CommandBuffer, "command_buffer.end_debug_group").end_debug_group()
 
-    @native_function("command_buffer.execution_barrier", "0riiI_v")
+    @hal_import("command_buffer.execution_barrier")
     def command_buffer_execution_barrier(self, cb, source_stage_mask, target_stage_mask, flags):
         _ref(cb, CommandBuffer, "command_buffer.execution_barrier").execution_barrier(
             source_stage_mask, target_stage_mask, flags)
 
-    @native_function("command_buffer.fill_buffer", "0rrIIiIiI_v")
+    @hal_import("command_buffer.fill_buffer")
     def command_buffer_fill_buffer(self, cb, target, offset, length, slot, pattern,
                                    pattern_length, flags):
         _ref(cb, CommandBuffer, "command_buffer.fill_buffer").fill_buffer(
             _operand(target, slot), offset, length, pattern, pattern_length)
 
-    @native_function("command_buffer.update_buffer", "0rrIrIIiI_v")
+    @hal_import("command_buffer.update_buffer")
     def command_buffer_update_buffer(self, cb, source, source_offset, target, target_offset,
                                      length, slot, flags):
         _ref(cb, CommandBuffer, "command_buffer.update_buffer").update_buffer(
             _host_bytes(source, "update_buffer source"), source_offset, _operand(target, slot),
             target_offset, length)
 
-    @native_function("command_buffer.copy_buffer", "0riirIrIII_v")
+    @hal_import("command_buffer.copy_buffer")
     def command_buffer_copy_buffer(self, cb, source_slot, target_slot, source, source_offset,
                                    target, target_offset, length, flags):
         _ref(cb, CommandBuffer, "command_buffer.copy_buffer").copy_buffer(
             _operand(source, source_slot), source_offset, _operand(target, target_slot),
             target_offset, length)
 
-    @native_function("command_buffer.dispatch", "0rrIiiiICiDCiirIID_v")
+    @hal_import("command_buffer.dispatch")
     def command_buffer_dispatch(self, cb, executable, ordinal, x, y, z, flags, constants,
                                 bindings):
         _ref(cb, CommandBuffer, "command_buffer.dispatch").dispatch(
             executable, ordinal, (x, y, z), constants,
             [BufferRef(buffer, slot, offset, length) for _, slot, buffer, offset, length in bindings])
 
-    @native_function("command_buffer.collective", "0rriiiirrIIIII_v")
+    @hal_import("command_buffer.collective")
     def command_buffer_collective(self, cb, channel, op, param, send_slot, recv_slot, send,
                                   recv, send_offset, send_length, recv_offset, recv_length,
                                   element_count):
@@ -332,33 +290,33 @@ class HalModule(NativeModule):
 
     # -- channel -----------------------------------------------------------------------------
 
-    @native_function("channel.create", "0rIIrrii_r")
+    @hal_import("channel.create")
     def channel_create(self, device, affinity, flags, id, group, rank, count):
         device = _ref(device, Device, "channel.create")
         name = None if group is None else _text(group, "channel group") or None
         return self.channel_provider.create_channel(device, name, rank, count)
 
-    @native_function("channel.split", "0riiI_r")
+    @hal_import("channel.split")
     def channel_split(self, channel, color, key, flags):
         return _ref(channel, Channel, "channel.split").split(color, key)
 
-    @native_function("channel.rank_and_count", "0r_ii")
+    @hal_import("channel.rank_and_count")
     def channel_rank_and_count(self, channel):
         channel = _ref(channel, Channel, "channel.rank_and_count")
         return channel.rank, channel.count
 
     # -- device ------------------------------------------------------------------------------
 
-    @native_function("device.allocator", "0r_r")
+    @hal_import("device.allocator")
     def device_allocator(self, device):
         return _ref(device, Device, "device.allocator").allocator
 
-    @native_function("device.query.i64", "0rrr_iI")
+    @hal_import("device.query.i64")
     def device_query_i64(self, device, category, key):
         return _ref(device, Device, "device.query.i64").query_i64(
             _text(category, "query category"), _text(key, "query key"))
 
-    @native_function("device.queue.alloca", "0rIrrIiiII_r")
+    @hal_import("device.queue.alloca")
     def device_queue_alloca(self, device, affinity, wait, signal, pool, memory_types, usage,
                             size, flags):
         return _ref(device, Device, "device.queue.alloca").queue_alloca(
@@ -366,13 +324,13 @@ class HalModule(NativeModule):
             signal_fence=_fence_or_none(signal, "device.queue.alloca signal fence"),
             memory_type=memory_types & 0xFFFFFFFF, usage=usage & 0xFFFFFFFF)
 
-    @native_function("device.queue.dealloca", "0rIrrrI_v")
+    @hal_import("device.queue.dealloca")
     def device_queue_dealloca(self, device, affinity, wait, signal, buffer, flags):
         _ref(device, Device, "device.queue.dealloca").queue_dealloca(
             buffer, wait_fence=_fence_or_none(wait, "device.queue.dealloca wait fence"),
             signal_fence=_fence_or_none(signal, "device.queue.dealloca signal fence"))
 
-    @native_function("device.queue.fill", "0rIrrrIIIiI_v")
+    @hal_import("device.queue.fill")
     def device_queue_fill(self, device, affinity, wait, signal, target, offset, length,
                           pattern, pattern_length, flags):
         _ref(device, Device, "device.queue.fill").queue_fill(
@@ -380,7 +338,7 @@ class HalModule(NativeModule):
             wait_fence=_fence_or_none(wait, "device.queue.fill wait fence"),
             signal_fence=_fence_or_none(signal, "device.queue.fill signal fence"))
 
-    @native_function("device.queue.update", "0rIrrrIrIII_v")
+    @hal_import("device.queue.update")
     def device_queue_update(self, device, affinity, wait, signal, source, source_offset,
                             target, target_offset, length, flags):
         _ref(device, Device, "device.queue.update").queue_update(
@@ -388,7 +346,7 @@ class HalModule(NativeModule):
             length, wait_fence=_fence_or_none(wait, "device.queue.update wait fence"),
             signal_fence=_fence_or_none(signal, "device.queue.update signal fence"))
 
-    @native_function("device.queue.copy", "0rIrrrIrIII_v")
+    @hal_import("device.queue.copy")
     def device_queue_copy(self, device, affinity, wait, signal, source, source_offset, target,
                           target_offset, length, flags):
         _ref(device, Device, "device.queue.copy").queue_copy(
@@ -396,20 +354,20 @@ class HalModule(NativeModule):
             wait_fence=_fence_or_none(wait, "device.queue.copy wait fence"),
             signal_fence=_fence_or_none(signal, "device.queue.copy signal fence"))
 
-    @native_function("device.queue.barrier", "0rIrrI_v")
+    @hal_import("device.queue.barrier")
     def device_queue_barrier(self, device, affinity, wait, signal, flags):
         _ref(device, Device, "device.queue.barrier").queue_barrier(
             wait_fence=_fence_or_none(wait, "device.queue.barrier wait fence"),
             signal_fence=_fence_or_none(signal, "device.queue.barrier signal fence"))
 
-    @native_function("device.queue.execute", "0rIrrrI_v")
+    @hal_import("device.queue.execute")
     def device_queue_execute(self, device, affinity, wait, signal, cb, flags):
         _ref(device, Device, "device.queue.execute").queue_execute(
             [_ref(cb, CommandBuffer, "device.queue.execute")],
             wait_fence=_fence_or_none(wait, "device.queue.execute wait fence"),
             signal_fence=_fence_or_none(signal, "device.queue.execute signal fence"))
 
-    @native_function("device.queue.execute.indirect", "0rIrrrICrIID_v")
+    @hal_import("device.queue.execute.indirect")
     def device_queue_execute_indirect(self, device, affinity, wait, signal, cb, flags, table):
         _ref(device, Device, "device.queue.execute.indirect").queue_execute(
             [_ref(cb, CommandBuffer, "device.queue.execute.indirect")],
@@ -417,15 +375,15 @@ class HalModule(NativeModule):
             signal_fence=_fence_or_none(signal, "device.queue.execute.indirect signal fence"),
             binding_table=[(buffer, offset, length) for buffer, offset, length in table])
 
-    @native_function("device.queue.flush", "0rI_v")
+    @hal_import("device.queue.flush")
     def device_queue_flush(self, device, affinity):
         _ref(device, Device, "device.queue.flush")
 
-    @native_function("devices.count", "0v_i")
+    @hal_import("devices.count")
     def devices_count(self):
         return len(self.devices)
 
-    @native_function("devices.get", "0i_r")
+    @hal_import("devices.get")
     def devices_get(self, index):
         if not 0 <= index < len(self.devices):
             raise InvalidArgumentError(
@@ -435,7 +393,7 @@ class HalModule(NativeModule):
 
     # -- executable --------------------------------------------------------------------------
 
-    @native_function("executable.create", "0rIrrr_r")
+    @hal_import("executable.create")
     def executable_create(self, device, affinity, format, data, constants):
         _ref(device, Device, "executable.create")
         metadata = dict(getattr(data, "metadata", None) or {})
@@ -446,35 +404,35 @@ class HalModule(NativeModule):
             self.trust_policy.check_executable(format, data_bytes, getattr(data, "name", None))
         return device.create_executable(format, data_bytes, metadata)
 
-    @native_function("executable.lookup.function", "0rr_I")
+    @hal_import("executable.lookup.function")
     def executable_lookup_function(self, executable, name):
         return _ref(executable, Executable, "executable.lookup.function").lookup_function(
             _text(name, "function name"))
 
     # -- fence -------------------------------------------------------------------------------
 
-    @native_function("fence.create", "0rI_r")
+    @hal_import("fence.create")
     def fence_create(self, device, flags):
         return _ref(device, Device, "fence.create").create_fence()
 
-    @native_function("fence.join", "0ICrD_r")
+    @hal_import("fence.join")
     def fence_join(self, flags, fences):
         return Fence.join(fences)
 
-    @native_function("fence.query", "0r_i")
+    @hal_import("fence.query")
     def fence_query(self, fence):
         return int(_ref(fence, Fence, "fence.query").query())
 
-    @native_function("fence.signal", "0r_v")
+    @hal_import("fence.signal")
     def fence_signal(self, fence):
         _ref(fence, Fence, "fence.signal").signal()
 
-    @native_function("fence.fail", "0ri_v")
+    @hal_import("fence.fail")
     def fence_fail(self, fence, status):
         _ref(fence, Fence, "fence.fail").fail(
             DeviceError(f"the program failed the fence with status {status_name(status)}"))
 
-    @native_function("fence.await", "0iICrD_i")
+    @hal_import("fence.await")
     def fence_await(self, timeout_ms, flags, fences):
         timeout_ms &= 0xFFFFFFFF
         timeout = None if timeout_ms == _INFINITE_MS else timeout_ms / 1000.0
