@@ -17,6 +17,7 @@ import runpy
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 NAMESPACE = {"rt": "rt", "rt.compiler": "compiler", "rt.runtime": "runtime", "rt.devices": "devices"}
@@ -61,6 +62,21 @@ def _include_tree():
     return INCLUDE_TREE
 
 
+def _cores():
+    """The cores this process may use (os.sched_getaffinity where the OS has it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class ParallelBuildExt(build_ext):
+    """``build_ext`` compiling extensions on every usable core unless ``-j``/``parallel`` says
+    otherwise (setuptools compiles one at a time by default)."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = _cores()
+
+
 def _extensions():
     import numpy
     from Cython.Build import cythonize
@@ -94,7 +110,7 @@ def _extensions():
     return cythonize(
         exts,
         language_level=3,
-        nthreads=2,
+        nthreads=_cores(),
         include_path=[_include_tree()],
         compiler_directives={
             "boundscheck": False,
@@ -116,4 +132,5 @@ if __name__ == "__main__":
         package_data={"rt.runtime.vm": ["isa.yaml"], "rt.devices.llvm_cpu": ["*.h"],
                       "rt.devices.vmvx": ["*.h"]},
         ext_modules=_extensions(),
+        cmdclass={"build_ext": ParallelBuildExt},
     )
