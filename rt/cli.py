@@ -584,9 +584,9 @@ def main(argv=None):
             traceback.print_exc()
         code = _fail(command, f"internal error: {type(e).__name__}: {e} (set RT_TRACEBACK=1 for details)")
     if code and getattr(args, "channel", None) == "mpi":
-        # A failed rank skips MPI_Finalize, which would wait for the peers it failed: mpiexec
-        # sees the exit code and ends the job (the peers have seen the cause: run_mpi).
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+        # A failed rank skips MPI_Finalize, which would wait for the peers it failed, and ends
+        # the job with MPI_Abort: mpiexec exits with this code (the peers have seen the cause).
+        from rt.runtime.hal.drivers.mpi_channel import end_job
+
+        end_job(code)
     return code

@@ -16,7 +16,7 @@ import pytest
 import rt
 from rt.runtime.hal.collective import CollectiveElementType as E
 from rt.runtime.hal.collective import CollectiveOp, compute
-from rt.runtime.hal.drivers.mpi_channel import mpiexec_path
+from rt.runtime.hal.drivers.mpi_channel import UNRESPONSIVE_EXIT_CODE, mpiexec_path
 
 pytest.importorskip("mpi4py", reason="the MPI tests need the test extra (mpi4py, mpich)")
 
@@ -36,9 +36,9 @@ def mpiexec(n, *args, env=None, timeout=240):
                           cwd=ROOT)
 
 
-def run_worker(n, scenario, tmp_path, env=None):
+def run_worker(n, scenario, tmp_path, env=None, returncode=0):
     done = mpiexec(n, sys.executable, WORKER, scenario, tmp_path, env=env)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == returncode, done.stdout + done.stderr
     return done
 
 
@@ -197,7 +197,7 @@ def test_a_failing_rank_fails_the_others_with_its_cause(tp_mlp, tmp_path):
     flags[1] = f"--input=@{tmp_path}/w1_{{rank}}.npy"
     done = mpiexec(4, sys.executable, "-m", "rt", "run", vmfb, "--function=mlp", "--channel=mpi",
                    *flags, timeout=120)
-    assert done.returncode != 0
+    assert done.returncode == 1  # FAILED_EXIT_CODE: the failed rank ends the job with MPI_Abort
     assert "input 1 of @mlp: expected tensor<64x32xf32>" in done.stderr
     # rank 0 was waiting in the all_reduce: it names rank 1 and its cause instead of hanging
     assert "rank 1 failed: input 1 of @mlp" in done.stderr
@@ -212,7 +212,10 @@ def test_mismatched_collectives_are_reported_on_every_rank(tmp_path):
 
 
 def test_a_collective_nobody_joins_ends_at_the_deadline(tmp_path):
-    run_worker(2, "timeout", tmp_path, env={"RT_MPI_TIMEOUT": "2"})
+    # a deadline means a peer may never answer: the job ends with MPI_Abort (exit code 4)
+    done = run_worker(2, "timeout", tmp_path, env={"RT_MPI_TIMEOUT": "2"},
+                      returncode=UNRESPONSIVE_EXIT_CODE)
+    assert "MPI_Abort(MPI_COMM_WORLD, 4)" in done.stdout + done.stderr
     text = (tmp_path / "timeout_0.txt").read_text()
     assert text.startswith("DeadlineExceededError: collective all_reduce with sum : f32 x4")
     assert "within 2 s" in text

@@ -24,6 +24,15 @@ completion:
   ``DeadlineExceededError`` (a peer that hangs or ran a different program). A peer killed by a
   signal is reported by ``mpiexec`` itself, which ends every rank.
 
+Ending the job. A job whose peers stopped answering cannot finish (``MPI_Finalize`` would wait
+for them forever), so after a deadline the rank posts the cause to the others as an abort that
+says so, and every rank that saw it ends the job with ``MPI_Abort`` when its process exits:
+``mpiexec`` stops every rank, a frozen one included, and exits with ``UNRESPONSIVE_EXIT_CODE``
+(4, IREE's DEADLINE_EXCEEDED). An exception nothing caught on a rank posts its cause to the
+others and ends the job at once with ``FAILED_EXIT_CODE`` (1), as ``python -m mpi4py`` does; a
+failed ``rt run --channel=mpi`` ends it the same way. A failure the program handles (a rejected
+input, a peer's error caught by the caller) leaves the job to finish normally.
+
 Results are bit-identical to the in-process provider's: integer reductions and float
 minimum/maximum use MPI's own operations (their order cannot change the result), as do float
 sums, products and averages over two ranks (commutative); over more ranks float sums depend on
@@ -32,6 +41,7 @@ the order, and MPI's reduction trees differ from the reference's rank order ``((
 rt.runtime.hal.collective.compute (n times the traffic, the same numbers on every deployment).
 f16 and bf16 reductions on MPI run in f32 and round once (MPI has no 16-bit float types).
 """
+import atexit
 import os
 import shutil
 import sys
@@ -53,6 +63,48 @@ _ACK_WAIT = 2.0
 #: Seconds it then leaves the peers to report the cause before it exits.
 _REPORT_GRACE = 0.5
 _NO_PEER = 0xFFFF
+#: Exit codes of a job rt ends with ``MPI_Abort`` (mpiexec exits with them; module docstring).
+FAILED_EXIT_CODE, UNRESPONSIVE_EXIT_CODE = 1, 4
+#: First byte of an abort message whose job cannot finish normally (a peer stopped answering).
+_UNRESPONSIVE = b"\x01"
+#: The cause of the first deadline this process saw or heard of (None: none), for end_job.
+_unresponsive = None
+
+
+def end_job(code, comm=None):
+    """End the MPI job from this rank: flush stdout and stderr, then ``MPI_Abort(comm, code)``
+    (default ``MPI_COMM_WORLD``); mpiexec stops every rank and exits with ``code``, or with
+    ``UNRESPONSIVE_EXIT_CODE`` when a peer of this process stopped answering. Never returns."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    MPI = import_mpi()
+    (comm or MPI.COMM_WORLD).Abort(UNRESPONSIVE_EXIT_CODE if _unresponsive is not None else code)
+
+
+def _note_unresponsive(cause):
+    """Record that this job cannot finish normally; at exit, end it with MPI_Abort."""
+    global _unresponsive
+    if _unresponsive is None:
+        _unresponsive = cause
+        atexit.register(_end_unresponsive_job)
+
+
+def _end_unresponsive_job():
+    print(f"rt: ending the MPI job (MPI_Abort, exit code {UNRESPONSIVE_EXIT_CODE}): "
+          f"{_unresponsive}", file=sys.stderr)
+    end_job(UNRESPONSIVE_EXIT_CODE)
+
+
+def _install_excepthook(provider):
+    """An uncaught exception on this rank posts its cause to the peers, then ends the job."""
+    previous = sys.excepthook
+
+    def excepthook(kind, value, traceback):
+        previous(kind, value, traceback)
+        provider.abort(f"uncaught {kind.__name__}: {value}")
+        end_job(FAILED_EXIT_CODE, provider.comm)
+
+    sys.excepthook = excepthook
 
 
 def import_mpi():
@@ -102,6 +154,7 @@ class MpiChannelProvider(ChannelProvider):
         self._control = None
         self._control = self.duplicate(self.comm, "starting the MPI channel provider")
         self._channels = {}
+        _install_excepthook(self)
 
     def query_default_rank_and_count(self):
         return self.rank, self.count
@@ -122,13 +175,14 @@ class MpiChannelProvider(ChannelProvider):
 
     # -- failures ------------------------------------------------------------------------------
 
-    def abort(self, cause):
+    def abort(self, cause, unresponsive=False):
         """Tell every other rank that this one failed with ``cause``; wait (briefly) until they
-        have seen it, so their errors name the cause before ``mpiexec`` tears the job down."""
+        have seen it, so their errors name the cause before ``mpiexec`` tears the job down.
+        ``unresponsive``: a peer stopped answering, so every rank ends the job at exit."""
         if self.failure is not None:
             return
         self.failure = f"rank {self.rank} failed: {cause}"
-        message = str(cause).encode()[:4096]
+        message = (_UNRESPONSIVE if unresponsive else b"") + str(cause).encode()[:4096]
         peers = [r for r in range(self.count) if r != self.rank]
         for r in peers:
             self._sent.append(self._control.Isend(message, dest=r, tag=_ABORT))
@@ -158,6 +212,9 @@ class MpiChannelProvider(ChannelProvider):
                 source = status.Get_source()
                 buf = bytearray(status.Get_count(self.MPI.BYTE))
                 self._control.Recv([buf, self.MPI.BYTE], source=source, tag=_ABORT)
+                if buf[:1] == _UNRESPONSIVE:
+                    buf = buf[1:]
+                    _note_unresponsive(f"rank {source}: {buf.decode(errors='replace')}")
                 self.failure = f"rank {source} failed: {buf.decode(errors='replace')}"
                 self._sent.append(self._control.Isend(b"", dest=source, tag=_ACK))
         return self.failure
@@ -180,9 +237,12 @@ class MpiChannelProvider(ChannelProvider):
             if failure is not None:
                 raise DeviceError(f"{what}: {failure}")
             if time.monotonic() - start > self.timeout:
-                raise DeadlineExceededError(
+                error = DeadlineExceededError(
                     f"{what}: peers did not complete it within {self.timeout:g} s (a rank hangs, "
                     "died, or runs a different program; RT_MPI_TIMEOUT sets the limit)")
+                _note_unresponsive(f"rank {self.rank}: {error}")
+                self.abort(error, unresponsive=True)
+                raise error
             if spins > 4096:
                 pause = min(0.001, pause * 2 or 0.00002)
                 time.sleep(pause)
