@@ -1,6 +1,7 @@
 """Hierarchical topologies (``dims:``) and ASTRA-sim network files: devices and coordinates,
 generated links per dimension kind, dimension-order routes, and every new field's errors."""
 import math
+import os
 
 import numpy as np
 import pytest
@@ -165,3 +166,16 @@ def test_a_program_on_a_2d_torus_runs_the_hierarchical_all_reduce():
     assert report["algorithm"] == "hierarchical"
     assert report["makespan_us"] == pytest.approx(expected, abs=1e-3)
     assert math.isclose(report["links"]["npu0-npu4"]["bytes"], 2 * 3 * M / 16)
+
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "multi_device")
+
+
+@pytest.mark.parametrize("name, devices, links, first", [
+    ("pod256.yaml", 256, 256 + 256, ("gpu0", "sw0.0")),
+    ("torus_32x32.yaml", 1024, 2048, ("npu0", "npu1")),
+    ("astra_ring_fc_switch.yml", 64, 320, ("npu0", "npu1")),
+])
+def test_the_example_topologies_load_as_documented(name, devices, links, first):
+    t = Topology.load(f"{EXAMPLES}/{name}")
+    assert (len(t.devices), len(t.links), t.links[0].between, t.algorithm) == (devices, links, first, "hierarchical")
