@@ -37,6 +37,7 @@ _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _SIZE = re.compile(r"^([0-9]{1,15})([KMG]?)$")
 MAX_BYTES = 1 << 40
 MAX_SIZES = 1000
+MAX_LOCAL_RANKS = 256
 #: nccl-tests' type names (and rt's) -> collective element type name.
 DTYPES = {"int8": "SINT_8", "uint8": "UINT_8", "int32": "SINT_32", "uint32": "UINT_32",
           "int64": "SINT_64", "uint64": "UINT_64", "half": "FLOAT_16", "float": "FLOAT_32",
@@ -151,6 +152,9 @@ def _check(args):
             if value is not None:
                 raise InvalidArgumentError(f"{flag} is for simulated runs; --real measures the "
                                            "channel this machine has")
+        if args.ranks is not None and args.ranks > MAX_LOCAL_RANKS and args.channel is None:
+            raise InvalidArgumentError(f"--ranks={args.ranks}: --real runs local ranks as threads, "
+                                       f"at most {MAX_LOCAL_RANKS}; use --channel=mpi for more")
         for flag, value in (("--iters", args.iters), ("--warmup", args.warmup)):
             if not 0 <= value <= 100000 or flag == "--iters" and value == 0:
                 raise InvalidArgumentError(f"{flag} must be from {int(flag == '--iters')} to 100000, got {value}")
@@ -174,6 +178,9 @@ def run(args):
         rows, n, what = _simulated(args, kind, op, plan)
     if rows is None:                 # an MPI rank other than 0
         return 0
+    if not rows:
+        raise InvalidArgumentError(f"--sizes={args.sizes}: no size holds one {dtype} per block of "
+                                   f"the {n} ranks; give larger sizes")
     redop = op.reduction.name.lower() if op.reduction.value else "none"
     root = 0 if kind in ("broadcast", "reduce") else -1
     out = [f"# rt benchmark-collectives: {kind} of {dtype} on {n} ranks, {what}",

@@ -40,7 +40,7 @@ def read_dims(reader, data):
                        ("bandwidth", top["bandwidth"]), ("latency", top["latency"])):
         if not isinstance(value, list) or not value:
             reader.fail((key,), f"expected a non-empty list (one entry per dimension), got "
-                                f"{type(value).__name__}")
+                                f"{reader.describe(value)}")
         if len(value) > MAX_DIMS:
             reader.fail((key,), f"at most {MAX_DIMS} dimensions, got {len(value)}")
         lists[key] = value
@@ -52,12 +52,12 @@ def read_dims(reader, data):
     dims = []
     for k in range(count):
         kind = lists["topology"][k]
-        if kind not in KINDS:
-            reader.fail(("topology", k), f"expected one of {', '.join(KINDS)}, got {kind!r}")
+        if not isinstance(kind, str) or kind not in KINDS:
+            reader.fail(("topology", k), f"expected one of {', '.join(KINDS)}, got {reader.describe(kind)}")
         size = lists["npus_count"][k]
         if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_DEVICES:
             reader.fail(("npus_count", k), f"expected a whole number of NPUs from 1 to "
-                                           f"{MAX_DEVICES}, got {size!r}")
+                                           f"{MAX_DEVICES}, got {reader.describe(size)}")
         bandwidth = reader.number(lists["bandwidth"][k], ("bandwidth", k), unit=" (GB/s)")
         latency_ns = reader.number(lists["latency"][k], ("latency", k), strict=False, unit=" (ns)")
         dims.append(DimSpec(size, KINDS[kind], bandwidth, latency_ns / 1000.0))

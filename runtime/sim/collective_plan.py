@@ -123,14 +123,14 @@ def _flat_net(topology, indices):
         shape = ("ring" if any(x.shape == "ring" for x in nets) or len(nets) > 1 and
                  any(x.shape != "switch" for x in nets) else nets[0].shape)
         return Net(shape, max(x.alpha for x in nets), min(x.beta for x in nets))
-    names = [topology.devices[i].name for i in indices]
-    links = [topology.link(a, b) for x, a in enumerate(names) for b in names[x + 1:]]
-    every = [l for l in topology.links if l.between[0] in names and l.between[1] in names]
-    if not every:
+    names = {topology.devices[i].name for i in indices}
+    among = [l for l in topology.links if l.between[0] in names and l.between[1] in names]
+    if not among:
         return Net("ring", 0.0, 1.0)
-    alpha = max(l.latency_us for l in every)
-    beta = min(l.bandwidth_gbps for l in every) * 1e3
-    return Net("fully_connected" if all(links) else "ring", alpha, beta)
+    alpha = max(l.latency_us for l in among)
+    beta = min(l.bandwidth_gbps for l in among) * 1e3
+    every_pair = len(among) == len(names) * (len(names) - 1) // 2   # links join distinct pairs
+    return Net("fully_connected" if every_pair else "ring", alpha, beta)
 
 
 def _sub_grid(grid, indices):

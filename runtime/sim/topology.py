@@ -303,6 +303,11 @@ class _Reader:
         where = f"{self.source}:{line}" if line is not None else self.source
         raise InvalidArgumentError(f"{where}: {_path_text(path)}: {message}")
 
+    @staticmethod
+    def describe(value):
+        """A short text for ``value`` in an error ("a mapping", "a list of 3", a clipped repr)."""
+        return _kind(value)
+
     def mapping(self, value, path, allowed, required=()):
         if not isinstance(value, dict):
             self.fail(path, f"expected a mapping with fields {', '.join(allowed)}, got "

@@ -62,7 +62,7 @@ class DimSpec:
 def read_dims(reader, value, path=("dims",)):
     """Validated ``DimSpec``s of a ``dims:`` list; errors through ``reader.fail``."""
     if not isinstance(value, list) or not value:
-        reader.fail(path, f"expected a non-empty list of dimensions, got {_kind(value)}")
+        reader.fail(path, f"expected a non-empty list of dimensions, got {reader.describe(value)}")
     if len(value) > MAX_DIMS:
         reader.fail(path, f"at most {MAX_DIMS} dimensions, got {len(value)}")
     dims = []
@@ -72,7 +72,7 @@ def read_dims(reader, value, path=("dims",)):
         size = d["size"]
         if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_DEVICES:
             reader.fail(where + ("size",), f"expected a whole number of devices from 1 to "
-                                           f"{MAX_DEVICES}, got {_kind(size)}")
+                                           f"{MAX_DEVICES}, got {reader.describe(size)}")
         kind = reader.choice(d["kind"], where + ("kind",), KINDS)
         bandwidth = reader.number(d["bandwidth_gbps"], where + ("bandwidth_gbps",), unit=" (GB/s)")
         latency = (reader.number(d["latency_us"], where + ("latency_us",), strict=False, unit=" (µs)")
@@ -178,11 +178,3 @@ class Grid:
                     here = nxt
         return tuple(hops)
 
-
-def _kind(value):
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return f"a list of {len(value)}"
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"

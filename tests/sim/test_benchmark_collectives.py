@@ -95,6 +95,7 @@ def test_real_runs_under_mpiexec_print_on_rank_0():
     (["--step=1x"], r"--step: a factor must be above 1"),
     (["--step=fast"], r"--step \(Fx or bytes\): expected a size"),
     (["--sizes=1:1M", "--step=1"], r"more than 1000 sizes"),
+    (["--sizes=1:16", "--op=all_gather"], r"--sizes=1:16: no size holds one float per block of the 8 ranks"),
     (["--dtype=complex"], r"--dtype: unknown type 'complex'; expected one of int8"),
     (["--ranks=9"], r"--ranks=9: topology 'fc8' has 8 devices in the group"),
     (["--algorithm=star"], r"collective algorithm 'star': expected one of ring, tree"),
@@ -125,6 +126,10 @@ def test_bad_flags_without_a_topology(capsys):
     assert "a simulated benchmark needs --topology=T.yaml" in capsys.readouterr().err
     assert main(["benchmark-collectives", "--real", "--iters=0"]) == 1
     assert "--iters must be from 1 to 100000, got 0" in capsys.readouterr().err
+    assert main(["benchmark-collectives", "--real", "--ranks=300"]) == 1
+    assert "--ranks=300: --real runs local ranks as threads, at most 256" in capsys.readouterr().err
+    assert main(["benchmark-collectives", "--topology=missing.yaml"]) == 1
+    assert "cannot read topology file 'missing.yaml'" in capsys.readouterr().err
 
 
 RING = """
