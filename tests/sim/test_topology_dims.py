@@ -1,5 +1,6 @@
 """Hierarchical topologies (``dims:``) and ASTRA-sim network files: devices and coordinates,
 generated links per dimension kind, dimension-order routes, and every new field's errors."""
+import json
 import math
 import os
 
@@ -156,16 +157,21 @@ func.func @ar(%x: tensor<{count}xf32>) -> tensor<{count}xf32> {{
 """
 
 
-def test_a_program_on_a_2d_torus_runs_the_hierarchical_all_reduce():
+def test_a_program_on_a_2d_torus_runs_the_hierarchical_all_reduce(tmp_path):
     """4 x 4 torus (rings of 50 GB/s, 2 µs), all_reduce of M = 4096 floats, hierarchical with
     ring phases: 2(n0-1)(α + M/(n0 β)) + 2(n1-1)(α + M/(n0 n1 β))."""
     n, count = 16, 4096
     topo = {"dims": [{"size": 4, "kind": "ring", "bandwidth_gbps": 50, "latency_us": 2}] * 2,
             "device": {"uri": "local-sync://llvm-cpu"}}
+    tracer = rt.Tracer()
     with rt.load(rt.compile(RING.format(n=n, count=count), devices=["llvm-cpu"]), topology=topo,
-                 ranks=n, dry_run=True) as m:
+                 ranks=n, dry_run=True, tracer=tracer) as m:
         m.ar.spmd([[rt.NotComputed((count,), np.float32)]] * n)
         report = m.report()
+    tracer.write(tmp_path / "t.json")
+    events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+    stages = [e for e in events if e["ph"] == "X" and e["name"] == "all_reduce with sum : f32"]
+    assert len(stages) == n and {e["args"]["algorithm"] for e in stages} == {"hierarchical(0:ring,1:ring)"}
     M, beta = count * 4, 50e3
     expected = 2 * 3 * (2 + M / (4 * beta)) + 2 * 3 * (2 + M / (16 * beta))
     assert report["algorithm"] == "hierarchical"
