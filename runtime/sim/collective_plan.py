@@ -33,8 +33,10 @@ all_reduce / broadcast / reduce buffer and b one rank's block:
 * halving_doubling: all_reduce 2kα + 2(n-1)M/(nβ); all_gather, reduce_scatter kα + (n-1)b/β;
   all_to_all (n-1)(α + b/β); broadcast, reduce k(α + M/β). The same on a switch.
 
-On a ring dimension of more than 3 devices only ``ring`` keeps every transfer one hop long;
-``auto`` picks it there (the others are allowed when asked for and simulated hop by hop).
+On a ring dimension of more than 3 devices, and for a flat algorithm across several dimensions,
+only ``ring`` keeps (most) transfers one hop long; ``auto`` considers only ring there (the
+others are allowed when asked for and simulated hop by hop, their many multi-hop transfers
+sharing links: slow to simulate at hundreds of ranks).
 """
 import math
 
@@ -114,14 +116,15 @@ def best(kind, n, nbytes, net, choices=ALGORITHMS):
 
 def _flat_net(topology, indices):
     """One ``Net`` standing for the links a flat algorithm over ``indices`` uses: the slowest
-    dimension (or link) it spans; fully connected only when every hop is one link."""
+    dimension (or link) it spans. Its shape is "ring" (only ring predicted) unless every pair
+    of ranks is one hop apart: one fully connected or switch dimension, or links joining every
+    pair of a listed topology."""
     grid = topology.grid
     if grid is not None:
         coords = [grid.coords(i) for i in indices]
         active = [k for k in range(len(grid.dims)) if len({c[k] for c in coords}) > 1]
         nets = [dim_net(grid.dims[k]) for k in active] or [Net("fully_connected", 0.0, math.inf)]
-        shape = ("ring" if any(x.shape == "ring" for x in nets) or len(nets) > 1 and
-                 any(x.shape != "switch" for x in nets) else nets[0].shape)
+        shape = nets[0].shape if len(nets) == 1 else "ring"
         return Net(shape, max(x.alpha for x in nets), min(x.beta for x in nets))
     names = {topology.devices[i].name for i in indices}
     among = [l for l in topology.links if l.between[0] in names and l.between[1] in names]

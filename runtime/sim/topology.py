@@ -390,7 +390,8 @@ class _Reader:
     def topology(self, data):
         if astra_sim.is_network_file(data):
             dims = astra_sim.read_dims(self, data)
-            name = os.path.splitext(os.path.basename(self.source))[0] or "topology"
+            name = (os.path.splitext(os.path.basename(self.source))[0]
+                    if not self.source.startswith("<") else "") or "topology"
             spec = DeviceSpec(topology_dims.DEFAULT_PREFIX, astra_sim.DEFAULT_URI)
             devices = [dataclasses.replace(spec, name=f"{spec.name}{i}")
                        for i in range(topology_dims.device_count(dims))]

@@ -95,6 +95,7 @@ def test_astra_sim_network_file_is_the_documented_topology(tmp_path):
     assert t.link("npu0", "sw2.0").latency_us == 4.0
     one = Topology.from_yaml("topology: Switch\nnpus_count: [8]\nbandwidth: [400.0]\nlatency: [936.25]\n")
     assert [(d.kind, d.size, d.latency_us) for d in one.dims] == [("switch", 8, 0.93625)]
+    assert one.name == "topology"
 
 
 @pytest.mark.parametrize("text, message", [
