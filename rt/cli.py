@@ -1,4 +1,4 @@
-"""``python -m rt``: compile | run | benchmark | devices | dump | opt | keygen | sign.
+"""``python -m rt``: compile | run | benchmark | benchmark-collectives | devices | dump | opt | keygen | sign.
 
     python -m rt compile IN.mlir -o OUT.vmfb [--device=[NAME=]TARGET]... [--dump-after=PASS|all
                          --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
@@ -16,6 +16,7 @@
     python -m rt benchmark MODULE.vmfb|IN.mlir --function=F --input=SPEC... [--benchmark_repetitions=N]
                      [--benchmark_min_time=T|Ts|Nx | --repetitions=N] [--benchmark_format=console|json|csv]
                      [--benchmark_out=FILE [--benchmark_out_format=json|console|csv]] [--json=FILE]
+    python -m rt benchmark-collectives --topology=T.yaml --op=all_reduce --sizes=8:256M [--real]
     python -m rt devices
     python -m rt dump MODULE.vmfb [--executables-to=DIR]
     python -m rt opt IN.mlir --pass=NAME...
@@ -493,6 +494,9 @@ def build_parser():
             p.add_argument("--json", default=None, metavar="FILE",
                            help="also write rt's summary of the timed calls (median/min/max ms) as JSON")
 
+    from rt.cli_collectives import add_subcommand
+
+    add_subcommand(sub)
     p = sub.add_parser("devices", help="list HAL drivers, devices and the host CPU's features")
     p.set_defaults(func=_cmd_devices)
     p = sub.add_parser("dump", help="print a .vmfb: manifest, segments and disassembly")
@@ -514,7 +518,8 @@ def build_parser():
 
 # Subcommands that own their whole argument list (their flags are parsed by the tool itself).
 _PASSTHROUGH = {"opt": _cmd_opt}
-_COMMANDS = ("compile", "run", "benchmark", "devices", "dump", "opt", "keygen", "sign")
+_COMMANDS = ("compile", "run", "benchmark", "benchmark-collectives", "devices", "dump", "opt",
+             "keygen", "sign")
 
 
 def _long_flags(parser, command):

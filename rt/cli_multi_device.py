@@ -1,7 +1,8 @@
 """``rt run`` / ``rt benchmark`` on simulated topologies and SPMD ranks (the CLI side of
 rt.multi_device).
 
-Flags: ``--topology=t.yaml`` (simulate the topology's devices), ``--deterministic`` (roofline
+Flags: ``--topology=t.yaml`` (simulate the topology's devices; ``--collective-algorithm=NAME``
+overrides its collectives' algorithm), ``--deterministic`` (roofline
 times only, byte-identical runs), ``--dry-run`` (simulate without computing: no kernels, no
 device memory; results print as ``4x8xf32=<not computed>``), ``--report=r.json`` (the simulation report),
 ``--inject=SPEC`` (repeatable fault, rt.runtime.sim.faults), ``--ranks=N`` (SPMD: run the
@@ -24,6 +25,9 @@ def add_arguments(parser):
     """Add the multi-device flags to a run/benchmark subparser."""
     parser.add_argument("--topology", default=None, metavar="FILE.yaml",
                         help="simulate the devices and links of a topology file")
+    parser.add_argument("--collective-algorithm", default=None, metavar="NAME",
+                        help="run the topology's collectives with ring | tree | direct | "
+                             "halving_doubling | hierarchical | auto (overrides the file's)")
     parser.add_argument("--deterministic", action="store_true",
                         help="simulated time from the roofline model only: byte-identical runs")
     parser.add_argument("--dry-run", action="store_true",
@@ -48,7 +52,14 @@ def load_options(args):
     """Keyword arguments for ``rt.load`` from the parsed flags."""
     if args.ranks is not None and args.ranks < 1:
         raise InvalidArgumentError(f"--ranks must be >= 1, got {args.ranks}")
-    return {"topology": args.topology, "deterministic": args.deterministic, "faults": args.inject,
+    topology = args.topology
+    if args.collective_algorithm is not None:
+        if topology is None:
+            raise InvalidArgumentError("--collective-algorithm needs --topology")
+        from rt.multi_device import as_topology
+
+        topology = as_topology(topology).with_algorithm(args.collective_algorithm)
+    return {"topology": topology, "deterministic": args.deterministic, "faults": args.inject,
             "dry_run": args.dry_run,
             "ranks": args.ranks, "group": args.group, "channel": args.channel}
 

@@ -6,6 +6,9 @@ trace sinks): ``Simulation`` wraps real local devices (the topology's ``uri``s) 
 
 Modules: ``topology`` (the YAML schema and its loader), ``engine`` (the discrete-event core:
 virtual clocks, links shared by their transfers), ``costs`` (roofline and transfer times of
-commands), ``collective_model`` (ring and tree algorithms as link traffic), ``faults``
+commands), ``topology_dims`` / ``astra_sim`` (topologies declared by dimensions, ASTRA-sim
+network files), ``collective_model`` (ring, tree, direct and halving-doubling as link
+traffic), ``collective_plan`` (hierarchical collectives, the automatic choice, α–β predictions),
+``collective_bench`` (one collective alone, for ``rt benchmark-collectives``), ``faults``
 (``--inject`` specs), ``report`` (``--report=r.json``), ``sim_device`` and ``simulation``.
 """

@@ -4,14 +4,28 @@
 steps; each step is a list of ``(source_rank, target_rank, nbytes)`` transfers that run
 concurrently, and a step starts when the previous one finished (the bulk-synchronous form of
 the algorithms in Thakur, Rabenseifner and Gropp, "Optimization of Collective Communication
-Operations in MPICH", IJHPCA 2005, and NCCL's ring all-reduce):
+Operations in MPICH", IJHPCA 2005, and of NCCL's ring and tree). n is the rank count, M the
+whole buffer, b one rank's block:
 
 * ``ring``: all_reduce = reduce-scatter + all-gather around the ring, 2(n-1) steps moving one
   of n chunks each (chunks split the elements as evenly as possible, so sizes not divisible by
-  n work); all_gather and reduce_scatter n-1 steps; all_to_all n-1 pairwise shifts.
-* ``tree``: binomial trees: all_reduce = reduce to rank 0 then broadcast, 2*ceil(log2 n) steps
-  moving the whole buffer; all_gather = binomial gather then broadcast; reduce_scatter =
-  reduce then scatter.
+  n work); all_gather and reduce_scatter n-1 steps of b; all_to_all n-1 shifts (step s: r to
+  r+s) of b; broadcast and reduce a chain of n-1 steps of M.
+* ``tree``: NCCL's double binary tree: all_reduce halves the buffer, each half reduced up one
+  of two binary trees and broadcast back down it (tree 1: rank r's parent clears r's lowest
+  set bit and sets the next one, rank 0 the root; tree 2 the mirror image r -> n-1-r for even
+  n, tree 1 shifted by one for odd n), a rank sending when its subtree is reduced (steps by
+  height going up, by depth going down): for n = 2^k, 2k steps of M/2 in which every rank
+  sends at most once. broadcast / reduce: tree 1 alone with M. Other kinds run ``ring``.
+* ``direct`` (one shot per phase, for fully connected networks): all_reduce = every rank sends
+  chunk j to rank j, then its reduced chunk to every rank (2 steps); all_gather,
+  reduce_scatter and all_to_all one step of n-1 sends of b per rank; broadcast one step from
+  rank 0 to all, reduce one step of all to rank 0.
+* ``halving_doubling`` (n a power of two; other n run ``ring``): all_reduce = recursive
+  halving reduce-scatter (step i: partner r XOR n/2^(i+1), half the data held) then recursive
+  doubling all-gather, 2 log2 n steps; reduce_scatter and all_gather the one half (log2 n
+  steps); all_to_all n-1 pairwise exchanges (step s: partner r XOR s); broadcast / reduce
+  binomial trees of log2 n steps of M.
 * send_recv: one step, each rank to its target (``params[rank] = (target, source)``).
 
 Element counts follow ``iree_hal_command_buffer_collective``: all_reduce/broadcast/reduce
@@ -20,6 +34,15 @@ counts the whole send buffer (n blocks).
 """
 KINDS = ("all_gather", "all_reduce", "all_to_all", "broadcast", "reduce", "reduce_scatter",
          "send", "recv", "send_recv")
+ALGORITHMS = ("ring", "tree", "direct", "halving_doubling")
+#: The kinds each algorithm implements (the others run ``ring``).
+IMPLEMENTS = {
+    "ring": ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce"),
+    "tree": ("all_reduce", "broadcast", "reduce"),
+    "direct": ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce"),
+    "halving_doubling": ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
+                         "reduce"),
+}
 
 
 def _chunks(count, n):
@@ -28,72 +51,203 @@ def _chunks(count, n):
     return [base + (1 if i < extra else 0) for i in range(n)]
 
 
+def is_power_of_two(n):
+    return n > 0 and n & (n - 1) == 0
+
+
+def runs(kind, n, algorithm):
+    """The algorithm that runs ``kind`` over ``n`` ranks when ``algorithm`` is asked for."""
+    if kind not in IMPLEMENTS["ring"] or kind not in IMPLEMENTS.get(algorithm, ()):
+        return "ring"
+    if algorithm == "halving_doubling" and not is_power_of_two(n):
+        return "ring"
+    return algorithm
+
+
+# -- ring ------------------------------------------------------------------------------------
+
 def _ring_pass(n, sizes, first_offset):
     """n-1 ring steps: at step s rank r sends chunk (r + first_offset - s) mod n to r+1."""
     return [[(r, (r + 1) % n, sizes[(r + first_offset - s) % n]) for r in range(n)]
             for s in range(n - 1)]
 
 
-def _tree_up(n, nbytes_of):
-    """Binomial reduce/gather toward rank 0; ``nbytes_of(sender, distance)``."""
-    steps, distance = [], 1
-    while distance < n:
-        steps.append([(r, r - distance, nbytes_of(r, distance))
-                      for r in range(distance, n, 2 * distance)])
-        distance *= 2
-    return steps
+def _ring(kind, n, count, size):
+    whole = count * size
+    if kind == "all_reduce":
+        sizes = [c * size for c in _chunks(count, n)]
+        return _ring_pass(n, sizes, 0) + _ring_pass(n, sizes, 1)
+    if kind in ("reduce_scatter", "all_gather"):
+        return _ring_pass(n, [whole] * n, 0)
+    if kind == "all_to_all":
+        return [[(r, (r + s) % n, whole // n) for r in range(n)] for s in range(1, n)]
+    if kind == "broadcast":
+        return [[(r, r + 1, whole)] for r in range(n - 1)]
+    return [[(r, r - 1, whole)] for r in range(n - 1, 0, -1)]          # reduce
 
 
-def _tree_down(n, nbytes):
-    """Binomial broadcast from rank 0 of ``nbytes`` per transfer."""
-    return [[(r - d, r, nbytes) for r, d in pairs] for pairs in reversed(
-        [[(r, distance) for r in range(distance, n, 2 * distance)]
-         for distance in _powers(n)])]
+# -- double binary tree ----------------------------------------------------------------------
+
+def binary_tree_parents(n):
+    """``parent[r]`` of tree 1 (rank 0 the root, parent -1): r's parent clears r's lowest set
+    bit and sets the next higher one, or only clears it when that rank does not exist."""
+    parents = [-1] * n
+    for r in range(1, n):
+        bit = r & -r
+        up = (r ^ bit) | (bit << 1)
+        parents[r] = up if up < n else r ^ bit
+    return parents
 
 
-def _powers(n):
-    out, d = [], 1
-    while d < n:
-        out.append(d)
-        d *= 2
+def _mirror(parents, n):
+    """Tree 2: tree 1 mirrored (r -> n-1-r) for even n, shifted by one for odd n."""
+    name = (lambda r: n - 1 - r) if n % 2 == 0 else (lambda r: (r + 1) % n)
+    out = [-1] * n
+    for r, p in enumerate(parents):
+        out[name(r)] = -1 if p < 0 else name(p)
     return out
 
 
+def _heights_depths(parents):
+    n = len(parents)
+    height, depth = [0] * n, [0] * n
+    for r in sorted(range(n), key=lambda r: -_depth(parents, r)):
+        if parents[r] >= 0:
+            height[parents[r]] = max(height[parents[r]], height[r] + 1)
+    for r in range(n):
+        depth[r] = _depth(parents, r)
+    return height, depth
+
+
+def _depth(parents, r):
+    d = 0
+    while parents[r] >= 0:
+        r, d = parents[r], d + 1
+    return d
+
+
+def _tree_up(parents, nbytes):
+    """Reduce toward the root: a rank sends at the step of its height."""
+    height, _ = _heights_depths(parents)
+    steps = [[] for _ in range(max(height) if parents else 0)]
+    for r, p in enumerate(parents):
+        if p >= 0:
+            steps[height[r]].append((r, p, nbytes))
+    return steps
+
+
+def _tree_down(parents, nbytes):
+    """Broadcast from the root: a rank sends to its children at the step of its depth."""
+    _, depth = _heights_depths(parents)
+    steps = [[] for _ in range(max(depth) if parents else 0)]
+    for r, p in enumerate(parents):
+        if p >= 0:
+            steps[depth[p]].append((p, r, nbytes))
+    return steps
+
+
+def _merge(*step_lists):
+    """Run several step lists side by side: step i of the result is every list's step i."""
+    out = [[] for _ in range(max((len(s) for s in step_lists), default=0))]
+    for steps in step_lists:
+        for i, step in enumerate(steps):
+            out[i].extend(step)
+    return out
+
+
+def _tree(kind, n, count, size):
+    tree1 = binary_tree_parents(n)
+    whole = count * size
+    if kind == "broadcast":
+        return _tree_down(tree1, whole)
+    if kind == "reduce":
+        return _tree_up(tree1, whole)
+    tree2 = _mirror(tree1, n)
+    half1, half2 = (c * size for c in _chunks(count, 2))
+    return (_merge(_tree_up(tree1, half1), _tree_up(tree2, half2))
+            + _merge(_tree_down(tree1, half1), _tree_down(tree2, half2)))
+
+
+# -- direct ----------------------------------------------------------------------------------
+
+def _direct(kind, n, count, size):
+    whole = count * size
+    others = [(r, j) for r in range(n) for j in range(n) if j != r]
+    if kind == "all_reduce":
+        sizes = [c * size for c in _chunks(count, n)]
+        return [[(r, j, sizes[j]) for r, j in others], [(r, j, sizes[r]) for r, j in others]]
+    if kind in ("all_gather", "reduce_scatter"):
+        return [[(r, j, whole) for r, j in others]]
+    if kind == "all_to_all":
+        return [[(r, j, whole // n) for r, j in others]]
+    if kind == "broadcast":
+        return [[(0, j, whole) for j in range(1, n)]]
+    return [[(j, 0, whole) for j in range(1, n)]]                      # reduce
+
+
+# -- recursive halving / doubling ------------------------------------------------------------
+
+def _halving(n, sizes):
+    """Recursive-halving reduce-scatter of chunks ``sizes``: at step i rank r holds the
+    aligned range of n/2^i chunks containing chunk r and sends the half without it."""
+    steps, span = [], n
+    while span > 1:
+        half = span // 2
+        step = []
+        for r in range(n):
+            start = r - r % span
+            lo = start + half if r % span < half else start
+            step.append((r, r ^ half, sum(sizes[lo:lo + half])))
+        steps.append(step)
+        span = half
+    return steps
+
+
+def _doubling(n, sizes):
+    """Recursive-doubling all-gather: at step i rank r sends its aligned range of 2^i chunks."""
+    steps, span = [], 1
+    while span < n:
+        steps.append([(r, r ^ span, sum(sizes[r - r % span:r - r % span + span]))
+                      for r in range(n)])
+        span *= 2
+    return steps
+
+
+def _halving_doubling(kind, n, count, size):
+    whole = count * size
+    if kind == "all_reduce":
+        sizes = [c * size for c in _chunks(count, n)]
+        return _halving(n, sizes) + _doubling(n, sizes)
+    if kind == "reduce_scatter":
+        return _halving(n, [whole] * n)
+    if kind == "all_gather":
+        return _doubling(n, [whole] * n)
+    if kind == "all_to_all":
+        return [[(r, r ^ s, whole // n) for r in range(n)] for s in range(1, n)]
+    spans = []
+    span = 1
+    while span < n:
+        spans.append(span)
+        span *= 2
+    if kind == "broadcast":
+        return [[(r, r + d, whole) for r in range(d)] for d in spans]
+    return [[(r, r - d, whole) for r in range(d, 2 * d)] for d in reversed(spans)]   # reduce
+
+
+_BUILDERS = {"ring": _ring, "tree": _tree, "direct": _direct,
+             "halving_doubling": _halving_doubling}
+
+
 def steps(kind, ranks, element_count, element_size, algorithm="ring", params=None):
-    """Transfers of one collective over ``ranks`` participants (see the module docstring)."""
+    """Transfers of one collective over ``ranks`` participants (see the module docstring);
+    ``algorithm`` one of ``ALGORITHMS`` (a kind it does not implement runs ``ring``)."""
     n = ranks
     if n <= 1 or element_count == 0 and kind != "send_recv":
         return []
-    whole = element_count * element_size
     if kind in ("send_recv", "send", "recv"):
+        whole = element_count * element_size
         return [[(r, target, whole) for r, (target, _) in sorted((params or {}).items())
                  if target is not None and target >= 0 and target != r]]
-    if kind == "all_to_all":
-        block = whole // n
-        return [[(r, (r + s) % n, block) for r in range(n)] for s in range(1, n)]
-    if algorithm == "tree":
-        if kind == "all_reduce":
-            return _tree_up(n, lambda r, d: whole) + _tree_down(n, whole)
-        if kind == "reduce":
-            return _tree_up(n, lambda r, d: whole)
-        if kind == "broadcast":
-            return _tree_down(n, whole)
-        if kind == "all_gather":
-            gathered = _tree_up(n, lambda r, d: min(d, n - r) * whole)
-            return gathered + _tree_down(n, n * whole)
-        if kind == "reduce_scatter":
-            total = n * whole
-            return _tree_up(n, lambda r, d: total) + [
-                [(0, r, whole) for r in range(1, n)]]
-    if kind == "all_reduce":
-        sizes = [c * element_size for c in _chunks(element_count, n)]
-        return _ring_pass(n, sizes, 0) + _ring_pass(n, sizes, 1)
-    if kind == "reduce_scatter":
-        return _ring_pass(n, [whole] * n, 0)
-    if kind == "all_gather":
-        return _ring_pass(n, [whole] * n, 0)
-    if kind == "broadcast":
-        return [[(r, r + 1, whole)] for r in range(n - 1)]
-    if kind == "reduce":
-        return [[(r, r - 1, whole)] for r in range(n - 1, 0, -1)]
-    raise ValueError(f"unknown collective kind {kind!r}")
+    if kind not in IMPLEMENTS["ring"]:
+        raise ValueError(f"unknown collective kind {kind!r}")
+    return _BUILDERS[runs(kind, n, algorithm)](kind, n, element_count, element_size)

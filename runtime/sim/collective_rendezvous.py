@@ -2,8 +2,8 @@
 
 Each rank's queue reaches a collective stage at its own virtual time (its *arrival*). The
 k-th collective of every rank on one channel (``Channel.group``) forms a meeting; when the
-last rank arrives the meeting runs the algorithm's steps (rt.runtime.sim.collective_model:
-ring or tree, the topology's ``collectives.algorithm``), each step's transfers sharing the
+last rank arrives the meeting runs the algorithm's steps (rt.runtime.sim.collective_plan: the
+topology's ``collectives.algorithm``, flat or per dimension), each step's transfers sharing the
 links like any others, and every rank's stage ends when the last step does. Time a rank spends
 waiting for the others is not counted as busy. A step's transfers that each have a direct link
 to themselves run solo (rt.runtime.sim.engine: one event per step and end time instead of
@@ -19,18 +19,18 @@ settled it): nothing hangs.
 import collections
 
 from rt.runtime.errors import DeviceError
-from rt.runtime.sim import collective_model, costs
+from rt.runtime.sim import collective_plan, costs
 from rt.runtime.hal.collective import send_recv_ranks
 
 
 class _Meeting:
     __slots__ = ("key", "count", "arrivals", "failure", "steps", "devices", "started",
-                 "channel")
+                 "channel", "algorithm")
 
     def __init__(self, key, count):
         self.key, self.count = key, count
         self.arrivals, self.failure, self.steps, self.devices = {}, None, None, None
-        self.started = self.channel = None
+        self.started = self.channel = self.algorithm = None
 
 
 class Rendezvous:
@@ -115,11 +115,12 @@ class Rendezvous:
         meeting.channel = first.channel
         meeting.devices = [arrivals[r][0].device for r in range(meeting.count)]
         params = {r: send_recv_ranks(rec.param) for r, rec in records.items()}
-        meeting.steps = collective_model.steps(
-            first.op.kind.name.lower(), meeting.count, first.element_count,
-            first.op.element_size, sim.topology.algorithm, params)
-        for op, _, arrived in arrivals.values():
+        meeting.algorithm, meeting.steps = collective_plan.plan(
+            sim.topology, [d.index for d in meeting.devices], first.op.kind.name.lower(),
+            first.element_count, first.op.element_size, params)
+        for op, stage, arrived in arrivals.values():
             op.waited_us += meeting.started - arrived
+            stage.args["algorithm"] = meeting.algorithm      # shown on the trace's stage
         self._step(meeting, 0)
 
     def _step(self, meeting, index):
@@ -151,26 +152,32 @@ class Rendezvous:
                     self._step(meeting, index + 1)
 
         stage_name = next(iter(meeting.arrivals.values()))[1].name
-        tracing = sim.trace.sink is not None
-        devices = meeting.devices
-        solo = collections.defaultdict(list)
-        for source, target, nbytes in transfers:
-            a, b = devices[source], devices[target]
-            label = f"{stage_name} step {index + 1}: {a.name} -> {b.name}" if tracing else ""
-            try:
-                route = sim.route(a, b)
-            except DeviceError as error:
-                done(error)
-                continue
-            link = route[0]
-            t = (link.start_solo(nbytes, done, label)
-                 if len(route) == 1 and link.fail_at is None else None)
-            if t is None:
-                sim._hop(route, nbytes, label, done)
-            else:
-                solo[t.end].append(t)
-        for end, group in solo.items():
-            sim.engine.at(end, group[0].link.key + (2,), lambda group=group: _finish_solo(group, done))
+        launch_step(sim, meeting.devices, transfers, f"{stage_name} step {index + 1}", done)
+
+
+def launch_step(sim, devices, transfers, label, done):
+    """Start one step's ``(source_rank, target_rank, nbytes)`` transfers of a collective whose
+    rank r runs on ``devices[r]``; ``done(failure or None, count=1)`` as each ends (or once for
+    a group of solo transfers that end together)."""
+    tracing = sim.trace.sink is not None
+    solo = collections.defaultdict(list)
+    for source, target, nbytes in transfers:
+        a, b = devices[source], devices[target]
+        text = f"{label}: {a.name} -> {b.name}" if tracing else ""
+        try:
+            route = sim.route(a, b)
+        except DeviceError as error:
+            done(error)
+            continue
+        link = route[0]
+        t = (link.start_solo(nbytes, done, text)
+             if len(route) == 1 and link.fail_at is None else None)
+        if t is None:
+            sim._hop(route, nbytes, text, done)
+        else:
+            solo[t.end].append(t)
+    for end, group in solo.items():
+        sim.engine.at(end, group[0].link.key + (2,), lambda group=group: _finish_solo(group, done))
 
 
 def _finish_solo(group, done):

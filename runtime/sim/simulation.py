@@ -201,13 +201,20 @@ class Simulation:
         return device
 
     def route(self, source, target):
-        """The links a transfer from ``source`` to ``target`` crosses: the shortest path over
-        the topology's links (devices and the host relay; ties broken by link order), one hop
-        after the other. ``DeviceError`` when nothing connects them."""
+        """The links a transfer from ``source`` to ``target`` crosses, one hop after the other:
+        between devices of a topology with dims, dimension-order routing
+        (rt.runtime.sim.topology_dims); otherwise the shortest path over the topology's links
+        (devices and the host relay; ties broken by link order). ``DeviceError`` when nothing
+        connects them."""
         key = (source.name, target.name)
         route = self._routes.get(key)
         if route is None:
-            route = self._routes[key] = self._shortest_path(*key)
+            grid = self.topology.grid
+            if grid is not None and key[0] in grid.index and key[1] in grid.index:
+                route = [self._directions[hop] for hop in grid.route(*key)]
+            else:
+                route = self._shortest_path(*key)
+            self._routes[key] = route
         if not route:
             raise DeviceError(f"no link connects {source.name} and {target.name} in topology "
                               f"{self.topology.name!r}: add a link between them (or a path of "

@@ -4,7 +4,8 @@ A topology is a YAML file (or a dict, or ``Topology(...)``)::
 
     name: four-gpus                      # optional, shown in reports
     time_model: roofline                 # optional: roofline | measured (default: per device)
-    collectives: {algorithm: ring}       # optional: ring (default) | tree
+    collectives: {algorithm: ring}       # optional: see ALGORITHMS (default ring; with dims
+                                         # hierarchical)
     devices:
       - name: gpu0                       # an identifier; "host" is reserved
         uri: local-task://llvm-cpu       # what executes the kernels (any local device URI)
@@ -29,7 +30,14 @@ nesting and recursive aliases are errors, not ``RecursionError``); aliases (``*n
 at most ``MAX_NODES`` nodes in all (a "billion laughs" file is refused at its line); mapping keys
 are scalars; every number is finite and at most ``MAX_NUMBER`` (rates at least ``MIN_RATE``),
 sizes at most ``MAX_SIZE`` bytes. Names where names belong: a list or mapping there is an error.
+
+Instead of ``links``, a topology may give ``dims`` (dimensions with a size, a kind, a bandwidth
+and a latency each) and a ``device`` template (rt.runtime.sim.topology_dims); an ASTRA-sim
+network file (``topology/npus_count/bandwidth/latency``) is read as such a topology
+(rt.runtime.sim.astra_sim).
 """
+import dataclasses
+import functools
 import math
 import os
 import re
@@ -38,10 +46,11 @@ from dataclasses import dataclass, field
 import yaml
 
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
+from rt.runtime.sim import astra_sim, topology_dims
 
 HOST = "host"
 TIME_MODELS = ("roofline", "measured")
-ALGORITHMS = ("ring", "tree")
+ALGORITHMS = ("ring", "tree", "direct", "halving_doubling", "hierarchical", "auto")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i?B|B)?\s*$", re.IGNORECASE)
 _FLOAT_WITHOUT_DOT = re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$")
@@ -52,7 +61,7 @@ MAX_NODES = 100_000
 MAX_NUMBER = 1e15
 MIN_RATE = 1e-6
 MAX_SIZE = 2**60
-_TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups")
+_TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups", "dims", "device")
 _DEVICE_FIELDS = ("name", "uri", "memory", "peak_gflops", "memory_gbps", "time_model")
 _LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us")
 
@@ -96,11 +105,13 @@ class Topology:
     name: str = "topology"
     algorithm: str = "ring"
     source: str = "<topology>"
+    dims: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "devices", tuple(self.devices))
         object.__setattr__(self, "links", tuple(self.links))
         object.__setattr__(self, "groups", {k: tuple(v) for k, v in dict(self.groups).items()})
+        object.__setattr__(self, "dims", tuple(self.dims))
 
     # -- construction ------------------------------------------------------------------------
 
@@ -141,6 +152,24 @@ class Topology:
         """Build from plain Python data shaped like the YAML file."""
         return _Reader(source, {}).topology(data)
 
+    def with_algorithm(self, algorithm):
+        """This topology with its collectives run by ``algorithm`` (one of ``ALGORITHMS``; an
+        override per load or per command); ``InvalidArgumentError`` naming the choices."""
+        if algorithm not in ALGORITHMS:
+            raise InvalidArgumentError(f"collective algorithm {algorithm!r}: expected one of "
+                                       f"{', '.join(ALGORITHMS)}")
+        if algorithm == "hierarchical" and not self.dims:
+            raise InvalidArgumentError(f"collective algorithm 'hierarchical' needs a topology "
+                                       f"with dims; {self.name!r} lists its links")
+        return dataclasses.replace(self, algorithm=algorithm)
+
+    @functools.cached_property
+    def grid(self):
+        """The ``topology_dims.Grid`` of a topology with ``dims`` (None without)."""
+        if not self.dims:
+            return None
+        return topology_dims.Grid(self.dims, [d.name for d in self.devices])
+
     def validate(self):
         """Re-check a directly constructed topology; returns it."""
         return Topology.from_dict(self.to_dict(), self.source)
@@ -156,11 +185,16 @@ class Topology:
             if d.time_model != _default_time_model(d.peak_gflops, d.memory_gbps):
                 entry["time_model"] = d.time_model
             devices.append(entry)
-        return {"name": self.name, "collectives": {"algorithm": self.algorithm},
-                "devices": devices,
-                "links": [{"between": list(l.between), "bandwidth_gbps": l.bandwidth_gbps,
-                           "latency_us": l.latency_us} for l in self.links],
-                "groups": {k: list(v) for k, v in self.groups.items()}}
+        generated = ({frozenset(l[:2]) for l in self.grid.links()} if self.dims else set())
+        out = {"name": self.name, "collectives": {"algorithm": self.algorithm},
+               "devices": devices,
+               "links": [{"between": list(l.between), "bandwidth_gbps": l.bandwidth_gbps,
+                          "latency_us": l.latency_us} for l in self.links
+                         if frozenset(l.between) not in generated],
+               "groups": {k: list(v) for k, v in self.groups.items()}}
+        if self.dims:
+            out["dims"] = [d.to_dict() for d in self.dims]
+        return out
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -269,6 +303,11 @@ class _Reader:
         where = f"{self.source}:{line}" if line is not None else self.source
         raise InvalidArgumentError(f"{where}: {_path_text(path)}: {message}")
 
+    @staticmethod
+    def describe(value):
+        """A short text for ``value`` in an error ("a mapping", "a list of 3", a clipped repr)."""
+        return _kind(value)
+
     def mapping(self, value, path, allowed, required=()):
         if not isinstance(value, dict):
             self.fail(path, f"expected a mapping with fields {', '.join(allowed)}, got "
@@ -349,23 +388,84 @@ class _Reader:
         return value
 
     def topology(self, data):
-        top = self.mapping(data, (), _TOP_FIELDS, required=("devices",))
+        if astra_sim.is_network_file(data):
+            dims = astra_sim.read_dims(self, data)
+            name = (os.path.splitext(os.path.basename(self.source))[0]
+                    if not self.source.startswith("<") else "") or "topology"
+            spec = DeviceSpec(topology_dims.DEFAULT_PREFIX, astra_sim.DEFAULT_URI)
+            devices = [dataclasses.replace(spec, name=f"{spec.name}{i}")
+                       for i in range(topology_dims.device_count(dims))]
+            links = self.dim_links(dims, devices, [])
+            return Topology(devices, links, {}, name, "hierarchical", self.source, dims)
+        top = self.mapping(data, (), _TOP_FIELDS,
+                           required=() if isinstance(data, dict) and "dims" in data else ("devices",))
         name = top.get("name", "topology")
         if not isinstance(name, str) or not name:
             self.fail(("name",), f"expected a non-empty string, got {name!r}")
         time_model = top.get("time_model")
         if time_model is not None:
             self.choice(time_model, ("time_model",), TIME_MODELS)
-        algorithm = "ring"
+        dims = topology_dims.read_dims(self, top["dims"]) if "dims" in top else ()
+        algorithm = "hierarchical" if dims else "ring"
         if "collectives" in top:
             coll = self.mapping(top["collectives"], ("collectives",), ("algorithm",))
-            algorithm = self.choice(coll.get("algorithm", "ring"), ("collectives", "algorithm"),
+            algorithm = self.choice(coll.get("algorithm", algorithm), ("collectives", "algorithm"),
                                     ALGORITHMS)
-        devices = self.devices(top["devices"], time_model)
+            if algorithm == "hierarchical" and not dims:
+                self.fail(("collectives", "algorithm"), "hierarchical needs dims (a topology "
+                                                        "declared by its dimensions)")
+        if dims:
+            devices = self.dim_devices(top, dims, time_model)
+        elif "device" in top:
+            self.fail(("device",), "a device template goes with dims; list the devices under "
+                                   "'devices' instead")
+        else:
+            devices = self.devices(top["devices"], time_model)
         names = {d.name for d in devices}
         links = self.links(top.get("links", []), names)
+        if dims:
+            links = self.dim_links(dims, devices, links)
         groups = self.groups(top.get("groups", {}), names)
-        return Topology(devices, links, groups, name, algorithm, self.source)
+        return Topology(devices, links, groups, name, algorithm, self.source, dims)
+
+    def dim_devices(self, top, dims, default_model):
+        """The devices of a topology with ``dims``: a ``device`` template or a ``devices`` list
+        of exactly as many devices as the grid has."""
+        count = topology_dims.device_count(dims)
+        if "devices" in top:
+            if "device" in top:
+                self.fail(("device",), "give either a device template or a devices list, not both")
+            devices = self.devices(top["devices"], default_model)
+            if len(devices) != count:
+                self.fail(("devices",), f"the dims hold {count} devices, the list has {len(devices)}")
+            return devices
+        template = dict(self.mapping(top.get("device", {}), ("device",), _DEVICE_FIELDS))
+        template.setdefault("name", topology_dims.DEFAULT_PREFIX)
+        template.setdefault("uri", astra_sim.DEFAULT_URI)
+        spec = self.device(template, ("device",), default_model)
+        return [dataclasses.replace(spec, name=f"{spec.name}{i}") for i in range(count)]
+
+    def dim_links(self, dims, devices, extra):
+        """The links ``dims`` generate, then the ``extra`` ones the file lists (which must not
+        join devices the dims already link)."""
+        grid = topology_dims.Grid(dims, [d.name for d in devices])
+        names = set(grid.names)
+        links = []
+        for a, b, k in grid.links():
+            dim = dims[k]
+            latency = 2 * dim.latency_us if dim.kind == "switch" else dim.latency_us
+            links.append(LinkSpec((a, b), dim.bandwidth_gbps, latency))
+        generated = {frozenset(l.between) for l in links}
+        switches = {b for l in links for b in l.between[1:] if b not in names}
+        clash = sorted(names & switches)
+        if clash:
+            self.fail(("devices",), f"device name {clash[0]!r} is also a switch's name "
+                                    "(sw<dim>.<line>); rename the device")
+        for i, l in enumerate(extra):
+            if frozenset(l.between) in generated:
+                self.fail(("links", i, "between"), f"{l.between[0]} and {l.between[1]} are "
+                                                   "already linked by the dims")
+        return links + list(extra)
 
     def devices(self, value, default_model):
         if not isinstance(value, list) or not value:
@@ -373,23 +473,28 @@ class _Reader:
         devices, seen = [], set()
         for i, entry in enumerate(value):
             path = ("devices", i)
-            d = self.mapping(entry, path, _DEVICE_FIELDS, required=("name", "uri"))
-            name = self.name(d["name"], path + ("name",))
-            if name == HOST:
-                self.fail(path + ("name",), f"{HOST!r} is reserved for the host end of links")
-            if name in seen:
-                self.fail(path + ("name",), f"device {name!r} is defined twice")
-            seen.add(name)
-            uri = self.uri(d["uri"], path + ("uri",))
-            memory = self.size(d["memory"], path + ("memory",)) if "memory" in d else None
-            peak = (self.number(d["peak_gflops"], path + ("peak_gflops",), unit=" (GFLOP/s)")
-                    if "peak_gflops" in d else None)
-            mem_bw = (self.number(d["memory_gbps"], path + ("memory_gbps",), unit=" (GB/s)")
-                      if "memory_gbps" in d else None)
-            model = d.get("time_model", default_model) or _default_time_model(peak, mem_bw)
-            self.choice(model, path + ("time_model",), TIME_MODELS)
-            devices.append(DeviceSpec(name, uri, memory, peak, mem_bw, model))
+            spec = self.device(entry, path, default_model)
+            if spec.name in seen:
+                self.fail(path + ("name",), f"device {spec.name!r} is defined twice")
+            seen.add(spec.name)
+            devices.append(spec)
         return devices
+
+    def device(self, entry, path, default_model):
+        """One validated ``DeviceSpec`` (a ``devices`` entry or the ``device`` template)."""
+        d = self.mapping(entry, path, _DEVICE_FIELDS, required=("name", "uri"))
+        name = self.name(d["name"], path + ("name",))
+        if name == HOST:
+            self.fail(path + ("name",), f"{HOST!r} is reserved for the host end of links")
+        uri = self.uri(d["uri"], path + ("uri",))
+        memory = self.size(d["memory"], path + ("memory",)) if "memory" in d else None
+        peak = (self.number(d["peak_gflops"], path + ("peak_gflops",), unit=" (GFLOP/s)")
+                if "peak_gflops" in d else None)
+        mem_bw = (self.number(d["memory_gbps"], path + ("memory_gbps",), unit=" (GB/s)")
+                  if "memory_gbps" in d else None)
+        model = d.get("time_model", default_model) or _default_time_model(peak, mem_bw)
+        self.choice(model, path + ("time_model",), TIME_MODELS)
+        return DeviceSpec(name, uri, memory, peak, mem_bw, model)
 
     def links(self, value, names):
         if not isinstance(value, list):

@@ -81,7 +81,7 @@ def test_npy_inputs_and_outputs(modules, tmp_path):
     (["compile", "BASIC"], "rt compile: the following arguments are required: -o/--output"),
     (["benchmark", "ADD", "--function=add", "--input=1xf32=1", "--input=1xf32=1", "--repetitions=0"],
      "rt benchmark: --repetitions must be >= 1, --benchmark_repetitions >= 1"),
-    (["frobnicate"], "rt: unknown command 'frobnicate' (commands: compile, run, benchmark, devices, dump, opt, "
+    (["frobnicate"], "rt: unknown command 'frobnicate' (commands: compile, run, benchmark, benchmark-collectives, devices, dump, opt, "
                     "keygen, sign)"),
     (["run", "--function=f"], "rt run: give the module once"),
 ])

@@ -93,13 +93,16 @@ def test_ring_all_reduce_moves_2_n_minus_1_over_n_of_the_buffer(n):
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 8])
-def test_tree_all_reduce_reduces_then_broadcasts(n):
+def test_tree_all_reduce_runs_two_binary_trees_on_the_halves(n):
     steps = collective_model.steps("all_reduce", n, 10, 4, "tree")
     depth = (n - 1).bit_length()
     assert len(steps) == 2 * depth
-    assert sum(len(step) for step in steps) == 2 * (n - 1)   # each rank sends up once, gets once
-    assert all(nbytes == 40 for step in steps for _, _, nbytes in step)
-    assert {t for step in steps[depth:] for _, t, _ in step} == set(range(1, n))
+    assert sum(len(step) for step in steps) == 4 * (n - 1)   # per tree: n-1 edges up and down
+    assert sorted({nbytes for step in steps for _, _, nbytes in step}) == [20]
+    up = [(s, t) for step in steps[:depth] for s, t, _ in step]
+    assert sorted(s for s, _ in up) == sorted(list(range(1, n)) + [r for r in range(n) if r != (n - 1 if n % 2 == 0 else 1)])
+    if n in (2, 4, 8):                                        # n = 2^k: a rank sends once a step going up
+        assert all(len({s for s, _, _ in step}) == len(step) for step in steps[:depth])
 
 
 @pytest.mark.parametrize("kind, per_rank", [("all_gather", 3 * 4 * 7), ("reduce_scatter", 3 * 4 * 7)])
