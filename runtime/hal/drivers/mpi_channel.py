@@ -74,11 +74,17 @@ _unresponsive = None
 def end_job(code, comm=None):
     """End the MPI job from this rank: flush stdout and stderr, then ``MPI_Abort(comm, code)``
     (default ``MPI_COMM_WORLD``); mpiexec stops every rank and exits with ``code``, or with
-    ``UNRESPONSIVE_EXIT_CODE`` when a peer of this process stopped answering. Never returns."""
+    ``UNRESPONSIVE_EXIT_CODE`` when a peer of this process stopped answering. Returns (there is
+    no job to end) when MPI is not running or this process is its only rank."""
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is None or not MPI.Is_initialized() or MPI.Is_finalized():
+        return
+    comm = comm or MPI.COMM_WORLD
+    if comm.Get_size() == 1:
+        return
     sys.stdout.flush()
     sys.stderr.flush()
-    MPI = import_mpi()
-    (comm or MPI.COMM_WORLD).Abort(UNRESPONSIVE_EXIT_CODE if _unresponsive is not None else code)
+    comm.Abort(UNRESPONSIVE_EXIT_CODE if _unresponsive is not None else code)
 
 
 def _note_unresponsive(cause):
