@@ -11,6 +11,8 @@ A topology is a YAML file (or a dict, or ``Topology(...)``)::
         memory: 16GiB                    # capacity: bytes, or 64MiB / 16GiB / 1.5GB / 512KB
         peak_gflops: 900                 # optional roofline: 1e9 flop/s ...
         memory_gbps: 200                 # ... and 1e9 bytes/s of device memory bandwidth
+        kernels: {matmul: {overhead_us: 4, gflops: 40}}  # optional: calibrated classes
+        profile: p.json                  # optional: dispatch times of a real run (also top-level)
     links:
       - between: [gpu0, gpu1]            # two device names, or a device and "host"
         bandwidth_gbps: 50               # 1e9 bytes per second
@@ -38,6 +40,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
+from rt.runtime.sim import dispatch_classes
 
 HOST = "host"
 TIME_MODELS = ("roofline", "measured")
@@ -52,8 +55,9 @@ MAX_NODES = 100_000
 MAX_NUMBER = 1e15
 MIN_RATE = 1e-6
 MAX_SIZE = 2**60
-_TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups")
-_DEVICE_FIELDS = ("name", "uri", "memory", "peak_gflops", "memory_gbps", "time_model")
+_TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups", "profile")
+_DEVICE_FIELDS = ("name", "uri", "memory", "peak_gflops", "memory_gbps", "time_model", "kernels",
+                  "profile")
 _LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us")
 
 
@@ -61,7 +65,9 @@ _LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us")
 class DeviceSpec:
     """One device: ``name``; ``uri`` (the local device executing its kernels); ``memory``
     capacity in bytes (None = unlimited); roofline ``peak_gflops`` (1e9 flop/s) and
-    ``memory_gbps`` (1e9 B/s), None when absent; ``time_model``: "roofline" or "measured"."""
+    ``memory_gbps`` (1e9 B/s), None when absent; ``time_model``: "roofline" or "measured";
+    ``kernels``: calibrated per-class costs (rt.runtime.sim.dispatch_classes.KernelCosts) and
+    ``profile``: a dispatch profile table (rt.runtime.sim.profile.ProfileTable), or None."""
 
     name: str
     uri: str
@@ -69,6 +75,8 @@ class DeviceSpec:
     peak_gflops: float | None = None
     memory_gbps: float | None = None
     time_model: str = "measured"
+    kernels: object = None
+    profile: object = None
 
 
 @dataclass(frozen=True)
@@ -153,7 +161,11 @@ class Topology:
             for key in ("memory", "peak_gflops", "memory_gbps"):
                 if getattr(d, key) is not None:
                     entry[key] = getattr(d, key)
-            if d.time_model != _default_time_model(d.peak_gflops, d.memory_gbps):
+            if d.kernels is not None:
+                entry["kernels"] = d.kernels.to_dict()
+            if d.profile is not None:
+                entry["profile"] = d.profile.source
+            if d.time_model != _default_time_model(d.peak_gflops, d.memory_gbps, d.kernels):
                 entry["time_model"] = d.time_model
             devices.append(entry)
         return {"name": self.name, "collectives": {"algorithm": self.algorithm},
@@ -191,8 +203,9 @@ class Topology:
         return None
 
 
-def _default_time_model(peak_gflops, memory_gbps):
-    return "roofline" if peak_gflops is not None or memory_gbps is not None else "measured"
+def _default_time_model(peak_gflops, memory_gbps, kernels=None):
+    known = peak_gflops is not None or memory_gbps is not None or kernels is not None
+    return "roofline" if known else "measured"
 
 
 def _check_nesting(text, source):
@@ -361,13 +374,26 @@ class _Reader:
             coll = self.mapping(top["collectives"], ("collectives",), ("algorithm",))
             algorithm = self.choice(coll.get("algorithm", "ring"), ("collectives", "algorithm"),
                                     ALGORITHMS)
-        devices = self.devices(top["devices"], time_model)
+        profile = self.profile(top["profile"], ("profile",)) if "profile" in top else None
+        devices = self.devices(top["devices"], time_model, profile)
         names = {d.name for d in devices}
         links = self.links(top.get("links", []), names)
         groups = self.groups(top.get("groups", {}), names)
         return Topology(devices, links, groups, name, algorithm, self.source)
 
-    def devices(self, value, default_model):
+    def profile(self, value, path):
+        """A dispatch profile named by a path (relative to the topology file's folder)."""
+        from rt.runtime.sim.profile import ProfileTable
+
+        if not isinstance(value, str) or not value:
+            self.fail(path, f"expected the path of a dispatch profile or trace, got {_kind(value)}")
+        folder = os.path.dirname(self.source) if os.path.isfile(self.source) else ""
+        try:
+            return ProfileTable.load(os.path.join(folder, value))
+        except RtError as e:
+            self.fail(path, str(e))
+
+    def devices(self, value, default_model, default_profile=None):
         if not isinstance(value, list) or not value:
             self.fail(("devices",), f"expected a non-empty list of devices, got {_kind(value)}")
         devices, seen = [], set()
@@ -386,9 +412,13 @@ class _Reader:
                     if "peak_gflops" in d else None)
             mem_bw = (self.number(d["memory_gbps"], path + ("memory_gbps",), unit=" (GB/s)")
                       if "memory_gbps" in d else None)
-            model = d.get("time_model", default_model) or _default_time_model(peak, mem_bw)
+            kernels = (dispatch_classes.parse(self, d["kernels"], path + ("kernels",))
+                       if "kernels" in d else None)
+            profile = (self.profile(d["profile"], path + ("profile",)) if "profile" in d
+                       else default_profile)
+            model = d.get("time_model", default_model) or _default_time_model(peak, mem_bw, kernels)
             self.choice(model, path + ("time_model",), TIME_MODELS)
-            devices.append(DeviceSpec(name, uri, memory, peak, mem_bw, model))
+            devices.append(DeviceSpec(name, uri, memory, peak, mem_bw, model, kernels, profile))
         return devices
 
     def links(self, value, names):
