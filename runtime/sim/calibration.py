@@ -1,0 +1,337 @@
+"""``rt calibrate``: measure this host's devices and links, and write a topology describing them.
+
+What is measured, each as the median of ``reps`` timed repetitions after a warm-up:
+
+* **Kernels**, per device URI: the programs of rt.runtime.sim.calibration_programs (matmuls,
+  convs, elementwise ops and reductions of several sizes) run on a one-device topology with the
+  ``measured`` time model, traced: every dispatch slice gives ``(class, work, µs)``, work being
+  the dispatch's flops for matmul/conv and its binding bytes otherwise, exactly what the
+  simulator will cost. Per class a least-squares line ``µs = overhead + work / throughput``
+  (rt.runtime.sim.dispatch_classes).
+* **Memory**: ``queue_copy`` (work = bytes read + written) and ``queue_fill`` (bytes written)
+  of several sizes within a device: the ``copy`` and ``fill`` classes; the copy throughput is
+  the device's ``memory_gbps`` (and the matmul throughput its ``peak_gflops``).
+* **In-process links**: an ``all_reduce`` of several sizes over N ranks of one process
+  (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld``), minus the time of a call
+  of the same ranks that does no collective (the host's per-call cost: thread hand-off and VM
+  work, which the simulator does not model); the ring formula ``2(N-1)(α + S/(Nβ))`` fitted
+  to it gives each link's latency α and bandwidth β.
+* **MPI loopback** (``mpi=True``): ping-pong between two ``mpiexec -n 2`` processes
+  (rt.runtime.sim.mpi_pingpong) over several sizes; round trip ``2(α + S/β)``. The
+  device-to-device links of the topology then take these figures (the topology describes MPI
+  ranks on this host). Without mpi4py or mpiexec the step is skipped, with the reason in the
+  header.
+
+The topology (``Calibration.yaml_text()``) has one device per requested URI (``cpu0``,
+``cpu1``, ...) with its ``kernels``, a link between every two devices and from each to the
+host (the host links take the copy figures), a group ``all`` and a comment header saying how
+and when each figure was measured. Source of the method: the α-β (Hockney) model fitted from
+ping-pong, as nccl-tests / OSU report links; Vidur's and LLMCompass' per-operator profiles.
+"""
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import yaml
+
+from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
+from rt.runtime.sim import calibration_programs as programs
+from rt.runtime.sim.dispatch_classes import COMPUTE_CLASSES, ClassCost, KernelCosts, classify
+
+DEFAULT_URI = "local-task://llvm-cpu?threads=1"
+REPS = {"quick": 3, "full": 7}
+LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 20), "full": (1 << 12, 1 << 16, 1 << 18, 1 << 20, 1 << 22)}
+MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
+
+
+def fit_line(points):
+    """``(intercept >= 0, slope > 0)`` of the least-squares line through ``(x, y)`` points
+    (through the origin when the free fit's intercept is negative). InvalidArgumentError for
+    fewer than two distinct x."""
+    xs = np.array([p[0] for p in points], float)
+    ys = np.array([p[1] for p in points], float)
+    if len(set(xs.tolist())) < 2:
+        raise InvalidArgumentError(f"a line needs two distinct sizes, got {sorted(set(xs.tolist()))}")
+    slope, intercept = np.polyfit(xs, ys, 1)
+    if intercept < 0:
+        intercept, slope = 0.0, float(xs @ ys / (xs @ xs))
+    return float(intercept), max(float(slope), 1e-12)
+
+
+@dataclass(frozen=True)
+class LinkFit:
+    """A link's ``latency_us`` (α) and ``bandwidth_gbps`` (β, 1e9 B/s), and how they were
+    measured (``method``, one line)."""
+
+    latency_us: float
+    bandwidth_gbps: float
+    method: str
+
+
+@dataclass
+class Calibration:
+    """What ``calibrate`` measured: ``uris`` (one per topology device), ``kernels`` (URI ->
+    KernelCosts), ``local_link`` (in-process, or None with one device), ``mpi_link`` (or None;
+    ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per call without work) and
+    ``seconds`` (how long it took)."""
+
+    uris: list
+    kernels: dict
+    local_link: LinkFit | None = None
+    mpi_link: LinkFit | None = None
+    mpi_note: str = "not asked for (--mpi)"
+    call_us: dict = field(default_factory=dict)
+    mode: str = "full"
+    seconds: float = 0.0
+
+    def topology_dict(self, links="local"):
+        """The topology as plain data; ``links``: "local" (in-process figures between devices)
+        or "mpi" (the MPI loopback figures)."""
+        if links not in ("local", "mpi"):
+            raise InvalidArgumentError(f"links must be 'local' or 'mpi', got {links!r}")
+        fit = self.mpi_link if links == "mpi" else self.local_link
+        if links == "mpi" and fit is None:
+            raise InvalidArgumentError(f"no MPI link was measured: {self.mpi_note}")
+        names = [f"cpu{i}" for i in range(len(self.uris))]
+        devices, host_links = [], []
+        for name, uri in zip(names, self.uris):
+            kernels = self.kernels[uri]
+            entry = {"name": name, "uri": uri}
+            if kernels.get("matmul") is not None:
+                entry["peak_gflops"] = _round(kernels.get("matmul").rate)
+            if kernels.get("copy") is not None:
+                entry["memory_gbps"] = _round(kernels.get("copy").rate)
+                copy = kernels.get("copy")
+                host_links.append({"between": [name, "host"], "bandwidth_gbps": _round(copy.rate),
+                                   "latency_us": _round(copy.overhead_us)})
+            entry["kernels"] = {k: {u: _round(v) for u, v in c.items()}
+                                for k, c in kernels.to_dict().items()}
+            devices.append(entry)
+        device_links = []
+        if fit is not None:
+            device_links = [{"between": [a, b], "bandwidth_gbps": _round(fit.bandwidth_gbps),
+                             "latency_us": _round(fit.latency_us)}
+                            for i, a in enumerate(names) for b in names[i + 1:]]
+        return {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
+                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
+
+    def header(self, links="local"):
+        """The comment lines saying how and when each figure was measured."""
+        when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        lines = [f"Written by `python -m rt calibrate` ({self.mode}, {self.seconds:.0f} s) on "
+                 f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores) at {when}.",
+                 "Medians of repeated runs; the host is shared, so figures move with its load.",
+                 "kernels: per dispatch class, a least-squares fit of µs = overhead_us + work / "
+                 "throughput",
+                 "  over the calibration programs' dispatches (work: flops for matmul/conv, "
+                 "binding bytes otherwise);",
+                 "  peak_gflops = the matmul throughput, memory_gbps = the copy throughput."]
+        for label, fit in (("in-process links", self.local_link), ("MPI loopback", self.mpi_link)):
+            if fit is not None:
+                lines.append(f"{label}: latency {fit.latency_us:.4g} us, bandwidth "
+                             f"{fit.bandwidth_gbps:.4g} GB/s: {fit.method}")
+        if self.mpi_link is None:
+            lines.append(f"MPI loopback: {self.mpi_note}")
+        lines.append(f"device-to-device links below: the {links} figures; host links: the copy "
+                     "class (latency = its overhead).")
+        if self.call_us:
+            calls = ", ".join(f"{n} rank(s) {us:.0f} us" for n, us in sorted(self.call_us.items()))
+            lines.append(f"host cost per call (not simulated; add it to a call's simulated time): {calls}")
+        return lines
+
+    def yaml_text(self, links="local"):
+        body = yaml.safe_dump(self.topology_dict(links), sort_keys=False, default_flow_style=None,
+                              width=100)
+        return "".join(f"# {line}\n" for line in self.header(links)) + body
+
+
+def _round(value):
+    return float(f"{value:.4g}")
+
+
+def _median_by_key(samples):
+    """``{key: [values]}`` -> ``{key: median}`` dropping each key's first value (a warm-up)."""
+    return {k: statistics.median(v[1:] if len(v) > 1 else v) for k, v in samples.items()}
+
+
+def measure_kernels(uri, mode, reps, vmfb=None):
+    """``{class: [(work, µs), ...]}`` of the calibration programs' dispatches on ``uri``."""
+    import rt
+
+    vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
+    tracer = rt.Tracer()
+    topology = {"devices": [{"name": "d", "uri": uri, "time_model": "measured"}]}
+    with rt.load(vmfb, topology=topology, tracer=tracer) as module:
+        for name, args in programs.calls(mode):
+            function = getattr(module, name)
+            for _ in range(reps + 1):
+                function(*args)
+    found = {}
+    for event in tracer.events:
+        args = event.get("args") or {}
+        if event.get("ph") == "X" and "workgroups" in args:
+            key = (event["name"], tuple(args["workgroups"]), args.get("flops", 0), args["bytes"])
+            found.setdefault(key, []).append(event["dur"])
+    per_class = {}
+    for (name, _, flops, nbytes), us in _median_by_key(found).items():
+        kind = classify(name)
+        work = flops if kind in COMPUTE_CLASSES and flops else nbytes
+        kind = kind if kind not in COMPUTE_CLASSES or flops else "elementwise"
+        per_class.setdefault(kind, []).append((work, us))
+    return per_class
+
+
+def measure_writes(uri, mode, reps):
+    """``{"copy": [(bytes read + written, µs)], "fill": [(bytes, µs)]}`` within ``uri``."""
+    from rt.runtime.sim.simulation import Simulation
+    from rt.runtime.sim.topology import Topology
+
+    sim = Simulation(Topology.from_dict({"devices": [{"name": "d", "uri": uri,
+                                                      "time_model": "measured"}]}))
+    try:
+        device = sim.devices[0]
+        out = {"copy": [], "fill": []}
+        for size in programs.COPY_SIZES[mode]:
+            source = device.allocator.allocate_buffer(size)
+            target = device.allocator.allocate_buffer(size)
+            runs = {"copy": lambda: device.queue_copy(source, 0, target, 0, size),
+                    "fill": lambda: device.queue_fill(target, 0, size, 0x01020304, 4)}
+            for kind, run in runs.items():
+                times = []
+                for _ in range(reps + 1):
+                    before = sim.report()["devices"]["d"]["busy_us"]
+                    run().wait()
+                    times.append(sim.report()["devices"]["d"]["busy_us"] - before)
+                out[kind].append((2 * size if kind == "copy" else size, statistics.median(times[1:])))
+        return out
+    finally:
+        sim.release()
+
+
+def kernel_costs(per_class):
+    """``KernelCosts`` from ``{class: [(work, µs)]}`` (classes with fewer than two sizes are
+    left out: the simulator then falls back as rt.runtime.sim.dispatch_classes says)."""
+    classes = []
+    for kind, points in sorted(per_class.items()):
+        if len({w for w, _ in points}) < 2:
+            continue
+        overhead, slope = fit_line(points)
+        classes.append((kind, ClassCost(overhead, 1.0 / (slope * 1e3))))
+    return KernelCosts(tuple(classes))
+
+
+def _collective_module(ranks, sizes):
+    """A module with ``@id`` (no work) and ``@ar_S`` (an all_reduce of S bytes) per size."""
+    parts = [f"shard.grid @g(shape = {ranks})",
+             "func.func @id(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n}"]
+    for size in sizes:
+        t = f"tensor<{size // 4}xf32>"
+        parts.append(f"func.func @ar_{size}(%x: {t}) -> {t} {{\n  %r = shard.all_reduce %x on @g "
+                     f"grid_axes = [0] : {t} -> {t}\n  return %r : {t}\n}}")
+    return "\n".join(parts) + "\n"
+
+
+def _spmd_median(function, args, reps):
+    times = []
+    for _ in range(reps + 1):
+        start = time.perf_counter()
+        function.spmd(args, to_host=False)
+        times.append((time.perf_counter() - start) * 1e6)
+    return statistics.median(times[1:])
+
+
+def measure_local(uri, ranks, mode, reps):
+    """``(LinkFit, call µs)``: the in-process all_reduce fit over ``ranks`` ranks on ``uri``."""
+    import rt
+
+    sizes = LINK_SIZES[mode]
+    vmfb = rt.compile(_collective_module(ranks, sizes), devices=["llvm-cpu"])
+    with rt.load(vmfb, ranks=ranks, devices=[uri]) as module:
+        call_us = _spmd_median(module.id, [[np.ones(4, np.float32)]] * ranks, 2 * reps)
+        points = [(size, _spmd_median(getattr(module, f"ar_{size}"),
+                                      [[np.ones(size // 4, np.float32)]] * ranks, reps) - call_us)
+                  for size in sizes]
+    intercept, slope = fit_line(points)
+    steps = 2 * (ranks - 1)
+    latency, bandwidth = intercept / steps, steps / (ranks * slope) / 1e3
+    method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, "
+              f"S = {', '.join(_bytes(s) for s in sizes)} (minus the per-call cost)")
+    return LinkFit(latency, bandwidth, method), call_us
+
+
+def measure_mpi(mode, reps, timeout=120):
+    """The MPI loopback ``LinkFit`` from a 2-process ping-pong; raises NotFoundError (no
+    mpi4py or mpiexec) or DeviceError-like RtError (the job failed) with the reason."""
+    from rt.runtime.errors import DeviceError
+    from rt.runtime.hal.drivers.mpi_channel import mpiexec_path
+
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        raise NotFoundError("mpi4py is not installed (pip install -e '.[mpi]')") from None
+    sizes = MPI_SIZES[mode]
+    command = [mpiexec_path(), "-n", "2", sys.executable, "-m", "rt.runtime.sim.mpi_pingpong",
+               str(max(reps, 5) * 4), *map(str, sizes)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise DeviceError(f"MPI ping-pong did not finish in {timeout} s: {' '.join(command)}") from None
+    if done.returncode != 0:
+        raise DeviceError(f"MPI ping-pong failed (exit {done.returncode}): "
+                          f"{(done.stderr or done.stdout).strip()[-300:]}")
+    round_trips = json.loads(done.stdout.strip().splitlines()[-1])
+    intercept, slope = fit_line([(int(s), us) for s, us in round_trips.items()])
+    method = (f"ping-pong between 2 mpiexec processes, round trip 2(a + S/b) fitted over S = "
+              f"{', '.join(_bytes(s) for s in sizes)}")
+    return LinkFit(intercept / 2, 2 / slope / 1e3, method)
+
+
+def _bytes(size):
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} B"
+
+
+def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None):
+    """Measure the devices ``uris`` (one topology device each; identical URIs are measured
+    once) and, with ``mpi``, the MPI loopback; returns a ``Calibration``. ``log(text)`` hears
+    progress. Errors: InvalidArgumentError for a bad URI (from the HAL, naming it)."""
+    import rt
+    from rt.runtime.sim.topology import Topology
+
+    log = log or (lambda text: None)
+    uris = list(uris)
+    if not uris:
+        raise InvalidArgumentError("calibrate needs at least one device URI")
+    mode = "quick" if quick else "full"
+    reps = REPS[mode]
+    start = time.perf_counter()
+    result = Calibration(uris, {}, mode=mode)
+    vmfb = None
+    for uri in dict.fromkeys(uris):
+        Topology.from_dict({"devices": [{"name": "d", "uri": uri}]})
+        log(f"kernels on {uri} ...")
+        vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
+        per_class = measure_kernels(uri, mode, reps, vmfb)
+        log(f"copies and fills on {uri} ...")
+        per_class.update(measure_writes(uri, mode, reps))
+        result.kernels[uri] = kernel_costs(per_class)
+    if len(uris) > 1:
+        log(f"in-process all_reduce over {len(uris)} ranks ...")
+        result.local_link, result.call_us[len(uris)] = measure_local(uris[0], len(uris), mode, reps)
+    if mpi:
+        log("MPI loopback ping-pong ...")
+        try:
+            result.mpi_link = measure_mpi(mode, reps)
+        except RtError as error:
+            result.mpi_note = f"skipped: {error}"
+    result.seconds = time.perf_counter() - start
+    return result
