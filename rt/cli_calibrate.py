@@ -1,4 +1,4 @@
-"""``rt calibrate -o host.yaml [--devices=N|URI,URI...] [--mpi] [--quick]``: measure this host's
+"""``rt calibrate -o host.yaml [--devices=N|URI,URI...] [--mpi] [--links=KIND] [--quick]``: measure this host's
 devices (kernel throughput per dispatch class, memory bandwidth) and links (in-process ranks;
 MPI loopback with ``--mpi``) and write a topology describing the machine
 (rt.runtime.sim.calibration; docs/MULTI_DEVICE.md §9). The default takes about half a minute,
@@ -7,7 +7,7 @@ MPI loopback with ``--mpi``) and write a topology describing the machine
 import sys
 
 from rt.runtime.errors import InvalidArgumentError
-from rt.runtime.sim.calibration import DEFAULT_URI, calibrate
+from rt.runtime.sim.calibration import DEFAULT_URI, LINKS, calibrate
 
 MAX_DEVICES = 64
 
@@ -21,6 +21,10 @@ def add_parser(sub):
                         "comma-separated list of device URIs")
     p.add_argument("--mpi", action="store_true",
                    help="also measure MPI loopback (mpiexec -n 2 ping-pong); device links take its figures")
+    p.add_argument("--links", choices=LINKS, default=None,
+                   help="which figures the links between devices take: collective (in-process ranks' "
+                        "collectives; the default), copy (in-process device-to-device copies) or mpi "
+                        "(MPI loopback; the default with --mpi)")
     p.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (seconds)")
     p.set_defaults(func=run)
 
@@ -46,11 +50,15 @@ def run(args):
 
     check_writable(args.output, f"-o {args.output}")
     uris = device_uris(args.devices)
+    if args.links == "mpi" and not args.mpi:
+        raise InvalidArgumentError("--links=mpi needs --mpi (the MPI loopback is measured only then)")
     for index, uri in enumerate(uris):
         Topology.from_dict({"devices": [{"name": "d", "uri": uri}]}, f"--devices (device {index})")
     result = calibrate(uris, quick=args.quick, mpi=args.mpi,
                        log=lambda text: print(text, file=sys.stderr, flush=True))
-    links = "mpi" if result.mpi_link is not None else "local"
+    links = args.links or ("mpi" if result.mpi_link is not None else "collective")
+    if len(uris) == 1:
+        links = "collective"  # one device: no links between devices
     text = result.yaml_text(links)
     Topology.from_yaml(text, args.output)
     atomic_write(args.output, text, what="topology")

@@ -1,38 +1,41 @@
 """``rt calibrate``: measure this host's devices and links, and write a topology describing them.
 
-What is measured, each as the median of ``reps`` timed repetitions after a warm-up:
+What is measured, each figure the fastest of ``reps`` timed repetitions (on a shared host the
+minimum is the figure least disturbed by other jobs; a median moves with their load):
 
 * **Kernels**, per device URI: the programs of rt.runtime.sim.calibration_programs (matmuls,
-  convs, elementwise ops and reductions of several sizes) run on a one-device topology with the
-  ``measured`` time model, traced: every dispatch slice gives ``(class, work, µs)``, work being
+  convs, elementwise ops and reductions of several sizes) run with the ``measured`` time model
+  on as many devices of that URI at once as the topology has (SPMD ranks: the devices of a job
+  share the host's cores and memory bandwidth), traced: every dispatch slice gives ``(class, work, µs)``, work being
   the dispatch's flops for matmul/conv and its binding bytes otherwise, exactly what the
   simulator will cost. Per class a least-squares line ``µs = overhead + work / throughput``
   (rt.runtime.sim.dispatch_classes).
 * **Memory**: ``queue_copy`` (work = bytes read + written) and ``queue_fill`` (bytes written)
   of several sizes within a device: the ``copy`` and ``fill`` classes; the copy throughput is
   the device's ``memory_gbps`` (and the matmul throughput its ``peak_gflops``).
-* **In-process links**: an ``all_reduce`` of several sizes over N ranks of one process
-  (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld``), minus the time of a call
-  of the same ranks that does no collective (the host's per-call cost: thread hand-off and VM
-  work, which the simulator does not model); the ring formula ``2(N-1)(α + S/(Nβ))`` fitted
-  to it gives each link's latency α and bandwidth β.
+* **In-process links**, two figures, for the two paths data takes between devices of one
+  process. ``collective``: an ``all_reduce`` of several sizes over N ranks
+  (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld`` rendezvous), minus the time
+  of a call of the same ranks that does no collective (the host's per-call cost: thread
+  hand-off and VM work, which the simulator does not model); the ring formula
+  ``2(N-1)(α + S/(Nβ))`` fitted to it gives α and β. ``copy``: ``queue_copy`` of several sizes
+  from a buffer of one device to another's (``α + S/β``), what ``flow.tensor.transfer`` does.
 * **MPI loopback** (``mpi=True``): ping-pong between two ``mpiexec -n 2`` processes
   (rt.runtime.sim.mpi_pingpong) over several sizes; round trip ``2(α + S/β)``. The
   device-to-device links of the topology then take these figures (the topology describes MPI
   ranks on this host). Without mpi4py or mpiexec the step is skipped, with the reason in the
   header.
 
-The topology (``Calibration.yaml_text()``) has one device per requested URI (``cpu0``,
-``cpu1``, ...) with its ``kernels``, a link between every two devices and from each to the
-host (the host links take the copy figures), a group ``all`` and a comment header saying how
-and when each figure was measured. Source of the method: the α-β (Hockney) model fitted from
+The topology (``Calibration.yaml_text(links)``) has one device per requested URI (``cpu0``,
+``cpu1``, ...) with its ``kernels``, a link between every two devices with the ``links``
+figures (``collective``, ``copy`` or ``mpi``), a link from each device to the host (the copy
+class), a group ``all`` and a comment header saying how and when each figure was measured. Source of the method: the α-β (Hockney) model fitted from
 ping-pong, as nccl-tests / OSU report links; Vidur's and LLMCompass' per-operator profiles.
 """
 import datetime
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
@@ -47,6 +50,7 @@ from rt.runtime.sim.dispatch_classes import COMPUTE_CLASSES, ClassCost, KernelCo
 
 DEFAULT_URI = "local-task://llvm-cpu?threads=1"
 REPS = {"quick": 3, "full": 7}
+LINKS = ("collective", "copy", "mpi")
 LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 20), "full": (1 << 12, 1 << 16, 1 << 18, 1 << 20, 1 << 22)}
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
 
@@ -78,25 +82,30 @@ class LinkFit:
 @dataclass
 class Calibration:
     """What ``calibrate`` measured: ``uris`` (one per topology device), ``kernels`` (URI ->
-    KernelCosts), ``local_link`` (in-process, or None with one device), ``mpi_link`` (or None;
-    ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per call without work) and
-    ``seconds`` (how long it took)."""
+    KernelCosts), the in-process ``collective_link`` and ``copy_link`` (None with one device),
+    ``mpi_link`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per call
+    without work) and ``seconds`` (how long it took)."""
 
     uris: list
     kernels: dict
-    local_link: LinkFit | None = None
+    collective_link: LinkFit | None = None
+    copy_link: LinkFit | None = None
     mpi_link: LinkFit | None = None
     mpi_note: str = "not asked for (--mpi)"
     call_us: dict = field(default_factory=dict)
     mode: str = "full"
     seconds: float = 0.0
 
-    def topology_dict(self, links="local"):
-        """The topology as plain data; ``links``: "local" (in-process figures between devices)
-        or "mpi" (the MPI loopback figures)."""
-        if links not in ("local", "mpi"):
-            raise InvalidArgumentError(f"links must be 'local' or 'mpi', got {links!r}")
-        fit = self.mpi_link if links == "mpi" else self.local_link
+    def link(self, links):
+        """The ``LinkFit`` of ``links`` ("collective", "copy" or "mpi"), None if not measured."""
+        if links not in LINKS:
+            raise InvalidArgumentError(f"links must be one of {', '.join(LINKS)}, got {links!r}")
+        return {"collective": self.collective_link, "copy": self.copy_link, "mpi": self.mpi_link}[links]
+
+    def topology_dict(self, links="collective"):
+        """The topology as plain data, the links between devices with the ``links`` figures
+        ("collective", "copy": in-process; "mpi": MPI loopback)."""
+        fit = self.link(links)
         if links == "mpi" and fit is None:
             raise InvalidArgumentError(f"no MPI link was measured: {self.mpi_note}")
         names = [f"cpu{i}" for i in range(len(self.uris))]
@@ -122,18 +131,19 @@ class Calibration:
         return {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
                 "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
 
-    def header(self, links="local"):
+    def header(self, links="collective"):
         """The comment lines saying how and when each figure was measured."""
         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         lines = [f"Written by `python -m rt calibrate` ({self.mode}, {self.seconds:.0f} s) on "
                  f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores) at {when}.",
-                 "Medians of repeated runs; the host is shared, so figures move with its load.",
+                 "Fastest of repeated runs; the host is shared, so figures move with its load.",
                  "kernels: per dispatch class, a least-squares fit of µs = overhead_us + work / "
                  "throughput",
                  "  over the calibration programs' dispatches (work: flops for matmul/conv, "
                  "binding bytes otherwise);",
                  "  peak_gflops = the matmul throughput, memory_gbps = the copy throughput."]
-        for label, fit in (("in-process links", self.local_link), ("MPI loopback", self.mpi_link)):
+        for label, fit in (("collective links", self.collective_link), ("copy links", self.copy_link),
+                           ("MPI loopback", self.mpi_link)):
             if fit is not None:
                 lines.append(f"{label}: latency {fit.latency_us:.4g} us, bandwidth "
                              f"{fit.bandwidth_gbps:.4g} GB/s: {fit.method}")
@@ -146,7 +156,7 @@ class Calibration:
             lines.append(f"host cost per call (not simulated; add it to a call's simulated time): {calls}")
         return lines
 
-    def yaml_text(self, links="local"):
+    def yaml_text(self, links="collective"):
         body = yaml.safe_dump(self.topology_dict(links), sort_keys=False, default_flow_style=None,
                               width=100)
         return "".join(f"# {line}\n" for line in self.header(links)) + body
@@ -156,23 +166,26 @@ def _round(value):
     return float(f"{value:.4g}")
 
 
-def _median_by_key(samples):
-    """``{key: [values]}`` -> ``{key: median}`` dropping each key's first value (a warm-up)."""
-    return {k: statistics.median(v[1:] if len(v) > 1 else v) for k, v in samples.items()}
+def _fastest_by_key(samples):
+    """``{key: [values]}`` -> ``{key: min}``."""
+    return {k: min(v) for k, v in samples.items()}
 
 
-def measure_kernels(uri, mode, reps, vmfb=None):
-    """``{class: [(work, µs), ...]}`` of the calibration programs' dispatches on ``uri``."""
+def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
+    """``{class: [(work, µs), ...]}`` of the calibration programs' dispatches on ``uri``, with
+    ``devices`` such devices running the same program at once (SPMD ranks), as the devices of a
+    job share this host's cores and memory."""
     import rt
 
     vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
     tracer = rt.Tracer()
-    topology = {"devices": [{"name": "d", "uri": uri, "time_model": "measured"}]}
-    with rt.load(vmfb, topology=topology, tracer=tracer) as module:
+    topology = {"devices": [{"name": f"d{i}", "uri": uri, "time_model": "measured"}
+                            for i in range(devices)]}
+    with rt.load(vmfb, topology=topology, ranks=devices, tracer=tracer) as module:
         for name, args in programs.calls(mode):
             function = getattr(module, name)
             for _ in range(reps + 1):
-                function(*args)
+                function.spmd([args] * devices)
     found = {}
     for event in tracer.events:
         args = event.get("args") or {}
@@ -180,7 +193,7 @@ def measure_kernels(uri, mode, reps, vmfb=None):
             key = (event["name"], tuple(args["workgroups"]), args.get("flops", 0), args["bytes"])
             found.setdefault(key, []).append(event["dur"])
     per_class = {}
-    for (name, _, flops, nbytes), us in _median_by_key(found).items():
+    for (name, _, flops, nbytes), us in _fastest_by_key(found).items():
         kind = classify(name)
         work = flops if kind in COMPUTE_CLASSES and flops else nbytes
         kind = kind if kind not in COMPUTE_CLASSES or flops else "elementwise"
@@ -209,7 +222,7 @@ def measure_writes(uri, mode, reps):
                     before = sim.report()["devices"]["d"]["busy_us"]
                     run().wait()
                     times.append(sim.report()["devices"]["d"]["busy_us"] - before)
-                out[kind].append((2 * size if kind == "copy" else size, statistics.median(times[1:])))
+                out[kind].append((2 * size if kind == "copy" else size, min(times[1:])))
         return out
     finally:
         sim.release()
@@ -238,13 +251,15 @@ def _collective_module(ranks, sizes):
     return "\n".join(parts) + "\n"
 
 
-def _spmd_median(function, args, reps):
+def fastest_us(call, reps):
+    """The fastest of ``reps`` timed calls of ``call()`` after one warm-up, in µs."""
+    call()
     times = []
-    for _ in range(reps + 1):
+    for _ in range(reps):
         start = time.perf_counter()
-        function.spmd(args, to_host=False)
+        call()
         times.append((time.perf_counter() - start) * 1e6)
-    return statistics.median(times[1:])
+    return min(times)
 
 
 def measure_local(uri, ranks, mode, reps):
@@ -254,16 +269,40 @@ def measure_local(uri, ranks, mode, reps):
     sizes = LINK_SIZES[mode]
     vmfb = rt.compile(_collective_module(ranks, sizes), devices=["llvm-cpu"])
     with rt.load(vmfb, ranks=ranks, devices=[uri]) as module:
-        call_us = _spmd_median(module.id, [[np.ones(4, np.float32)]] * ranks, 2 * reps)
-        points = [(size, _spmd_median(getattr(module, f"ar_{size}"),
-                                      [[np.ones(size // 4, np.float32)]] * ranks, reps) - call_us)
-                  for size in sizes]
+        ones = [[np.ones(4, np.float32)]] * ranks
+        call_us = fastest_us(lambda: module.id.spmd(ones, to_host=False), 2 * reps)
+        points = []
+        for size in sizes:
+            args = [[np.ones(size // 4, np.float32)]] * ranks
+            function = getattr(module, f"ar_{size}")
+            points.append((size, fastest_us(lambda: function.spmd(args, to_host=False), reps) - call_us))
     intercept, slope = fit_line(points)
     steps = 2 * (ranks - 1)
     latency, bandwidth = intercept / steps, steps / (ranks * slope) / 1e3
     method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, "
               f"S = {', '.join(_bytes(s) for s in sizes)} (minus the per-call cost)")
     return LinkFit(latency, bandwidth, method), call_us
+
+
+def measure_copy_link(uri, mode, reps):
+    """The in-process ``LinkFit`` of ``queue_copy`` from one ``uri`` device's buffer to
+    another's: ``α + S/β`` over several sizes."""
+    from rt.runtime.hal.driver_registry import create_device
+
+    sizes = LINK_SIZES[mode]
+    source, target = create_device(uri), create_device(uri)
+    try:
+        points = []
+        for size in sizes:
+            x, y = source.allocator.allocate_buffer(size), target.allocator.allocate_buffer(size)
+            points.append((size, fastest_us(lambda: target.queue_copy(x, 0, y, 0, size).wait(), 2 * reps)))
+    finally:
+        source.release()
+        target.release()
+    intercept, slope = fit_line(points)
+    method = (f"queue_copy between two devices of one process, a + S/b fitted over S = "
+              f"{', '.join(_bytes(s) for s in sizes)}")
+    return LinkFit(intercept, 1 / slope / 1e3, method)
 
 
 def measure_mpi(mode, reps, timeout=120):
@@ -318,15 +357,17 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None)
     vmfb = None
     for uri in dict.fromkeys(uris):
         Topology.from_dict({"devices": [{"name": "d", "uri": uri}]})
-        log(f"kernels on {uri} ...")
+        log(f"kernels on {uris.count(uri)} x {uri} at once ...")
         vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
-        per_class = measure_kernels(uri, mode, reps, vmfb)
+        per_class = measure_kernels(uri, mode, reps, vmfb, uris.count(uri))
         log(f"copies and fills on {uri} ...")
         per_class.update(measure_writes(uri, mode, reps))
         result.kernels[uri] = kernel_costs(per_class)
     if len(uris) > 1:
         log(f"in-process all_reduce over {len(uris)} ranks ...")
-        result.local_link, result.call_us[len(uris)] = measure_local(uris[0], len(uris), mode, reps)
+        result.collective_link, result.call_us[len(uris)] = measure_local(uris[0], len(uris), mode, reps)
+        log("copies between devices ...")
+        result.copy_link = measure_copy_link(uris[0], mode, reps)
     if mpi:
         log("MPI loopback ping-pong ...")
         try:

@@ -49,8 +49,9 @@ class ProfileTable:
         return self.times.get((name, tuple(workgroups)))
 
     @classmethod
-    def from_trace_events(cls, events, source="<trace>"):
-        """The table of the dispatch slices among Chrome trace ``events`` (medians)."""
+    def from_trace_events(cls, events, source="<trace>", statistic=statistics.median):
+        """The table of the dispatch slices among Chrome trace ``events``: per dispatch and
+        workgroup count, ``statistic`` (default the median) of its samples' µs."""
         found = {}
         for event in events:
             if not isinstance(event, dict) or event.get("ph") != "X" or "dur" not in event:
@@ -60,7 +61,7 @@ class ProfileTable:
                 continue
             key = (str(event["name"]), tuple(int(w) for w in args["workgroups"]))
             found.setdefault(key, []).append(float(event["dur"]))
-        return cls({k: statistics.median(v) for k, v in found.items()},
+        return cls({k: statistic(v) for k, v in found.items()},
                    {k: len(v) for k, v in found.items()}, source)
 
     @classmethod

@@ -34,8 +34,9 @@ def test_kernel_costs_fit_each_class_with_two_sizes_or_more():
 def _calibration(mpi=None):
     kernels = KernelCosts((("matmul", ClassCost(2.0, 100.0)), ("copy", ClassCost(1.0, 20.0)),
                            ("elementwise", ClassCost(1.5, 10.0))))
-    return Calibration([URI, URI, URI], {URI: kernels}, LinkFit(50.0, 1.5, "fit"), mpi,
-                       "skipped: no mpiexec", {3: 300.0}, "quick", 4.0)
+    return Calibration([URI, URI, URI], {URI: kernels}, collective_link=LinkFit(50.0, 1.5, "fit"),
+                       copy_link=LinkFit(3.0, 30.0, "copies"), mpi_link=mpi, mpi_note="skipped: no mpiexec",
+                       call_us={3: 300.0}, mode="quick", seconds=4.0)
 
 
 def test_a_calibration_is_a_topology_of_the_measured_figures():
@@ -49,13 +50,17 @@ def test_a_calibration_is_a_topology_of_the_measured_figures():
     link = topology.link("cpu0", "cpu2")
     assert (link.latency_us, link.bandwidth_gbps) == (50.0, 1.5)
     assert (topology.link("cpu1", "host").latency_us, topology.link("cpu1", "host").bandwidth_gbps) == (1.0, 20.0)
-    mpi = Topology.from_yaml(result.yaml_text("mpi")).link("cpu0", "cpu1")
-    assert (mpi.latency_us, mpi.bandwidth_gbps) == (20.0, 3.0)
+    for links, expected in (("mpi", (20.0, 3.0)), ("copy", (3.0, 30.0))):
+        link = Topology.from_yaml(result.yaml_text(links)).link("cpu0", "cpu1")
+        assert (link.latency_us, link.bandwidth_gbps) == expected
     header = [line for line in result.yaml_text().splitlines() if line.startswith("#")]
-    assert "in-process links: latency 50 us, bandwidth 1.5 GB/s: fit" in header[5]
+    assert "collective links: latency 50 us, bandwidth 1.5 GB/s: fit" in header[5]
+    assert "copy links: latency 3 us, bandwidth 30 GB/s: copies" in header[6]
     assert any("3 rank(s) 300 us" in line for line in header)
     with pytest.raises(InvalidArgumentError, match="no MPI link was measured: skipped: no mpiexec"):
         _calibration().topology_dict("mpi")
+    with pytest.raises(InvalidArgumentError, match="links must be one of collective, copy, mpi"):
+        _calibration().topology_dict("nvlink")
 
 
 def test_mpi_is_skipped_with_the_reason_without_mpi4py(monkeypatch):
@@ -101,7 +106,8 @@ def test_rt_calibrate_quick_writes_a_topology_that_simulates_this_host(tmp_path)
     (["--devices=0"], "--devices=0: expected 1 to 64 devices"),
     (["--devices=foo://x"], "--devices (device 0): devices[0].uri: unknown HAL driver 'foo'"),
     (["--devices=a,,b"], "expected a count or device URIs separated by commas"),
-    (["-o", "/nonexistent-folder/h.yaml"], "folder '/nonexistent-folder' does not exist")])
+    (["-o", "/nonexistent-folder/h.yaml"], "folder '/nonexistent-folder' does not exist"),
+    (["--links=mpi"], "--links=mpi needs --mpi")])
 def test_rt_calibrate_bad_arguments_are_clear(tmp_path, flags, message, capsys):
     from rt.cli import main
 
