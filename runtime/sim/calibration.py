@@ -1,7 +1,9 @@
 """``rt calibrate``: measure this host's devices and links, and write a topology describing them.
 
-What is measured, each figure the fastest of ``reps`` timed repetitions (on a shared host the
-minimum is the figure least disturbed by other jobs; a median moves with their load):
+What is measured, each time the fastest of ``reps`` timed repetitions (on a shared host the
+minimum is the figure least disturbed by other jobs; a median moves with their load), except
+kernels, whose samples (every device, every repetition) give their median: with the job's
+devices busy at once the fastest sample is one that ran alone, which the job's kernels do not:
 
 * **Kernels**, per device URI: the programs of rt.runtime.sim.calibration_programs (matmuls,
   convs, elementwise ops and reductions of several sizes) run with the ``measured`` time model
@@ -20,11 +22,12 @@ minimum is the figure least disturbed by other jobs; a median moves with their l
   hand-off and VM work, which the simulator does not model); the ring formula
   ``2(N-1)(α + S/(Nβ))`` fitted to it gives α and β. ``copy``: ``queue_copy`` of several sizes
   from a buffer of one device to another's (``α + S/β``), what ``flow.tensor.transfer`` does.
-* **MPI loopback** (``mpi=True``): ping-pong between two ``mpiexec -n 2`` processes
-  (rt.runtime.sim.mpi_pingpong) over several sizes; round trip ``2(α + S/β)``. The
-  device-to-device links of the topology then take these figures (the topology describes MPI
-  ranks on this host). Without mpi4py or mpiexec the step is skipped, with the reason in the
-  header.
+* **MPI loopback** (``mpi=True``), between two ``mpiexec -n 2`` processes
+  (rt.runtime.sim.mpi_loopback): a ping-pong over several sizes (round trip ``2(α + S/β)``,
+  the raw link, reported in the header) and, as in-process, rt's all_reduce over
+  ``channel="mpi"`` fitted to the 2-rank ring (the ``mpi`` link figures: they include rt's
+  agreement exchange and polling, which a collective pays on top of the raw link). Without
+  mpi4py or mpiexec the step is skipped, with the reason in the header.
 
 The topology (``Calibration.yaml_text(links)``) has one device per requested URI (``cpu0``,
 ``cpu1``, ...) with its ``kernels``, a link between every two devices with the ``links``
@@ -36,8 +39,10 @@ import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -56,16 +61,19 @@ MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 
 
 
 def fit_line(points):
-    """``(intercept >= 0, slope > 0)`` of the least-squares line through ``(x, y)`` points
-    (through the origin when the free fit's intercept is negative). InvalidArgumentError for
-    fewer than two distinct x."""
+    """``(intercept >= 0, slope > 0)`` of the line through ``(x, y)`` points (y > 0) that
+    minimizes the squared *relative* errors, so that small sizes (where the intercept, a
+    latency or an overhead, dominates) weigh as much as large ones; through the origin when
+    the free fit's intercept is negative. InvalidArgumentError for fewer than two distinct x."""
     xs = np.array([p[0] for p in points], float)
-    ys = np.array([p[1] for p in points], float)
+    ys = np.maximum(np.array([p[1] for p in points], float), 1e-9)
     if len(set(xs.tolist())) < 2:
         raise InvalidArgumentError(f"a line needs two distinct sizes, got {sorted(set(xs.tolist()))}")
-    slope, intercept = np.polyfit(xs, ys, 1)
+    weights = 1.0 / ys
+    slope, intercept = np.polyfit(xs, ys, 1, w=weights)
     if intercept < 0:
-        intercept, slope = 0.0, float(xs @ ys / (xs @ xs))
+        w2 = weights ** 2
+        intercept, slope = 0.0, float((w2 * xs) @ ys / ((w2 * xs) @ xs))
     return float(intercept), max(float(slope), 1e-12)
 
 
@@ -83,14 +91,17 @@ class LinkFit:
 class Calibration:
     """What ``calibrate`` measured: ``uris`` (one per topology device), ``kernels`` (URI ->
     KernelCosts), the in-process ``collective_link`` and ``copy_link`` (None with one device),
-    ``mpi_link`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per call
-    without work) and ``seconds`` (how long it took)."""
+    the MPI ``mpi_link`` (rt's collectives over MPI), ``mpi_pingpong`` (the raw link) and
+    ``mpi_call_us`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per
+    in-process call without work) and ``seconds`` (how long it took)."""
 
     uris: list
     kernels: dict
     collective_link: LinkFit | None = None
     copy_link: LinkFit | None = None
     mpi_link: LinkFit | None = None
+    mpi_pingpong: LinkFit | None = None
+    mpi_call_us: float | None = None
     mpi_note: str = "not asked for (--mpi)"
     call_us: dict = field(default_factory=dict)
     mode: str = "full"
@@ -143,7 +154,7 @@ class Calibration:
                  "binding bytes otherwise);",
                  "  peak_gflops = the matmul throughput, memory_gbps = the copy throughput."]
         for label, fit in (("collective links", self.collective_link), ("copy links", self.copy_link),
-                           ("MPI loopback", self.mpi_link)):
+                           ("MPI links", self.mpi_link), ("MPI ping-pong", self.mpi_pingpong)):
             if fit is not None:
                 lines.append(f"{label}: latency {fit.latency_us:.4g} us, bandwidth "
                              f"{fit.bandwidth_gbps:.4g} GB/s: {fit.method}")
@@ -151,8 +162,10 @@ class Calibration:
             lines.append(f"MPI loopback: {self.mpi_note}")
         lines.append(f"device-to-device links below: the {links} figures; host links: the copy "
                      "class (latency = its overhead).")
-        if self.call_us:
+        if self.call_us or self.mpi_call_us is not None:
             calls = ", ".join(f"{n} rank(s) {us:.0f} us" for n, us in sorted(self.call_us.items()))
+            if self.mpi_call_us is not None:
+                calls += f"{', ' if calls else ''}2 MPI processes {self.mpi_call_us:.0f} us"
             lines.append(f"host cost per call (not simulated; add it to a call's simulated time): {calls}")
         return lines
 
@@ -166,9 +179,9 @@ def _round(value):
     return float(f"{value:.4g}")
 
 
-def _fastest_by_key(samples):
-    """``{key: [values]}`` -> ``{key: min}``."""
-    return {k: min(v) for k, v in samples.items()}
+def _median_by_key(samples):
+    """``{key: [values]}`` -> ``{key: median}``."""
+    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
@@ -193,7 +206,7 @@ def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
             key = (event["name"], tuple(args["workgroups"]), args.get("flops", 0), args["bytes"])
             found.setdefault(key, []).append(event["dur"])
     per_class = {}
-    for (name, _, flops, nbytes), us in _fastest_by_key(found).items():
+    for (name, _, flops, nbytes), us in _median_by_key(found).items():
         kind = classify(name)
         work = flops if kind in COMPUTE_CLASSES and flops else nbytes
         kind = kind if kind not in COMPUTE_CLASSES or flops else "elementwise"
@@ -305,31 +318,53 @@ def measure_copy_link(uri, mode, reps):
     return LinkFit(intercept, 1 / slope / 1e3, method)
 
 
-def measure_mpi(mode, reps, timeout=120):
-    """The MPI loopback ``LinkFit`` from a 2-process ping-pong; raises NotFoundError (no
-    mpi4py or mpiexec) or DeviceError-like RtError (the job failed) with the reason."""
+def _mpiexec(arguments, timeout):
+    """Run rt.runtime.sim.mpi_loopback on 2 processes; its JSON line."""
     from rt.runtime.errors import DeviceError
     from rt.runtime.hal.drivers.mpi_channel import mpiexec_path
+
+    command = [mpiexec_path(), "-n", "2", sys.executable, "-m", "rt.runtime.sim.mpi_loopback",
+               *map(str, arguments)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise DeviceError(f"MPI loopback did not finish in {timeout} s: {' '.join(command)}") from None
+    if done.returncode != 0:
+        raise DeviceError(f"MPI loopback {arguments[0]} failed (exit {done.returncode}): "
+                          f"{(done.stderr or done.stdout).strip()[-300:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure_mpi(mode, reps, timeout=300):
+    """``(ping-pong LinkFit, collective LinkFit, per-call µs)`` of MPI loopback between two
+    ``mpiexec`` processes: the raw link from a ping-pong (round trip ``2(α + S/β)``) and, as
+    in-process, rt's all_reduce over ``channel="mpi"`` minus a call that does no collective,
+    fitted to the 2-rank ring ``2(α + S/(2β))``. NotFoundError (no mpi4py or mpiexec) or
+    DeviceError (the job failed) with the reason."""
+    import rt
 
     try:
         import mpi4py  # noqa: F401
     except ImportError:
         raise NotFoundError("mpi4py is not installed (pip install -e '.[mpi]')") from None
     sizes = MPI_SIZES[mode]
-    command = [mpiexec_path(), "-n", "2", sys.executable, "-m", "rt.runtime.sim.mpi_pingpong",
-               str(max(reps, 5) * 4), *map(str, sizes)]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise DeviceError(f"MPI ping-pong did not finish in {timeout} s: {' '.join(command)}") from None
-    if done.returncode != 0:
-        raise DeviceError(f"MPI ping-pong failed (exit {done.returncode}): "
-                          f"{(done.stderr or done.stdout).strip()[-300:]}")
-    round_trips = json.loads(done.stdout.strip().splitlines()[-1])
+    round_trips = _mpiexec(["pingpong", max(reps, 5) * 4, *sizes], timeout)
     intercept, slope = fit_line([(int(s), us) for s, us in round_trips.items()])
-    method = (f"ping-pong between 2 mpiexec processes, round trip 2(a + S/b) fitted over S = "
-              f"{', '.join(_bytes(s) for s in sizes)}")
-    return LinkFit(intercept / 2, 2 / slope / 1e3, method)
+    listed = ", ".join(_bytes(s) for s in sizes)
+    raw = LinkFit(intercept / 2, 2 / slope / 1e3,
+                  f"ping-pong between 2 mpiexec processes, round trip 2(a + S/b) over S = {listed}")
+    link_sizes = LINK_SIZES[mode]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "collectives.vmfb")
+        with open(path, "wb") as f:
+            f.write(rt.compile(_collective_module(2, link_sizes), devices=["llvm-cpu"]))
+        times = _mpiexec(["collectives", 2 * reps, path, *link_sizes], timeout)
+    call_us = times.pop("id")
+    intercept, slope = fit_line([(int(s), us - call_us) for s, us in times.items()])
+    collective = LinkFit(intercept / 2, 1 / slope / 1e3,
+                         f"ring all_reduce fit 2(a + S/(2 b)) of rt's channel=\"mpi\" over 2 mpiexec "
+                         f"processes, S = {', '.join(_bytes(s) for s in link_sizes)} (minus the per-call cost)")
+    return raw, collective, call_us
 
 
 def _bytes(size):
@@ -369,9 +404,9 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None)
         log("copies between devices ...")
         result.copy_link = measure_copy_link(uris[0], mode, reps)
     if mpi:
-        log("MPI loopback ping-pong ...")
+        log("MPI loopback: ping-pong and collectives ...")
         try:
-            result.mpi_link = measure_mpi(mode, reps)
+            result.mpi_pingpong, result.mpi_link, result.mpi_call_us = measure_mpi(mode, reps)
         except RtError as error:
             result.mpi_note = f"skipped: {error}"
     result.seconds = time.perf_counter() - start

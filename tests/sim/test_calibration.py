@@ -17,8 +17,10 @@ URI = "local-task://llvm-cpu?threads=1"
 
 def test_fit_line_recovers_overhead_and_throughput():
     assert fit_line([(0, 5.0), (1000, 7.0), (3000, 11.0)]) == pytest.approx((5.0, 0.002))
-    # A negative free intercept is refitted through the origin.
-    assert fit_line([(100, 0.5), (200, 2.5)]) == pytest.approx((0.0, (50 + 500) / (100**2 + 200**2)))
+    # A negative free intercept is refitted through the origin (relative errors: weights 1/y).
+    w0, w1 = 1 / 0.5**2, 1 / 2.5**2
+    assert fit_line([(100, 0.5), (200, 2.5)]) == pytest.approx(
+        (0.0, (w0 * 100 * 0.5 + w1 * 200 * 2.5) / (w0 * 100**2 + w1 * 200**2)))
     with pytest.raises(InvalidArgumentError, match="two distinct sizes"):
         fit_line([(8, 1.0), (8, 2.0)])
 
@@ -76,7 +78,7 @@ def test_rt_calibrate_quick_writes_a_topology_that_simulates_this_host(tmp_path)
     done = subprocess.run([sys.executable, "-m", "rt", "calibrate", "--quick", "--mpi", "-o", str(out)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert f"wrote {out}: 2 device(s)" in done.stdout and "MPI loopback: latency" in done.stdout
+    assert f"wrote {out}: 2 device(s)" in done.stdout and "MPI links: latency" in done.stdout and "MPI ping-pong: latency" in done.stdout
     text = out.read_text()
     assert text.startswith("# Written by `python -m rt calibrate` (quick")
     topology = Topology.load(out)
