@@ -30,6 +30,7 @@ its repeats (the run least disturbed by other jobs; medians moved by 2x with the
 the calibration runs in the same process just before, and the load average is printed.
 """
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -186,9 +187,7 @@ def main():
     print(machine(), f"load average {os.getloadavg()[0]:.2f}", flush=True)
     use_mpi = not args.no_mpi
     if use_mpi:
-        try:
-            import mpi4py  # noqa: F401
-        except ImportError:
+        if importlib.util.find_spec("mpi4py") is None:
             print("MPI cases skipped: mpi4py is not installed (pip install -e '.[mpi]')")
             use_mpi = False
     cals = {n: calibrate([URI] * n, quick=args.quick, mpi=use_mpi and n == 2) for n in (2, 4)}
@@ -225,13 +224,13 @@ def main():
                         for t in (topology, {**topology, "profile": profile})]
                 rows.append((name, measured[name], *sims, measured["id"]))
                 print(_row(*rows[-1]), flush=True)
-    summary = {}
+    groups = (("in-process", [r for r in rows if not r[0].startswith("MPI")]), ("all", rows))
     for column, label in ((2, "calibrated classes"), (3, "profiled kernels")):
-        errors = [abs(row[column] + row[4] - row[1]) / row[1] for row in rows]
-        worst = max(range(len(rows)), key=errors.__getitem__)
-        summary[label] = errors
-        print(f"{label:<19} {len(rows)} cases: mean relative error {100 * statistics.fmean(errors):.1f}%, "
-              f"worst {100 * errors[worst]:.1f}% ({rows[worst][0]})")
+        for group, chosen in groups:
+            errors = [abs(row[column] + row[4] - row[1]) / row[1] for row in chosen]
+            worst = max(range(len(chosen)), key=errors.__getitem__)
+            print(f"{label:<19} {group:<10} {len(chosen):>2} cases: mean relative error "
+                  f"{100 * statistics.fmean(errors):.1f}%, worst {100 * errors[worst]:.1f}% ({chosen[worst][0]})")
     print(f"{time.perf_counter() - started:.0f} s in all")
     if args.json:
         with open(args.json, "w") as f:

@@ -36,6 +36,7 @@ class), a group ``all`` and a comment header saying how and when each figure was
 ping-pong, as nccl-tests / OSU report links; Vidur's and LLMCompass' per-operator profiles.
 """
 import datetime
+import importlib.util
 import json
 import os
 import platform
@@ -147,7 +148,8 @@ class Calibration:
         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         lines = [f"Written by `python -m rt calibrate` ({self.mode}, {self.seconds:.0f} s) on "
                  f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores) at {when}.",
-                 "Fastest of repeated runs; the host is shared, so figures move with its load.",
+                 "Times: the fastest of repeated runs (kernels: the median of their samples, with the devices busy at once);",
+                 "  the host is shared, so figures move with its load.",
                  "kernels: per dispatch class, a least-squares fit of µs = overhead_us + work / "
                  "throughput",
                  "  over the calibration programs' dispatches (work: flops for matmul/conv, "
@@ -343,10 +345,8 @@ def measure_mpi(mode, reps, timeout=300):
     DeviceError (the job failed) with the reason."""
     import rt
 
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        raise NotFoundError("mpi4py is not installed (pip install -e '.[mpi]')") from None
+    if importlib.util.find_spec("mpi4py") is None:
+        raise NotFoundError("mpi4py is not installed (pip install -e '.[mpi]')")
     sizes = MPI_SIZES[mode]
     round_trips = _mpiexec(["pingpong", max(reps, 5) * 4, *sizes], timeout)
     intercept, slope = fit_line([(int(s), us) for s, us in round_trips.items()])
@@ -358,7 +358,7 @@ def measure_mpi(mode, reps, timeout=300):
         path = os.path.join(folder, "collectives.vmfb")
         with open(path, "wb") as f:
             f.write(rt.compile(_collective_module(2, link_sizes), devices=["llvm-cpu"]))
-        times = _mpiexec(["collectives", 2 * reps, path, *link_sizes], timeout)
+        times = _mpiexec(["collectives", max(reps, 5) * 4, path, *link_sizes], timeout)
     call_us = times.pop("id")
     intercept, slope = fit_line([(int(s), us - call_us) for s, us in times.items()])
     collective = LinkFit(intercept / 2, 1 / slope / 1e3,
