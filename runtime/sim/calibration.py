@@ -268,13 +268,22 @@ def _collective_module(ranks, sizes):
 
 def fastest_us(call, reps):
     """The fastest of ``reps`` timed calls of ``call()`` after one warm-up, in µs."""
-    call()
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
+    return fastest_interleaved([call], reps)[0]
+
+
+def fastest_interleaved(calls, reps):
+    """Per call of ``calls``, the fastest of ``reps`` timed calls in µs, after one warm-up
+    each; the calls take turns (round by round), so that a burst of load on a shared host
+    slows one round of every call rather than every round of one."""
+    for call in calls:
         call()
-        times.append((time.perf_counter() - start) * 1e6)
-    return min(times)
+    best = [float("inf")] * len(calls)
+    for _ in range(reps):
+        for i, call in enumerate(calls):
+            start = time.perf_counter()
+            call()
+            best[i] = min(best[i], (time.perf_counter() - start) * 1e6)
+    return best
 
 
 def measure_local(uri, ranks, mode, reps):
@@ -284,13 +293,13 @@ def measure_local(uri, ranks, mode, reps):
     sizes = LINK_SIZES[mode]
     vmfb = rt.compile(_collective_module(ranks, sizes), devices=["llvm-cpu"])
     with rt.load(vmfb, ranks=ranks, devices=[uri]) as module:
-        ones = [[np.ones(4, np.float32)]] * ranks
-        call_us = fastest_us(lambda: module.id.spmd(ones, to_host=False), 2 * reps)
-        points = []
-        for size in sizes:
-            args = [[np.ones(size // 4, np.float32)]] * ranks
-            function = getattr(module, f"ar_{size}")
-            points.append((size, fastest_us(lambda: function.spmd(args, to_host=False), reps) - call_us))
+        def call(name, count):
+            args = [[np.ones(count, np.float32)]] * ranks
+            function = getattr(module, name)
+            return lambda: function.spmd(args, to_host=False)
+        times = fastest_interleaved([call("id", 4)] + [call(f"ar_{s}", s // 4) for s in sizes], 2 * reps)
+        call_us = times[0]
+        points = [(size, us - call_us) for size, us in zip(sizes, times[1:])]
     intercept, slope = fit_line(points)
     steps = 2 * (ranks - 1)
     latency, bandwidth = intercept / steps, steps / (ranks * slope) / 1e3
@@ -307,10 +316,10 @@ def measure_copy_link(uri, mode, reps):
     sizes = LINK_SIZES[mode]
     source, target = create_device(uri), create_device(uri)
     try:
-        points = []
-        for size in sizes:
+        def copy(size):
             x, y = source.allocator.allocate_buffer(size), target.allocator.allocate_buffer(size)
-            points.append((size, fastest_us(lambda: target.queue_copy(x, 0, y, 0, size).wait(), 2 * reps)))
+            return lambda: target.queue_copy(x, 0, y, 0, size).wait()
+        points = list(zip(sizes, fastest_interleaved([copy(s) for s in sizes], 2 * reps)))
     finally:
         source.release()
         target.release()

@@ -15,45 +15,47 @@ import time
 import numpy as np
 
 
-def _fastest(call, reps, barrier):
-    times = []
+def _fastest(calls, reps, barrier):
+    """Per call, the fastest of ``reps`` (after a warm-up), each started after ``barrier()``;
+    the calls take turns round by round (rt.runtime.sim.calibration.fastest_interleaved)."""
+    best = [float("inf")] * len(calls)
     for i in range(reps + 1):
-        barrier()
-        start = time.perf_counter()
-        call()
-        if i:
-            times.append((time.perf_counter() - start) * 1e6)
-    return min(times)
+        for k, call in enumerate(calls):
+            barrier()
+            start = time.perf_counter()
+            call()
+            if i:
+                best[k] = min(best[k], (time.perf_counter() - start) * 1e6)
+    return best
 
 
 def pingpong(comm, reps, sizes):
     rank = comm.Get_rank()
-    result = {}
-    for size in sizes:
+
+    def exchange(size):
         data = np.zeros(size, np.uint8)
 
-        def exchange():
+        def run():
             if rank == 0:
                 comm.Send(data, dest=1)
                 comm.Recv(data, source=1)
             else:
                 comm.Recv(data, source=0)
                 comm.Send(data, dest=0)
-        result[str(size)] = _fastest(exchange, reps, comm.Barrier)
-    return result
+        return run
+    return dict(zip(map(str, sizes), _fastest([exchange(s) for s in sizes], reps, comm.Barrier)))
 
 
 def collectives(comm, reps, path, sizes):
     import rt
 
-    barrier = _fastest(lambda: None, reps, comm.Barrier)
+    def call(name, count):
+        x, f = np.ones(count, np.float32), getattr(module, name)
+        return lambda: f(x, to_host=False)
     with rt.load(path, channel="mpi") as module:
-        small = np.ones(4, np.float32)
-        result = {"id": _fastest(lambda: module.id(small, to_host=False), reps, comm.Barrier) - barrier}
-        for size in sizes:
-            x, f = np.ones(size // 4, np.float32), getattr(module, f"ar_{size}")
-            result[str(size)] = _fastest(lambda: f(x, to_host=False), reps, comm.Barrier) - barrier
-    return result
+        calls = [lambda: None, call("id", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
+        barrier, *times = _fastest(calls, reps, comm.Barrier)
+    return dict(zip(["id"] + [str(s) for s in sizes], [t - barrier for t in times]))
 
 
 def main(argv):
