@@ -20,7 +20,8 @@ def add_parser(sub):
                    help=f"the topology's devices: N copies of {DEFAULT_URI} (default 2) or a "
                         "comma-separated list of device URIs")
     p.add_argument("--mpi", action="store_true",
-                   help="also measure MPI loopback (mpiexec -n 2 ping-pong); device links take its figures")
+                   help="also measure MPI loopback between mpiexec -n 2 processes (rt's all_reduce over MPI, and a "
+                        "ping-pong); device links take its figures")
     p.add_argument("--links", choices=LINKS, default=None,
                    help="which figures the links between devices take: collective (in-process ranks' "
                         "collectives; the default), copy (in-process device-to-device copies) or mpi "

@@ -7,5 +7,8 @@ trace sinks): ``Simulation`` wraps real local devices (the topology's ``uri``s) 
 Modules: ``topology`` (the YAML schema and its loader), ``engine`` (the discrete-event core:
 virtual clocks, links shared by their transfers), ``costs`` (roofline and transfer times of
 commands), ``collective_model`` (ring and tree algorithms as link traffic), ``faults``
-(``--inject`` specs), ``report`` (``--report=r.json``), ``sim_device`` and ``simulation``.
+(``--inject`` specs), ``report`` (``--report=r.json``), ``sim_device`` and ``simulation``;
+``dispatch_classes`` (calibrated per-class kernel costs), ``profile`` (dispatch profiles from a
+real run's trace), ``calibration`` with ``calibration_programs`` and ``mpi_loopback``
+(``rt calibrate``).
 """
