@@ -1,4 +1,4 @@
-"""``python -m rt``: compile | run | benchmark | benchmark-collectives | devices | dump | opt | keygen | sign.
+"""``python -m rt``: compile | run | benchmark | benchmark-collectives | devices | dump | opt | keygen | sign | calibrate.
 
     python -m rt compile IN.mlir -o OUT.vmfb [--device=[NAME=]TARGET]... [--dump-after=PASS|all
                          --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
@@ -48,6 +48,7 @@ import statistics
 import sys
 import traceback
 
+from rt.cli_calibrate import add_parser as add_calibrate_parser
 from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_mpi,
                                  run_spmd, simulated_clock, simulated_rows)
 from rt.runtime.atomic_write import atomic_write
@@ -513,13 +514,14 @@ def build_parser():
     p.add_argument("-o", "--output", default=None, help="signed module path (default: in place)")
     p.set_defaults(func=_cmd_sign)
     sub.add_parser("opt", help="run compiler passes on an .mlir file and print the result")
+    add_calibrate_parser(sub)
     return parser
 
 
 # Subcommands that own their whole argument list (their flags are parsed by the tool itself).
 _PASSTHROUGH = {"opt": _cmd_opt}
 _COMMANDS = ("compile", "run", "benchmark", "benchmark-collectives", "devices", "dump", "opt",
-             "keygen", "sign")
+             "keygen", "sign", "calibrate")
 
 
 def _long_flags(parser, command):

@@ -24,14 +24,12 @@ PERFORMANCE.md defines them.
 """
 import re
 import statistics
-import sys
 import threading
 import time
 
 import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError
-from rt.runtime.sim.collective_bench import BUS_FACTOR, KINDS, message_bytes, simulate
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 _SIZE = re.compile(r"^([0-9]{1,15})([KMG]?)$")
@@ -135,6 +133,8 @@ def elements(kind, size, n, element_size):
 
 
 def _check(args):
+    from rt.runtime.sim.collective_bench import KINDS  # the simulator only when run
+
     kind = args.op
     if kind not in KINDS:
         from rt.cli_support import did_you_mean
@@ -168,6 +168,8 @@ def _check(args):
 
 
 def run(args):
+    from rt.runtime.sim.collective_bench import BUS_FACTOR  # the simulator only when run
+
     kind, dtype = _check(args)
     op = collective_op(kind, dtype)
     plan = sizes(args.sizes, args.step)
@@ -204,6 +206,8 @@ def run(args):
 
 def _rows(kind, n, element_size, plan):
     """``(size, count)`` per planned size, skipping sizes below one element per block."""
+    from rt.runtime.sim.collective_bench import message_bytes  # the simulator only when run
+
     rows = []
     for size in plan:
         count = elements(kind, size, n, element_size)
@@ -213,6 +217,8 @@ def _rows(kind, n, element_size, plan):
 
 
 def _simulated(args, kind, op, plan):
+    from rt.runtime.sim.collective_bench import simulate  # the simulator only when run
+
     from rt.multi_device import as_topology
     from rt.runtime.sim.simulation import Simulation
 

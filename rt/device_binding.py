@@ -80,13 +80,41 @@ def _needs_device(module):
         "r" in module.functions[o].signature.args for o in module.exports.values())
 
 
+def _by_name(module, devices, specs):
+    """``{name: URI or Device}`` -> a list in ``rt.devices`` order, None where not named.
+
+    Names are the module's device globals (``gpu0`` or ``@gpu0``), as IREE asks for in #18414
+    (a module declares each argument's device by name; the caller binds the names)."""
+    if specs is None:
+        raise InvalidArgumentError(f"devices given by name ({', '.join(map(str, devices))}), but "
+                                   f"module {module.name} names no devices (no rt.devices attribute); "
+                                   "give them as a list")
+    names = [spec["name"] for spec in specs]
+    given = [None] * len(names)
+    for key, device in devices.items():
+        name = key[1:] if isinstance(key, str) and key.startswith("@") else key
+        if name not in names:
+            raise InvalidArgumentError(f"devices[{key!r}]: module {module.name} has no device {key!r}; "
+                                       f"its devices: {', '.join(names)}")
+        if device is None:
+            raise InvalidArgumentError(f"devices[{key!r}] must be a device URI or a Device, got None")
+        given[names.index(name)] = device
+    return given
+
+
 def bind_devices(module, devices):
     """(devices, owned): the devices for ``module`` in ``rt.devices`` order and those rt created.
 
-    devices: None, a URI, a Device, or a list of them, bound in order. Raises
-    InvalidArgumentError for too many devices or one that cannot load its targets.
+    devices: None, a URI, a Device, or a list of them, bound in order, or a dict binding the
+    module's device globals by name (``{"gpu0": "local-task://llvm-cpu", "gpu1": device}``;
+    devices it does not name are picked as for a list). Raises InvalidArgumentError for too many
+    devices, an unknown name, or one that cannot load its targets.
     """
-    given = [] if devices is None else [devices] if isinstance(devices, (str, Device)) else list(devices)
+    specs = device_specs(module)
+    if isinstance(devices, dict):
+        given = _by_name(module, devices, specs)
+    else:
+        given = [] if devices is None else [devices] if isinstance(devices, (str, Device)) else list(devices)
     owned = []
 
     def make(uri):
@@ -96,9 +124,10 @@ def bind_devices(module, devices):
 
     try:
         bound = []
-        specs = device_specs(module)
         for i, d in enumerate(given):
-            if isinstance(d, str):
+            if d is None and isinstance(devices, dict):
+                bound.append(None)
+            elif isinstance(d, str):
                 bound.append(make(resolve_device_uri(d, specs[i] if specs and i < len(specs) else None)))
             elif isinstance(d, Device):
                 bound.append(d)
@@ -113,8 +142,10 @@ def bind_devices(module, devices):
             raise InvalidArgumentError(f"module {module.name} declares {len(specs)} device(s) ({names}) "
                                        f"but {len(bound)} were given")
         for i, spec in enumerate(specs):
-            if i < len(bound):
+            if i < len(bound) and bound[i] is not None:
                 _check_device_fits(module, i, spec, bound[i])
+            elif i < len(bound):
+                bound[i] = make(_default_uri(module, i, spec))
             else:
                 bound.append(make(_default_uri(module, i, spec)))
         return tuple(bound), owned
@@ -127,18 +158,23 @@ def bind_devices(module, devices):
 def compile_targets(devices):
     """Compile targets (``["llvm-cpu", "vmvx"]``) for run-time ``devices``, or None for the default.
 
-    None unless every device names its kind (``local-task://vmvx``, ``vmvx``, a Device).
+    None unless every device names its kind (``local-task://vmvx``, ``vmvx``, a Device). For
+    devices given by name, the named device globals (``["gpu0=llvm-cpu", "gpu1=vmvx"]``).
     """
     if not devices:
         return None
-    names = []
-    for d in [devices] if isinstance(devices, (str, Device)) else list(devices):
-        if isinstance(d, Device):
-            name = d.device_name
-        else:
-            text = str(d)
-            name = text.partition("://")[2].partition("?")[0] if "://" in text else text
-        if name not in device_names():
-            return None
-        names.append(name)
-    return names
+    if isinstance(devices, dict):
+        kinds = {str(k).lstrip("@"): _kind(d) for k, d in devices.items()}
+        return None if None in kinds.values() else [f"{k}={v}" for k, v in kinds.items()]
+    names = [_kind(d) for d in ([devices] if isinstance(devices, (str, Device)) else list(devices))]
+    return None if None in names else names
+
+
+def _kind(device):
+    """The device kind (``llvm-cpu``, ``vmvx``) of a Device or URI, or None if unknown."""
+    if isinstance(device, Device):
+        name = device.device_name
+    else:
+        text = str(device)
+        name = text.partition("://")[2].partition("?")[0] if "://" in text else text
+    return name if name in device_names() else None

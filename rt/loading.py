@@ -38,7 +38,8 @@ def load(vmfb, devices=None, *, modules=(), tracer=None, trusted=True, allowed_e
          dry_run=False):
     """Load a ``.vmfb`` (bytes or path; an ``.mlir`` path is compiled first) onto devices.
 
-    devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order.
+    devices: None (pick per target), or URIs / Devices bound in ``rt.devices`` order, or a
+    dict binding them by the names the module declares (``{"gpu0": uri, "gpu1": device}``).
     modules: extra NativeModules registered before the module (after hal and check).
     tracer: an ``rt.trace.Tracer`` (any ``TraceSink``) recording host calls and device queue
     work; it is installed on the devices until ``close()``.

@@ -17,6 +17,12 @@ emitted by the compiler; 0 when absent, i.e. the memory-bound estimate). Fills a
 write their bytes, a copy within a device reads and writes them. A device with neither
 ``peak_gflops`` nor ``memory_gbps`` that must use the roofline (deterministic mode) takes
 ``DEFAULT_PEAK_GFLOPS`` and ``DEFAULT_MEMORY_GBPS``.
+
+Calibrated classes (a device's ``kernels``, rt.runtime.sim.dispatch_classes, written by
+``rt calibrate``) refine the roofline: a dispatch of a calibrated class takes
+``overhead + work / throughput`` of its class, a same-device copy or fill that of ``copy`` or
+``fill``. A dispatch profile (a device's ``profile``, rt.runtime.sim.profile) overrides both
+models, and the measured one, for the dispatches it lists.
 """
 from dataclasses import dataclass
 
@@ -54,9 +60,11 @@ class CollectiveStage:
 
 class ComputeModel:
     """The time model of one device: ``roofline`` (peak_gflops, memory_gbps; either may be
-    None = that term is ignored) or ``measured``."""
+    None = that term is ignored; refined by calibrated ``kernels``) or ``measured``, and the
+    device's dispatch ``profile`` (or None)."""
 
     def __init__(self, spec, deterministic=False):
+        self.kernels, self.profile = spec.kernels, spec.profile
         self.mode = "roofline" if deterministic or spec.time_model == "roofline" else "measured"
         peak, bandwidth = spec.peak_gflops, spec.memory_gbps
         if self.mode == "roofline" and peak is None and bandwidth is None:
@@ -69,9 +77,25 @@ class ComputeModel:
         memory = nbytes / (self.memory_gbps * 1e3) if self.memory_gbps else 0.0
         return max(compute, memory)
 
-    def duration(self, flops, nbytes):
-        """Roofline µs, or None (take the measured time) for the measured model."""
-        return self.roofline_us(flops, nbytes) if self.mode == "roofline" else None
+    def dispatch_duration(self, name, workgroups, flops, nbytes):
+        """µs of dispatch ``name`` over ``workgroups``: the profile's, else the calibrated
+        class's or the roofline's; None (take the measured time) for the measured model."""
+        if self.profile is not None:
+            recorded = self.profile.lookup(name, workgroups)
+            if recorded is not None:
+                return recorded
+        if self.mode != "roofline":
+            return None
+        calibrated = self.kernels.dispatch_us(name, flops, nbytes) if self.kernels else None
+        return self.roofline_us(flops, nbytes) if calibrated is None else calibrated
+
+    def write_duration(self, kind, nbytes):
+        """µs of a same-device ``copy`` (``nbytes`` read and written: 2 x the bytes moved) or
+        ``fill`` (``nbytes`` written); None for the measured model."""
+        if self.mode != "roofline":
+            return None
+        calibrated = self.kernels.write_us(kind, nbytes) if self.kernels else None
+        return self.roofline_us(0, nbytes) if calibrated is None else calibrated
 
 
 def dispatch_flops(executable, ordinal):
@@ -98,7 +122,9 @@ def _stage(model, record, owner_of):
                 "bytes": nbytes}
         if flops:
             args["flops"] = flops
-        return Compute(record.name, args, model.duration(flops, nbytes), record.index)
+        return Compute(record.name, args,
+                       model.dispatch_duration(record.name, record.workgroups, flops, nbytes),
+                       record.index)
     if isinstance(record, commands.Copy):
         args = {"command": record.index, "bytes": record.nbytes}
         known = record.source is not None and record.target is not None
@@ -108,14 +134,15 @@ def _stage(model, record, owner_of):
             args.update(source=source.name, target=target.name)
             return Transfer(f"copy {source.name} -> {target.name}", args, source, target,
                             record.nbytes, record.index)
-        return Compute("copy_buffer", args, model.duration(0, 2 * record.nbytes), record.index)
+        return Compute("copy_buffer", args, model.write_duration("copy", 2 * record.nbytes),
+                       record.index)
     if isinstance(record, commands.Collective):
         return CollectiveStage(record.op.describe(), {"command": record.index,
                                                       "count": record.element_count},
                                record, record.index)
     name = "fill_buffer" if isinstance(record, commands.Fill) else "update_buffer"
     return Compute(name, {"command": record.index, "bytes": record.nbytes},
-                   model.duration(0, record.nbytes), record.index)
+                   model.write_duration("fill", record.nbytes), record.index)
 
 
 def copy_stages(model, source, target, nbytes):
@@ -124,9 +151,9 @@ def copy_stages(model, source, target, nbytes):
     if source is not target:
         args.update(source=source.name, target=target.name)
         return [Transfer(f"copy {source.name} -> {target.name}", args, source, target, nbytes)]
-    return [Compute("copy", args, model.duration(0, 2 * nbytes))]
+    return [Compute("copy", args, model.write_duration("copy", 2 * nbytes))]
 
 
 def write_stages(model, name, nbytes):
     """Stages of ``queue_fill`` / ``queue_update`` writing ``nbytes``."""
-    return [Compute(name, {"bytes": nbytes}, model.duration(0, nbytes))]
+    return [Compute(name, {"bytes": nbytes}, model.write_duration("fill", nbytes))]

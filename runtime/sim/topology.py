@@ -12,6 +12,8 @@ A topology is a YAML file (or a dict, or ``Topology(...)``)::
         memory: 16GiB                    # capacity: bytes, or 64MiB / 16GiB / 1.5GB / 512KB
         peak_gflops: 900                 # optional roofline: 1e9 flop/s ...
         memory_gbps: 200                 # ... and 1e9 bytes/s of device memory bandwidth
+        kernels: {matmul: {overhead_us: 4, gflops: 40}}  # optional: calibrated classes
+        profile: p.json                  # optional: dispatch times of a real run (also top-level)
     links:
       - between: [gpu0, gpu1]            # two device names, or a device and "host"
         bandwidth_gbps: 50               # 1e9 bytes per second
@@ -46,7 +48,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
-from rt.runtime.sim import astra_sim, topology_dims
+from rt.runtime.sim import astra_sim, dispatch_classes, topology_dims
 
 HOST = "host"
 TIME_MODELS = ("roofline", "measured")
@@ -61,8 +63,10 @@ MAX_NODES = 100_000
 MAX_NUMBER = 1e15
 MIN_RATE = 1e-6
 MAX_SIZE = 2**60
-_TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups", "dims", "device")
-_DEVICE_FIELDS = ("name", "uri", "memory", "peak_gflops", "memory_gbps", "time_model")
+_TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups", "dims", "device",
+               "profile")
+_DEVICE_FIELDS = ("name", "uri", "memory", "peak_gflops", "memory_gbps", "time_model", "kernels",
+                  "profile")
 _LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us")
 
 
@@ -70,7 +74,9 @@ _LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us")
 class DeviceSpec:
     """One device: ``name``; ``uri`` (the local device executing its kernels); ``memory``
     capacity in bytes (None = unlimited); roofline ``peak_gflops`` (1e9 flop/s) and
-    ``memory_gbps`` (1e9 B/s), None when absent; ``time_model``: "roofline" or "measured"."""
+    ``memory_gbps`` (1e9 B/s), None when absent; ``time_model``: "roofline" or "measured";
+    ``kernels``: calibrated per-class costs (rt.runtime.sim.dispatch_classes.KernelCosts) and
+    ``profile``: a dispatch profile table (rt.runtime.sim.profile.ProfileTable), or None."""
 
     name: str
     uri: str
@@ -78,6 +84,8 @@ class DeviceSpec:
     peak_gflops: float | None = None
     memory_gbps: float | None = None
     time_model: str = "measured"
+    kernels: object = None
+    profile: object = None
 
 
 @dataclass(frozen=True)
@@ -182,7 +190,11 @@ class Topology:
             for key in ("memory", "peak_gflops", "memory_gbps"):
                 if getattr(d, key) is not None:
                     entry[key] = getattr(d, key)
-            if d.time_model != _default_time_model(d.peak_gflops, d.memory_gbps):
+            if d.kernels is not None:
+                entry["kernels"] = d.kernels.to_dict()
+            if d.profile is not None:
+                entry["profile"] = d.profile.source
+            if d.time_model != _default_time_model(d.peak_gflops, d.memory_gbps, d.kernels):
                 entry["time_model"] = d.time_model
             devices.append(entry)
         generated = ({frozenset(l[:2]) for l in self.grid.links()} if self.dims else set())
@@ -225,8 +237,9 @@ class Topology:
         return None
 
 
-def _default_time_model(peak_gflops, memory_gbps):
-    return "roofline" if peak_gflops is not None or memory_gbps is not None else "measured"
+def _default_time_model(peak_gflops, memory_gbps, kernels=None):
+    known = peak_gflops is not None or memory_gbps is not None or kernels is not None
+    return "roofline" if known else "measured"
 
 
 def _check_nesting(text, source):
@@ -414,13 +427,14 @@ class _Reader:
             if algorithm == "hierarchical" and not dims:
                 self.fail(("collectives", "algorithm"), "hierarchical needs dims (a topology "
                                                         "declared by its dimensions)")
+        profile = self.profile(top["profile"], ("profile",)) if "profile" in top else None
         if dims:
-            devices = self.dim_devices(top, dims, time_model)
+            devices = self.dim_devices(top, dims, time_model, profile)
         elif "device" in top:
             self.fail(("device",), "a device template goes with dims; list the devices under "
                                    "'devices' instead")
         else:
-            devices = self.devices(top["devices"], time_model)
+            devices = self.devices(top["devices"], time_model, profile)
         names = {d.name for d in devices}
         links = self.links(top.get("links", []), names)
         if dims:
@@ -428,21 +442,21 @@ class _Reader:
         groups = self.groups(top.get("groups", {}), names)
         return Topology(devices, links, groups, name, algorithm, self.source, dims)
 
-    def dim_devices(self, top, dims, default_model):
+    def dim_devices(self, top, dims, default_model, default_profile=None):
         """The devices of a topology with ``dims``: a ``device`` template or a ``devices`` list
         of exactly as many devices as the grid has."""
         count = topology_dims.device_count(dims)
         if "devices" in top:
             if "device" in top:
                 self.fail(("device",), "give either a device template or a devices list, not both")
-            devices = self.devices(top["devices"], default_model)
+            devices = self.devices(top["devices"], default_model, default_profile)
             if len(devices) != count:
                 self.fail(("devices",), f"the dims hold {count} devices, the list has {len(devices)}")
             return devices
         template = dict(self.mapping(top.get("device", {}), ("device",), _DEVICE_FIELDS))
         template.setdefault("name", topology_dims.DEFAULT_PREFIX)
         template.setdefault("uri", astra_sim.DEFAULT_URI)
-        spec = self.device(template, ("device",), default_model)
+        spec = self.device(template, ("device",), default_model, default_profile)
         return [dataclasses.replace(spec, name=f"{spec.name}{i}") for i in range(count)]
 
     def dim_links(self, dims, devices, extra):
@@ -467,20 +481,32 @@ class _Reader:
                                                    "already linked by the dims")
         return links + list(extra)
 
-    def devices(self, value, default_model):
+    def profile(self, value, path):
+        """A dispatch profile named by a path (relative to the topology file's folder)."""
+        from rt.runtime.sim.profile import ProfileTable
+
+        if not isinstance(value, str) or not value:
+            self.fail(path, f"expected the path of a dispatch profile or trace, got {_kind(value)}")
+        folder = os.path.dirname(self.source) if os.path.isfile(self.source) else ""
+        try:
+            return ProfileTable.load(os.path.join(folder, value))
+        except RtError as e:
+            self.fail(path, str(e))
+
+    def devices(self, value, default_model, default_profile=None):
         if not isinstance(value, list) or not value:
             self.fail(("devices",), f"expected a non-empty list of devices, got {_kind(value)}")
         devices, seen = [], set()
         for i, entry in enumerate(value):
             path = ("devices", i)
-            spec = self.device(entry, path, default_model)
+            spec = self.device(entry, path, default_model, default_profile)
             if spec.name in seen:
                 self.fail(path + ("name",), f"device {spec.name!r} is defined twice")
             seen.add(spec.name)
             devices.append(spec)
         return devices
 
-    def device(self, entry, path, default_model):
+    def device(self, entry, path, default_model, default_profile=None):
         """One validated ``DeviceSpec`` (a ``devices`` entry or the ``device`` template)."""
         d = self.mapping(entry, path, _DEVICE_FIELDS, required=("name", "uri"))
         name = self.name(d["name"], path + ("name",))
@@ -492,9 +518,12 @@ class _Reader:
                 if "peak_gflops" in d else None)
         mem_bw = (self.number(d["memory_gbps"], path + ("memory_gbps",), unit=" (GB/s)")
                   if "memory_gbps" in d else None)
-        model = d.get("time_model", default_model) or _default_time_model(peak, mem_bw)
+        kernels = (dispatch_classes.parse(self, d["kernels"], path + ("kernels",))
+                   if "kernels" in d else None)
+        profile = self.profile(d["profile"], path + ("profile",)) if "profile" in d else default_profile
+        model = d.get("time_model", default_model) or _default_time_model(peak, mem_bw, kernels)
         self.choice(model, path + ("time_model",), TIME_MODELS)
-        return DeviceSpec(name, uri, memory, peak, mem_bw, model)
+        return DeviceSpec(name, uri, memory, peak, mem_bw, model, kernels, profile)
 
     def links(self, value, names):
         if not isinstance(value, list):

@@ -1,0 +1,421 @@
+"""``rt calibrate``: measure this host's devices and links, and write a topology describing them.
+
+What is measured, each time the fastest of ``reps`` timed repetitions (on a shared host the
+minimum is the figure least disturbed by other jobs; a median moves with their load), except
+kernels, whose samples (every device, every repetition) give their median: with the job's
+devices busy at once the fastest sample is one that ran alone, which the job's kernels do not:
+
+* **Kernels**, per device URI: the programs of rt.runtime.sim.calibration_programs (matmuls,
+  convs, elementwise ops and reductions of several sizes) run with the ``measured`` time model
+  on as many devices of that URI at once as the topology has (SPMD ranks: the devices of a job
+  share the host's cores and memory bandwidth), traced: every dispatch slice gives ``(class, work, µs)``, work being
+  the dispatch's flops for matmul/conv and its binding bytes otherwise, exactly what the
+  simulator will cost. Per class a least-squares line ``µs = overhead + work / throughput``
+  (rt.runtime.sim.dispatch_classes).
+* **Memory**: ``queue_copy`` (work = bytes read + written) and ``queue_fill`` (bytes written)
+  of several sizes within a device: the ``copy`` and ``fill`` classes; the copy throughput is
+  the device's ``memory_gbps`` (and the matmul throughput its ``peak_gflops``).
+* **In-process links**, two figures, for the two paths data takes between devices of one
+  process. ``collective``: an ``all_reduce`` of several sizes over N ranks
+  (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld`` rendezvous), minus the time
+  of a call of the same ranks that does no collective (the host's per-call cost: thread
+  hand-off and VM work, which the simulator does not model); the ring formula
+  ``2(N-1)(α + S/(Nβ))`` fitted to it gives α and β. ``copy``: ``queue_copy`` of several sizes
+  from a buffer of one device to another's (``α + S/β``), what ``flow.tensor.transfer`` does.
+* **MPI loopback** (``mpi=True``), between two ``mpiexec -n 2`` processes
+  (rt.runtime.sim.mpi_loopback): a ping-pong over several sizes (round trip ``2(α + S/β)``,
+  the raw link, reported in the header) and, as in-process, rt's all_reduce over
+  ``channel="mpi"`` fitted to the 2-rank ring (the ``mpi`` link figures: they include rt's
+  agreement exchange and polling, which a collective pays on top of the raw link). Without
+  mpi4py or mpiexec the step is skipped, with the reason in the header.
+
+The topology (``Calibration.yaml_text(links)``) has one device per requested URI (``cpu0``,
+``cpu1``, ...) with its ``kernels``, a link between every two devices with the ``links``
+figures (``collective``, ``copy`` or ``mpi``), a link from each device to the host (the copy
+class), a group ``all`` and a comment header saying how and when each figure was measured. Source of the method: the α-β (Hockney) model fitted from
+ping-pong, as nccl-tests / OSU report links; Vidur's and LLMCompass' per-operator profiles.
+"""
+import datetime
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import yaml
+
+from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
+from rt.runtime.sim import calibration_programs as programs
+from rt.runtime.sim.calibration_defaults import DEFAULT_URI, LINKS
+from rt.runtime.sim.dispatch_classes import COMPUTE_CLASSES, ClassCost, KernelCosts, classify
+
+REPS = {"quick": 3, "full": 7}
+LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 20), "full": (1 << 12, 1 << 16, 1 << 18, 1 << 20, 1 << 22)}
+MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
+
+
+def fit_line(points):
+    """``(intercept >= 0, slope > 0)`` of the line through ``(x, y)`` points (y > 0) that
+    minimizes the squared *relative* errors, so that small sizes (where the intercept, a
+    latency or an overhead, dominates) weigh as much as large ones; through the origin when
+    the free fit's intercept is negative. InvalidArgumentError for fewer than two distinct x."""
+    xs = np.array([p[0] for p in points], float)
+    ys = np.maximum(np.array([p[1] for p in points], float), 1e-9)
+    if len(set(xs.tolist())) < 2:
+        raise InvalidArgumentError(f"a line needs two distinct sizes, got {sorted(set(xs.tolist()))}")
+    weights = 1.0 / ys
+    slope, intercept = np.polyfit(xs, ys, 1, w=weights)
+    if intercept < 0:
+        w2 = weights ** 2
+        intercept, slope = 0.0, float((w2 * xs) @ ys / ((w2 * xs) @ xs))
+    return float(intercept), max(float(slope), 1e-12)
+
+
+@dataclass(frozen=True)
+class LinkFit:
+    """A link's ``latency_us`` (α) and ``bandwidth_gbps`` (β, 1e9 B/s), and how they were
+    measured (``method``, one line)."""
+
+    latency_us: float
+    bandwidth_gbps: float
+    method: str
+
+
+@dataclass
+class Calibration:
+    """What ``calibrate`` measured: ``uris`` (one per topology device), ``kernels`` (URI ->
+    KernelCosts), the in-process ``collective_link`` and ``copy_link`` (None with one device),
+    the MPI ``mpi_link`` (rt's collectives over MPI), ``mpi_pingpong`` (the raw link) and
+    ``mpi_call_us`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per
+    in-process call without work) and ``seconds`` (how long it took)."""
+
+    uris: list
+    kernels: dict
+    collective_link: LinkFit | None = None
+    copy_link: LinkFit | None = None
+    mpi_link: LinkFit | None = None
+    mpi_pingpong: LinkFit | None = None
+    mpi_call_us: float | None = None
+    mpi_note: str = "not asked for (--mpi)"
+    call_us: dict = field(default_factory=dict)
+    mode: str = "full"
+    seconds: float = 0.0
+
+    def link(self, links):
+        """The ``LinkFit`` of ``links`` ("collective", "copy" or "mpi"), None if not measured."""
+        if links not in LINKS:
+            raise InvalidArgumentError(f"links must be one of {', '.join(LINKS)}, got {links!r}")
+        return {"collective": self.collective_link, "copy": self.copy_link, "mpi": self.mpi_link}[links]
+
+    def topology_dict(self, links="collective"):
+        """The topology as plain data, the links between devices with the ``links`` figures
+        ("collective", "copy": in-process; "mpi": MPI loopback)."""
+        fit = self.link(links)
+        if links == "mpi" and fit is None:
+            raise InvalidArgumentError(f"no MPI link was measured: {self.mpi_note}")
+        names = [f"cpu{i}" for i in range(len(self.uris))]
+        devices, host_links = [], []
+        for name, uri in zip(names, self.uris):
+            kernels = self.kernels[uri]
+            entry = {"name": name, "uri": uri}
+            if kernels.get("matmul") is not None:
+                entry["peak_gflops"] = _round(kernels.get("matmul").rate)
+            if kernels.get("copy") is not None:
+                entry["memory_gbps"] = _round(kernels.get("copy").rate)
+                copy = kernels.get("copy")
+                host_links.append({"between": [name, "host"], "bandwidth_gbps": _round(copy.rate),
+                                   "latency_us": _round(copy.overhead_us)})
+            entry["kernels"] = {k: {u: _round(v) for u, v in c.items()}
+                                for k, c in kernels.to_dict().items()}
+            devices.append(entry)
+        device_links = []
+        if fit is not None:
+            device_links = [{"between": [a, b], "bandwidth_gbps": _round(fit.bandwidth_gbps),
+                             "latency_us": _round(fit.latency_us)}
+                            for i, a in enumerate(names) for b in names[i + 1:]]
+        return {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
+                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
+
+    def header(self, links="collective"):
+        """The comment lines saying how and when each figure was measured."""
+        when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        lines = [f"Written by `python -m rt calibrate` ({self.mode}, {self.seconds:.0f} s) on "
+                 f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores) at {when}.",
+                 "Times: the fastest of repeated runs (kernels: the median of their samples, with the devices busy at once);",
+                 "  the host is shared, so figures move with its load.",
+                 "kernels: per dispatch class, a least-squares fit of µs = overhead_us + work / "
+                 "throughput",
+                 "  over the calibration programs' dispatches (work: flops for matmul/conv, "
+                 "binding bytes otherwise);",
+                 "  peak_gflops = the matmul throughput, memory_gbps = the copy throughput."]
+        for label, fit in (("collective links", self.collective_link), ("copy links", self.copy_link),
+                           ("MPI links", self.mpi_link), ("MPI ping-pong", self.mpi_pingpong)):
+            if fit is not None:
+                lines.append(f"{label}: latency {fit.latency_us:.4g} us, bandwidth "
+                             f"{fit.bandwidth_gbps:.4g} GB/s: {fit.method}")
+        if self.mpi_link is None:
+            lines.append(f"MPI loopback: {self.mpi_note}")
+        lines.append(f"device-to-device links below: the {links} figures; host links: the copy "
+                     "class (latency = its overhead).")
+        if self.call_us or self.mpi_call_us is not None:
+            calls = ", ".join(f"{n} rank(s) {us:.0f} us" for n, us in sorted(self.call_us.items()))
+            if self.mpi_call_us is not None:
+                calls += f"{', ' if calls else ''}2 MPI processes {self.mpi_call_us:.0f} us"
+            lines.append(f"host cost per call (not simulated; add it to a call's simulated time): {calls}")
+        return lines
+
+    def yaml_text(self, links="collective"):
+        body = yaml.safe_dump(self.topology_dict(links), sort_keys=False, default_flow_style=None,
+                              width=100)
+        return "".join(f"# {line}\n" for line in self.header(links)) + body
+
+
+def _round(value):
+    return float(f"{value:.4g}")
+
+
+def _median_by_key(samples):
+    """``{key: [values]}`` -> ``{key: median}``."""
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
+    """``{class: [(work, µs), ...]}`` of the calibration programs' dispatches on ``uri``, with
+    ``devices`` such devices running the same program at once (SPMD ranks), as the devices of a
+    job share this host's cores and memory."""
+    import rt
+
+    vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
+    tracer = rt.Tracer()
+    topology = {"devices": [{"name": f"d{i}", "uri": uri, "time_model": "measured"}
+                            for i in range(devices)]}
+    with rt.load(vmfb, topology=topology, ranks=devices, tracer=tracer) as module:
+        for name, args in programs.calls(mode):
+            function = getattr(module, name)
+            for _ in range(reps + 1):
+                function.spmd([args] * devices)
+    found = {}
+    for event in tracer.events:
+        args = event.get("args") or {}
+        if event.get("ph") == "X" and "workgroups" in args:
+            key = (event["name"], tuple(args["workgroups"]), args.get("flops", 0), args["bytes"])
+            found.setdefault(key, []).append(event["dur"])
+    per_class = {}
+    for (name, _, flops, nbytes), us in _median_by_key(found).items():
+        kind = classify(name)
+        work = flops if kind in COMPUTE_CLASSES and flops else nbytes
+        kind = kind if kind not in COMPUTE_CLASSES or flops else "elementwise"
+        per_class.setdefault(kind, []).append((work, us))
+    return per_class
+
+
+def measure_writes(uri, mode, reps):
+    """``{"copy": [(bytes read + written, µs)], "fill": [(bytes, µs)]}`` within ``uri``."""
+    from rt.runtime.sim.simulation import Simulation
+    from rt.runtime.sim.topology import Topology
+
+    sim = Simulation(Topology.from_dict({"devices": [{"name": "d", "uri": uri,
+                                                      "time_model": "measured"}]}))
+    try:
+        device = sim.devices[0]
+        out = {"copy": [], "fill": []}
+        for size in programs.COPY_SIZES[mode]:
+            source = device.allocator.allocate_buffer(size)
+            target = device.allocator.allocate_buffer(size)
+            runs = {"copy": lambda: device.queue_copy(source, 0, target, 0, size),
+                    "fill": lambda: device.queue_fill(target, 0, size, 0x01020304, 4)}
+            for kind, run in runs.items():
+                times = []
+                for _ in range(reps + 1):
+                    before = sim.report()["devices"]["d"]["busy_us"]
+                    run().wait()
+                    times.append(sim.report()["devices"]["d"]["busy_us"] - before)
+                out[kind].append((2 * size if kind == "copy" else size, min(times[1:])))
+        return out
+    finally:
+        sim.release()
+
+
+def kernel_costs(per_class):
+    """``KernelCosts`` from ``{class: [(work, µs)]}`` (classes with fewer than two sizes are
+    left out: the simulator then falls back as rt.runtime.sim.dispatch_classes says)."""
+    classes = []
+    for kind, points in sorted(per_class.items()):
+        if len({w for w, _ in points}) < 2:
+            continue
+        overhead, slope = fit_line(points)
+        classes.append((kind, ClassCost(overhead, 1.0 / (slope * 1e3))))
+    return KernelCosts(tuple(classes))
+
+
+def _collective_module(ranks, sizes):
+    """A module with ``@id`` (no work) and ``@ar_S`` (an all_reduce of S bytes) per size."""
+    parts = [f"shard.grid @g(shape = {ranks})",
+             "func.func @id(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n}"]
+    for size in sizes:
+        t = f"tensor<{size // 4}xf32>"
+        parts.append(f"func.func @ar_{size}(%x: {t}) -> {t} {{\n  %r = shard.all_reduce %x on @g "
+                     f"grid_axes = [0] : {t} -> {t}\n  return %r : {t}\n}}")
+    return "\n".join(parts) + "\n"
+
+
+def fastest_us(call, reps):
+    """The fastest of ``reps`` timed calls of ``call()`` after one warm-up, in µs."""
+    return fastest_interleaved([call], reps)[0]
+
+
+def fastest_interleaved(calls, reps):
+    """Per call of ``calls``, the fastest of ``reps`` timed calls in µs, after one warm-up
+    each; the calls take turns (round by round), so that a burst of load on a shared host
+    slows one round of every call rather than every round of one."""
+    for call in calls:
+        call()
+    best = [float("inf")] * len(calls)
+    for _ in range(reps):
+        for i, call in enumerate(calls):
+            start = time.perf_counter()
+            call()
+            best[i] = min(best[i], (time.perf_counter() - start) * 1e6)
+    return best
+
+
+def measure_local(uri, ranks, mode, reps):
+    """``(LinkFit, call µs)``: the in-process all_reduce fit over ``ranks`` ranks on ``uri``."""
+    import rt
+
+    sizes = LINK_SIZES[mode]
+    vmfb = rt.compile(_collective_module(ranks, sizes), devices=["llvm-cpu"])
+    with rt.load(vmfb, ranks=ranks, devices=[uri]) as module:
+        def call(name, count):
+            args = [[np.ones(count, np.float32)]] * ranks
+            function = getattr(module, name)
+            return lambda: function.spmd(args, to_host=False)
+        times = fastest_interleaved([call("id", 4)] + [call(f"ar_{s}", s // 4) for s in sizes], 2 * reps)
+        call_us = times[0]
+        points = [(size, us - call_us) for size, us in zip(sizes, times[1:])]
+    intercept, slope = fit_line(points)
+    steps = 2 * (ranks - 1)
+    latency, bandwidth = intercept / steps, steps / (ranks * slope) / 1e3
+    method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, "
+              f"S = {', '.join(_bytes(s) for s in sizes)} (minus the per-call cost)")
+    return LinkFit(latency, bandwidth, method), call_us
+
+
+def measure_copy_link(uri, mode, reps):
+    """The in-process ``LinkFit`` of ``queue_copy`` from one ``uri`` device's buffer to
+    another's: ``α + S/β`` over several sizes."""
+    from rt.runtime.hal.driver_registry import create_device
+
+    sizes = LINK_SIZES[mode]
+    source, target = create_device(uri), create_device(uri)
+    try:
+        def copy(size):
+            x, y = source.allocator.allocate_buffer(size), target.allocator.allocate_buffer(size)
+            return lambda: target.queue_copy(x, 0, y, 0, size).wait()
+        points = list(zip(sizes, fastest_interleaved([copy(s) for s in sizes], 2 * reps)))
+    finally:
+        source.release()
+        target.release()
+    intercept, slope = fit_line(points)
+    method = (f"queue_copy between two devices of one process, a + S/b fitted over S = "
+              f"{', '.join(_bytes(s) for s in sizes)}")
+    return LinkFit(intercept, 1 / slope / 1e3, method)
+
+
+def _mpiexec(arguments, timeout):
+    """Run rt.runtime.sim.mpi_loopback on 2 processes; its JSON line."""
+    from rt.runtime.errors import DeviceError
+    from rt.runtime.hal.drivers.mpi_channel import mpiexec_path
+
+    command = [mpiexec_path(), "-n", "2", sys.executable, "-m", "rt.runtime.sim.mpi_loopback",
+               *map(str, arguments)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise DeviceError(f"MPI loopback did not finish in {timeout} s: {' '.join(command)}") from None
+    if done.returncode != 0:
+        raise DeviceError(f"MPI loopback {arguments[0]} failed (exit {done.returncode}): "
+                          f"{(done.stderr or done.stdout).strip()[-300:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure_mpi(mode, reps, timeout=300):
+    """``(ping-pong LinkFit, collective LinkFit, per-call µs)`` of MPI loopback between two
+    ``mpiexec`` processes: the raw link from a ping-pong (round trip ``2(α + S/β)``) and, as
+    in-process, rt's all_reduce over ``channel="mpi"`` minus a call that does no collective,
+    fitted to the 2-rank ring ``2(α + S/(2β))``. NotFoundError (no mpi4py or mpiexec) or
+    DeviceError (the job failed) with the reason."""
+    import rt
+
+    if importlib.util.find_spec("mpi4py") is None:
+        raise NotFoundError("mpi4py is not installed (pip install -e '.[mpi]')")
+    sizes = MPI_SIZES[mode]
+    round_trips = _mpiexec(["pingpong", max(reps, 5) * 4, *sizes], timeout)
+    intercept, slope = fit_line([(int(s), us) for s, us in round_trips.items()])
+    listed = ", ".join(_bytes(s) for s in sizes)
+    raw = LinkFit(intercept / 2, 2 / slope / 1e3,
+                  f"ping-pong between 2 mpiexec processes, round trip 2(a + S/b) over S = {listed}")
+    link_sizes = LINK_SIZES[mode]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "collectives.vmfb")
+        with open(path, "wb") as f:
+            f.write(rt.compile(_collective_module(2, link_sizes), devices=["llvm-cpu"]))
+        times = _mpiexec(["collectives", max(reps, 5) * 4, path, *link_sizes], timeout)
+    call_us = times.pop("id")
+    intercept, slope = fit_line([(int(s), us - call_us) for s, us in times.items()])
+    collective = LinkFit(intercept / 2, 1 / slope / 1e3,
+                         f"ring all_reduce fit 2(a + S/(2 b)) of rt's channel=\"mpi\" over 2 mpiexec "
+                         f"processes, S = {', '.join(_bytes(s) for s in link_sizes)} (minus the per-call cost)")
+    return raw, collective, call_us
+
+
+def _bytes(size):
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size} B"
+
+
+def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None):
+    """Measure the devices ``uris`` (one topology device each; identical URIs are measured
+    once) and, with ``mpi``, the MPI loopback; returns a ``Calibration``. ``log(text)`` hears
+    progress. Errors: InvalidArgumentError for a bad URI (from the HAL, naming it)."""
+    import rt
+    from rt.runtime.sim.topology import Topology
+
+    log = log or (lambda text: None)
+    uris = list(uris)
+    if not uris:
+        raise InvalidArgumentError("calibrate needs at least one device URI")
+    mode = "quick" if quick else "full"
+    reps = REPS[mode]
+    start = time.perf_counter()
+    result = Calibration(uris, {}, mode=mode)
+    vmfb = None
+    for uri in dict.fromkeys(uris):
+        Topology.from_dict({"devices": [{"name": "d", "uri": uri}]})
+        log(f"kernels on {uris.count(uri)} x {uri} at once ...")
+        vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
+        per_class = measure_kernels(uri, mode, reps, vmfb, uris.count(uri))
+        log(f"copies and fills on {uri} ...")
+        per_class.update(measure_writes(uri, mode, reps))
+        result.kernels[uri] = kernel_costs(per_class)
+    if len(uris) > 1:
+        log(f"in-process all_reduce over {len(uris)} ranks ...")
+        result.collective_link, result.call_us[len(uris)] = measure_local(uris[0], len(uris), mode, reps)
+        log("copies between devices ...")
+        result.copy_link = measure_copy_link(uris[0], mode, reps)
+    if mpi:
+        log("MPI loopback: ping-pong and collectives ...")
+        try:
+            result.mpi_pingpong, result.mpi_link, result.mpi_call_us = measure_mpi(mode, reps)
+        except RtError as error:
+            result.mpi_note = f"skipped: {error}"
+    result.seconds = time.perf_counter() - start
+    return result

@@ -1,0 +1,80 @@
+"""The programs ``rt calibrate`` times: one module, one function per dispatch class and size.
+
+Each function does one kind of work on static shapes (so the compiler records each matmul's and
+conv's flops, as in any static program): ``mm_N`` an NxN matmul, ``conv_H`` a 3x3 conv over
+1xHxHx16 to 16 channels, ``ew_N`` an elementwise ``exp(x) + x`` over N f32, ``red_R`` the row
+sums of an Rx256 matrix. The dispatches the compiler forms from them (matmuls, encodings,
+fused elementwise ops, reductions) each feed the class their export name gives
+(rt.runtime.sim.dispatch_classes).
+"""
+import numpy as np
+
+SIZES = {"quick": {"mm": (32, 64, 128), "conv": (10, 18), "ew": (4096, 65536, 262144),
+                   "red": (64, 512, 2048)},
+         "full": {"mm": (64, 128, 192, 256, 384), "conv": (10, 18, 34), "ew": (16384, 131072, 524288, 1048576),
+                  "red": (128, 1024, 4096)}}
+COPY_SIZES = {"quick": (1 << 14, 1 << 18, 1 << 20), "full": (1 << 14, 1 << 18, 1 << 20, 1 << 22)}
+_ID = "affine_map<(i) -> (i)>"
+
+
+def _matmul(n):
+    t = f"tensor<{n}x{n}xf32>"
+    return (f"func.func @mm_{n}(%a: {t}, %b: {t}) -> {t} {{\n"
+            f"  %z = arith.constant 0.0 : f32\n  %e = tensor.empty() : {t}\n"
+            f"  %f = linalg.fill ins(%z : f32) outs(%e : {t}) -> {t}\n"
+            f"  %m = linalg.matmul ins(%a, %b : {t}, {t}) outs(%f : {t}) -> {t}\n"
+            f"  return %m : {t}\n}}\n")
+
+
+def _conv(h):
+    x, w, o = f"tensor<1x{h}x{h}x16xf32>", "tensor<3x3x16x16xf32>", f"tensor<1x{h - 2}x{h - 2}x16xf32>"
+    return (f"func.func @conv_{h}(%x: {x}, %w: {w}) -> {o} {{\n"
+            f"  %z = arith.constant 0.0 : f32\n  %e = tensor.empty() : {o}\n"
+            f"  %f = linalg.fill ins(%z : f32) outs(%e : {o}) -> {o}\n"
+            f"  %r = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = "
+            f"dense<1> : tensor<2xi64>}} ins(%x, %w : {x}, {w}) outs(%f : {o}) -> {o}\n"
+            f"  return %r : {o}\n}}\n")
+
+
+def _elementwise(n):
+    t = f"tensor<{n}xf32>"
+    return (f"func.func @ew_{n}(%x: {t}) -> {t} {{\n  %e = tensor.empty() : {t}\n"
+            f"  %r = linalg.generic {{indexing_maps = [{_ID}, {_ID}], iterator_types = [\"parallel\"]}}"
+            f" ins(%x : {t}) outs(%e : {t}) {{\n  ^bb0(%v: f32, %o: f32):\n"
+            f"    %p = math.exp %v : f32\n    %s = arith.addf %p, %v : f32\n    linalg.yield %s : f32\n"
+            f"  }} -> {t}\n  return %r : {t}\n}}\n")
+
+
+def _reduction(r):
+    t, o = f"tensor<{r}x256xf32>", f"tensor<{r}xf32>"
+    return (f"func.func @red_{r}(%x: {t}) -> {o} {{\n"
+            f"  %z = arith.constant 0.0 : f32\n  %e = tensor.empty() : {o}\n"
+            f"  %f = linalg.fill ins(%z : f32) outs(%e : {o}) -> {o}\n"
+            f"  %r = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, "
+            f"affine_map<(i, j) -> (i)>], iterator_types = [\"parallel\", \"reduction\"]}}"
+            f" ins(%x : {t}) outs(%f : {o}) {{\n  ^bb0(%v: f32, %a: f32):\n"
+            f"    %s = arith.addf %v, %a : f32\n    linalg.yield %s : f32\n"
+            f"  }} -> {o}\n  return %r : {o}\n}}\n")
+
+
+def module_text(mode):
+    """The MLIR module of every calibration function for ``mode`` ("quick" or "full")."""
+    sizes = SIZES[mode]
+    parts = ([_matmul(n) for n in sizes["mm"]] + [_conv(h) for h in sizes["conv"]]
+             + [_elementwise(n) for n in sizes["ew"]] + [_reduction(r) for r in sizes["red"]])
+    return "\n".join(parts)
+
+
+def calls(mode):
+    """``[(function name, [numpy inputs])]`` of every calibration function."""
+    rng = np.random.default_rng(0)
+    sizes = SIZES[mode]
+
+    def arr(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    out = [(f"mm_{n}", [arr(n, n), arr(n, n)]) for n in sizes["mm"]]
+    out += [(f"conv_{h}", [arr(1, h, h, 16), arr(3, 3, 16, 16)]) for h in sizes["conv"]]
+    out += [(f"ew_{n}", [arr(n)]) for n in sizes["ew"]]
+    out += [(f"red_{r}", [arr(r, 256)]) for r in sizes["red"]]
+    return out

@@ -1,0 +1,77 @@
+"""MPI loopback measurements, run by ``rt calibrate --mpi`` under ``mpiexec -n 2``:
+
+* ``python -m rt.runtime.sim.mpi_loopback pingpong REPS SIZE...``: rank 0 sends SIZE bytes to
+  rank 1, which sends them back (the two-sided exchange of the OSU and Intel MPI benchmarks'
+  PingPong); rank 0 prints ``{"SIZE": fastest round trip µs, ...}`` as one JSON line.
+* ``python -m rt.runtime.sim.mpi_loopback collectives REPS MODULE.vmfb SIZE...``: the module
+  (rt.runtime.sim.calibration's ``@id`` and ``@ar_SIZE``) loaded with ``channel="mpi"``; every
+  call starts after a barrier; rank 0 prints ``{"id": µs, "SIZE": µs, ...}`` (fastest of REPS,
+  the barrier's own time taken off).
+"""
+import json
+import sys
+import time
+
+import numpy as np
+
+
+def _fastest(calls, reps, barrier):
+    """Per call, the fastest of ``reps`` (after a warm-up), each started after ``barrier()``;
+    the calls take turns round by round (rt.runtime.sim.calibration.fastest_interleaved)."""
+    best = [float("inf")] * len(calls)
+    for i in range(reps + 1):
+        for k, call in enumerate(calls):
+            barrier()
+            start = time.perf_counter()
+            call()
+            if i:
+                best[k] = min(best[k], (time.perf_counter() - start) * 1e6)
+    return best
+
+
+def pingpong(comm, reps, sizes):
+    rank = comm.Get_rank()
+
+    def exchange(size):
+        data = np.zeros(size, np.uint8)
+
+        def run():
+            if rank == 0:
+                comm.Send(data, dest=1)
+                comm.Recv(data, source=1)
+            else:
+                comm.Recv(data, source=0)
+                comm.Send(data, dest=0)
+        return run
+    return dict(zip(map(str, sizes), _fastest([exchange(s) for s in sizes], reps, comm.Barrier)))
+
+
+def collectives(comm, reps, path, sizes):
+    import rt
+
+    def call(name, count):
+        x, f = np.ones(count, np.float32), getattr(module, name)
+        return lambda: f(x, to_host=False)
+    with rt.load(path, channel="mpi") as module:
+        calls = [lambda: None, call("id", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
+        barrier, *times = _fastest(calls, reps, comm.Barrier)
+    return dict(zip(["id"] + [str(s) for s in sizes], [t - barrier for t in times]))
+
+
+def main(argv):
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    if comm.Get_size() != 2:
+        raise SystemExit("mpi_loopback runs on exactly 2 ranks (mpiexec -n 2)")
+    mode, reps = argv[0], int(argv[1])
+    if mode == "pingpong":
+        result = pingpong(comm, reps, [int(s) for s in argv[2:]])
+    else:
+        result = collectives(comm, reps, argv[2], [int(s) for s in argv[3:]])
+    if comm.Get_rank() == 0:
+        print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

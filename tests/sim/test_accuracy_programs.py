@@ -1,0 +1,54 @@
+"""The programs benchmarks/sim_accuracy.py times compute what they say (against numpy), so that
+its error figures are about real work."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rt
+
+sys.path.insert(0, str(Path(__file__).parents[2] / "benchmarks"))
+import sim_accuracy_programs as programs  # noqa: E402
+
+URI = "local-task://llvm-cpu?threads=1"
+
+
+def _spmd(text, inputs):
+    with rt.load(rt.compile(text, devices=["llvm-cpu"]), ranks=len(inputs), devices=[URI]) as m:
+        return m.f.spmd(inputs)
+
+
+def _softmax(s):
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.slow
+def test_the_tensor_parallel_transformer_layer_matches_numpy():
+    text, _, inputs = programs.tp_transformer(2)
+    x = inputs[0][0]
+    attention = sum(_softmax((x @ wq) @ (x @ wk).T / np.sqrt(wq.shape[1])) @ (x @ wv) @ wo
+                    for _, wq, wk, wv, wo, _, _ in inputs)
+    y = attention + x
+    want = sum(np.maximum(y @ w1, 0) @ w2 for *_, w1, w2 in inputs) + y
+    for got in _spmd(text, inputs):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_pipeline_and_collectives_match_numpy():
+    text, _, inputs = programs.pipeline(3)
+    with rt.load(rt.compile(text, devices=["s0=llvm-cpu", "s1=llvm-cpu", "s2=llvm-cpu"]),
+                 devices=[URI] * 3) as m:
+        assert len(m.devices) == 3
+        got = m.f(*inputs)
+    want = inputs[0]
+    for w in inputs[1:]:
+        want = np.maximum(want @ w, 0)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    text, _, inputs = programs.collective("all_gather", 2, 64)
+    for got in _spmd(text, inputs):
+        np.testing.assert_array_equal(got, np.concatenate([np.full(16, 1.0), np.full(16, 2.0)]))
+    text, _, inputs = programs.collective("all_reduce", 2, 64)
+    for got in _spmd(text, inputs):
+        np.testing.assert_array_equal(got, np.full(16, 3.0))

@@ -1,0 +1,118 @@
+"""Issue 23 item 3: ``rt calibrate`` measures this host and writes a topology that describes it."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import rt
+from rt.runtime.errors import InvalidArgumentError, NotFoundError
+from rt.runtime.sim import calibration
+from rt.runtime.sim.calibration import Calibration, LinkFit, fit_line, kernel_costs
+from rt.runtime.sim.dispatch_classes import ClassCost, KernelCosts
+from rt.runtime.sim.topology import Topology
+
+URI = "local-task://llvm-cpu?threads=1"
+
+
+def test_fit_line_recovers_overhead_and_throughput():
+    assert fit_line([(0, 5.0), (1000, 7.0), (3000, 11.0)]) == pytest.approx((5.0, 0.002))
+    # A negative free intercept is refitted through the origin (relative errors: weights 1/y).
+    w0, w1 = 1 / 0.5**2, 1 / 2.5**2
+    assert fit_line([(100, 0.5), (200, 2.5)]) == pytest.approx(
+        (0.0, (w0 * 100 * 0.5 + w1 * 200 * 2.5) / (w0 * 100**2 + w1 * 200**2)))
+    with pytest.raises(InvalidArgumentError, match="two distinct sizes"):
+        fit_line([(8, 1.0), (8, 2.0)])
+
+
+def test_kernel_costs_fit_each_class_with_two_sizes_or_more():
+    costs = kernel_costs({"matmul": [(1e6, 12.0), (3e6, 32.0)], "copy": [(1000, 3.0), (5000, 5.0)],
+                          "conv": [(1e6, 9.0)]})
+    assert costs.get("matmul") == ClassCost(pytest.approx(2.0), pytest.approx(100.0))  # 1e6 flop / 10 us
+    assert costs.get("copy") == ClassCost(pytest.approx(2.5), pytest.approx(2.0))     # 4000 B / 2 us
+    assert costs.get("conv") is None
+
+
+def _calibration(mpi=None):
+    kernels = KernelCosts((("matmul", ClassCost(2.0, 100.0)), ("copy", ClassCost(1.0, 20.0)),
+                           ("elementwise", ClassCost(1.5, 10.0))))
+    return Calibration([URI, URI, URI], {URI: kernels}, collective_link=LinkFit(50.0, 1.5, "fit"),
+                       copy_link=LinkFit(3.0, 30.0, "copies"), mpi_link=mpi, mpi_note="skipped: no mpiexec",
+                       call_us={3: 300.0}, mode="quick", seconds=4.0)
+
+
+def test_a_calibration_is_a_topology_of_the_measured_figures():
+    result = _calibration(LinkFit(20.0, 3.0, "ping-pong"))
+    topology = Topology.from_yaml(result.yaml_text())
+    assert [d.name for d in topology.devices] == ["cpu0", "cpu1", "cpu2"]
+    assert topology.group("all") == ("cpu0", "cpu1", "cpu2")
+    cpu1 = topology.device("cpu1")
+    assert (cpu1.uri, cpu1.peak_gflops, cpu1.memory_gbps, cpu1.time_model) == (URI, 100.0, 20.0, "roofline")
+    assert cpu1.kernels.dispatch_us("f_dispatch_0_matmul_8x8x8_f32", 1e6, 0) == pytest.approx(12.0)
+    link = topology.link("cpu0", "cpu2")
+    assert (link.latency_us, link.bandwidth_gbps) == (50.0, 1.5)
+    assert (topology.link("cpu1", "host").latency_us, topology.link("cpu1", "host").bandwidth_gbps) == (1.0, 20.0)
+    for links, expected in (("mpi", (20.0, 3.0)), ("copy", (3.0, 30.0))):
+        link = Topology.from_yaml(result.yaml_text(links)).link("cpu0", "cpu1")
+        assert (link.latency_us, link.bandwidth_gbps) == expected
+    header = [line for line in result.yaml_text().splitlines() if line.startswith("#")]
+    assert "collective links: latency 50 us, bandwidth 1.5 GB/s: fit" in header[6]
+    assert "copy links: latency 3 us, bandwidth 30 GB/s: copies" in header[7]
+    assert any("3 rank(s) 300 us" in line for line in header)
+    with pytest.raises(InvalidArgumentError, match="no MPI link was measured: skipped: no mpiexec"):
+        _calibration().topology_dict("mpi")
+    with pytest.raises(InvalidArgumentError, match="links must be one of collective, copy, mpi"):
+        _calibration().topology_dict("nvlink")
+
+
+def test_mpi_is_skipped_with_the_reason_without_mpi4py(monkeypatch):
+    monkeypatch.setattr(calibration.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(NotFoundError, match="mpi4py is not installed"):
+        calibration.measure_mpi("quick", 1)
+
+
+@pytest.mark.slow
+def test_rt_calibrate_quick_writes_a_topology_that_simulates_this_host(tmp_path):
+    mpi = pytest.importorskip("mpi4py", reason="--mpi needs the mpi extra") is not None
+    out = tmp_path / "host.yaml"
+    done = subprocess.run([sys.executable, "-m", "rt", "calibrate", "--quick", "--mpi", "-o", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {out}: 2 device(s)" in done.stdout and "MPI links: latency" in done.stdout and "MPI ping-pong: latency" in done.stdout
+    text = out.read_text()
+    assert text.startswith("# Written by `python -m rt calibrate` (quick")
+    topology = Topology.load(out)
+    for device in topology.devices:
+        for kind in ("matmul", "elementwise", "reduction", "copy", "fill"):
+            cost = device.kernels.get(kind)
+            assert cost.rate > 0 and cost.overhead_us >= 0, (kind, cost)
+        assert device.peak_gflops == device.kernels.get("matmul").rate
+    link = topology.link("cpu0", "cpu1")
+    assert mpi and link.latency_us >= 0 and link.bandwidth_gbps > 0
+    # A program simulated on it takes the calibrated classes' times: one matmul dispatch.
+    a = np.ones((64, 32), np.float32)
+    text = """func.func @mm(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<64x64xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x64xf32>) outs(%f : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}"""
+    with rt.load(rt.compile(text, data_tiling=False), topology=out) as m:
+        np.testing.assert_array_equal(m.mm(a, a.T), a @ a.T)
+        busy = m.report()["devices"]["cpu0"]["busy_us"]
+    assert busy == pytest.approx(topology.device("cpu0").kernels.get("matmul").time_us(2 * 64 * 64 * 32), abs=1e-3)
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--devices=0"], "--devices=0: expected 1 to 64 devices"),
+    (["--devices=foo://x"], "--devices (device 0): devices[0].uri: unknown HAL driver 'foo'"),
+    (["--devices=a,,b"], "expected a count or device URIs separated by commas"),
+    (["-o", "/nonexistent-folder/h.yaml"], "folder '/nonexistent-folder' does not exist"),
+    (["--links=mpi"], "--links=mpi needs --mpi")])
+def test_rt_calibrate_bad_arguments_are_clear(tmp_path, flags, message, capsys):
+    from rt.cli import main
+
+    argv = ["calibrate", *flags] + ([] if "-o" in flags else ["-o", str(tmp_path / "h.yaml")])
+    assert main(argv) == 1
+    assert message in capsys.readouterr().err
