@@ -12,6 +12,7 @@ Source followed: IREE ``Util/IR/UtilInterfaces`` (ShapeAwareOpInterface) and
 """
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
+from xdsl.dialects.linalg.ops import BroadcastOp, ReduceOp
 from xdsl.ir import OpResult
 from xdsl.rewriter import Rewriter
 
@@ -51,6 +52,8 @@ def _tied_source(op, index):
     # every linalg op with outputs is destination-passing
     if outputs is not None and op.dialect_name() == "linalg" and index < len(outputs):
         return outputs[index]
+    if isinstance(op, (BroadcastOp, ReduceOp)):  # xDSL names their inits ``init``
+        return op.init
     if isinstance(op, (PackOp, UnPackOp, tensor.InsertSliceOp, tensor.InsertOp)):
         return op.dest
     if isinstance(op, SoftmaxOp):

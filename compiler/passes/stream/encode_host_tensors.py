@@ -197,18 +197,27 @@ def _byte_offset(b, op, tensor_type, dims, indices):
 
 
 def _contiguous(shape, lengths):
-    """True when a box of ``lengths`` (ints, None = unknown) in ``shape`` is one row-major byte range.
+    """True when a box of ``lengths`` in ``shape`` is one row-major byte range.
 
-    That holds when, after the first dimension whose length is not 1, every length equals the
-    full (static) extent.
+    ``shape``: ints (DYNAMIC_INDEX unknown) or the SSA values of dynamic extents; ``lengths``:
+    ints, SSA values, or None (unknown). That holds when, after the first dimension whose length
+    is not 1, every length equals the full extent: the same int, or the same SSA value (a
+    concat's rows: the update's dynamic row length is the target's).
     """
     partial = False
     for extent, length in zip(shape, lengths):
-        if partial and (length is None or extent == DYNAMIC_INDEX or length != extent):
+        same = length is extent if not isinstance(length, int) else length == extent != DYNAMIC_INDEX
+        if partial and (length is None or not same):
             return False
         if length != 1:
             partial = True
     return True
+
+
+def _extents(shape, dims):
+    """Each dim of ``shape``: an int (static, or a constant index) or its dynamic SSA value."""
+    dims = list(dims)
+    return [_folded(dims.pop(0)) if d == DYNAMIC_INDEX else d for d in shape]
 
 
 def _affinity(op):
@@ -327,7 +336,8 @@ def _slice(op):
 def _update(op):
     enc = op.target_encoding
     upd = op.update_encoding
-    if not _contiguous(enc.get_shape(), [None if d == DYNAMIC_INDEX else d for d in upd.get_shape()]):
+    if not _contiguous(_extents(enc.get_shape(), op.target_encoding_dims),
+                       _extents(upd.get_shape(), op.update_encoding_dims)):
         raise error_at_op(op, f"stream.tensor.update into {enc} is not one contiguous byte range")
     b = _Builder(op)
     offset = _byte_offset(b, op, enc, op.target_encoding_dims, op.start_indices)
