@@ -21,6 +21,8 @@ from cpython.number cimport PyNumber_Index
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
 from rt.runtime.hal._library cimport LibraryEntry, library_dispatch_t
+from rt.runtime.hal._validation cimport (DISPATCH_OK, dispatch_fault, int64_arg,
+                                         raise_dispatch_fault)
 from rt.runtime.vm._interp import INTERRUPT_EPOCH_ADDRESS, THREAD_DEADLINE_ADDRESS, hook_interrupts
 
 
@@ -320,6 +322,10 @@ cdef class Launcher:
         """
         cdef rt_dispatch_state_v0_t state
         cdef uint32_t consts[MAX_CONSTANTS]
+        cdef int64_t values[MAX_CONSTANTS]
+        cdef int64_t xyz[3]
+        cdef Py_ssize_t nc
+        cdef int fault
         cdef void* ptrs[MAX_BINDINGS]
         cdef uint64_t lengths[MAX_BINDINGS]
         cdef uint64_t failed = 0
@@ -332,29 +338,29 @@ cdef class Launcher:
             raise InvalidArgumentError("dispatch: this library has no exports")
         o = <uint32_t>_as_int(ordinal, 0, <int64_t>self._count - 1, "dispatch ordinal")
         e = &self._exports[o]
-        if len(workgroup_count) != 3:
-            raise InvalidArgumentError(
-                f"export '{self._names[o]}': workgroup_count must be (x, y, z), "
-                f"got {workgroup_count!r}")
+        where = f"llvm-cpu dispatch of export '{self._names[o]}'"
+        counts = tuple(workgroup_count)
+        if len(counts) != 3:
+            raise InvalidArgumentError(f"{where}: workgroup_count must be (x, y, z), got {counts}")
         for i in range(3):
-            state.workgroup_count[i] = <uint32_t>_as_int(
-                workgroup_count[i], 0, 0xFFFFFFFF, "workgroup_count")
+            xyz[i] = int64_arg(where, counts[i], "workgroup count")
+        nc = len(constants)
+        if nc == e.constant_count:
+            for i in range(nc):
+                values[i] = int64_arg(where, constants[i], f"push constant {i}")
+        if len(binding_lengths) != len(binding_ptrs):
+            raise InvalidArgumentError(f"{where}: {len(binding_ptrs)} binding pointers but "
+                                       f"{len(binding_lengths)} lengths")
+        fault = dispatch_fault(xyz[0], xyz[1], xyz[2], values, nc, e.constant_count,
+                               len(binding_ptrs), e.binding_count)
+        if fault != DISPATCH_OK:
+            raise_dispatch_fault(fault, where, xyz[0], xyz[1], xyz[2], values, nc,
+                                 e.constant_count, len(binding_ptrs), e.binding_count)
+        for i in range(3):
+            state.workgroup_count[i] = <uint32_t>xyz[i]
             state.workgroup_size[i] = e.workgroup_size[i]
-        if (<double>state.workgroup_count[0] * state.workgroup_count[1]
-                * state.workgroup_count[2] >= 9.2e18):
-            raise InvalidArgumentError(
-                f"export '{self._names[o]}': workgroup_count {tuple(workgroup_count)} has "
-                f"2**63 or more workgroups; split the dispatch")
-        if len(constants) != e.constant_count:
-            raise InvalidArgumentError(
-                f"export '{self._names[o]}' takes {e.constant_count} push constants, "
-                f"got {len(constants)}")
-        for i in range(e.constant_count):
-            consts[i] = <uint32_t>_as_int(constants[i], -0x80000000, 0xFFFFFFFF, "push constant")
-        if len(binding_ptrs) != e.binding_count or len(binding_lengths) != e.binding_count:
-            raise InvalidArgumentError(
-                f"export '{self._names[o]}' takes {e.binding_count} bindings, got "
-                f"{len(binding_ptrs)} pointers and {len(binding_lengths)} lengths")
+        for i in range(nc):
+            consts[i] = <uint32_t>(values[i] & 0xFFFFFFFF)
         for i in range(e.binding_count):
             ptrs[i] = <void*><size_t>_as_u64(binding_ptrs[i], "binding pointer")
             lengths[i] = _as_u64(binding_lengths[i], "binding length")
