@@ -16,7 +16,8 @@ from rt.runtime.vm import Module
 EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "matmul_f32.mlir"
 
 
-@pytest.mark.parametrize("cpu,n0", [("x86-64", 4), ("x86-64-v3", 8), ("znver4", 16)])
+@pytest.mark.parametrize("cpu,n0", [("x86-64", 4), ("x86-64-v3", 16), ("znver4", 16),
+                                    ("icelake-server", 32)])
 def test_matmul_built_for_another_cpu_runs_on_the_host(cpu, n0, tmp_path):
     vmfb = rt.compile(EXAMPLE, devices=[f"dev=llvm-cpu:{cpu}"],
                       dump_after="iree-stream-specialize-encodings", dump_dir=str(tmp_path))
