@@ -13,6 +13,8 @@ thread, a ``DeviceError`` naming the interrupt elsewhere) or the calling thread'
 call, or the device queue behind it, from ending (issue 13).
 """
 
+import os
+
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc
 from cpython.exc cimport PyErr_CheckSignals
@@ -60,6 +62,8 @@ cdef extern from "worker_pool.h" nogil:
     int32_t rt_launch_group(const rt_dispatch_fn_t* fns,
                             const rt_dispatch_state_v0_t* const* states, uint32_t count,
                             uint32_t threads, uint32_t* failed_item, uint64_t* failed_index)
+    void rt_pool_set_cpu_ids(const int32_t* ids, uint32_t count)
+    int32_t rt_pool_worker_cpus(uint32_t index, int32_t* out, uint32_t cap)
     void rt_cancel_begin(uint64_t deadline_ns)
     int32_t rt_cancel_stopped()
     void rt_set_interrupt_epoch(void* epoch)
@@ -156,6 +160,43 @@ def set_spin_wait(uint64_t nanoseconds):
     latency of back-to-back dispatches but burn a core that other thread pools may want.
     """
     rt_pool.spin_ns = nanoseconds
+
+
+def pin_workers(cpu_ids):
+    """Pin the pool's workers to ``cpu_ids`` (IREE's ``--task_topology_cpu_ids``): worker k
+    (k = 1, 2, ...) to ``cpu_ids[k % len(cpu_ids)]``; the dispatching thread, worker 0, is
+    never pinned. Empty: the workers get back the CPUs the process had. The pool is
+    process-wide: the last call wins. Waits for a running dispatch to end.
+
+    Raises InvalidArgumentError for an id that is not one of this process's CPUs
+    (``os.sched_getaffinity(0)``)."""
+    cdef int32_t ids[RT_MAX_WORKERS + 1]
+    cdef Py_ssize_t i
+    allowed = os.sched_getaffinity(0)
+    cpu_ids = list(cpu_ids)
+    if len(cpu_ids) > RT_MAX_WORKERS + 1:
+        raise InvalidArgumentError(f"pin_workers: {len(cpu_ids)} CPU ids, at most "
+                                   f"{RT_MAX_WORKERS + 1}")
+    for i in range(len(cpu_ids)):
+        if type(cpu_ids[i]) is not int or cpu_ids[i] not in allowed:
+            raise InvalidArgumentError(f"pin_workers: CPU id {cpu_ids[i]!r} is not one this "
+                                       f"process may use; expected one of {sorted(allowed)}")
+        ids[i] = cpu_ids[i]
+    rt_pool_set_cpu_ids(ids, <uint32_t>len(cpu_ids))
+
+
+def worker_cpus():
+    """The CPUs each started pool worker may run on (sets of CPU numbers), worker 1 first."""
+    cdef int32_t cpus[1024]
+    cdef int32_t n
+    cdef uint32_t i = 0
+    found = []
+    while True:
+        n = rt_pool_worker_cpus(i, cpus, 1024)
+        if n < 0:
+            return found
+        found.append({cpus[j] for j in range(n)})
+        i += 1
 
 
 def worker_count():
