@@ -61,17 +61,19 @@ def _default_uri(module, index, spec):
 def resolve_device_uri(text, spec):
     """A device URI for ``--device=text`` bound to device ``spec`` (an rt.devices entry or None).
 
-    ``driver://device[?params]`` is kept; a bare driver (``local-sync``) gets the device of the
-    spec's first target (default llvm-cpu); a bare device (``vmvx``) gets ``local-task``.
+    ``driver://device[?params]`` is kept; a bare driver (``local-sync``, ``local-task?threads=4``)
+    gets the device of the spec's first target (default llvm-cpu); a bare device (``vmvx``)
+    gets ``local-task``.
     """
     if "://" in text:
         return text
-    if text in (d.name for d in list_drivers()):
+    name, sep, query = text.partition("?")
+    if name in (d.name for d in list_drivers()):
         backends = [t["backend"] for t in spec["targets"]] if spec else []
         device = next((b for b in backends if b in device_names()), "llvm-cpu")
-        return f"{text}://{device}"
-    if text in device_names():
-        return f"{DEFAULT_DRIVER}://{text}"
+        return f"{name}://{device}{sep}{query}"
+    if name in device_names():
+        return f"{DEFAULT_DRIVER}://{name}{sep}{query}"
     return text
 
 

@@ -51,6 +51,13 @@ ALIASES = (
     (RUN, "--function=F / --input=SPEC / --output=SPEC", "the same", "IREE's value syntax"),
     (RUN, "--parameters=[SCOPE=]FILE", "--parameters=[SCOPE=]FILE", ".irpa or .safetensors (repeatable)"),
     (RUN, "--print_statistics", "--print-statistics", "allocator statistics of each device after the run"),
+    (RUN, "--task_topology_group_count=N", "--device=local-task://D?threads=N",
+     "added to every local-task --device (or --device=local-task?threads=N when none is given); "
+     "default: the CPUs the process may use"),
+    (RUN, "--task_topology_max_group_count=N", "--device=local-task://D?max_threads=N",
+     "caps that default"),
+    (RUN, "--task_topology_cpu_ids=0,1,...", "--device=local-task://D?cpu_ids=0,1,...",
+     "pins the llvm-cpu workers to these CPUs in order (threads: their count); default: nothing pinned"),
     (BENCH, "--benchmark_repetitions=N", "--benchmark_repetitions=N",
      "Google Benchmark repetitions, with _mean/_median/_stddev/_cv rows"),
     (BENCH, "--benchmark_min_time=T|Ts|Nx", "--benchmark_min_time=T|Ts|Nx",
@@ -187,6 +194,39 @@ def _with_cpu(target, cpu):
     return f"{name}={spec}" if sep else spec
 
 
+#: IREE's task topology flags and the local-task URI parameter each becomes
+TOPOLOGY = {"--task_topology_group_count": "threads", "--task_topology_max_group_count": "max_threads",
+            "--task_topology_cpu_ids": "cpu_ids"}
+
+
+def _with_topology(out, topology):
+    """``out`` with the local-task URI parameters ``topology`` added to every local-task
+    ``--device`` (a ``--device=local-task?...`` when none is given)."""
+    if not topology:
+        return out
+    query = "&".join(f"{key}={value}" for key, value in topology.items())
+    result, devices = [], 0
+    for arg in out:
+        flag, value = _split(arg)
+        if flag == "--device" and value:
+            devices += 1
+            if value.partition("?")[0].partition("://")[0] == "local-task":
+                arg = f"--device={value}{'&' if '?' in value else '?'}{query}"
+        result.append(arg)
+    return result if devices else result + [f"--device=local-task?{query}"]
+
+
+def _topology_value(flag, value):
+    """A topology flag's value: a positive count, or (cpu_ids) comma-separated CPU numbers."""
+    if flag == "--task_topology_cpu_ids":
+        ok, want = bool(value) and all(p.isdigit() for p in value.split(",")), "comma-separated CPU numbers (0,1,2)"
+    else:
+        ok, want = bool(value) and value.isdigit() and int(value) >= 1, "a positive integer"
+    if not ok:
+        raise InvalidArgumentError(f"{flag}={value or ''}: expected {want}")
+    return value
+
+
 def _run_flag(command, flag, value):
     """rt spelling of one iree-run-module / iree-benchmark-module flag, or None."""
     if flag == "--print_statistics":
@@ -231,7 +271,7 @@ def translate(command, argv, rt_flags=()):
     flag whose value rt cannot honour (naming what would be right).
     """
     state = _Compile() if command == "compile" or command in RUN else None
-    out = []
+    out, topology = [], {}
     for arg in argv:
         given = arg.partition("=")[0]
         xcompiler = command in RUN and arg.startswith("--Xcompiler,")
@@ -249,6 +289,9 @@ def translate(command, argv, rt_flags=()):
                 f"--Xcompiler,{arg[2:]}: not an iree-compile flag rt knows; rt run takes the compile "
                 "flags of an .mlir module as --trace-dispatch-tensors, --trace-dispatch=SYMBOL, "
                 "--no-data-tiling and --no-reassociate-fp-reductions, or their IREE spellings")
+        if command in RUN and flag in TOPOLOGY:
+            topology[TOPOLOGY[flag]] = _topology_value(flag, value)
+            continue
         if command in RUN:
             replaced = _run_flag(command, flag, value)
             if replaced is not None:
@@ -258,7 +301,7 @@ def translate(command, argv, rt_flags=()):
             raise InvalidArgumentError(_unknown(command, flag, rt_flags))
         out.append(arg)
     if command in RUN:
-        return _finish_run(state, out)
+        return _with_topology(_finish_run(state, out), topology)
     return state.finish(out) if state is not None else out
 
 

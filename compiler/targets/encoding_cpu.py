@@ -1,10 +1,11 @@
 """Data-tiling tile tables of the CPU-like targets (llvm-cpu on x86-64, vmvx).
 
-Each table lists ``(M0, N0, K0)`` tiles, the widest first followed by its truncations for
-narrow M; ``choose_matmul_tile`` picks one for an encoding's static iteration sizes:
+Each table lists ``(M0, N0, K0)`` tiles, the widest first followed by its power-of-two
+truncations for narrow M; ``choose_matmul_tile`` picks one for an encoding's static iteration sizes:
 
-- x86-64, float inputs with an f32/f16 result (bf16 inputs with an f32/bf16 result): AVX-512F
-  16x16x1 (VFMADD on zmm), AVX 8x8x1 (ymm), baseline SSE 8x4x1 (xmm);
+- x86-64, float inputs with an f32/f16 result (bf16 inputs with an f32/bf16 result): the
+  target's CPU family's tile (``cpu_families``: Zen 4/5 and generic AVX-512 16x16x1, Intel
+  AVX-512 8x32x1, AVX2 6x16x1, generic AVX 8x8x1, SSE 8x4x1);
 - x86-64, i8 x i8 or i16 x i16 -> i32: AVX-512 VNNI / AVX-512BW 16x16x2 (VPDPWSSD /
   VPMADDWD on zmm), AVX2 8x8x2, SSE 8x4x2;
 - vmvx: 8x8x1 for float inputs, 8x8x4 for integers (rt's vmvx microkernels take any static
@@ -21,27 +22,22 @@ _TRUNCATED = (16, 8, 4, 2, 1)
 
 
 def _family(m0, n0, k0):
-    return [(m, n0, k0) for m in _TRUNCATED if m <= m0]
-
-
-def _features(config):
-    from rt.compiler.targets.llvm_cpu import target_from_config
-
-    return set(target_from_config(config).features)
+    return [(m0, n0, k0)] + [(m, n0, k0) for m in _TRUNCATED if m < m0]
 
 
 def x86_64_matmul_tiles(element_types, config):
     """Tiles for an llvm-cpu x86-64 target ``config`` (dict), best first; [] when the element
-    types ``(lhs, rhs, out)`` (MLIR names) have no data-tiling tiles."""
+    types ``(lhs, rhs, out)`` (MLIR names) have no data-tiling tiles. Float tiles are the
+    target's CPU family's (``cpu_families``); integer ones follow the features."""
+    from rt.compiler.targets.cpu_families import family_of
+    from rt.compiler.targets.llvm_cpu import target_from_config
+
     lhs, rhs, out = element_types
-    features = _features(config)
+    target = target_from_config(config)
+    features = set(target.features)
     bf16 = lhs == rhs == "bf16" and out in ("f32", "bf16")  # widened to f32 in the mmt4d kernel
     if bf16 or (out in ("f32", "f16") and lhs.startswith("f") and rhs.startswith("f")):
-        if "avx512f" in features:
-            return _family(16, 16, 1)
-        if "avx" in features:
-            return _family(8, 8, 1)
-        return _family(8, 4, 1)
+        return _family(*family_of(target).f32_tile)
     if out == "i32" and lhs == rhs and lhs in ("i8", "i16"):
         if "avx512vnni" in features or "avx512bw" in features:
             return _family(16, 16, 2)

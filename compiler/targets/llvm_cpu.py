@@ -1,7 +1,8 @@
 """The ``llvm-cpu`` target backend: x86-64 CPU configs, workgroup tiles, object serialization.
 
-Device specs: ``llvm-cpu`` (this host's CPU), ``llvm-cpu:host``, ``llvm-cpu:x86-64``,
-``llvm-cpu:x86-64-v2`` / ``-v3`` / ``-v4``, ``llvm-cpu:znver4``, ``llvm-cpu:znver5``. The config
+Device specs: ``llvm-cpu`` (this host's CPU), ``llvm-cpu:host``, ``llvm-cpu:<cpu>`` for each
+of ``NAMED_CPUS`` (``x86-64``, ``x86-64-v2`` / ``-v3`` / ``-v4``, AMD ``znver1``..``znver5``,
+Intel ``haswell``..``graniterapids``). The config
 is the dict behind ``#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64", {...}>``:
 ``cpu`` (LLVM processor name), ``cpu_features`` (every enabled feature, ``"+a,+b"``),
 ``target_triple``, ``native_vector_size`` (bytes) and ``target`` (the spec's CPU name).
@@ -18,27 +19,26 @@ from rt.compiler.codegen.llvm_cpu.kernel_codegen import emit_kernel
 from rt.compiler.codegen.llvm_cpu.library import LibraryBuilder
 from rt.compiler.codegen.llvm_cpu.target import NAMED_CPUS, TRIPLE, CpuTarget, cpu_target
 from rt.compiler.targets import TargetBackend
+from rt.compiler.targets.cpu_families import family_of
 from rt.devices.llvm_cpu import abi
 from rt.devices.llvm_cpu.cpu_features import known_cpu_features, parse_feature_list
 from rt.runtime.errors import CompileError, InvalidArgumentError
 
 #: Workgroup tiles per root-op kind, innermost distributed dim first (x, y, z). A matmul's
 #: x is n and y is m; an elementwise op's x is its innermost parallel dim. Pack, unpack and
-#: mmt4d count outer (tile) dims: mmt4d 4 x 4 tiles of 16 x 16 on AVX-512 (a 64 x 64 output
-#: block: LHS and RHS panels of 4 x K1 x 64 bytes stay in L2, and a 1024^3 matmul still has
-#: 256 workgroups; batch_mmt4d tiles N1, M1 and the batch alike); pack and unpack see
-#: ``relayout_tiles``. A packed-filter conv tiles its output
+#: mmt4d count outer (tile) dims: mmt4d and batch_mmt4d take their CPU family's
+#: ``mmt4d_workgroup_tiles`` (cpu_families: a 64 x 64 output block, 4 x 4 tiles of 16 x 16 on
+#: Zen 4, whose LHS and RHS panels stay in L2; a 1024^3 matmul still has 256 workgroups);
+#: pack and unpack see ``relayout_tiles``. A packed-filter conv tiles its output
 #: pixels (x: the row, y: rows, z: the batch) and keeps every channel in one workgroup: one
 #: output row per workgroup reads KH input rows and the whole packed filter once.
 WORKGROUP_TILES = {
     "matmul": (128, 32),
     "batch_matmul": (128, 32, 1),
-    "mmt4d": (4, 4),
     # one m1 per workgroup row; the kernel regroups them (mmt4d.Mmt4dPlan._row_share): blocks
     # of rows sharing their n1 tiles, whole rows when M has enough rows of tiles
     "mmt4d_lhs_panel": (8, 1),
-    "batch_mmt4d": (4, 4, 1),
-    "unpack": (8, 8),
+    "unpack": (8, 8, 1),
     "conv": (64, 8, 1),
     "packed_conv": (64, 1, 1),
     "pooling": (64, 8, 1),
@@ -51,8 +51,9 @@ DEFAULT_TILES = (8192, 16, 4)
 def relayout_tiles(vector_bytes):
     """Pack tiles for a target with ``vector_bytes`` registers: x spans 8 f32 vectors of
     columns (whole transposed blocks for an LHS pack), y 8 outer tiles (an RHS pack then writes
-    at most 8 packed panels at a time: more, 64 KiB apart, thrash the L1 sets)."""
-    return (2 * vector_bytes, 8)
+    at most 8 packed panels at a time: more, 64 KiB apart, thrash the L1 sets), z one batch
+    (a batch_matmul operand's pack splits over batch x tiles, not tiles alone)."""
+    return (2 * vector_bytes, 8, 1)
 
 
 class LlvmCpuBackend(TargetBackend):
@@ -84,10 +85,10 @@ class LlvmCpuBackend(TargetBackend):
         ``relayout_tiles``."""
         if kernel_kind == "pack":
             return relayout_tiles(_vector_bytes(config))
-        tiles = WORKGROUP_TILES.get(kernel_kind, DEFAULT_TILES)
-        if kernel_kind == "mmt4d" and _vector_bytes(config) < 64:
-            return (8, 8)
-        return tiles
+        if kernel_kind in ("mmt4d", "batch_mmt4d"):
+            family = family_of(target_from_config(config))
+            return family.mmt4d_workgroup_tiles + ((1,) if kernel_kind == "batch_mmt4d" else ())
+        return WORKGROUP_TILES.get(kernel_kind, DEFAULT_TILES)
 
     def serialize(self, executable_name, kernels, config):
         """Compile ``kernels`` into ``(format, data, metadata)`` for the llvm-cpu loader.

@@ -13,6 +13,8 @@ thread, a ``DeviceError`` naming the interrupt elsewhere) or the calling thread'
 call, or the device queue behind it, from ending (issue 13).
 """
 
+import os
+
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc
 from cpython.exc cimport PyErr_CheckSignals
@@ -21,6 +23,8 @@ from cpython.number cimport PyNumber_Index
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError
 from rt.runtime.hal._library cimport LibraryEntry, library_dispatch_t
+from rt.runtime.hal._validation cimport (DISPATCH_OK, dispatch_fault, int64_arg,
+                                         raise_dispatch_fault)
 from rt.runtime.vm._interp import INTERRUPT_EPOCH_ADDRESS, THREAD_DEADLINE_ADDRESS, hook_interrupts
 
 
@@ -58,6 +62,8 @@ cdef extern from "worker_pool.h" nogil:
     int32_t rt_launch_group(const rt_dispatch_fn_t* fns,
                             const rt_dispatch_state_v0_t* const* states, uint32_t count,
                             uint32_t threads, uint32_t* failed_item, uint64_t* failed_index)
+    void rt_pool_set_cpu_ids(const int32_t* ids, uint32_t count)
+    int32_t rt_pool_worker_cpus(uint32_t index, int32_t* out, uint32_t cap)
     void rt_cancel_begin(uint64_t deadline_ns)
     int32_t rt_cancel_stopped()
     void rt_set_interrupt_epoch(void* epoch)
@@ -154,6 +160,43 @@ def set_spin_wait(uint64_t nanoseconds):
     latency of back-to-back dispatches but burn a core that other thread pools may want.
     """
     rt_pool.spin_ns = nanoseconds
+
+
+def pin_workers(cpu_ids):
+    """Pin the pool's workers to ``cpu_ids`` (IREE's ``--task_topology_cpu_ids``): worker k
+    (k = 1, 2, ...) to ``cpu_ids[k % len(cpu_ids)]``; the dispatching thread, worker 0, is
+    never pinned. Empty: the workers get back the CPUs the process had. The pool is
+    process-wide: the last call wins. Waits for a running dispatch to end.
+
+    Raises InvalidArgumentError for an id that is not one of this process's CPUs
+    (``os.sched_getaffinity(0)``)."""
+    cdef int32_t ids[RT_MAX_WORKERS + 1]
+    cdef Py_ssize_t i
+    allowed = os.sched_getaffinity(0)
+    cpu_ids = list(cpu_ids)
+    if len(cpu_ids) > RT_MAX_WORKERS + 1:
+        raise InvalidArgumentError(f"pin_workers: {len(cpu_ids)} CPU ids, at most "
+                                   f"{RT_MAX_WORKERS + 1}")
+    for i in range(len(cpu_ids)):
+        if type(cpu_ids[i]) is not int or cpu_ids[i] not in allowed:
+            raise InvalidArgumentError(f"pin_workers: CPU id {cpu_ids[i]!r} is not one this "
+                                       f"process may use; expected one of {sorted(allowed)}")
+        ids[i] = cpu_ids[i]
+    rt_pool_set_cpu_ids(ids, <uint32_t>len(cpu_ids))
+
+
+def worker_cpus():
+    """The CPUs each started pool worker may run on (sets of CPU numbers), worker 1 first."""
+    cdef int32_t cpus[1024]
+    cdef int32_t n
+    cdef uint32_t i = 0
+    found = []
+    while True:
+        n = rt_pool_worker_cpus(i, cpus, 1024)
+        if n < 0:
+            return found
+        found.append({cpus[j] for j in range(n)})
+        i += 1
 
 
 def worker_count():
@@ -320,6 +363,10 @@ cdef class Launcher:
         """
         cdef rt_dispatch_state_v0_t state
         cdef uint32_t consts[MAX_CONSTANTS]
+        cdef int64_t values[MAX_CONSTANTS]
+        cdef int64_t xyz[3]
+        cdef Py_ssize_t nc
+        cdef int fault
         cdef void* ptrs[MAX_BINDINGS]
         cdef uint64_t lengths[MAX_BINDINGS]
         cdef uint64_t failed = 0
@@ -332,29 +379,29 @@ cdef class Launcher:
             raise InvalidArgumentError("dispatch: this library has no exports")
         o = <uint32_t>_as_int(ordinal, 0, <int64_t>self._count - 1, "dispatch ordinal")
         e = &self._exports[o]
-        if len(workgroup_count) != 3:
-            raise InvalidArgumentError(
-                f"export '{self._names[o]}': workgroup_count must be (x, y, z), "
-                f"got {workgroup_count!r}")
+        where = f"llvm-cpu dispatch of export '{self._names[o]}'"
+        counts = tuple(workgroup_count)
+        if len(counts) != 3:
+            raise InvalidArgumentError(f"{where}: workgroup_count must be (x, y, z), got {counts}")
         for i in range(3):
-            state.workgroup_count[i] = <uint32_t>_as_int(
-                workgroup_count[i], 0, 0xFFFFFFFF, "workgroup_count")
+            xyz[i] = int64_arg(where, counts[i], "workgroup count")
+        nc = len(constants)
+        if nc == e.constant_count:
+            for i in range(nc):
+                values[i] = int64_arg(where, constants[i], f"push constant {i}")
+        if len(binding_lengths) != len(binding_ptrs):
+            raise InvalidArgumentError(f"{where}: {len(binding_ptrs)} binding pointers but "
+                                       f"{len(binding_lengths)} lengths")
+        fault = dispatch_fault(xyz[0], xyz[1], xyz[2], values, nc, e.constant_count,
+                               len(binding_ptrs), e.binding_count)
+        if fault != DISPATCH_OK:
+            raise_dispatch_fault(fault, where, xyz[0], xyz[1], xyz[2], values, nc,
+                                 e.constant_count, len(binding_ptrs), e.binding_count)
+        for i in range(3):
+            state.workgroup_count[i] = <uint32_t>xyz[i]
             state.workgroup_size[i] = e.workgroup_size[i]
-        if (<double>state.workgroup_count[0] * state.workgroup_count[1]
-                * state.workgroup_count[2] >= 9.2e18):
-            raise InvalidArgumentError(
-                f"export '{self._names[o]}': workgroup_count {tuple(workgroup_count)} has "
-                f"2**63 or more workgroups; split the dispatch")
-        if len(constants) != e.constant_count:
-            raise InvalidArgumentError(
-                f"export '{self._names[o]}' takes {e.constant_count} push constants, "
-                f"got {len(constants)}")
-        for i in range(e.constant_count):
-            consts[i] = <uint32_t>_as_int(constants[i], -0x80000000, 0xFFFFFFFF, "push constant")
-        if len(binding_ptrs) != e.binding_count or len(binding_lengths) != e.binding_count:
-            raise InvalidArgumentError(
-                f"export '{self._names[o]}' takes {e.binding_count} bindings, got "
-                f"{len(binding_ptrs)} pointers and {len(binding_lengths)} lengths")
+        for i in range(nc):
+            consts[i] = <uint32_t>(values[i] & 0xFFFFFFFF)
         for i in range(e.binding_count):
             ptrs[i] = <void*><size_t>_as_u64(binding_ptrs[i], "binding pointer")
             lengths[i] = _as_u64(binding_lengths[i], "binding length")

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 
 import llvmlite.binding as llvm
 
-from rt.devices.llvm_cpu import abi
+from rt.devices.llvm_cpu import _launcher, abi
 from rt.devices.llvm_cpu.cpu_features import missing_features
 from rt.devices.llvm_cpu.descriptor import read_library_descriptor
 from rt.devices.llvm_cpu.elf import read_elf_object
@@ -95,6 +95,10 @@ class LlvmCpuLoader(ExecutableLoader):
             return (f"requires CPU features {','.join(missing)} which this host lacks; pick a "
                     f"variant built for this host's CPU")
         return None
+
+    def pin_workers(self, cpu_ids):
+        """Pin the worker pool to ``cpu_ids`` (``_launcher.pin_workers``)."""
+        _launcher.pin_workers(cpu_ids)
 
     def load(self, format, data, metadata):
         """Load one object and return its ``LlvmCpuExecutableLibrary``.

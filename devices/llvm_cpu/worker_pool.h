@@ -114,6 +114,13 @@ typedef struct {
   int atfork_registered;
   _Atomic uint64_t group_jobs;        /* jobs of two or more dispatches run on the pool */
   _Atomic uint64_t grouped_dispatches; /* the dispatches those jobs held */
+  /* CPUs the workers are pinned to (IREE's --task_topology_cpu_ids): worker k (k >= 1; the
+   * dispatching thread is worker 0 and is never pinned) runs on cpu_ids[k % cpu_id_count].
+   * cpu_id_count 0, the default, pins nothing. */
+  int32_t cpu_ids[RT_MAX_WORKERS + 1];
+  uint32_t cpu_id_count;
+  cpu_set_t unpinned; /* the process's CPUs when pinning first began, restored by unpinning */
+  int unpinned_saved;
 } rt_pool_t;
 
 static rt_pool_t rt_pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .spin_ns = 50000};
@@ -253,6 +260,52 @@ static void rt_pool_after_fork_child(void) {
   rt_pool.worker_count = 0;
 }
 
+/* Applies the pool's CPU ids to worker `w` (called with pool->lock held). */
+static void rt_pool_pin_worker(rt_worker_t* w) {
+  if (rt_pool.cpu_id_count == 0) {
+    if (rt_pool.unpinned_saved)
+      pthread_setaffinity_np(w->thread, sizeof(cpu_set_t), &rt_pool.unpinned);
+    return;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(rt_pool.cpu_ids[w->worker_id % rt_pool.cpu_id_count], &set);
+  pthread_setaffinity_np(w->thread, sizeof(set), &set);
+}
+
+/* Pins the workers to `ids` (`count` CPU numbers below CPU_SETSIZE, checked by the caller),
+ * now and as they start; count 0 gives them back the CPUs the process had. Waits for a
+ * running dispatch to end. */
+static void rt_pool_set_cpu_ids(const int32_t* ids, uint32_t count) {
+  pthread_mutex_lock(&rt_pool.lock);
+  if (!rt_pool.unpinned_saved && count > 0) {
+    sched_getaffinity(0, sizeof(cpu_set_t), &rt_pool.unpinned);
+    rt_pool.unpinned_saved = 1;
+  }
+  if (count > RT_MAX_WORKERS + 1) count = RT_MAX_WORKERS + 1;
+  for (uint32_t i = 0; i < count; ++i) rt_pool.cpu_ids[i] = ids[i];
+  rt_pool.cpu_id_count = count;
+  for (uint32_t i = 0; i < rt_pool.worker_count; ++i) rt_pool_pin_worker(rt_pool.workers[i]);
+  pthread_mutex_unlock(&rt_pool.lock);
+}
+
+/* The CPUs worker `index` (0 = worker 1) may run on, at most `cap` into `out`; -1 if no such
+ * worker has started. */
+static int32_t rt_pool_worker_cpus(uint32_t index, int32_t* out, uint32_t cap) {
+  cpu_set_t set;
+  pthread_mutex_lock(&rt_pool.lock);
+  if (index >= rt_pool.worker_count) {
+    pthread_mutex_unlock(&rt_pool.lock);
+    return -1;
+  }
+  pthread_getaffinity_np(rt_pool.workers[index]->thread, sizeof(set), &set);
+  pthread_mutex_unlock(&rt_pool.lock);
+  int32_t n = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE && (uint32_t)n < cap; ++cpu)
+    if (CPU_ISSET(cpu, &set)) out[n++] = cpu;
+  return n;
+}
+
 /* Starts workers until there are `count` (called with pool->lock held). Returns how many exist. */
 static uint32_t rt_pool_grow(uint32_t count) {
   if (!rt_pool.atfork_registered) {
@@ -273,6 +326,7 @@ static uint32_t rt_pool_grow(uint32_t count) {
       break;
     }
     pthread_detach(w->thread);
+    rt_pool_pin_worker(w);
     rt_pool.workers[rt_pool.worker_count++] = w;
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -33,13 +33,13 @@ import time
 
 from rt.devices.vmvx.module import VmvxModule
 from rt.runtime.errors import DeadlineExceededError, DeviceError, InvalidArgumentError, ModuleFormatError
+from rt.runtime.hal._validation import check_library_dispatch
 from rt.runtime.hal.executable_library import ExecutableLibrary, ExportInfo
 from rt.runtime.vm import Context, Instance, Module, VMBuffer, VMList, interrupt_epoch, thread_deadline
 
 FORMAT = "vmvx-bytecode"
 ENTRY_CCONV = "0rriiiiii_v"
 _ACCESS = ("ro", "rw")
-_I32_MAX = 2**31 - 1
 
 
 def _export_info(module, fn):
@@ -121,24 +121,13 @@ class VmvxExecutable(ExecutableLibrary):
             raise InvalidArgumentError(
                 f"vmvx dispatch: export ordinal {ordinal!r} is not in [0, {len(self.exports)})")
         info = self.exports[ordinal]
-        counts = tuple(workgroup_count)
-        if len(counts) != 3 or any(type(c) is not int or not 0 <= c <= _I32_MAX for c in counts):
+        counts, constants = check_library_dispatch(
+            f"vmvx dispatch {info.name}", info, workgroup_count, constants, len(binding_ptrs))
+        if len(binding_lengths) != len(binding_ptrs):
             raise InvalidArgumentError(
-                f"vmvx dispatch {info.name}: workgroup_count {workgroup_count!r} must be three "
-                f"ints in [0, 2^31)")
-        if len(constants) != info.constant_count:
-            raise InvalidArgumentError(
-                f"vmvx dispatch {info.name}: {len(constants)} push constants given, the export "
-                f"takes {info.constant_count}")
-        if len(binding_ptrs) != info.binding_count or len(binding_lengths) != info.binding_count:
-            raise InvalidArgumentError(
-                f"vmvx dispatch {info.name}: {len(binding_ptrs)} binding pointers and "
-                f"{len(binding_lengths)} lengths given, the export takes {info.binding_count}")
-        try:
-            packed = array.array("I", constants)
-        except (OverflowError, TypeError) as e:
-            raise InvalidArgumentError(
-                f"vmvx dispatch {info.name}: push constants must be uint32 values ({e})") from None
+                f"vmvx dispatch {info.name}: {len(binding_ptrs)} binding pointers but "
+                f"{len(binding_lengths)} lengths")
+        packed = array.array("I", constants)
         if sys.byteorder != "little":
             packed.byteswap()
         constants_buffer = VMBuffer(packed.tobytes(), "constants")

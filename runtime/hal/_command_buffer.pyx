@@ -37,7 +37,8 @@ from rt.runtime.hal._executable cimport Executable
 from rt.runtime.hal._validation cimport (Site, buffer_arg, check_binding, check_collective,
                                          check_collective_range, check_copy, check_dispatch,
                                          check_executable, check_fill, check_range, check_slot,
-                                         check_table_entry, host_source, i32_arg, size_value)
+                                         check_table_entry, dispatch_int_arg, host_source,
+                                         size_value)
 from rt.runtime.hal import commands as records
 from rt.runtime.vm._interp import current_call_site
 
@@ -439,15 +440,8 @@ cdef class CommandBuffer(Site):
         e = <Executable>executable
         self._dispatching, self._dispatching_ordinal = e, <uint32_t>ordinal
         try:
-            if (x < 0 or y < 0 or z < 0 or x > 0xFFFFFFFF or y > 0xFFFFFFFF or z > 0xFFFFFFFF
-                    or constant_count != e.constant_counts[ordinal]
-                    or binding_count != e.binding_counts[ordinal]):
-                check_dispatch(self, "dispatch", e, ordinal, x, y, z, constants, constant_count,
-                               binding_count)
-            for i in range(constant_count):
-                if constants[i] < -0x80000000 or constants[i] > 0xFFFFFFFF:
-                    check_dispatch(self, "dispatch", e, ordinal, x, y, z, constants, constant_count,
-                                   binding_count)
+            check_dispatch(self, "dispatch", e, ordinal, x, y, z, constants, constant_count,
+                           binding_count)
             expected = e.encodings_of(ordinal)
             operands = []
             for i in range(binding_count):
@@ -545,7 +539,7 @@ cdef class CommandBuffer(Site):
                 raise InvalidArgumentError(f"{self.where('dispatch')}: workgroup_count must be "
                                            f"(x, y, z), got {counts}")
             for i in range(3):
-                xyz[i] = i32_arg(self, "dispatch", counts[i], "workgroup count")
+                xyz[i] = dispatch_int_arg(self, "dispatch", counts[i], "workgroup count")
             constants, bindings = tuple(constants), tuple(bindings)
             nc, nb = len(constants), len(bindings)
             values = <int64_t*>PyMem_Malloc(max(nc, 1) * sizeof(int64_t))
@@ -553,7 +547,7 @@ cdef class CommandBuffer(Site):
             if values == NULL or args == NULL:
                 raise MemoryError()
             for i in range(nc):
-                values[i] = i32_arg(self, "dispatch", constants[i], f"push constant {i}")
+                values[i] = dispatch_int_arg(self, "dispatch", constants[i], f"push constant {i}")
             check_dispatch(self, "dispatch", executable, ordinal, xyz[0], xyz[1], xyz[2], values, nc,
                            nb)
             for i in range(nb):

@@ -29,7 +29,24 @@ cdef int check_copy(Site site, str kind, Buffer source, uint64_t source_offset, 
 cdef bytes host_source(Site site, str kind, object source, uint64_t source_offset,
                        uint64_t length)
 cdef int check_executable(Site site, str kind, object executable, int64_t ordinal) except -1
-cdef int64_t i32_arg(Site site, str kind, object value, str what) except? -1
+cdef int64_t dispatch_int_arg(Site site, str kind, object value, str what) except? -1
+cdef enum:
+    DISPATCH_OK = 0
+    DISPATCH_NEGATIVE_COUNT
+    DISPATCH_COUNT_OVER_32_BITS
+    DISPATCH_TOO_MANY_WORKGROUPS
+    DISPATCH_CONSTANT_COUNT
+    DISPATCH_BINDING_COUNT
+    DISPATCH_CONSTANT_OVER_32_BITS
+
+cdef int dispatch_fault(int64_t x, int64_t y, int64_t z, const int64_t* constants,
+                        Py_ssize_t constant_count, Py_ssize_t want_constants,
+                        Py_ssize_t binding_count, Py_ssize_t want_bindings) noexcept nogil
+cdef int raise_dispatch_fault(int fault, str where, int64_t x, int64_t y, int64_t z,
+                              const int64_t* constants, Py_ssize_t constant_count,
+                              Py_ssize_t want_constants, Py_ssize_t binding_count,
+                              Py_ssize_t want_bindings) except -1
+cdef int64_t int64_arg(str where, object value, str what) except? -1
 cdef int check_dispatch(Site site, str kind, Executable executable, uint32_t ordinal,
                         int64_t x, int64_t y, int64_t z, const int64_t* constants,
                         Py_ssize_t constant_count, Py_ssize_t binding_count) except -1

@@ -17,6 +17,7 @@ tagged with an encoding (``Buffer.encoding``) must carry the encoding the export
 it (``Executable.binding_encodings``), if the export declares one.
 """
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int64_t, uint32_t, uint64_t, uintptr_t
 
 import numpy as np
@@ -33,6 +34,11 @@ cdef int64_t _U32_MAX = 0xFFFFFFFF
 _USAGE_GROUPS = (int(BufferUsage.TRANSFER_SOURCE), int(BufferUsage.TRANSFER_TARGET),
                  int(BufferUsage.DISPATCH_STORAGE))
 cdef int64_t _I32_MIN = -0x80000000
+cdef int64_t _I64_MAX = 0x7FFFFFFFFFFFFFFF
+
+
+cdef extern from "Python.h":
+    long long PyLong_AsLongLongAndOverflow(object obj, int* overflow) except? -1
 
 
 cdef class Site:
@@ -169,42 +175,135 @@ cdef int check_executable(Site site, str kind, object executable, int64_t ordina
     return 0
 
 
-cdef int64_t i32_arg(Site site, str kind, object value, str what) except? -1:
-    """A Python integer in [-2**31, 2**32) (counts, push constants: IREE stores their uint32
-    bits; the VM passes them sign-extended)."""
-    if type(value) is not int:
-        if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
-            raise InvalidArgumentError(f"{site.where(kind)}: {what} must be an integer, got {value!r}")
-        value = int(value)
-    if not _I32_MIN <= value <= _U32_MAX:
-        raise InvalidArgumentError(f"{site.where(kind)}: {what} {value} does not fit in 32 bits")
-    return <int64_t>value
+cdef int64_t dispatch_int_arg(Site site, str kind, object value, str what) except? -1:
+    """``int64_arg`` at the site (the where built only on error): an integer count or push
+    constant, whose range ``dispatch_fault`` checks."""
+    cdef int overflow = 0
+    cdef long long v
+    if type(value) is int:
+        v = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow == 0:
+            return v
+    return int64_arg(site.where(kind), value, what)
+
+
+cdef int dispatch_fault(int64_t x, int64_t y, int64_t z, const int64_t* constants,
+                        Py_ssize_t constant_count, Py_ssize_t want_constants,
+                        Py_ssize_t binding_count, Py_ssize_t want_bindings) noexcept nogil:
+    """The dispatch rule, without the GIL: 0 when the dispatch is well formed, else the
+    ``DISPATCH_*`` fault that ``raise_dispatch_fault`` explains. Workgroup counts in
+    [0, 2**32) (IREE's uint32 counts) and fewer than 2**63 workgroups in all (the launcher
+    numbers them x-fastest in 64 bits); exactly ``want_constants`` push constants, each in
+    [-2**31, 2**32) (IREE stores their uint32 bits; the VM passes them sign-extended);
+    exactly ``want_bindings`` bindings. ``constants`` is read only when the counts match."""
+    cdef Py_ssize_t i
+    cdef uint64_t xy
+    if x < 0 or y < 0 or z < 0:
+        return DISPATCH_NEGATIVE_COUNT
+    if x > _U32_MAX or y > _U32_MAX or z > _U32_MAX:
+        return DISPATCH_COUNT_OVER_32_BITS
+    xy = <uint64_t>x * <uint64_t>y
+    if z != 0 and xy > <uint64_t>_I64_MAX / <uint64_t>z:
+        return DISPATCH_TOO_MANY_WORKGROUPS
+    if constant_count != want_constants:
+        return DISPATCH_CONSTANT_COUNT
+    if binding_count != want_bindings:
+        return DISPATCH_BINDING_COUNT
+    for i in range(constant_count):
+        if constants[i] < _I32_MIN or constants[i] > _U32_MAX:
+            return DISPATCH_CONSTANT_OVER_32_BITS
+    return DISPATCH_OK
+
+
+cdef int raise_dispatch_fault(int fault, str where, int64_t x, int64_t y, int64_t z,
+                              const int64_t* constants, Py_ssize_t constant_count,
+                              Py_ssize_t want_constants, Py_ssize_t binding_count,
+                              Py_ssize_t want_bindings) except -1:
+    """``InvalidArgumentError`` at ``where`` explaining ``fault`` (from ``dispatch_fault``
+    with the same arguments)."""
+    cdef Py_ssize_t i
+    if fault == DISPATCH_NEGATIVE_COUNT:
+        raise InvalidArgumentError(f"{where}: workgroup count {(x, y, z)} has a negative entry")
+    if fault == DISPATCH_COUNT_OVER_32_BITS:
+        c = x if x > _U32_MAX else (y if y > _U32_MAX else z)
+        raise InvalidArgumentError(f"{where}: workgroup count {c} does not fit in 32 bits")
+    if fault == DISPATCH_TOO_MANY_WORKGROUPS:
+        raise InvalidArgumentError(f"{where}: workgroup count {(x, y, z)} has 2**63 or more "
+                                   "workgroups; split the dispatch")
+    if fault == DISPATCH_CONSTANT_COUNT:
+        raise InvalidArgumentError(f"{where}: {constant_count} push constants given, the export "
+                                   f"takes {want_constants}")
+    if fault == DISPATCH_BINDING_COUNT:
+        raise InvalidArgumentError(f"{where}: {binding_count} bindings given, the export takes "
+                                   f"{want_bindings}")
+    for i in range(constant_count):
+        if constants[i] < _I32_MIN or constants[i] > _U32_MAX:
+            raise InvalidArgumentError(f"{where}: push constant {i} {constants[i]} does not fit "
+                                       "in 32 bits")
+    return 0
 
 
 cdef int check_dispatch(Site site, str kind, Executable executable, uint32_t ordinal,
                         int64_t x, int64_t y, int64_t z, const int64_t* constants,
                         Py_ssize_t constant_count, Py_ssize_t binding_count) except -1:
-    """Workgroup counts in [0, 2**32); as many push constants (each in [-2**31, 2**32)) and
-    bindings as the export takes."""
-    cdef Py_ssize_t i
-    if x < 0 or y < 0 or z < 0:
-        raise InvalidArgumentError(f"{site.where(kind)}: workgroup count {(x, y, z)} has a "
-                                   "negative entry")
-    for c in (x, y, z):
-        if c > _U32_MAX:
-            raise InvalidArgumentError(f"{site.where(kind)}: workgroup count {c} does not fit in "
-                                       "32 bits")
-    if constant_count != executable.constant_counts[ordinal]:
-        raise InvalidArgumentError(f"{site.where(kind)}: {constant_count} push constants given, "
-                                   f"the export takes {executable.constant_counts[ordinal]}")
-    if binding_count != executable.binding_counts[ordinal]:
-        raise InvalidArgumentError(f"{site.where(kind)}: {binding_count} bindings given, the "
-                                   f"export takes {executable.binding_counts[ordinal]}")
-    for i in range(constant_count):
-        if constants[i] < _I32_MIN or constants[i] > _U32_MAX:
-            raise InvalidArgumentError(f"{site.where(kind)}: push constant {i} {constants[i]} does "
-                                       "not fit in 32 bits")
+    """``dispatch_fault``'s rule against export ``ordinal`` of ``executable``; the message
+    names the site (built only on error)."""
+    cdef int fault = dispatch_fault(x, y, z, constants, constant_count,
+                                    executable.constant_counts[ordinal], binding_count,
+                                    executable.binding_counts[ordinal])
+    if fault != DISPATCH_OK:
+        raise_dispatch_fault(fault, site.where(kind), x, y, z, constants, constant_count,
+                             executable.constant_counts[ordinal], binding_count,
+                             executable.binding_counts[ordinal])
     return 0
+
+
+cdef int64_t int64_arg(str where, object value, str what) except? -1:
+    """A Python or numpy integer (not bool or float) as int64; one beyond int64 is reported
+    as not fitting in 32 bits, like every 32-bit dispatch argument."""
+    cdef int overflow = 0
+    cdef long long v
+    if type(value) is not int:
+        if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
+            raise InvalidArgumentError(f"{where}: {what} must be an integer, got {value!r}")
+        value = int(value)
+    v = PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow != 0:
+        raise InvalidArgumentError(f"{where}: {what} {value} does not fit in 32 bits")
+    return v
+
+
+def check_library_dispatch(str where, export, workgroup_count, constants, Py_ssize_t binding_count):
+    """The dispatch rule for a device library's Python ``dispatch`` (``ExecutableLibrary``):
+    ``workgroup_count`` (x, y, z), ``constants`` and ``binding_count`` against ``export`` (an
+    ``ExportInfo``). Returns ``((x, y, z), constants)`` as Python ints, the constants as
+    their uint32 bits. Raises ``InvalidArgumentError`` at ``where`` with the HAL's message."""
+    cdef int64_t xyz[3]
+    cdef int64_t* values = NULL
+    cdef Py_ssize_t i, nc
+    cdef int fault
+    counts = tuple(workgroup_count)
+    if len(counts) != 3:
+        raise InvalidArgumentError(f"{where}: workgroup_count must be (x, y, z), got {counts}")
+    for i in range(3):
+        xyz[i] = int64_arg(where, counts[i], "workgroup count")
+    constants = tuple(constants)
+    nc = len(constants)
+    values = <int64_t*>PyMem_Malloc(max(nc, 1) * sizeof(int64_t))
+    if values == NULL:
+        raise MemoryError()
+    try:
+        for i in range(nc):
+            values[i] = int64_arg(where, constants[i], f"push constant {i}")
+        fault = dispatch_fault(xyz[0], xyz[1], xyz[2], values, nc, export.constant_count,
+                               binding_count, export.binding_count)
+        if fault != DISPATCH_OK:
+            raise_dispatch_fault(fault, where, xyz[0], xyz[1], xyz[2], values, nc,
+                                 export.constant_count, binding_count, export.binding_count)
+        return ((xyz[0], xyz[1], xyz[2]),
+                tuple(<uint32_t>(values[i] & 0xFFFFFFFF) for i in range(nc)))
+    finally:
+        PyMem_Free(values)
 
 
 cdef int check_binding(Site site, str kind, Py_ssize_t index, Buffer buffer, uint64_t offset,

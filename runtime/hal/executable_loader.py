@@ -51,6 +51,11 @@ class ExecutableLoader(abc.ABC):
         the host lacks something the variant requires (CPU features, ABI version).
         """
 
+    def pin_workers(self, cpu_ids):
+        """Pin the threads this loader's code runs dispatches on to ``cpu_ids`` (a local-task
+        device's ``cpu_ids``, IREE's ``--task_topology_cpu_ids``). The default does nothing:
+        the code runs on the device's queue thread."""
+
 
 # Device kinds (the device part of a URI) and the package whose ``LOADER`` serves each.
 _DEVICE_PACKAGES = {"llvm-cpu": "rt.devices.llvm_cpu", "vmvx": "rt.devices.vmvx"}

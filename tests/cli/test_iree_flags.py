@@ -48,6 +48,13 @@ def test_compile_flags_translate(argv, expected):
      ["--benchmark_repetitions=7", "--benchmark_min_time=0.5s"]),
     ("run", ["--print_statistics", "--device=local-task"], ["--print-statistics", "--device=local-task"]),
     ("run", ["--print_statistics=false"], []),
+    ("run", ["--task_topology_group_count=4"], ["--device=local-task?threads=4"]),
+    ("benchmark", ["--device=local-task://vmvx?heap_capacity=1M", "--device=local-sync://llvm-cpu",
+                   "--task_topology_cpu_ids=0,1", "--task_topology_max_group_count=2"],
+     ["--device=local-task://vmvx?heap_capacity=1M&cpu_ids=0,1&max_threads=2",
+      "--device=local-sync://llvm-cpu"]),
+    ("run", ["m.mlir", "--iree-hal-target-backends=vmvx", "--task_topology_group_count=1"],
+     ["m.mlir", "--device=local-task://vmvx?threads=1"]),
 ])
 def test_run_flags_translate(command, argv, expected):
     assert translate(command, argv) == expected
@@ -129,6 +136,24 @@ def test_instead_hints_name_real_passes():
         for word in hint.replace("=", " ").replace("(", " ").replace(")", " ").split():
             if word.startswith("iree-") and not word.startswith("iree-flow-trace"):
                 assert word in pass_names(), word
+
+
+@pytest.mark.parametrize("flag, message", [
+    ("--task_topology_group_count=0", "expected a positive integer"),
+    ("--task_topology_max_group_count=x", "expected a positive integer"),
+    ("--task_topology_cpu_ids=0,a", "expected comma-separated CPU numbers"),
+    ("--task_topology_cpu_ids", "expected comma-separated CPU numbers"),
+])
+def test_bad_topology_flags_rejected(flag, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        translate("run", ["m.vmfb", flag])
+
+
+def test_topology_flag_end_to_end(tmp_path):
+    out = rt_cli("run", EXAMPLE, "--iree-hal-target-backends=llvm-cpu", *INPUTS,
+                 "--task_topology_group_count=1", "--task_topology_max_group_count=1")
+    assert out.returncode == 0, out.stderr
+    assert "2x2xf32=[4 5][10 11]" in out.stdout.decode().replace("\n", "")
 
 
 def test_doc_lists_every_alias():

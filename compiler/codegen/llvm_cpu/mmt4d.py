@@ -38,6 +38,7 @@ from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.relayout_vector import TRANSPOSE_TILES, transpose
 from rt.compiler.codegen.llvm_cpu.small_float import from_float, round_f32_to_bf16
 from rt.compiler.codegen.llvm_cpu.views import domain_nonempty, extent_out_of_range, storage_type
+from rt.compiler.targets.cpu_families import family_of
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import CompileError, InvalidArgumentError
 
@@ -47,13 +48,11 @@ I16 = ir.IntType(16)
 #: (LHS, RHS, OUT) element types of the register-tiled float kernel.
 FLOAT_TYPES = (("f32", "f32", "f32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"),
                ("bf16", "bf16", "f32"), ("bf16", "bf16", "bf16"))
-#: Tile sizes that fill the register file of each ISA level (M0, N0, K0).
-DEFAULT_TILES = {64: (16, 16, 1), 32: (8, 8, 1), 16: (8, 4, 1)}
 
 
 def default_tile(target):
-    """(M0, N0, K0) for ``target``: 16x16x1 on AVX-512, 8x8x1 on AVX2, 8x4x1 on SSE."""
-    return DEFAULT_TILES[target.vector_bytes]
+    """(M0, N0, K0) for ``target``: its CPU family's f32 tile (compiler/targets/cpu_families)."""
+    return family_of(target).f32_tile
 
 
 def _splat(b, scalar, count):
@@ -168,11 +167,13 @@ def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulat
     load and store only the rows < M and columns < N (else whole tiles are written, the
     padding as zeros, as a packed OUT needs).
 
-    lhs_panel (None, or the i64 count of m1 packed together, ``panel_block``; needs ``bounds``
-    and K0 = 1): the LHS is a row-major ``A[M, K]`` viewed in place (strides ``(M0*K, 1, K, 1)``). Broadcasting from M0 rows a row apart is slow (their
+    lhs_panel (None, or (the i64 count of m1 packed together, ``panel_block``, and the target's
+    ``cpu_families.CpuFamily``); needs ``bounds`` and K0 = 1): the LHS is a row-major
+    ``A[M, K]`` viewed in place (strides ``(M0*K, 1, K, 1)``). Broadcasting from M0 rows a row
+    apart is slow (their
     elements share L1 sets: 2x at K = 1024), so, as GotoBLAS's macro-kernel does, the M0-row
     panels of ``lhs_panel`` m1 at a time are first packed into a stack buffer (rows past M as
-    zeros; K in chunks of ``PANEL_K``, OUT accumulating after the first) by
+    zeros; K in chunks of the family's ``panel_k``, OUT accumulating after the first) by
     ``emit_panel_pack``, and the tiles of the range read that (``_emit_panel_tiles``). Every
     m1 packs its panel once per call of this function, so callers give it long n ranges
     (``Mmt4dPlan`` regroups the workgroups).
@@ -301,21 +302,6 @@ def emit_tiles(b, pointers, m_range, n_range, strides, k1_total, tile, accumulat
                                   (rows, intrinsics.lane_mask(b, cols, n0)))
 
 
-#: K columns of an LHS panel packed at a time (M0 x PANEL_K f32: 128 KiB at M0 = 16).
-PANEL_K = 2048
-#: Rows of tiles (m1) packed together when the RHS is larger than PANEL_RHS_BYTES: each RHS
-#: tile column then comes from memory once per PANEL_BLOCK rows (the stack buffer holds
-#: PANEL_BLOCK panels: 512 KiB at M0 = 16). A smaller RHS stays in the last-level cache, and
-#: one row at a time is faster there (1024^3: 3-5% faster than blocks of 4).
-PANEL_BLOCK = 4
-#: Bytes of RHS (K x N f32) up to which rows of tiles are packed one at a time.
-PANEL_RHS_BYTES = 8 << 20
-#: Work units an LHS-panel mmt4d aims for (``Mmt4dPlan._row_share``): enough to balance a few
-#: workers when M has few rows of tiles (9 units on 2 workers leave one idle 1/10 of the time),
-#: few enough that a panel is packed by few units.
-PANEL_UNITS = 16
-
-
 def _stack_buffer(b, ty, count):
     """A stack array of ``count`` ``ty`` allocated once, in the function's entry block (an
     alloca elsewhere would grow the stack on every pass of the loop it sits in)."""
@@ -363,18 +349,20 @@ def emit_panel_pack(b, rows_base, row_stride, rows, k_begin, k_count, m0, buf):
             b.store(value, gep(buf, b.add(b.mul(lr.index, I64(m0)), I64(r))), align=4)
 
 
-def panel_block(b, k_total, n):
-    """i64 rows of tiles an LHS-panel mmt4d packs together for a K x N (i64) RHS: PANEL_BLOCK
-    when the RHS is larger than PANEL_RHS_BYTES, else 1."""
+def panel_block(b, k_total, n, family):
+    """i64 rows of tiles an LHS-panel mmt4d packs together for a K x N (i64) RHS: the CPU
+    family's ``panel_block`` when the RHS is larger than its ``panel_rhs_bytes``, else 1 (a
+    smaller RHS stays in the last-level cache and one row at a time is faster there: 1024^3
+    3-5% faster than blocks of 4 on Zen 4)."""
     rhs_bytes = b.mul(b.mul(k_total, n), I64(4))
-    return b.select(b.icmp_unsigned(">", rhs_bytes, I64(PANEL_RHS_BYTES)), I64(PANEL_BLOCK),
-                    I64(1))
+    return b.select(b.icmp_unsigned(">", rhs_bytes, I64(family.panel_rhs_bytes)),
+                    I64(family.panel_block), I64(1))
 
 
 def _emit_panel_tiles(b, pointers, m_range, n_range, strides, k_total, tile, accumulate, bounds,
-                      rhs_k_major, block):
-    """``emit_tiles`` with ``lhs_panel``, GotoBLAS's loop order: per ``block`` m1 of the range
-    (one, or PANEL_BLOCK when the RHS is larger than PANEL_RHS_BYTES) and per PANEL_K chunk
+                      rhs_k_major, lhs_panel):
+    """``emit_tiles`` with ``lhs_panel`` = (block, family), GotoBLAS's loop order: per
+    ``block`` m1 of the range (``panel_block``) and per ``family.panel_k`` chunk
     of K (one empty chunk when K = 0, so the tiles still write their zeros or keep OUT), pack
     the block's LHS panels, then for each n1 of the range run the block's tiles, so one RHS
     tile column serves the whole block from cache; OUT accumulates after the first chunk."""
@@ -383,9 +371,11 @@ def _emit_panel_tiles(b, pointers, m_range, n_range, strides, k_total, tile, acc
     m0, k0 = tile[0], tile[2]
     if k0 != 1 or bounds is None:
         raise CompileError("llvm-cpu mmt4d: an LHS panel needs K0 = 1 and bounds")
-    buf = _stack_buffer(b, F32, I64(PANEL_BLOCK * PANEL_K * m0))
-    block_strides = ((I64(PANEL_K * m0), I64(m0), I64(1)), rhs_strides, out_strides)
-    chunks = b.udiv(b.add(k_total, I64(PANEL_K - 1)), I64(PANEL_K))
+    block, family = lhs_panel
+    panel_k = family.panel_k
+    buf = _stack_buffer(b, F32, I64(family.panel_block * panel_k * m0))
+    block_strides = ((I64(panel_k * m0), I64(m0), I64(1)), rhs_strides, out_strides)
+    chunks = b.udiv(b.add(k_total, I64(panel_k - 1)), I64(panel_k))
     chunks = b.select(b.icmp_signed(">", chunks, I64(0)), chunks, I64(1))
     with b.if_then(b.icmp_signed("<", n_range[0], n_range[1])):  # no tiles: no panel to pack
         blocks = b.udiv(b.add(b.sub(m_range[1], m_range[0]), b.sub(block, I64(1))), block)
@@ -398,15 +388,15 @@ def _emit_panel_tiles(b, pointers, m_range, n_range, strides, k_total, tile, acc
                               source_etype=F32)
             block_bounds = (b.sub(bounds[0], b.mul(first, I64(m0))), bounds[1], bounds[2])
             with counted_loop(b, I64(0), chunks, I64(1), "kc") as lc:
-                k_begin = b.mul(lc.index, I64(PANEL_K))
+                k_begin = b.mul(lc.index, I64(panel_k))
                 rest = b.sub(k_total, k_begin)
-                k_count = b.select(b.icmp_signed("<", rest, I64(PANEL_K)), rest, I64(PANEL_K))
+                k_count = b.select(b.icmp_signed("<", rest, I64(panel_k)), rest, I64(panel_k))
                 with counted_loop(b, I64(0), count, I64(1), "pack") as lp:
                     m1 = b.add(first, lp.index)
                     emit_panel_pack(
                         b, b.gep(lhs, [b.mul(m1, lhs_m1)], inbounds=True, source_etype=F32),
                         lhs_m0, b.sub(bounds[0], b.mul(m1, I64(m0))), k_begin, k_count, m0,
-                        b.gep(buf, [b.mul(lp.index, I64(PANEL_K * m0))], inbounds=True,
+                        b.gep(buf, [b.mul(lp.index, I64(panel_k * m0))], inbounds=True,
                               source_etype=F32))
                 rhs_chunk = b.gep(rhs, [b.mul(k_begin, rhs_strides[1])], inbounds=True,
                                   source_etype=F32)
@@ -539,9 +529,10 @@ class Mmt4dPlan:
             bounds = None
             if op.bounds is not None:
                 bounds = (sizes.get(op.bounds[0]), sizes.get(op.bounds[1]), op.out.strides is not None)
-            block = panel_block(b, k1, bounds[1]) if self.lhs_panel else None
+            family = family_of(self.ctx.target)
+            block = (panel_block(b, k1, bounds[1], family), family) if self.lhs_panel else None
             if self.lhs_panel and self._regroups():
-                m_range, n_range, busy = self._row_share(block)
+                m_range, n_range, busy = self._row_share(*block)
                 with b.if_then(busy):
                     self._emit_tiles(pointers, m_range, n_range, view_strides, k1, accumulate,
                                      bounds, block)
@@ -570,18 +561,19 @@ class Mmt4dPlan:
         return (len(kernel.ops) == 1 and kernel.ops[0] is self.op and dist.dims == (1, 0)
                 and dist.tiles[1] == 1)
 
-    def _row_share(self, block):
+    def _row_share(self, block, family):
         """(m1 range, n1 range, busy) of this workgroup when the workgroup row y = a multiple
         of ``block`` takes m1 [y, y + block) and the x workgroups of such a row share its n1
-        tiles in ``parts`` equal ranges: ``parts = min(x count, ceil(PANEL_UNITS / blocks))``
-        -- one (whole rows, each panel packed once) from PANEL_UNITS blocks up, more for few
+        tiles in ``parts`` equal ranges: ``parts = min(x count, ceil(units / blocks))`` (units:
+        the family's ``panel_units``) -- one (whole rows, each panel packed once) from
+        ``units`` blocks up, more for few
         so that small M still spreads over the workers. Other workgroups are idle."""
         b, k, sizes = self.ctx.b, self.ctx.k, self.ctx.sizes
         m1, n1 = sizes.get(self.op.lhs.shape[0]), sizes.get(self.op.out.shape[1])
         count, x, y = k.workgroup_count(0), k.workgroup_id(0), k.workgroup_id(1)
         blocks = b.udiv(b.add(m1, b.sub(block, I64(1))), block)
         blocks = b.select(b.icmp_unsigned(">", blocks, I64(0)), blocks, I64(1))
-        want = b.udiv(b.add(I64(PANEL_UNITS - 1), blocks), blocks)
+        want = b.udiv(b.add(I64(family.panel_units - 1), blocks), blocks)
         parts = b.select(b.icmp_unsigned("<", want, count), want, count)
         parts = b.select(b.icmp_unsigned(">", parts, I64(0)), parts, I64(1))
         first = b.select(b.icmp_unsigned("<", y, m1), y, m1)

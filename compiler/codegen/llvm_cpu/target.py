@@ -29,14 +29,44 @@ _ZNVER4 = _V4 + ("sse4a", "aes", "pclmul", "avx512vbmi", "avx512ifma", "avx512vp
                  "invpcid", "rdpid", "rdrnd", "rdseed", "sha", "shstk", "vaes", "xsavec",
                  "xsaveopt", "xsaves", "prfchw", "mwaitx", "pku", "rdpru", "wbnoinvd")
 
-#: Explicit features of the named CPUs (beyond the x86-64 baseline sse, sse2).
+_ZNVER1 = _V3 + ("sse4a", "aes", "pclmul", "adx", "clflushopt", "clzero", "fsgsbase", "mwaitx",
+                 "prfchw", "rdrnd", "rdseed", "sha", "xsavec", "xsaveopt", "xsaves")
+_ZNVER2 = _ZNVER1 + ("clwb", "rdpid", "wbnoinvd")
+_HASWELL = _V3 + ("aes", "pclmul", "fsgsbase", "invpcid", "rdrnd", "xsaveopt")
+_SKYLAKE = _HASWELL + ("adx", "rdseed", "prfchw", "clflushopt", "xsavec", "xsaves")
+_ALDERLAKE = _SKYLAKE + ("avxvnni", "gfni", "vaes", "vpclmulqdq", "sha", "movdiri", "movdir64b",
+                         "rdpid", "clwb")
+_SKX = _SKYLAKE + ("avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl", "clwb", "pku")
+_ICX = _SKX + ("avx512vnni", "avx512vbmi", "avx512ifma", "avx512vbmi2", "avx512bitalg",
+               "avx512vpopcntdq", "gfni", "vaes", "vpclmulqdq", "rdpid", "sha", "wbnoinvd")
+_SPR = _ICX + ("avx512bf16", "avx512fp16", "avxvnni", "amx-tile", "amx-int8", "amx-bf16",
+               "movdiri", "movdir64b")
+
+#: Explicit features of the named CPUs (beyond the x86-64 baseline sse, sse2): the x86-64
+#: psABI levels, AMD Zen 1-5 and Intel Haswell to Granite Rapids (LLVM's X86.td processor
+#: definitions, reduced to the features that matter to code generation and the loader).
 NAMED_CPUS = {
     "x86-64": (),
     "x86-64-v2": _V2,
     "x86-64-v3": _V3,
     "x86-64-v4": _V4,
+    "znver1": _ZNVER1,
+    "znver2": _ZNVER2,
+    "znver3": _ZNVER2 + ("invpcid", "pku", "vaes", "vpclmulqdq"),
     "znver4": _ZNVER4,
     "znver5": _ZNVER4 + ("avx512vp2intersect", "avxvnni", "movdiri", "movdir64b", "prefetchi"),
+    "haswell": _HASWELL,
+    "broadwell": _HASWELL + ("adx", "rdseed", "prfchw"),
+    "skylake": _SKYLAKE,
+    "alderlake": _ALDERLAKE,
+    "raptorlake": _ALDERLAKE,
+    "skylake-avx512": _SKX,
+    "cascadelake": _SKX + ("avx512vnni",),
+    "cooperlake": _SKX + ("avx512vnni", "avx512bf16"),
+    "icelake-server": _ICX,
+    "sapphirerapids": _SPR,
+    "emeraldrapids": _SPR,
+    "graniterapids": _SPR + ("amx-fp16", "prefetchi"),
 }
 
 #: Features whose instructions LLVM may emit from plain IR; only these are "required".

@@ -14,8 +14,11 @@ from rt.runtime.errors import InvalidArgumentError
 
 
 @pytest.mark.parametrize("name,vector_bytes,tile", [
-    ("x86-64", 16, (8, 4, 1)), ("x86-64-v2", 16, (8, 4, 1)), ("x86-64-v3", 32, (8, 8, 1)),
+    ("x86-64", 16, (8, 4, 1)), ("x86-64-v2", 16, (8, 4, 1)), ("x86-64-v3", 32, (6, 16, 1)),
     ("x86-64-v4", 64, (16, 16, 1)), ("znver4", 64, (16, 16, 1)), ("znver5", 64, (16, 16, 1)),
+    ("znver3", 32, (6, 16, 1)), ("haswell", 32, (6, 16, 1)), ("alderlake", 32, (6, 16, 1)),
+    ("skylake-avx512", 64, (8, 32, 1)), ("icelake-server", 64, (8, 32, 1)),
+    ("sapphirerapids", 64, (8, 32, 1)), ("graniterapids", 64, (8, 32, 1)),
 ])
 def test_named_targets(name, vector_bytes, tile):
     t = cpu_target(name)

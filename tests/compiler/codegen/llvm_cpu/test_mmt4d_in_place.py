@@ -14,10 +14,14 @@ import pytest
 from kernel_helpers import compile_kernels, run
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import mmt4d
-from rt.compiler.codegen.llvm_cpu.mmt4d import PANEL_BLOCK, PANEL_K, PANEL_UNITS
+from rt.compiler.codegen.llvm_cpu.target import cpu_target
+from rt.compiler.targets.cpu_families import family_of
 from rt.runtime.errors import DeviceError
 
 RNG = np.random.default_rng(41)
+# compile_kernels builds for the host: its CPU family's panel parameters
+HOST = family_of(cpu_target("host"))
+PANEL_BLOCK, PANEL_K, PANEL_UNITS = HOST.panel_block, HOST.panel_k, HOST.panel_units
 C = kir.Constant
 
 
@@ -153,10 +157,12 @@ def test_lhs_panel_with_an_empty_k_writes_zeros_or_keeps_out():
 @pytest.mark.parametrize("m,n,k", [(16 * PANEL_BLOCK * 3 + 7, 50, PANEL_K + 9), (33, 40, 20),
                                    (16 * PANEL_BLOCK, 16, 1)])
 def test_lhs_panels_in_blocks_when_the_rhs_is_large(monkeypatch, wg_tiles, m, n, k):
-    """An RHS over PANEL_RHS_BYTES (0 here) packs PANEL_BLOCK rows of tiles together and runs
-    the block's tiles per n1 column: short last blocks, K chunks, the regrouped one-m1-per-row
+    """An RHS over the family's panel_rhs_bytes (0 here) packs PANEL_BLOCK rows of tiles
+    together and runs the block's tiles per n1 column: short last blocks, K chunks, the
+    regrouped one-m1-per-row
     distribution (8, 1) and other workgroup tiles."""
-    monkeypatch.setattr(mmt4d, "PANEL_RHS_BYTES", 0)
+    monkeypatch.setattr(mmt4d, "family_of",
+                        lambda target: dataclasses.replace(family_of(target), panel_rhs_bytes=0))
     tile = (16, 16)
     lib = compile_kernels([_kernel(C(0), C(1), C(2), "lro", tile, wg_tiles=wg_tiles)])
     a, b, arrays = _operands(m, n, k, "lro", tile)
