@@ -50,7 +50,7 @@ def _substitute(path, record):
 
         module = Module.load(path)
         fits = [e for e in module.executables if e.format == record["format"]]
-        named = [e for e in fits if e.name == record["name"]]
+        named = [e for e in fits if e.name == record["name"] or e.name.startswith(record["name"] + "_")]
         chosen = named or (fits if len(fits) == 1 else [])
         if not chosen:
             raise InvalidArgumentError(
@@ -324,8 +324,10 @@ class ReplayPlayer:
                     first = next(k for k in range(len(got)) if got[k] != want[k])
                     count = sum(1 for a, b in zip(got, want) if a != b)
                     detail = f"{count} of {len(got)} bytes differ, the first at byte {first}"
+                hint = (f" (executables {sorted(self.substituted)} were substituted; --no-verify "
+                        "skips the check)") if self.substituted else ""
                 raise CheckError(f"{self.path}: output {i} (buffer {record['buffer']}) differs from "
-                                 f"the recording: {detail}")
+                                 f"the recording: {detail}{hint}")
 
     def close(self):
         """Release the devices the player created."""

@@ -29,8 +29,9 @@ Records of the manifest (indices refer to the lists of the same name):
 * ``submissions``, in submission order: ``{"device", "op", "wait", "signal", ...}`` with
   ``command_buffers`` and ``binding_table`` (``[buffer, offset, length]`` entries) for
   ``queue_execute``, ``buffer`` for ``queue_alloca`` / ``queue_dealloca``, ``command`` for
-  ``queue_copy`` / ``queue_fill`` / ``queue_update``. Wait timepoints already reached when the
-  operation was submitted are left out (nothing the replay must wait for).
+  ``queue_copy`` / ``queue_fill`` / ``queue_update``. A wait timepoint already reached when the
+  operation was submitted, and signalled by no recorded operation, is left out (nothing the
+  replay must wait for); the others are kept, so the replay orders work as the run did.
 * ``outputs``: ``{"buffer", "contents"}`` — the results' bytes after the run, for checking.
 
 Only local devices (``local-sync``, ``local-task``) record; ``InvalidArgumentError`` for
@@ -58,6 +59,7 @@ class ReplayRecorder:
         self._lock = threading.Lock()
         self._blobs = replay_format.Blobs()
         self._keep = []  # the objects whose id() keys the tables below stay alive
+        self._signaled = {}  # semaphore index -> the highest value a recorded operation signals
         self._index = {"executables": {}, "allocations": {}, "buffers": {}, "semaphores": {},
                        "command_buffers": {}}
         self.manifest = {"devices": [], "executables": [], "allocations": [], "buffers": [],
@@ -138,12 +140,18 @@ class ReplayRecorder:
         return self._entry("executables", executable, make)
 
     def _timepoints(self, device, fence, waits):
+        """``[[semaphore, value], ...]`` of ``fence``; a wait already reached that no recorded
+        operation signals is left out (the host or work before the recording reached it)."""
         points = []
         for semaphore, value in (fence.timepoints if fence is not None else ()):
-            if waits and semaphore.is_reached(value):
+            index = self._index["semaphores"].get(id(semaphore))
+            recorded = index is not None and self._signaled.get(index, -1) >= value
+            if waits and not recorded and semaphore.is_reached(value):
                 continue
             index = self._entry("semaphores", semaphore, lambda: {"device": self._device(device)})
             points.append([index, int(value)])
+            if not waits:
+                self._signaled[index] = max(self._signaled.get(index, -1), int(value))
         return points
 
     def _buffer_ref(self, ref):
