@@ -92,11 +92,17 @@ class ReplayFile:
             raise ModuleFormatError(f"{path}: replay format version {manifest.get('version')!r}; "
                                     f"this rt reads version {VERSION} (record it again with this rt)")
         self.manifest = manifest
+        self._blobs = {}
 
     def blob(self, ref, where):
-        """The bytes of ``ref`` (``{"blob": N}``); ModuleFormatError naming ``where`` if absent."""
+        """The bytes of ``ref`` (``{"blob": N}``, read once); ModuleFormatError naming ``where``
+        if absent."""
         try:
-            return self._zip.read(f"blobs/{int(ref['blob'])}")
+            name = f"blobs/{int(ref['blob'])}"
+            data = self._blobs.get(name)
+            if data is None:
+                data = self._blobs[name] = self._zip.read(name)
+            return data
         except (KeyError, TypeError, ValueError):
             raise ModuleFormatError(f"{self.path}: {where}: blob {ref!r} is missing from the "
                                     "file") from None
