@@ -193,3 +193,17 @@ def test_replay_flags_are_checked_before_the_run(mlp_run, tmp_path, cli_main):
     assert code == 1 and out == "" and err.startswith("rt run: --device_replay_output=")
     code, out, err = cli_main("run", path, "--function=mlp", *flags, "--device_replay_output=r.rtreplay", "--ranks=2")
     assert code == 1 and "a simulated topology or SPMD ranks do not record" in err
+
+
+def test_benchmark_records_one_call_and_profiles_every_call(add_and_mul, cli_main, tmp_path):
+    code, out, err = cli_main("benchmark", add_and_mul / "addf.vmfb", "--input=4xf32=1,2,3,4", "--input=4xf32=2",
+                              "--benchmark_min_time=3x", "--warmup=1", f"--device_replay_output={tmp_path / 'b.rtreplay'}",
+                              f"--device_profiling_output={tmp_path / 'b.json'}")
+    assert code == 0, err
+    manifest = ReplayFile(str(tmp_path / "b.rtreplay")).manifest
+    assert [s["op"] for s in manifest["submissions"]] == ["queue_execute"]
+    player, outputs = _play(tmp_path / "b.rtreplay")
+    player.verify(outputs)
+    np.testing.assert_array_equal(np.frombuffer(outputs[0], np.float32), [3, 4, 5, 6])
+    profile = json.loads((tmp_path / "b.json").read_text())
+    assert len(profile["dispatches"]) == 1 + 1 + 3  # the recorded call, the warmup, the timed calls
