@@ -19,7 +19,7 @@ import contextlib
 import json
 import os
 
-from rt.runtime.errors import CheckError, InvalidArgumentError, ModuleFormatError, NotFoundError
+from rt.runtime.errors import CheckError, InvalidArgumentError, ModuleFormatError, NotFoundError, RtError
 from rt.runtime.hal.commands import BufferRef
 from rt.runtime.hal.fence import Fence
 
@@ -33,7 +33,7 @@ def _record(path, what):
     try:
         yield
     except (KeyError, IndexError, TypeError, ValueError) as e:
-        if isinstance(e, InvalidArgumentError):
+        if isinstance(e, RtError):
             raise
         raise ModuleFormatError(f"{path}: {what} is malformed ({type(e).__name__}: {e})") from None
 
