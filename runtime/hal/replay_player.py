@@ -11,7 +11,7 @@ before the submission). ``run`` waits for every signal and returns the outputs' 
 
 Errors: ``ModuleFormatError`` for a malformed record (named: ``submission 3``, ``buffer 7``),
 ``InvalidArgumentError`` for a device that cannot take the recording (a format it does not
-load) or a substitution whose ABI differs, ``CheckError`` for an output that differs, and
+load, CPU features the host lacks) or a substitution whose ABI differs, ``CheckError`` for an output that differs, and
 ``DeadlineExceededError`` when the work does not finish within ``timeout`` seconds.
 Source followed: IREE's HAL replay tool (``iree-run-replay``), in spirit.
 """
@@ -124,7 +124,11 @@ class ReplayPlayer:
                         f"(it loads {', '.join(device.executable_cache.formats) or 'nothing'}); "
                         "replay on a device like the recorded one "
                         f"({self.replay.records('devices')[record['device']].get('uri')})")
-                executable = device.create_executable(format, data, metadata, name=record["name"])
+                try:
+                    executable = device.create_executable(format, data, metadata, name=record["name"])
+                except NotFoundError as e:  # no variant fits: CPU features, ABI version
+                    raise InvalidArgumentError(f"{self.path}: {what} cannot be loaded on "
+                                               f"{device.label}: {e}") from None
                 abi = [{"name": e.name, "bindings": e.binding_count, "constants": e.constant_count}
                        for e in executable.exports]
                 expected = [(e["bindings"], e["constants"]) for e in record["exports"]]
