@@ -207,3 +207,48 @@ def test_benchmark_records_one_call_and_profiles_every_call(add_and_mul, cli_mai
     np.testing.assert_array_equal(np.frombuffer(outputs[0], np.float32), [3, 4, 5, 6])
     profile = json.loads((tmp_path / "b.json").read_text())
     assert len(profile["dispatches"]) == 1 + 1 + 3  # the recorded call, the warmup, the timed calls
+
+
+def test_hal_level_recording_of_every_queue_operation(tmp_path):
+    """Transfers, command-buffer commands with direct and binding-table refs, a barrier, an
+    alloca waiting on a host-signalled semaphore: all replay to the same bytes."""
+    from rt.runtime.hal import BufferView, Fence, create_device
+    from rt.runtime.hal.commands import BufferRef
+    from rt.runtime.hal.element_type import dtype_to_element_type
+
+    device = create_device("local-task://vmvx")
+    try:
+        source = device.allocator.allocate_from(np.arange(64, dtype=np.uint8))
+        out = device.allocator.allocate_buffer(80)
+        recorder = ReplayRecorder([device])
+        host = device.create_semaphore(0)
+        pool = device.queue_alloca(64, wait_fence=Fence([(host, 1)]))
+        filled = device.queue_fill(pool, 0, 64, 0xAB, 1)
+        cb = device.create_command_buffer(binding_capacity=1)
+        cb.begin()
+        cb.copy_buffer(source, 0, out, 0, 32)
+        cb.fill_buffer(out, 32, 16, 0x0102, 2)
+        cb.update_buffer(b"\x07" * 8, 0, out, 48, 8)
+        cb.execution_barrier()
+        cb.copy_buffer(BufferRef(None, 0, 0, None), 8, out, 56, 8)
+        cb.end()
+        executed = device.queue_execute([cb], wait_fence=filled, binding_table=[(pool, 0, 64)])
+        host.signal(1)
+        copied = device.queue_copy(source, 60, out, 64, 4, wait_fence=executed)
+        updated = device.queue_update(b"\x09" * 12, 0, out, 68, 12, wait_fence=copied)
+        device.queue_dealloca(pool, wait_fence=device.queue_barrier(wait_fence=updated)).wait(30)
+        recorder.add_outputs([BufferView(out, (80,), dtype_to_element_type(np.dtype(np.uint8)))])
+        recorder.detach()
+        recorder.write(tmp_path / "hal.rtreplay")
+        expected = bytes(range(32)) + b"\x02\x01" * 8 + b"\x07" * 8 + b"\xab" * 8 + bytes(range(60, 64)) + b"\x09" * 12
+        assert bytes(out.host_bytes()) == expected
+    finally:
+        device.release()
+    manifest = ReplayFile(str(tmp_path / "hal.rtreplay")).manifest
+    assert [s["op"] for s in manifest["submissions"]] == [
+        "queue_alloca", "queue_fill", "queue_execute", "queue_copy", "queue_update", "queue_barrier",
+        "queue_dealloca"]
+    assert manifest["submissions"][0]["wait"] == [[0, 1]]  # signalled by the host: the player does
+    player, outputs = _play(tmp_path / "hal.rtreplay")
+    player.verify(outputs)
+    assert outputs[0] == expected
