@@ -56,6 +56,7 @@ import traceback
 from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_mpi,
                                  run_spmd, simulated_clock, simulated_rows)
 from rt.profile_report import register as register_profile
+from rt.replay_capture import Capture
 from rt.replay_capture import add_arguments as add_capture_arguments
 from rt.replay_cli import register as register_replay
 from rt.runtime.atomic_write import atomic_write
@@ -229,8 +230,6 @@ def _tracer(args):
 
 
 def _cmd_run(args):
-    from rt.replay_capture import Capture
-
     _check_outputs(args)
     tracer = _tracer(args)
     capture = Capture(args, tracer)
@@ -292,8 +291,6 @@ def _cmd_benchmark(args):
     if args.ranks is not None or args.channel:
         raise InvalidArgumentError("rt benchmark runs one rank; time SPMD programs with rt run --ranks "
                                    "or --channel=mpi")
-    from rt.replay_capture import Capture
-
     _check_outputs(args)
     tracer = _tracer(args)
     capture = Capture(args, tracer)

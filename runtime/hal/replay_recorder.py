@@ -19,12 +19,13 @@ Records of the manifest (indices refer to the lists of the same name):
 * ``buffers``: ``{"allocation", "offset", "length", "encoding"}`` — every buffer object the
   work used (an allocation or a subspan of one).
 * ``semaphores``: ``{"device"}``. A timepoint is ``[semaphore, value]``.
-* ``command_buffers``: ``{"device", "mode", "categories", "binding_capacity", "commands"}``;
+* ``command_buffers``: ``{"device", "label", "mode", "categories", "binding_capacity",
+  "commands"}``;
   commands are ``{"kind": "dispatch", "executable", "ordinal", "workgroups", "constants",
   "bindings"}``, ``fill_buffer`` (``target``, ``pattern``, ``pattern_length``),
   ``copy_buffer`` (``source``, ``target``), ``update_buffer`` (``source`` blob, ``target``),
-  ``execution_barrier``, ``collective`` (``op``, ``param``, ``send``, ``recv``,
-  ``element_count``, ``rank``, ``ranks``); a buffer ref is ``{"buffer", "slot", "offset",
+  ``execution_barrier``, ``collective`` (``op``, its text ``describe``, ``param``, ``send``,
+  ``recv``, ``element_count``, ``rank``, ``ranks``); a buffer ref is ``{"buffer", "slot", "offset",
   "length"}`` (``buffer`` None: binding-table slot ``slot``).
 * ``submissions``, in submission order: ``{"device", "op", "wait", "signal", ...}`` with
   ``command_buffers`` and ``binding_table`` (``[buffer, offset, length]`` entries) for
@@ -43,11 +44,6 @@ from rt.runtime.errors import InvalidArgumentError
 from rt.runtime.hal import replay_format
 from rt.runtime.hal._buffer import AllocationState
 from rt.runtime.hal.collective import CollectiveOp
-
-
-def _ref(value):
-    """The ``(buffer, slot, offset, length)`` of a commands.BufferRef."""
-    return value.buffer, value.slot, value.offset, value.length
 
 
 class ReplayRecorder:
@@ -155,8 +151,9 @@ class ReplayRecorder:
         return points
 
     def _buffer_ref(self, ref):
-        buffer, slot, offset, length = _ref(ref)
-        return {"buffer": self.buffer(buffer), "slot": slot, "offset": offset, "length": length}
+        """A commands.BufferRef as a record."""
+        return {"buffer": self.buffer(ref.buffer), "slot": ref.slot, "offset": ref.offset,
+                "length": ref.length}
 
     def _command(self, record):
         kind = record.kind
