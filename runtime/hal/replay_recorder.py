@@ -56,6 +56,7 @@ class ReplayRecorder:
         self._blobs = replay_format.Blobs()
         self._keep = []  # the objects whose id() keys the tables below stay alive
         self._signaled = {}  # semaphore index -> the highest value a recorded operation signals
+        self._signals = {}  # semaphore index -> the semaphore (to wait for the recorded work)
         self._index = {"executables": {}, "allocations": {}, "buffers": {}, "semaphores": {},
                        "command_buffers": {}}
         self.manifest = {"devices": [], "executables": [], "allocations": [], "buffers": [],
@@ -146,8 +147,9 @@ class ReplayRecorder:
                 continue
             index = self._entry("semaphores", semaphore, lambda: {"device": self._device(device)})
             points.append([index, int(value)])
-            if not waits:
-                self._signaled[index] = max(self._signaled.get(index, -1), int(value))
+            if not waits and self._signaled.get(index, -1) < value:
+                self._signaled[index] = int(value)
+                self._signals[index] = semaphore
         return points
 
     def _buffer_ref(self, ref):
@@ -206,12 +208,19 @@ class ReplayRecorder:
 
     # -- results -----------------------------------------------------------------------------
 
-    def add_outputs(self, values):
+    def add_outputs(self, values, timeout=None):
         """Note the final contents of the buffer views among ``values`` (a call's raw results:
-        a BufferView, a number, or a list/tuple of them) for the replay to check."""
+        a BufferView, a number, or a list/tuple of them) for the replay to check, once every
+        recorded operation has signalled (an async call's results are read when ready;
+        ``timeout`` seconds, None: no limit)."""
         from rt.runtime.hal._buffer_view import BufferView
+        from rt.runtime.hal.fence import Fence
 
         values = values if isinstance(values, (list, tuple)) else [values]
+        with self._lock:
+            pending = [(self._signals[k], v) for k, v in self._signaled.items()]
+        if pending:
+            Fence(pending).wait(timeout)
         with self._lock:
             for value in values:
                 if isinstance(value, BufferView):
