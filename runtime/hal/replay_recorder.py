@@ -47,9 +47,13 @@ from rt.runtime.hal.collective import CollectiveOp
 
 
 class ReplayRecorder:
-    """Records the queue work of ``devices`` (a sequence of local devices) until ``detach``."""
+    """Records the queue work of ``devices`` (a sequence of local devices) until ``detach``.
 
-    def __init__(self, devices):
+    Each device's queue is drained first (a barrier, waited for up to ``settle_timeout``
+    seconds: ``DeadlineExceededError`` if earlier work never finishes).
+    """
+
+    def __init__(self, devices, settle_timeout=60.0):
         self.devices = []
         self._device_index = {}
         self._lock = threading.Lock()
@@ -75,6 +79,9 @@ class ReplayRecorder:
                 "uri": device.uri, "label": device.label, "threads": int(device.threads),
                 "formats": sorted(set(device.executable_cache.formats))})
         for device in self.devices:
+            # Work submitted before the recording (a module's initializer packing constants)
+            # finishes first, so the contents recorded at first use are final.
+            device.queue_barrier().wait(settle_timeout)
             device.recorder = self
 
     def detach(self):

@@ -252,3 +252,18 @@ def test_hal_level_recording_of_every_queue_operation(tmp_path):
     player, outputs = _play(tmp_path / "hal.rtreplay")
     player.verify(outputs)
     assert outputs[0] == expected
+
+
+def test_async_call_with_encoded_constants_replays(tmp_path, cli_main):
+    """A coarse-fences function (results ready only at its signal fence) whose constants are
+    packed buffers (tagged with their encoding) records and replays bit-identically."""
+    vmfb = tmp_path / "affine_relu.vmfb"
+    vmfb.write_bytes(rt.compile(os.path.join(ROOT, "tests", "e2e", "coarse_fences", "affine_relu.mlir"),
+                                devices=["llvm-cpu"]))
+    code, out, err = cli_main("run", vmfb, "--function=affine_relu$async", "--input=2x4xf32=1,2,-3,0.5,-1,0,4,2",
+                              f"--device_replay_output={tmp_path / 'a.rtreplay'}")
+    assert code == 0, err
+    assert out.endswith("2x3xf32=[5 0 0][0 10.5 8.5]\n")
+    player, outputs = _play(tmp_path / "a.rtreplay")
+    player.verify(outputs)
+    np.testing.assert_array_equal(np.frombuffer(outputs[0], np.float32), [5, 0, 0, 0, 10.5, 8.5])
