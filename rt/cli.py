@@ -1,4 +1,4 @@
-"""``python -m rt``: compile | run | benchmark | benchmark-collectives | devices | dump | opt | keygen | sign | calibrate.
+"""``python -m rt``: compile | run | benchmark | benchmark-collectives | devices | dump | opt | keygen | sign | calibrate | replay | profile.
 
     python -m rt compile IN.mlir -o OUT.vmfb [--device=[NAME=]TARGET]... [--dump-after=PASS|all
                          --dump-dir=DIR] [--no-data-tiling] [--compile-to=PHASE]
@@ -22,6 +22,12 @@
     python -m rt opt IN.mlir --pass=NAME...
     python -m rt keygen -o NAME                      (NAME.key private, NAME.pub public)
     python -m rt sign MODULE.vmfb --key=NAME.key [-o SIGNED.vmfb]
+    python -m rt replay run|benchmark|dump R.rtreplay   (rt.replay_cli)
+    python -m rt profile summary|dispatch|memory P.json [--jsonl]   (rt.profile_report)
+
+``run`` and ``benchmark`` take ``--device_replay_output=R.rtreplay``,
+``--device_profiling_mode=MODES``, ``--device_profiling_output=P.json`` and
+``--print_device_statistics`` (rt.replay_capture).
 
 ``run`` and ``benchmark`` take ``--untrusted`` (safe mode: native executables only if
 ``--allow-executable=SHA256`` lists them or ``--trusted-key=NAME.pub`` verifies the module's
@@ -51,6 +57,10 @@ import traceback
 from rt.cli_calibrate import add_parser as add_calibrate_parser
 from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_mpi,
                                  run_spmd, simulated_clock, simulated_rows)
+from rt.profile_report import register as register_profile
+from rt.replay_capture import Capture
+from rt.replay_capture import add_arguments as add_capture_arguments
+from rt.replay_cli import register as register_replay
 from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 
@@ -174,7 +184,8 @@ def _check_outputs(args, function=None):
     from rt.runtime.atomic_write import check_writable
     from rt.tensor_text import output_kind
 
-    for flag in ("report", "trace", "json", "benchmark_out"):
+    for flag in ("report", "trace", "json", "benchmark_out", "device_replay_output",
+                 "device_profiling_output"):
         path = getattr(args, flag, None)
         if path:
             check_writable(path, f"--{flag}={path}")
@@ -223,7 +234,8 @@ def _tracer(args):
 def _cmd_run(args):
     _check_outputs(args)
     tracer = _tracer(args)
-    module = _load(args, tracer)
+    capture = Capture(args, tracer)
+    module = _load(args, capture.sink)
     try:
         function = _function(module, args.function)
         _check_outputs(args, function)
@@ -235,10 +247,12 @@ def _cmd_run(args):
         else:
             prepared = function.prepare(*_inputs(function, args.input))
             print(f"EXEC @{function.name}")
-            values = function.convert_results(function.invoke(prepared), prepared)
+            values = function.convert_results(capture.record(module, lambda: function.invoke(prepared)),
+                                              prepared)
             _print_results(function, values, args.output, args.output_max_element_count)
         if args.print_statistics:
             _print_statistics(module)
+        capture.write(module)
         finish(module, args)
     finally:
         module.close()
@@ -281,10 +295,13 @@ def _cmd_benchmark(args):
                                    "or --channel=mpi")
     _check_outputs(args)
     tracer = _tracer(args)
-    module = _load(args, tracer)
+    capture = Capture(args, tracer)
+    module = _load(args, capture.sink)
     try:
         function = _function(module, args.function)
         prepared = function.prepare(*_inputs(function, args.input))
+        if args.device_replay_output:
+            capture.record(module, lambda: function.invoke(prepared))
         for _ in range(args.warmup):
             function.invoke(prepared)
         clock = simulated_clock(module)
@@ -299,6 +316,7 @@ def _cmd_benchmark(args):
         rows, times = gbench.measure(call, min_time, repetitions, f"BM_{function.name}/process_time/real_time")
         if args.print_statistics:
             _print_statistics(module)
+        capture.write(module)
         finish(module, args)
     finally:
         module.close()
@@ -467,6 +485,7 @@ def build_parser():
                        help="print each device's allocator statistics after the run")
         _add_mlir_compile_arguments(p)
         add_arguments(p)
+        add_capture_arguments(p)
         p.set_defaults(func=func)
         if name == "run":
             p.add_argument("--output", action="append", default=[], metavar="SPEC",
@@ -515,13 +534,15 @@ def build_parser():
     p.set_defaults(func=_cmd_sign)
     sub.add_parser("opt", help="run compiler passes on an .mlir file and print the result")
     add_calibrate_parser(sub)
+    register_replay(sub)
+    register_profile(sub)
     return parser
 
 
 # Subcommands that own their whole argument list (their flags are parsed by the tool itself).
 _PASSTHROUGH = {"opt": _cmd_opt}
 _COMMANDS = ("compile", "run", "benchmark", "benchmark-collectives", "devices", "dump", "opt",
-             "keygen", "sign", "calibrate")
+             "keygen", "sign", "calibrate", "replay", "profile")
 
 
 def _long_flags(parser, command):

@@ -16,5 +16,6 @@ cdef class Executable:
     cdef uint32_t* constant_counts
     cdef readonly uint32_t export_count
     cdef LibraryEntry entry
+    cdef public object source
 
     cdef object encodings_of(self, uint32_t ordinal)

@@ -30,7 +30,9 @@ cdef class Executable:
 
     name: a label for errors (defaults to the library's ``name`` attribute if it has one,
     else the format and the first export). metadata: the variant's metadata dict (its
-    ``binding_encodings`` are read; ``ModuleFormatError`` if malformed).
+    ``binding_encodings`` are read; ``ModuleFormatError`` if malformed). source: the
+    ``(format, data, metadata)`` variant it was loaded from, or None (set by ExecutableCache;
+    HAL replay records it).
     """
 
     def __init__(self, device, library, format, name=None, metadata=None):

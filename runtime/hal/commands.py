@@ -114,11 +114,15 @@ def command_text(record):
 
 
 def zone(index, record):
-    """(name, args) of the trace zone of command ``index`` (a record)."""
+    """(name, args) of the trace zone of command ``index`` (a record); a dispatch's args carry
+    its ``flops`` when the compiler estimated them (``Executable.costs``)."""
     if record.kind == "dispatch":
-        return record.executable.exports[record.ordinal].name, {
-            "command": index, "executable": record.executable.name, "ordinal": record.ordinal,
-            "workgroups": list(record.workgroup_count), "bindings": [b.length for b in record.bindings]}
+        args = {"command": index, "executable": record.executable.name, "ordinal": record.ordinal,
+                "workgroups": list(record.workgroup_count), "bindings": [b.length for b in record.bindings]}
+        cost = record.executable.costs.get(record.ordinal)
+        if cost is not None:
+            args["flops"] = cost["flops"]
+        return record.executable.exports[record.ordinal].name, args
     if record.kind == "fill_buffer":
         return record.kind, {"command": index, "bytes": record.target.length,
                              "pattern": f"0x{record.pattern:0{2 * record.pattern_length}x}"}

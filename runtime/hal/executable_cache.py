@@ -82,4 +82,6 @@ class ExecutableCache:
         index, loader = self.select_variant(variants)
         format, data, metadata = variants[index]
         library = loader.load(format, data, dict(metadata or {}))
-        return Executable(self.device, library, format, name, metadata)
+        executable = Executable(self.device, library, format, name, metadata)
+        executable.source = (format, data, metadata or {})
+        return executable

@@ -82,7 +82,7 @@ def test_npy_inputs_and_outputs(modules, tmp_path):
     (["benchmark", "ADD", "--function=add", "--input=1xf32=1", "--input=1xf32=1", "--repetitions=0"],
      "rt benchmark: --repetitions must be >= 1, --benchmark_repetitions >= 1"),
     (["frobnicate"], "rt: unknown command 'frobnicate' (commands: compile, run, benchmark, benchmark-collectives, devices, dump, opt, "
-                    "keygen, sign, calibrate)"),
+                    "keygen, sign, calibrate, replay, profile)"),
     (["run", "--function=f"], "rt run: give the module once"),
 ])
 def test_bad_input_is_one_line_and_exit_code_1(modules, tmp_path, args, message):

@@ -33,7 +33,7 @@ def test_version_names_rt_its_format_and_dependencies(rt_cli, argv):
     (["compile", "x.mlir", "-o", "y", "--dump-afer=all"], "rt compile: unknown flag --dump-afer; did you mean "
                                                           "--dump-after? (see python -m rt compile --help)"),
     (["rn", "M"], "rt: unknown command 'rn'; did you mean run? (commands: compile, run, benchmark, benchmark-collectives, devices, dump, "
-                  "opt, keygen, sign, calibrate)"),
+                  "opt, keygen, sign, calibrate, replay, profile)"),
 ])
 def test_unknown_flags_name_the_nearest(rt_cli, argv, message):
     out = rt_cli(*argv)

@@ -15,6 +15,7 @@ cdef class LocalDeviceCore:
     cdef public HeapAllocator allocator
     cdef public uint32_t threads
     cdef public object trace_sink
+    cdef public object recorder
     cdef public bint released
     cdef public bint direct_queue
     cdef object _local

@@ -20,6 +20,12 @@ device's); every other queue operation only takes this device's buffers. With a 
 each queue operation is an instant when submitted (``submit queue_fill``) and a zone named
 after it while it runs, with its wait/signal timepoints and sizes as args.
 
+Recording (HAL replay, rt.runtime.hal.replay_recorder): with ``recorder`` set, ``submit_c`` —
+the one point every queue operation passes — calls ``recorder.submit(device, label, payload,
+table, wait_fence, signal_fence)`` before queueing it; payload: the command buffers of a
+``queue_execute``, the buffer of a ``queue_alloca``/``queue_dealloca``, the one-command command
+buffer of a transfer, None for a barrier. Without a recorder it costs one ``None`` check.
+
 The ``hal`` VM module calls the ``*_c`` methods directly (no Python frames) when the device's
 queue operations are not overridden by a Python subclass (``direct_queue``); a subclass that
 overrides one (a simulator's hook) is called through Python instead.
@@ -37,7 +43,7 @@ from rt.runtime.hal._command_buffer import CommandBufferMode, CommandCategory
 from rt.runtime.hal._fence cimport Fence, new_fence, single_fence
 from rt.runtime.hal._semaphore cimport Semaphore, device_semaphore
 from rt.runtime.hal.drivers._heap_allocator cimport HeapAllocator
-from rt.runtime.hal.drivers._local_queue cimport (ALLOCA, DEALLOCA, InlineQueue, Submission,
+from rt.runtime.hal.drivers._local_queue cimport (ALLOCA, DEALLOCA, EXECUTE, InlineQueue, Submission,
                                                    ThreadQueue, _Queue, execution, operation)
 from rt.runtime.hal.drivers._replay cimport BindingTable
 from rt.runtime.hal._validation cimport Site, queue_site
@@ -154,14 +160,21 @@ cdef class LocalDeviceCore:
                                    wait=timepoint_texts(submission.wait_fence),
                                    signal=timepoint_texts(submission.signal_fence))
             sink.instant(self.queue_c().lane, f"submit {submission.label}", now_ns())
+        if self.recorder is not None:
+            self.recorder.submit(self, submission.label, submission.command_buffers
+                                 if submission.kind == EXECUTE else submission.operand,
+                                 submission.table, submission.wait_fence, submission.signal_fence)
         self.queue_c().submit_c(submission)
         return submission.signal_fence
 
-    def _submit(self, where, wait_fence, signal_fence, action, args=None, name=None):
-        """Queue ``action(sink)`` (Python work, e.g. a transfer or a host callback)."""
+    def _submit(self, where, wait_fence, signal_fence, action, args=None, name=None,
+                operand=None):
+        """Queue ``action(sink)`` (Python work, e.g. a transfer or a host callback); ``operand``
+        is what a recorder sees of it (a transfer's one-command command buffer)."""
         cdef Submission s = operation(self._fence_arg(wait_fence, "wait_fence", where),
                                       self._fence_arg(signal_fence, "signal_fence", where),
                                       action, where)
+        s.operand = operand
         return self.submit_c(s, args, name)
 
     # -- queue operations ----------------------------------------------------------------------
@@ -262,7 +275,7 @@ cdef class LocalDeviceCore:
         cb.end()
         threads = self.threads
         return self._submit(where, wait_fence, signal_fence, lambda sink: execute(cb, None, threads),
-                            lambda: dict(args(cb.commands[0])))
+                            lambda: dict(args(cb.commands[0])), operand=cb)
 
     def queue_copy(self, source, source_offset, target, target_offset, length, *,
                    wait_fence=None, signal_fence=None):

@@ -71,6 +71,10 @@ cdef class BindingTable:
         PyMem_Free(self.offsets)
         PyMem_Free(self.lengths)
 
+    def entries(self):
+        """The checked entries as a list of ``(buffer, offset, length)`` (bytes)."""
+        return [(self.buffers[i], self.offsets[i], self.lengths[i]) for i in range(self.count)]
+
 
 def binding_table(device, str kind, tuple command_buffers, entries):
     """The checked ``BindingTable`` of a submission of ``command_buffers`` to ``device``, or
