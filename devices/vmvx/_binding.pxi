@@ -43,6 +43,7 @@ ctypedef struct Extent:
     uintptr_t hi
     int64_t s0
     int64_t s1
+    int64_t size1
     int64_t esize
 
 
@@ -97,6 +98,7 @@ cdef char* _view(object ref, bint write, int64_t esize, int64_t offset, int64_t 
         extent.lo = extent.hi = 0
         extent.s0 = stride0 if size0 > 1 else 0
         extent.s1 = stride1 if size1 > 1 else 0
+        extent.size1 = size1
         extent.esize = esize
     if size0 == 0 or size1 == 0:
         return &_EMPTY_VIEW
@@ -129,6 +131,22 @@ cdef char* _view(object ref, bint write, int64_t esize, int64_t offset, int64_t 
     return first
 
 
+cdef bint _disjoint_columns(const Extent* a, const Extent* b):
+    """True when ``a`` and ``b`` are column blocks of the same row-major rows (equal row stride,
+    rows contiguous) whose columns do not meet: their bytes interleave but no element is shared
+    (a concat's two halves along the last dimension)."""
+    cdef int64_t s0 = a.s0, delta, r
+    if s0 <= 0 or b.s0 != s0 or a.esize != b.esize or not 0 <= a.s1 <= 1 or not 0 <= b.s1 <= 1:
+        return False
+    if a.size1 > s0 or b.size1 > s0 or (b.lo - a.lo) % a.esize:
+        return False
+    delta = (<int64_t>b.lo - <int64_t>a.lo) // a.esize
+    r = delta % s0
+    if r < 0:
+        r += s0
+    return r >= a.size1 and r + b.size1 <= s0
+
+
 cdef int _check_alias(const Extent* out, const Extent* src, bint same_ok, str kernel,
                       str out_name, str src_name) except -1:
     """Raises unless output ``out`` and input ``src`` touch disjoint bytes, or (``same_ok``,
@@ -141,6 +159,8 @@ cdef int _check_alias(const Extent* out, const Extent* src, bint same_ok, str ke
         return 0
     if (same_ok and out.lo == src.lo and out.hi == src.hi and out.s0 == src.s0
             and out.s1 == src.s1 and out.esize == src.esize):
+        return 0
+    if _disjoint_columns(out, src):
         return 0
     raise InvalidArgumentError(
         f"{kernel}: output '{out_name}' overlaps input '{src_name}' (bytes "

@@ -13,6 +13,7 @@ from rt.runtime.errors import InvalidArgumentError
 from vmvx_views import wrap
 
 DIVSI = uk.BINARY_I32_OPS.index("divs")
+UNARY_ABS = uk.UNARY_F32_OPS.index("abs")
 
 
 def test_division_whose_output_aliases_its_divisor_is_refused_not_sigfpe():
@@ -92,3 +93,20 @@ def test_disjoint_views_of_one_buffer_are_fine():
     buf = wrap(data)
     uk.copy_2d(4, buf, 0, 4, 1, buf, 8, 4, 1, 2, 4)
     np.testing.assert_array_equal(data[8:], np.arange(8))
+
+
+def test_column_blocks_of_the_same_rows_do_not_alias():
+    """A concat along the last dimension writes columns 3..5 of rows it reads columns 0..2 of:
+    the byte ranges interleave but no element is shared, so the kernel runs."""
+    data = np.arange(18, dtype=np.float32).reshape(3, 6) - 9
+    buf = wrap(data.reshape(-1))
+    uk.unary_2d(False, UNARY_ABS, buf, 0, 6, 1, buf, 3, 6, 1, 3, 3)
+    np.testing.assert_array_equal(data[:, 3:], np.abs(data[:, :3]))
+    # columns 2..4 share column 2 with the input's 0..2: refused, nothing written
+    before = data.copy()
+    with pytest.raises(InvalidArgumentError, match="output 'out' overlaps input 'in'"):
+        uk.unary_2d(False, UNARY_ABS, buf, 0, 6, 1, buf, 2, 6, 1, 3, 3)
+    np.testing.assert_array_equal(data, before)
+    # a different row stride is not a column block of the same rows: refused
+    with pytest.raises(InvalidArgumentError, match="output 'out' overlaps input 'in'"):
+        uk.unary_2d(False, UNARY_ABS, buf, 0, 6, 1, buf, 3, 5, 1, 3, 2)
