@@ -49,8 +49,9 @@ import sys
 import traceback
 
 from rt.cli_calibrate import add_parser as add_calibrate_parser
-from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_mpi,
-                                 run_spmd, simulated_clock, simulated_rows)
+from rt.cli_multi_device import (add_arguments, chakra_recorder, finish, is_multi_device,
+                                 load_options, run_mpi, run_spmd, simulated_clock,
+                                 simulated_rows)
 from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 
@@ -225,6 +226,7 @@ def _cmd_run(args):
     tracer = _tracer(args)
     module = _load(args, tracer)
     try:
+        chakra = chakra_recorder(module, args)
         function = _function(module, args.function)
         _check_outputs(args, function)
         print_results = functools.partial(_print_results, max_elements=args.output_max_element_count)
@@ -239,7 +241,7 @@ def _cmd_run(args):
             _print_results(function, values, args.output, args.output_max_element_count)
         if args.print_statistics:
             _print_statistics(module)
-        finish(module, args)
+        finish(module, args, chakra)
     finally:
         module.close()
         if tracer is not None:
@@ -283,6 +285,7 @@ def _cmd_benchmark(args):
     tracer = _tracer(args)
     module = _load(args, tracer)
     try:
+        chakra = chakra_recorder(module, args)
         function = _function(module, args.function)
         prepared = function.prepare(*_inputs(function, args.input))
         for _ in range(args.warmup):
@@ -299,7 +302,7 @@ def _cmd_benchmark(args):
         rows, times = gbench.measure(call, min_time, repetitions, f"BM_{function.name}/process_time/real_time")
         if args.print_statistics:
             _print_statistics(module)
-        finish(module, args)
+        finish(module, args, chakra)
     finally:
         module.close()
         if tracer is not None:
