@@ -29,6 +29,7 @@ crossing devices) unless that work's transfer already landed a ``COMM_RECV_NODE`
 Durations are the simulated ones in whole µs (Chakra's unit), with the exact value in the
 ``duration_ns`` attribute; every node has ``is_cpu_op`` false.
 """
+import bisect
 import json
 import os
 
@@ -75,9 +76,9 @@ class ChakraRecorder:
         self._next_id = 1
         self._next_tag = 1
         self._tail = {}             # device index -> [last node(s) of its queue]
-        self._first = {}            # (device index, ordinal) -> True while no node recorded
+        self._started = set()       # (device index, ordinal) of operations with a node
         self._extra = {}            # (device index, ordinal) -> {device index: set(node ids)}
-        self._landing = {}          # id(semaphore) -> (semaphore, [(value, landing)])
+        self._landing = {}          # id(semaphore) -> (semaphore, [values], [landing maps])
         self._meetings = {}         # (group, channel rank) -> collectives seen
         self._tags = {}             # (group, meeting number) -> comm_tag
         self._members = {}          # group -> {channel rank: device index}
@@ -131,12 +132,10 @@ class ChakraRecorder:
         found = []
         for semaphore, value in fence.timepoints:
             entry = self._landing.get(id(semaphore))
-            if entry is None:
-                continue
-            for reached, landing in entry[1]:
-                if reached >= value:
-                    found.append(landing)
-                    break
+            if entry is not None:
+                at = bisect.bisect_left(entry[1], value)  # the first signal reaching value
+                if at < len(entry[1]):
+                    found.append(entry[2][at])
         return found
 
     def _deps_on(self, device, fence, start):
@@ -162,8 +161,8 @@ class ChakraRecorder:
             return
         device, key = op.device.index, op.key()
         start, duration = op.stage_start, self.simulation.engine.now - op.stage_start
-        first = key not in self._first
-        self._first[key] = False
+        first = key not in self._started
+        self._started.add(key)
         deps = self._deps_on(device, op.wait, start) if first else ()
         if isinstance(stage, costs.Compute):
             attrs = [fmt.Attribute("num_ops", "int64", stage.args.get("flops", 0)),
@@ -224,8 +223,8 @@ class ChakraRecorder:
             return
         device, key = op.device.index, op.key()
         landing = {}
-        if key in self._first:
-            del self._first[key]
+        if key in self._started:
+            self._started.discard(key)
         else:
             for other in self._producers(op.wait):
                 for index, ids in other.items():
@@ -235,7 +234,10 @@ class ChakraRecorder:
         for index, ids in self._extra.pop(key, {}).items():
             landing.setdefault(index, set()).update(ids)
         for semaphore, value in op.signal.timepoints:
-            self._landing.setdefault(id(semaphore), (semaphore, []))[1].append((value, landing))
+            _, values, landings = self._landing.setdefault(id(semaphore), (semaphore, [], []))
+            at = bisect.bisect_right(values, value)
+            values.insert(at, value)
+            landings.insert(at, landing)
 
     # -- output ------------------------------------------------------------------------------
 
