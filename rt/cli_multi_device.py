@@ -68,6 +68,10 @@ def load_options(args):
         if not (args.topology or args.deterministic or args.inject or args.dry_run):
             raise InvalidArgumentError("--chakra-trace needs a simulation: give --topology, "
                                        "--deterministic or --dry-run")
+        if args.channel:
+            raise InvalidArgumentError("--chakra-trace with --channel=mpi: each MPI process "
+                                       "simulates only its own ranks; export from one process "
+                                       "with --ranks=N instead")
         from rt.runtime.sim.chakra_trace import check_prefix
 
         check_prefix(args.chakra_trace)

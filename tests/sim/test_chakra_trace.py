@@ -3,6 +3,7 @@ simulated device, read back with protobuf classes built from et_def.proto's fiel
 (tests/sim/chakra_decode.py) or, when installed, MLCommons Chakra's own reader; node kinds,
 sizes, durations and dependencies of the tensor-parallel MLP, a 2-stage pipeline and a ring of
 send_recv; bad prefixes rejected before anything runs."""
+import argparse
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import rt
+from rt.cli_multi_device import load_options
 from rt.runtime.errors import InvalidArgumentError
 from rt.runtime.sim import chakra_format as fmt
 from rt.runtime.sim.chakra_trace import ChakraRecorder, check_prefix
@@ -216,6 +218,11 @@ def test_bad_prefixes_are_rejected_before_running(tmp_path):
     with pytest.raises(InvalidArgumentError, match="expected a file prefix"):
         check_prefix("")
     assert check_prefix(tmp_path / "t") == str(tmp_path / "t")
+    flags = argparse.Namespace(topology=None, collective_algorithm=None, deterministic=True,
+                               inject=[], dry_run=False, ranks=2, group=None, channel="mpi",
+                               chakra_trace=str(tmp_path / "t"))
+    with pytest.raises(InvalidArgumentError, match="--chakra-trace with --channel=mpi"):
+        load_options(flags)
 
 
 def test_cli_writes_the_trace_and_rejects_bad_prefixes(tmp_path, pipeline_vmfb):
