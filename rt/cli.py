@@ -55,8 +55,9 @@ import sys
 import traceback
 
 from rt.cli_calibrate import add_parser as add_calibrate_parser
-from rt.cli_multi_device import (add_arguments, finish, is_multi_device, load_options, run_mpi,
-                                 run_spmd, simulated_clock, simulated_rows)
+from rt.cli_multi_device import (add_arguments, chakra_recorder, finish, is_multi_device,
+                                 load_options, run_mpi, run_spmd, simulated_clock,
+                                 simulated_rows)
 from rt.profile_report import register as register_profile
 from rt.replay_capture import Capture
 from rt.replay_capture import add_arguments as add_capture_arguments
@@ -237,6 +238,7 @@ def _cmd_run(args):
     capture = Capture(args, tracer)
     module = _load(args, capture.sink)
     try:
+        chakra = chakra_recorder(module, args)
         function = _function(module, args.function)
         _check_outputs(args, function)
         print_results = functools.partial(_print_results, max_elements=args.output_max_element_count)
@@ -253,7 +255,7 @@ def _cmd_run(args):
         if args.print_statistics:
             _print_statistics(module)
         capture.write(module)
-        finish(module, args)
+        finish(module, args, chakra)
     finally:
         module.close()
         if tracer is not None:
@@ -298,6 +300,7 @@ def _cmd_benchmark(args):
     capture = Capture(args, tracer)
     module = _load(args, capture.sink)
     try:
+        chakra = chakra_recorder(module, args)
         function = _function(module, args.function)
         prepared = function.prepare(*_inputs(function, args.input))
         if args.device_replay_output:
@@ -317,7 +320,7 @@ def _cmd_benchmark(args):
         if args.print_statistics:
             _print_statistics(module)
         capture.write(module)
-        finish(module, args)
+        finish(module, args, chakra)
     finally:
         module.close()
         if tracer is not None:

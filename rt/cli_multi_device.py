@@ -5,7 +5,9 @@ Flags: ``--topology=t.yaml`` (simulate the topology's devices; ``--collective-al
 overrides its collectives' algorithm), ``--deterministic`` (roofline
 times only, byte-identical runs), ``--dry-run`` (simulate without computing: no kernels, no
 device memory; results print as ``4x8xf32=<not computed>``), ``--report=r.json`` (the simulation report),
-``--inject=SPEC`` (repeatable fault, rt.runtime.sim.faults), ``--ranks=N`` (SPMD: run the
+``--chakra-trace=PREFIX`` (the run as a Chakra execution trace: ``PREFIX.{device index}.et`` and
+``PREFIX.comm_groups.json``, rt.runtime.sim.chakra_trace), ``--inject=SPEC`` (repeatable fault,
+rt.runtime.sim.faults), ``--ranks=N`` (SPMD: run the
 function once per rank; ``{rank}`` in ``--input`` / ``--output`` expands to the rank),
 ``--group=NAME`` (the topology group the ranks run on), ``--channel=mpi`` (this process is one
 rank of an MPI job started by ``mpiexec``; ``{rank}`` expands to the MPI rank). A simulated
@@ -35,6 +37,9 @@ def add_arguments(parser):
                              "executing kernels or backing device memory (results not computed)")
     parser.add_argument("--report", default=None, metavar="FILE.json",
                         help="write the simulation report (makespan, devices, links)")
+    parser.add_argument("--chakra-trace", default=None, metavar="PREFIX",
+                        help="write the simulated run as a Chakra execution trace for ASTRA-sim: "
+                             "PREFIX.0.et ... (one per topology device) and PREFIX.comm_groups.json")
     parser.add_argument("--inject", action="append", default=[], metavar="SPEC",
                         help="inject a fault: device=NAME,fail_at=N | link=A-B,fail | link=A-B,slow=F "
                              "| device=NAME,memory=SIZE (repeatable)")
@@ -59,6 +64,17 @@ def load_options(args):
         from rt.multi_device import as_topology
 
         topology = as_topology(topology).with_algorithm(args.collective_algorithm)
+    if args.chakra_trace is not None:
+        if not (args.topology or args.deterministic or args.inject or args.dry_run):
+            raise InvalidArgumentError("--chakra-trace needs a simulation: give --topology, "
+                                       "--deterministic or --dry-run")
+        if args.channel:
+            raise InvalidArgumentError("--chakra-trace with --channel=mpi: each MPI process "
+                                       "simulates only its own ranks; export from one process "
+                                       "with --ranks=N instead")
+        from rt.runtime.sim.chakra_trace import check_prefix
+
+        check_prefix(args.chakra_trace)
     return {"topology": topology, "deterministic": args.deterministic, "faults": args.inject,
             "dry_run": args.dry_run,
             "ranks": args.ranks, "group": args.group, "channel": args.channel}
@@ -66,7 +82,8 @@ def load_options(args):
 
 def is_multi_device(args):
     return bool(args.topology or args.deterministic or args.inject or args.ranks is not None
-                or args.group or args.report or args.channel or args.dry_run)
+                or args.group or args.report or args.channel or args.dry_run
+                or args.chakra_trace is not None)
 
 
 def rank_specs(specs, rank):
@@ -147,8 +164,19 @@ def simulated_rows(name, times_us):
     return rows, summary
 
 
-def finish(module, args):
-    """After a run: the summary table and ``--report`` (a simulated module only)."""
+def chakra_recorder(module, args):
+    """A ``ChakraRecorder`` on the module's simulation for ``--chakra-trace`` (else None),
+    created before the call so that it sees every operation."""
+    if args.chakra_trace is None:
+        return None
+    from rt.runtime.sim.chakra_trace import ChakraRecorder
+
+    return ChakraRecorder(module.simulation)
+
+
+def finish(module, args, chakra=None):
+    """After a run: the summary table, ``--report`` and ``--chakra-trace`` (``chakra``: the
+    recorder of ``chakra_recorder``; a simulated module only)."""
     from rt.runtime.sim.report import summary, to_json
 
     sim = getattr(module, "simulation", None)
@@ -162,3 +190,7 @@ def finish(module, args):
         from rt.runtime.atomic_write import atomic_write
 
         atomic_write(args.report, to_json(report))
+    if chakra is not None:
+        paths = chakra.write(args.chakra_trace)
+        print(f"chakra trace: {len(paths) - 1} files {args.chakra_trace}.{{0..{len(paths) - 2}}}.et "
+              f"and {paths[-1]}")

@@ -10,7 +10,8 @@ commands), ``topology_dims`` / ``astra_sim`` (topologies declared by dimensions,
 network files), ``collective_model`` (ring, tree, direct and halving-doubling as link
 traffic), ``collective_plan`` (hierarchical collectives, the automatic choice, α–β predictions),
 ``collective_bench`` (one collective alone, for ``rt benchmark-collectives``), ``faults``
-(``--inject`` specs), ``report`` (``--report=r.json``), ``sim_device`` and ``simulation``;
+(``--inject`` specs), ``report`` (``--report=r.json``), ``chakra_trace`` with ``chakra_format``
+(``--chakra-trace``: the run as Chakra execution traces), ``sim_device`` and ``simulation``;
 ``dispatch_classes`` (calibrated per-class kernel costs), ``profile`` (dispatch profiles from a
 real run's trace), ``calibration`` with ``calibration_defaults``, ``calibration_programs`` and
 ``mpi_loopback`` (``rt calibrate``).

@@ -6,6 +6,10 @@ transfers overlap, and so on; host calls and waits on the host's lane at the hos
 clock) and ``flush()`` hands them to a ``TraceSink`` (an ``rt.Tracer`` on a virtual clock)
 sorted by ``(start, lane, depth)``: the same run gives the same events in the same order,
 whatever the threads did. Timestamps are virtual nanoseconds (µs * 1000).
+
+``listeners`` (e.g. rt.runtime.sim.chakra_trace.ChakraRecorder) get every finished stage
+(``stage_end(op, stage, failure)``) and operation (``op_end(op)``) as it completes, whether or
+not a sink records zones.
 """
 import threading
 
@@ -23,6 +27,7 @@ class VirtualTrace:
 
     def __init__(self):
         self.sink = None
+        self.listeners = []
         self._lock = threading.Lock()
         self._lanes = {}
         self._zones = []
@@ -58,6 +63,8 @@ class VirtualTrace:
             self._open[(op.device.index, op.ordinal)] = op.start
 
     def op_end(self, op):
+        for listener in self.listeners:
+            listener.op_end(op)
         if self.sink is None:
             return
         start = self._open.pop((op.device.index, op.ordinal), op.start)
@@ -71,6 +78,8 @@ class VirtualTrace:
         pass
 
     def stage_end(self, op, stage, failure):
+        for listener in self.listeners:
+            listener.stage_end(op, stage, failure)
         if self.sink is None:
             return
         args = dict(stage.args)
