@@ -1,0 +1,95 @@
+"""Grouped, depthwise and 1x1 convolutions end to end on both devices against numpy.
+
+The forms IREE's ONNX and StableHLO importers produce for grouped and depthwise convolutions
+(ShuffleNet, MobileNet): ``conv_2d_ngchw_gfchw`` / ``conv_2d_ngchw_fgchw`` (NCHW) and
+``conv_2d_nhwgc_gfhwc`` (NHWC) with groups 2, 4 and C, 1x1 and 3x3 windows, strides, dilations
+and padding; a bias as the conv's init (a broadcast) and relu / clamp epilogues. vmvx runs the
+convs' loops (the exact reference); llvm-cpu its conv kernels.
+"""
+import numpy as np
+import pytest
+
+import rt
+
+DEVICES = [("llvm-cpu", "local-task://llvm-cpu"), ("vmvx", "local-sync://vmvx")]
+
+
+def _t(shape):
+    return "tensor<" + "x".join(str(s) for s in shape) + "xf32>"
+
+
+def _out_size(size, k, stride, dilation):
+    return (size - (k - 1) * dilation - 1) // stride + 1
+
+
+def ref_grouped_nchw(x, w, stride, dilation):
+    """x [N, G, C, H, W], w [G, F, C, KH, KW] -> [N, G, F, OH, OW] in float64."""
+    n, g, c, h, wd = x.shape
+    _, f, _, kh, kw = w.shape
+    oh, ow = _out_size(h, kh, stride, dilation), _out_size(wd, kw, stride, dilation)
+    out = np.zeros((n, g, f, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, :, i * dilation::stride, j * dilation::stride][..., :oh, :ow]
+            out += np.einsum("ngchw,gfc->ngfhw", patch.astype(np.float64), w[..., i, j].astype(np.float64))
+    return out
+
+
+def grouped_source(op, x_shape, w_shape, out_shape, stride, dilation, epilogue):
+    """@conv(x, w, b) -> conv(x, w) over init broadcast(b) (+ relu / clamp to [0, 6])."""
+    bias_dims = {"conv_2d_nhwgc_gfhwc": "[0, 1, 2]"}.get(op, "[0, 3, 4]")
+    bias_shape = (out_shape[3], out_shape[4]) if op == "conv_2d_nhwgc_gfhwc" else (out_shape[1], out_shape[2])
+    rank = len(out_shape)
+    dims = ", ".join(f"d{k}" for k in range(rank))
+    parallel = ", ".join(['"parallel"'] * rank)
+    lines = [f"func.func @conv(%x: {_t(x_shape)}, %w: {_t(w_shape)}, %b: {_t(bias_shape)}) -> {_t(out_shape)} {{",
+             "  %z = arith.constant 0.0 : f32", "  %six = arith.constant 6.0 : f32",
+             f"  %e = tensor.empty() : {_t(out_shape)}",
+             f"  %i = linalg.broadcast ins(%b : {_t(bias_shape)}) outs(%e : {_t(out_shape)}) dimensions = {bias_dims}",
+             f"  %r = linalg.{op} {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : "
+             f"tensor<2xi64>}} ins(%x, %w : {_t(x_shape)}, {_t(w_shape)}) outs(%i : {_t(out_shape)}) -> {_t(out_shape)}"]
+    result = "%r"
+    if epilogue:
+        body = {"relu": ["    %m = arith.maximumf %a, %z : f32"],
+                "relu6": ["    %l = arith.maximumf %a, %z : f32", "    %m = arith.minimumf %l, %six : f32"]}[epilogue]
+        lines += [f"  %y = linalg.generic {{indexing_maps = [affine_map<({dims}) -> ({dims})>, "
+                  f"affine_map<({dims}) -> ({dims})>], iterator_types = [{parallel}]}}",
+                  f"     ins(%r : {_t(out_shape)}) outs(%e : {_t(out_shape)}) {{",
+                  "  ^bb0(%a: f32, %o: f32):", *body, "    linalg.yield %m : f32", f"  }} -> {_t(out_shape)}"]
+        result = "%y"
+    lines += [f"  return {result} : {_t(out_shape)}", "}"]
+    return "\n".join(lines)
+
+
+GROUPED = [
+    # op, N, G, C (per group), F (per group), H, W, K, stride, dilation, epilogue
+    ("conv_2d_ngchw_gfchw", 1, 4, 6, 18, 12, 12, 1, 1, 1, "relu"),
+    ("conv_2d_ngchw_gfchw", 1, 2, 8, 12, 9, 7, 3, 2, 1, None),
+    ("conv_2d_ngchw_gfchw", 2, 4, 3, 8, 10, 11, 3, 1, 2, "relu6"),
+    ("conv_2d_ngchw_gfchw", 1, 6, 1, 1, 8, 9, 3, 1, 1, None),        # groups = C: depthwise as grouped
+    ("conv_2d_ngchw_fgchw", 1, 2, 4, 16, 6, 20, 1, 1, 1, "relu"),
+    ("conv_2d_nhwgc_gfhwc", 1, 4, 6, 16, 7, 9, 1, 1, 1, "relu"),
+    ("conv_2d_nhwgc_gfhwc", 1, 2, 8, 8, 11, 10, 3, 2, 1, "relu6"),
+    ("conv_2d_nhwgc_gfhwc", 1, 8, 1, 1, 6, 7, 3, 1, 1, None),        # groups = C
+]
+
+
+@pytest.mark.parametrize("target,uri", DEVICES)
+@pytest.mark.parametrize("op,n,g,c,f,h,w,k,stride,dilation,epilogue", GROUPED)
+def test_grouped_conv_matches_numpy(target, uri, op, n, g, c, f, h, w, k, stride, dilation, epilogue):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((n, g, c, h, w)).astype(np.float32)       # NGCHW
+    wt = rng.standard_normal((g, f, c, k, k)).astype(np.float32)      # GFCHW
+    b = rng.standard_normal((g, f)).astype(np.float32)
+    want = ref_grouped_nchw(x, wt, stride, dilation) + b[None, :, :, None, None]
+    if op == "conv_2d_ngchw_fgchw":
+        wt = wt.transpose(1, 0, 2, 3, 4)
+    if op == "conv_2d_nhwgc_gfhwc":
+        x, wt, want = x.transpose(0, 3, 4, 1, 2), wt.transpose(0, 1, 3, 4, 2), want.transpose(0, 3, 4, 1, 2)
+    if epilogue:
+        want = np.clip(want, 0, 6 if epilogue == "relu6" else None)
+    text = grouped_source(op, x.shape, wt.shape, want.shape, stride, dilation, epilogue)
+    m = rt.load(rt.compile(text, devices=[target]), devices=[uri])
+    got = m.conv(x, wt, b)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
