@@ -93,3 +93,105 @@ def test_grouped_conv_matches_numpy(target, uri, op, n, g, c, f, h, w, k, stride
     got = m.conv(x, wt, b)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def ref_depthwise_nchw(x, w, stride, dilation):
+    """x [N, C, H, W], w [C, KH, KW] -> [N, C, OH, OW] in float64."""
+    return ref_grouped_nchw(x[:, :, None], w[:, None, None], stride, dilation)[:, :, 0]
+
+
+def window_source(op, x_shape, w_shape, out_shape, stride, dilation, pad, init):
+    """@f(x, w, b) -> op(pad(x), w) over ``init``: "bias" (broadcast b along the channel), or
+    the pooling identity ("zero" / "-inf")."""
+    nchw = "nchw" in op
+    spatial = (2, 3) if nchw else (1, 2)
+    padded = [s + (2 * pad if k in spatial else 0) for k, s in enumerate(x_shape)]
+    low = ", ".join(str(pad if k in spatial else 0) for k in range(4))
+    channel = 1 if nchw else 3
+    dims = "[0, 2, 3]" if nchw else "[0, 1, 2]"
+    lines = [f"func.func @f(%x: {_t(x_shape)}, %w: {_t(w_shape)}, %b: {_t([out_shape[channel]])}) -> {_t(out_shape)} {{",
+             "  %z = arith.constant 0.0 : f32", "  %ninf = arith.constant 0xFF800000 : f32",
+             f"  %p = tensor.pad %x low[{low}] high[{low}] {{",
+             "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):", "    tensor.yield %z : f32",
+             f"  }} : {_t(x_shape)} to {_t(padded)}",
+             f"  %e = tensor.empty() : {_t(out_shape)}"]
+    if init == "bias":
+        lines.append(f"  %i = linalg.broadcast ins(%b : {_t([out_shape[channel]])}) outs(%e : {_t(out_shape)}) "
+                     f"dimensions = {dims}")
+    else:
+        lines.append(f"  %i = linalg.fill ins(%{init} : f32) outs(%e : {_t(out_shape)}) -> {_t(out_shape)}")
+    lines += [f"  %r = linalg.{op} {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : "
+              f"tensor<2xi64>}} ins(%p, %w : {_t(padded)}, {_t(w_shape)}) outs(%i : {_t(out_shape)}) -> {_t(out_shape)}",
+              f"  return %r : {_t(out_shape)}", "}"]
+    return "\n".join(lines)
+
+
+WINDOWS = [
+    # op, N, C, H, W, K, stride, dilation, pad
+    ("depthwise_conv_2d_nchw_chw", 1, 24, 12, 12, 3, 1, 1, 1),
+    ("depthwise_conv_2d_nchw_chw", 1, 5, 13, 37, 3, 2, 1, 1),
+    ("depthwise_conv_2d_nchw_chw", 2, 3, 20, 70, 3, 1, 2, 2),
+    ("depthwise_conv_2d_nchw_chw", 1, 4, 9, 9, 5, 2, 1, 2),
+    ("depthwise_conv_2d_nhwc_hwc", 1, 24, 12, 12, 3, 1, 1, 1),
+    ("depthwise_conv_2d_nhwc_hwc", 1, 40, 9, 11, 3, 2, 1, 1),
+    ("depthwise_conv_2d_nhwc_hwc", 1, 7, 10, 10, 3, 1, 2, 0),
+    ("pooling_nchw_max", 1, 6, 24, 24, 3, 2, 1, 1),
+    ("pooling_nchw_max", 1, 3, 11, 67, 2, 2, 1, 0),
+    ("pooling_nchw_sum", 1, 5, 14, 14, 3, 2, 1, 1),
+    ("pooling_nchw_sum", 1, 4, 9, 33, 3, 1, 1, 0),
+    ("pooling_nhwc_max", 1, 20, 9, 9, 3, 2, 1, 1),
+    ("pooling_nhwc_sum", 1, 17, 8, 8, 2, 1, 1, 0),
+]
+
+
+@pytest.mark.parametrize("target,uri", DEVICES)
+@pytest.mark.parametrize("op,n,c,h,w,k,stride,dilation,pad", WINDOWS)
+def test_depthwise_conv_and_pooling_match_numpy(target, uri, op, n, c, h, w, k, stride, dilation, pad):
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    b = rng.standard_normal(c).astype(np.float32)
+    xp = np.pad(x, [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    oh, ow = _out_size(h + 2 * pad, k, stride, dilation), _out_size(w + 2 * pad, k, stride, dilation)
+    if op.startswith("depthwise"):
+        wt = rng.standard_normal((c, k, k)).astype(np.float32)
+        want = ref_depthwise_nchw(xp, wt, stride, dilation) + b[None, :, None, None]
+        init = "bias"
+    else:
+        wt = np.zeros((k, k), np.float32)
+        windows = [xp[:, :, i * dilation::stride, j * dilation::stride][..., :oh, :ow]
+                   for i in range(k) for j in range(k)]
+        want = np.max(windows, axis=0) if op.endswith("max") else np.sum(windows, axis=0, dtype=np.float64)
+        init = "ninf" if op.endswith("max") else "z"
+    if "nhwc" in op:
+        x, want = x.transpose(0, 2, 3, 1), want.transpose(0, 2, 3, 1)
+        if op.startswith("depthwise"):
+            wt = wt.transpose(1, 2, 0)
+    text = window_source(op, x.shape, wt.shape, want.shape, stride, dilation, pad, init)
+    m = rt.load(rt.compile(text, devices=[target]), devices=[uri])
+    got = m.f(x, wt, b)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("op,stride", [("depthwise_conv_2d_nchw_chw", 2), ("pooling_nchw_max", 2),
+                                       ("depthwise_conv_2d_nhwc_hwc", 1)])
+def test_window_ops_run_the_vectorized_window_kernel(monkeypatch, op, stride):
+    from rt.compiler.codegen.llvm_cpu import window
+
+    taken = []
+    original = window.plan
+
+    def record(ctx, generic, where):
+        p = original(ctx, generic, where)
+        taken.append((generic.kind, type(p).__name__ if p is not None else None))
+        return p
+
+    monkeypatch.setattr(window, "plan", record)
+    w_shape = (3, 3) if op.startswith("pooling") else ((4, 3, 3) if "nchw" in op else (3, 3, 4))
+    x_shape, out = ((1, 4, 9, 9), (1, 4, 4 if stride == 2 else 9, 4 if stride == 2 else 9))
+    if "nhwc" in op:
+        x_shape, out = (1, 9, 9, 4), (1, 9, 9, 4)
+    text = window_source(op, x_shape, w_shape, out, stride, 1, 1 if stride == 1 else 0,
+                         "ninf" if op.startswith("pooling") else "bias")
+    rt.compile(text, devices=["llvm-cpu"])
+    assert ("pooling" if op.startswith("pooling") else "conv", "WindowPlan") in taken
