@@ -195,3 +195,52 @@ def test_window_ops_run_the_vectorized_window_kernel(monkeypatch, op, stride):
                          "ninf" if op.startswith("pooling") else "bias")
     rt.compile(text, devices=["llvm-cpu"])
     assert ("pooling" if op.startswith("pooling") else "conv", "WindowPlan") in taken
+
+
+IMPORTED_GROUPED = """
+func.func @f(%x: tensor<1x24x6x7xf32>, %w: tensor<4x18x6x1x1xf32>, %bias: tensor<72xf32>, %skip: tensor<1x72x6x7xf32>) -> tensor<1x72x6x7xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x72x6x7xf32>
+  %b = linalg.broadcast ins(%bias : tensor<72xf32>) outs(%e : tensor<1x72x6x7xf32>) dimensions = [0, 2, 3]
+  %xs = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 4, 6, 6, 7] : tensor<1x24x6x7xf32> into tensor<1x4x6x6x7xf32>
+  %bs = tensor.expand_shape %b [[0], [1, 2], [3], [4]] output_shape [1, 4, 18, 6, 7] : tensor<1x72x6x7xf32> into tensor<1x4x18x6x7xf32>
+  %c = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%xs, %w : tensor<1x4x6x6x7xf32>, tensor<4x18x6x1x1xf32>) outs(%bs : tensor<1x4x18x6x7xf32>) -> tensor<1x4x18x6x7xf32>
+  %cc = tensor.collapse_shape %c [[0], [1, 2], [3], [4]] : tensor<1x4x18x6x7xf32> into tensor<1x72x6x7xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%cc, %skip : tensor<1x72x6x7xf32>, tensor<1x72x6x7xf32>) outs(%e : tensor<1x72x6x7xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %m = arith.addf %in, %s : f32
+    %r = arith.maximumf %m, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x72x6x7xf32>
+  return %a : tensor<1x72x6x7xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("target,uri", DEVICES)
+def test_imported_grouped_conv_with_bias_residual_relu_is_one_dispatch(target, uri):
+    from rt.compiler.codegen import lowering
+
+    names = []
+    original = lowering.lower_dispatch_function
+
+    def record(func, backend, config):
+        kernel = original(func, backend, config)
+        names.append(kernel.name.split("_dispatch_")[1].split("_", 1)[1])
+        return kernel
+
+    lowering.lower_dispatch_function = record
+    try:
+        vmfb = rt.compile(IMPORTED_GROUPED, devices=[target])
+    finally:
+        lowering.lower_dispatch_function = original
+    assert [n for n in names if "set_encoding" not in n] == ["conv_2d_ngchw_gfchw_1x4x18x6x7x6x1x1_f32"]
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((1, 24, 6, 7)).astype(np.float32)
+    w = rng.standard_normal((4, 18, 6, 1, 1)).astype(np.float32)
+    bias = rng.standard_normal(72).astype(np.float32)
+    skip = rng.standard_normal((1, 72, 6, 7)).astype(np.float32)
+    conv = ref_grouped_nchw(x.reshape(1, 4, 6, 6, 7), w, 1, 1).reshape(1, 72, 6, 7)
+    want = np.maximum(conv + bias[None, :, None, None] + skip, 0)
+    m = rt.load(vmfb, devices=[uri])
+    np.testing.assert_allclose(m.f(x, w, bias, skip), want, rtol=1e-4, atol=1e-4)

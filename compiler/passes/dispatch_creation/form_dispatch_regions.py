@@ -15,7 +15,8 @@ Grouping, per block:
    elementwise ops (and broadcasts) fuses into its last op;
 4. producer fusion: an elementwise producer whose only users are in a region that is not a
    contraction or a set_encoding (the pack walks packed tiles, so a fused producer would need
-   its whole result in workgroup scratch) joins it; ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` are cloned into
+   its whole result in workgroup scratch) joins it, and so does the producer of a convolution
+   root's init (a bias broadcast: it writes the output tile the conv then adds into); ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` are cloned into
    every region that uses them. A fill still used on the host becomes ``flow.tensor.splat``.
 5. relayouts read or written in place (only when every device target's backend names
    ``in_place_mmt4d`` in its ``kernel_ir_features``: llvm-cpu, whose mmt4d
@@ -263,12 +264,21 @@ class _Grouping:
                         group["clones"].append(producer)
                         work.append(producer)
                     continue
-                if not allow_elementwise or not kinds.is_elementwise(producer):
+                if not kinds.is_elementwise(producer) or not (
+                        allow_elementwise or _is_conv_init(root, member, value)):
                     continue
                 users = {_top_level_user(u, self.block) for u in _users(producer)}
                 if all(self.group_of.get(u) is group for u in users):
                     self.claim(group, producer)
                     work.append(producer)
+
+
+def _is_conv_init(root, member, value):
+    """Whether ``value`` is the init (outs operand) of convolution ``member``, the group's root:
+    its producer (a bias broadcast) then writes the conv's output tile before the conv adds
+    into it, so it joins the conv's dispatch as IREE fuses a conv's outs producer."""
+    return (member is root and isinstance(root, kinds.CONVOLUTIONS)
+            and any(v is value for v in root.outputs))
 
 
 def _index_value(size, before):
