@@ -2,11 +2,13 @@
 
 What IREE users bring, converted the way IREE converts it (``iree-compile --compile-to=input``):
 
-* ``onnx``: small ONNX models imported with ``iree-import-onnx`` (coarse-fences ABI), with the
+* ``onnx``: small ONNX models (an MLP, gemm + softmax, conv + relu, a ShuffleNet-style and a
+  MobileNet-style net in NCHW) imported with ``iree-import-onnx`` (coarse-fences ABI), with the
   weights inline and externalized into an ``.irpa`` parameter archive (loaded with
   ``parameters=["model=FILE"]`` on the rt side, an io_parameters module on IREE's);
 * ``jax``: small JAX programs (an MLP, a GPT decoder block whose token embedding is a gather,
-  an embedding lookup, a conv net, layernorm + softmax, argmax/max reductions) lowered to
+  an embedding lookup, a conv net, an NHWC MobileNet-style net with depthwise and grouped
+  convs, layernorm + softmax, argmax/max reductions) lowered to
   StableHLO by ``jax.jit(f).lower(...)`` and converted with ``--iree-input-type=stablehlo``.
 
 The ``onnx`` and ``jax`` packages are installed on first use next to the IREE 3.13 peer
@@ -195,6 +197,25 @@ def cnn(x):
     return jax.nn.log_softmax(y.reshape(y.shape[0], -1) @ dw)
 
 save("cnn", cnn, W(2, 14, 14, 1, scale=1))
+
+def conv(x, k, stride=1, groups=1):
+    return jax.lax.conv_general_dilated(x, k, (stride, stride), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                        feature_group_count=groups)
+
+relu6 = lambda y: jnp.clip(y, 0, 6)
+stem, fc, fcb = (W(3, 3, 3, 16), W(16)), W(128, 10), W(10)
+blocks = [(W(3, 3, 1, c), W(c), W(1, 1, c // g, o), W(o), s, g)
+          for c, o, s, g in [(16, 32, 1, 1), (32, 64, 2, 4), (64, 64, 1, 4), (64, 128, 2, 4)]]
+
+def mobilenet_nhwc(x):
+    # depthwise-separable blocks (depthwise 3x3 stride 1/2, grouped or plain 1x1, ReLU6), NHWC
+    y = relu6(conv(x, stem[0], 2) + stem[1])
+    for dw, db, pw, pb, stride, groups in blocks:
+        y = relu6(conv(y, dw, stride, groups=y.shape[-1]) + db)
+        y = relu6(conv(y, pw, groups=groups) + pb)
+    return y.mean((1, 2)) @ fc + fcb
+
+save("mobilenet_nhwc", mobilenet_nhwc, W(1, 64, 64, 3, scale=1))
 save("layernorm_softmax", lambda x: jax.nn.softmax(ln(x), -1), W(6, D, scale=1))
 save("argmax_max", lambda x: (jnp.argmax(x, -1).astype(jnp.int32), x.max(0)), W(5, 7, scale=1))
 '''
