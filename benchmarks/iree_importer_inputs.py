@@ -2,11 +2,13 @@
 
 What IREE users bring, converted the way IREE converts it (``iree-compile --compile-to=input``):
 
-* ``onnx``: small ONNX models imported with ``iree-import-onnx`` (coarse-fences ABI), with the
+* ``onnx``: small ONNX models (an MLP, gemm + softmax, conv + relu, a ShuffleNet-style and a
+  MobileNet-style net in NCHW) imported with ``iree-import-onnx`` (coarse-fences ABI), with the
   weights inline and externalized into an ``.irpa`` parameter archive (loaded with
   ``parameters=["model=FILE"]`` on the rt side, an io_parameters module on IREE's);
 * ``jax``: small JAX programs (an MLP, a GPT decoder block whose token embedding is a gather,
-  an embedding lookup, a conv net, layernorm + softmax, argmax/max reductions) lowered to
+  an embedding lookup, a conv net, an NHWC MobileNet-style net with depthwise and grouped
+  convs, layernorm + softmax, argmax/max reductions) lowered to
   StableHLO by ``jax.jit(f).lower(...)`` and converted with ``--iree-input-type=stablehlo``.
 
 The ``onnx`` and ``jax`` packages are installed on first use next to the IREE 3.13 peer
@@ -15,7 +17,7 @@ script compiles the input-phase MLIR with rt, runs rt and IREE (llvm-cpu built f
 CPU) on the same inputs, checks rt against IREE (and, for JAX, against JAX's own result) and
 times the synchronous entry point of both in interleaved rounds::
 
-    python benchmarks/iree_importer_inputs.py [--source=onnx,jax] [--rounds=5] [--keep=DIR]
+    python benchmarks/iree_importer_inputs.py [--source=onnx,jax] [--rounds=5] [--keep=DIR] [--models=a,b]
 
 Printed: per model and device, whether rt compiled and matched, or the first line of rt's
 error; the median call time of each side and the ratio rt/iree. Nothing here is a test: the
@@ -52,6 +54,7 @@ def package_dir(source):
     return path
 
 
+ONNX_NAMES = ("mlp", "gemm_softmax", "conv_relu", "shufflenet", "mobilenet")
 ONNX_MODELS = r'''
 import sys
 import numpy as np, onnx
@@ -61,7 +64,8 @@ out = sys.argv[1]
 
 def save(name, nodes, inputs, outputs, weights):
     graph = helper.make_graph(nodes, name, inputs, outputs,
-                              [numpy_helper.from_array(w.astype(np.float32), n) for n, w in weights.items()])
+                              [numpy_helper.from_array(w.astype(np.float32 if w.dtype.kind == "f" else np.int64), n)
+                               for n, w in weights.items()])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), f"{out}/{name}.onnx")
     x = rng.standard_normal([d.dim_value for d in inputs[0].type.tensor_type.shape.dim]).astype(np.float32)
     np.savez(f"{out}/{name}.io.npz", in0=x)
@@ -79,6 +83,71 @@ save("conv_relu", [helper.make_node("Conv", ["x", "k"], ["c"], pads=[1, 1, 1, 1]
                    helper.make_node("Relu", ["c"], ["y"])],
      [helper.make_tensor_value_info("x", f, [1, 3, 16, 16])], [helper.make_tensor_value_info("y", f, [1, 8, 16, 16])],
      {"k": rng.standard_normal((8, 3, 3, 3)) / 3})
+
+def conv(name, x, c_in, c_out, k=1, stride=1, groups=1, act="relu"):
+    """Conv (+ bias) and an activation; adds the weights to W, returns the output's name."""
+    W[f"{name}.w"] = rng.standard_normal((c_out, c_in // groups, k, k)) / np.sqrt(c_in // groups * k * k)
+    W[f"{name}.b"] = rng.standard_normal(c_out) / 10
+    N.append(helper.make_node("Conv", [x, f"{name}.w", f"{name}.b"], [f"{name}.c"], kernel_shape=[k, k],
+                              strides=[stride, stride], pads=[k // 2] * 4, group=groups))
+    if act == "relu":
+        N.append(helper.make_node("Relu", [f"{name}.c"], [name]))
+    elif act == "relu6":
+        N.append(helper.make_node("Clip", [f"{name}.c", "zero", "six"], [name]))
+    else:
+        return f"{name}.c"
+    return name
+
+def shuffle(name, x, c, hw, groups):
+    """ShuffleNet's channel shuffle: reshape to (g, c/g), transpose, reshape back."""
+    W[f"{name}.s1"], W[f"{name}.s2"] = np.array([1, groups, c // groups, hw, hw]), np.array([1, c, hw, hw])
+    N.extend([helper.make_node("Reshape", [x, f"{name}.s1"], [f"{name}.r"]),
+              helper.make_node("Transpose", [f"{name}.r"], [f"{name}.t"], perm=[0, 2, 1, 3, 4]),
+              helper.make_node("Reshape", [f"{name}.t", f"{name}.s2"], [name])])
+    return name
+
+def head(x, c, classes=10):
+    """Global average pool, flatten and a dense layer to ``classes`` logits."""
+    W["fc.w"], W["fc.b"] = rng.standard_normal((classes, c)) / np.sqrt(c), rng.standard_normal(classes) / 10
+    N.extend([helper.make_node("GlobalAveragePool", [x], ["gap"]), helper.make_node("Flatten", ["gap"], ["flat"]),
+              helper.make_node("Gemm", ["flat", "fc.w", "fc.b"], ["y"], transB=1)])
+
+# ShuffleNet v1 style, groups 4: grouped 1x1 convs, shuffles, depthwise 3x3 stride 2 / 1, average-pool
+# shortcut + concat, max pool, global average pool; 1x3x96x96 -> 10.
+N, W, G = [], {}, 4
+x = conv("stem", "x", 3, 24, k=3, stride=2)
+N.append(helper.make_node("MaxPool", [x], ["pool"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]))
+x, c, hw = "pool", 24, 24
+for i, (c_out, stride) in enumerate([(96, 2), (96, 1), (96, 1), (192, 2), (192, 1)]):
+    u, hw_out = f"u{i}", hw // stride
+    mid = c_out // 4
+    a = conv(f"{u}.g1", x, c, mid, groups=1 if i == 0 else G)
+    a = shuffle(f"{u}.sh", a, mid, hw, G)
+    a = conv(f"{u}.dw", a, mid, mid, k=3, stride=stride, groups=mid, act=None)
+    if stride == 2:
+        a = conv(f"{u}.g2", a, mid, c_out - c, groups=G, act=None)
+        N.append(helper.make_node("AveragePool", [x], [f"{u}.ap"], kernel_shape=[3, 3], strides=[2, 2],
+                                  pads=[1, 1, 1, 1], count_include_pad=0))
+        N.append(helper.make_node("Concat", [f"{u}.ap", a], [f"{u}.cat"], axis=1))
+    else:
+        a = conv(f"{u}.g2", a, mid, c_out, groups=G, act=None)
+        N.append(helper.make_node("Add", [x, a], [f"{u}.cat"]))
+    N.append(helper.make_node("Relu", [f"{u}.cat"], [u]))
+    x, c, hw = u, c_out, hw_out
+head(x, c)
+save("shufflenet", N, [helper.make_tensor_value_info("x", f, [1, 3, 96, 96])],
+     [helper.make_tensor_value_info("y", f, [1, 10])], W)
+
+# MobileNet v1 style: depthwise-separable blocks (depthwise 3x3 + pointwise 1x1, ReLU6), global
+# average pool, dense; 1x3x96x96 -> 10.
+N, W = [], {"zero": np.array(0.0), "six": np.array(6.0)}
+x, c = conv("stem", "x", 3, 16, k=3, stride=2, act="relu6"), 16
+for i, (c_out, stride) in enumerate([(32, 1), (64, 2), (64, 1), (128, 2), (128, 1), (256, 2)]):
+    x = conv(f"b{i}.dw", x, c, c, k=3, stride=stride, groups=c, act="relu6")
+    x, c = conv(f"b{i}.pw", x, c, c_out, act="relu6"), c_out
+head(x, c)
+save("mobilenet", N, [helper.make_tensor_value_info("x", f, [1, 3, 96, 96])],
+     [helper.make_tensor_value_info("y", f, [1, 10])], W)
 '''
 
 JAX_MODELS = r'''
@@ -128,6 +197,25 @@ def cnn(x):
     return jax.nn.log_softmax(y.reshape(y.shape[0], -1) @ dw)
 
 save("cnn", cnn, W(2, 14, 14, 1, scale=1))
+
+def conv(x, k, stride=1, groups=1):
+    return jax.lax.conv_general_dilated(x, k, (stride, stride), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                                        feature_group_count=groups)
+
+relu6 = lambda y: jnp.clip(y, 0, 6)
+stem, fc, fcb = (W(3, 3, 3, 16), W(16)), W(128, 10), W(10)
+blocks = [(W(3, 3, 1, c), W(c), W(1, 1, c // g, o), W(o), s, g)
+          for c, o, s, g in [(16, 32, 1, 1), (32, 64, 2, 4), (64, 64, 1, 4), (64, 128, 2, 4)]]
+
+def mobilenet_nhwc(x):
+    # depthwise-separable blocks (depthwise 3x3 stride 1/2, grouped or plain 1x1, ReLU6), NHWC
+    y = relu6(conv(x, stem[0], 2) + stem[1])
+    for dw, db, pw, pb, stride, groups in blocks:
+        y = relu6(conv(y, dw, stride, groups=y.shape[-1]) + db)
+        y = relu6(conv(y, pw, groups=groups) + pb)
+    return y.mean((1, 2)) @ fc + fcb
+
+save("mobilenet_nhwc", mobilenet_nhwc, W(1, 64, 64, 3, scale=1))
 save("layernorm_softmax", lambda x: jax.nn.softmax(ln(x), -1), W(6, D, scale=1))
 save("argmax_max", lambda x: (jnp.argmax(x, -1).astype(jnp.int32), x.max(0)), W(5, 7, scale=1))
 '''
@@ -144,7 +232,7 @@ def prepare_onnx(work):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([iree_dir(), package_dir("onnx")]))
     _run([sys.executable, "-c", ONNX_MODELS, work], env)
     out = {}
-    for name in ("mlp", "gemm_softmax", "conv_relu"):
+    for name in ONNX_NAMES:
         for variant, extra in (("inline", []), ("params", ["--externalize-params", "--num-elements-threshold=1",
                                                            f"--save-params-to={work}/{name}.irpa"])):
             torch = f"{work}/{name}.{variant}.torch.mlir"
@@ -226,6 +314,7 @@ def main(argv=None):
     parser.add_argument("--source", default="onnx,jax", help="comma-separated: onnx, jax")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--keep", default=None, help="keep the generated files in this directory")
+    parser.add_argument("--models", default=None, help="comma-separated model names (default: all)")
     args = parser.parse_args(argv)
     ic, ireert = load_iree()
     work = args.keep or tempfile.mkdtemp(prefix="rt-importers-")
@@ -237,6 +326,8 @@ def main(argv=None):
         os.makedirs(folder, exist_ok=True)
         models = {"onnx": prepare_onnx, "jax": prepare_jax}[source](folder)
         for (name, variant), (mlir, irpa, entry) in models.items():
+            if args.models and name not in args.models.split(","):
+                continue
             run_model(ic, ireert, source, name, variant, mlir, irpa, entry, args.rounds)
 
 

@@ -188,6 +188,8 @@ PHASES = (
         P("iree-util-hoist-into-globals", "global_optimization.hoist_into_globals:HoistIntoGlobalsPass"),
     )),
     Phase("dispatch-creation", (
+        P("iree-dispatch-creation-bubble-up-expand-shapes",
+          "dispatch_creation.bubble_up_expand_shapes:BubbleUpExpandShapesPass"),
         P("iree-flow-convert-to-flow", "dispatch_creation.convert_to_flow:ConvertToFlowPass"),
         P("iree-dispatch-creation-form-dispatch-regions",
           "dispatch_creation.form_dispatch_regions:FormDispatchRegionsPass"),

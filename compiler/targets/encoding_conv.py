@@ -1,8 +1,10 @@
 """Data tiling of convolutions: the filter packed along its output-channel dim.
 
 A conv encoding (``op_type = conv``) is set on operand 1, the filter, of a convolution with
-one output-channel loop F (``linalg.conv_2d_nhwc_hwcf``, ``conv_2d_nchw_fchw``; its
-``user_indexing_maps`` are the op's input, filter and output maps). The input and the output
+one output-channel loop F (``linalg.conv_2d_nhwc_hwcf``, ``conv_2d_nchw_fchw`` and the grouped
+``conv_2d_ngchw_gfchw``, ``conv_2d_ngchw_fgchw``, ``conv_2d_nhwgc_gfhwc``, whose group loop G the
+input, filter and output share; its ``user_indexing_maps`` are the op's input, filter and
+output maps). The input and the output
 keep their plain layouts: the conv runs directly on them, over the packed filter, with a
 register tile of output pixels x output channels as the mmt4d kernel's M0 x N0 tile.
 
@@ -12,6 +14,8 @@ The filter is packed by ``F0`` along F, the tile's channel extent, F outermost::
                        innerTileSizes = [F0], outerDimsPerm = [3, 0, 1, 2])
     conv_2d_nchw_fchw  filter [F, C, KH, KW] -> [F1, C, KH, KW, F0]   (innerDimsPos = [0],
                        innerTileSizes = [F0], outerDimsPerm = [0, 1, 2, 3])
+    conv_2d_ngchw_gfchw  filter [G, F, C, KH, KW] -> [F1, G, C, KH, KW, F0]  (innerDimsPos = [1],
+                       innerTileSizes = [F0], outerDimsPerm = [1, 0, 2, 3, 4])
 
 so the F0 channels a tile needs for one (kh, kw, c) step are contiguous, and every F1 block
 reads one contiguous panel. F0 divides F (no padding: the conv's output keeps its plain
@@ -33,6 +37,10 @@ from xdsl.ir.affine import AffineDimExpr
 
 from rt.runtime.errors import UnimplementedError
 
+#: The named convolutions data tiling packs the filter of (one output-channel loop each; the
+#: grouped ones keep their group loop in the input, the filter and the output).
+PACKED_CONV_OPS = ("conv_2d_nhwc_hwcf", "conv_2d_nchw_fchw", "conv_2d_ngchw_gfchw", "conv_2d_ngchw_fgchw",
+                   "conv_2d_nhwgc_gfhwc")
 #: Filter tile candidates (F0), widest first, for vmvx and for channels-first outputs.
 ROW_TILES = (8, 4, 2, 1)
 
@@ -79,7 +87,7 @@ def conv_dims(encoding):
     for r in inp.results:
         used |= _loops(r)
     shared = (set(flt_loops) & set(out_loops)) - used
-    if len(shared) != 1 or len(set(flt_loops) & set(out_loops)) != 1:
+    if len(shared) != 1:
         raise UnimplementedError(f"encoding {encoding}: data tiling packs convolutions with one "
                                  f"output-channel loop (depthwise convolutions are not packed)")
     f = shared.pop()

@@ -51,7 +51,8 @@ MAX_PIXELS = 16
 @dataclass(frozen=True)
 class Roles:
     """Loop dims of a packed-filter conv Generic: ``f1``/``f0`` the channel block and lane,
-    ``pixel`` the parallel dim the tile walks (the output's innermost dim but the channel),
+    ``pixel`` the parallel dim the tile walks (the output's innermost dim but the channel and a
+    group dim, which index the filter),
     ``outer`` the other parallel dims, ``reductions`` the reduction dims (domain order)."""
 
     f1: int
@@ -94,7 +95,8 @@ def roles(op):
     out_dims = [_single(e) for e in o_map]
     out_dims[k] = None
     last = len(o_map) - 1
-    pixel = out_dims[last - 1] if k == last else out_dims[last]
+    # the innermost output dim the filter does not read (a group dim G indexes the filter)
+    pixel = next((d for d in reversed(out_dims) if d is not None and d not in w_dims), None)
     reductions = tuple(d for d, it in enumerate(op.iterator_types) if it == R)
     parallel = [d for d, it in enumerate(op.iterator_types) if it == P]
     if pixel is None or any(d not in w_dims for d in reductions) or any(

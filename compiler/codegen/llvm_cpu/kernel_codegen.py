@@ -12,8 +12,8 @@ Distribution: on each distributed dim i the loop range is
 ``[id_i * tile_i, min((id_i + 1) * tile_i, extent))`` of the op dim ``op_dims[op][i]``.
 
 Ops: Generic (``generic.GenericPlan``, with the register-tiled ``matmul`` fast path for f32
-contractions, ``batch_mmt4d`` for batched packed contractions and ``conv`` for convolutions
-over packed filters), Mmt4d (``mmt4d`` /
+contractions, ``batch_mmt4d`` for batched packed contractions, ``conv`` for convolutions
+over packed filters and ``window`` for depthwise convolutions and poolings), Mmt4d (``mmt4d`` /
 ``mmt4d_int`` tiles for contiguous f32, f16 and i8/i16 operands, else as a Generic), Pack and
 Unpack (``relayout``, ``relayout_vector``).
 
@@ -30,7 +30,7 @@ dest; Unpack: the dims of the packed source (outer tile dims first, then inner t
 from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
-from rt.compiler.codegen.llvm_cpu import batch_mmt4d, conv, matmul, mmt4d, reduction, relayout
+from rt.compiler.codegen.llvm_cpu import batch_mmt4d, conv, matmul, mmt4d, reduction, relayout, window
 from rt.compiler.codegen.llvm_cpu.buffers import Buffers
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I32, I64, KernelInterface
@@ -175,7 +175,7 @@ def _plan(ctx, op, where):
     """The emitter object for ``op``: has ``domain`` (Sizes), ``checks()`` and ``emit(ranges)``."""
     if isinstance(op, kir.Generic):
         return (batch_mmt4d.plan(ctx, op, where) or conv.plan(ctx, op, where)
-                or matmul.plan(ctx, op, where)
+                or window.plan(ctx, op, where) or matmul.plan(ctx, op, where)
                 or reduction.plan(ctx, op, where) or GenericPlan(ctx, op, where))
     if isinstance(op, kir.Mmt4d):
         return mmt4d.plan(ctx, op, where)

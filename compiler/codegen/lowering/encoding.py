@@ -69,6 +69,7 @@ from rt.compiler.frontend import error_at_op
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.targets.encoding import contraction, encoding_info, mmt4d_packed_shape, resolved_info
 from rt.runtime.errors import CompileError, UnimplementedError
+from rt.compiler.targets.encoding_conv import PACKED_CONV_OPS
 
 INDEX = IndexType()
 #: contractions whose encoded form materializes as linalg.mmt4d / batch_mmt4d.
@@ -374,7 +375,7 @@ class _Materializer:
         self.replaced.append(op)
 
 
-    @handles(NAMED_OP_CLASSES["conv_2d_nhwc_hwcf"], NAMED_OP_CLASSES["conv_2d_nchw_fchw"])
+    @handles(*(NAMED_OP_CLASSES[name] for name in PACKED_CONV_OPS))
     def _convolution(self, op):
         packed = self.packed.get(op.inputs[1])
         if packed is None or _encoding(op.inputs[0].type) is not None or any(

@@ -15,8 +15,10 @@ Grouping, per block:
    elementwise ops (and broadcasts) fuses into its last op;
 4. producer fusion: an elementwise producer whose only users are in a region that is not a
    contraction or a set_encoding (the pack walks packed tiles, so a fused producer would need
-   its whole result in workgroup scratch) joins it; ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` are cloned into
-   every region that uses them. A fill still used on the host becomes ``flow.tensor.splat``.
+   its whole result in workgroup scratch) joins it, and so does, for a convolution root, the
+   producer of its init (a bias broadcast: it writes the output tile the conv then adds into)
+   or of an operand of its fused epilogue (a broadcast bias or clamp bound, a residual); ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` and
+   generics splatting 0-d tensors (``_splat_like``) are cloned into every region that uses them. A fill still used on the host becomes ``flow.tensor.splat``.
 5. relayouts read or written in place (only when every device target's backend names
    ``in_place_mmt4d`` in its ``kernel_ir_features``: llvm-cpu, whose mmt4d
    kernel reads and writes row-major matrices in place; see ``in_place_relayout``): an f32
@@ -258,17 +260,38 @@ class _Grouping:
                 if root in _IN_PLACE_CONTRACTIONS and self.folded(producer):
                     self.claim(group, producer)
                     continue
-                if kinds.is_clonable(producer):
+                if kinds.is_clonable(producer) or _splat_like(producer):
                     if producer not in group["clones"]:
                         group["clones"].append(producer)
                         work.append(producer)
                     continue
-                if not allow_elementwise or not kinds.is_elementwise(producer):
+                if not kinds.is_elementwise(producer) or not (
+                        allow_elementwise or _conv_takes(root, member, value)):
                     continue
                 users = {_top_level_user(u, self.block) for u in _users(producer)}
                 if all(self.group_of.get(u) is group for u in users):
                     self.claim(group, producer)
                     work.append(producer)
+
+
+def _splat_like(op):
+    """Whether ``op`` is a linalg.generic that splats scalars: all-parallel, identity outputs,
+    every input a 0-d tensor (JAX's ``broadcast_in_dim`` of a clamp bound, and the 0-d generic
+    yielding that bound). Like a fill it is cloned into every dispatch that reads it, so one
+    splat shared by several dispatches is not a dispatch of its own."""
+    return (isinstance(op, linalg.GenericOp) and kinds.is_elementwise(op) and len(op.results) == 1
+            and all(isinstance(v.type, TensorType) and not v.type.get_shape() for v in op.inputs))
+
+
+def _conv_takes(root, member, value):
+    """Whether the group of convolution ``root`` takes the elementwise producer of ``value``, an
+    operand of group member ``member``: the conv's init (a bias broadcast, which writes the
+    output tile the conv then adds into) or an operand of its epilogue (a broadcast bias, a
+    residual: computed on the output tile and inlined into the epilogue by the lowering). The
+    conv's input and filter keep their producers apart: a window reads past the tile."""
+    if not isinstance(root, kinds.CONVOLUTIONS):
+        return False
+    return member is not root or any(v is value for v in root.outputs)
 
 
 def _index_value(size, before):
@@ -443,6 +466,9 @@ class FormDispatchRegionsPass(Pass):
             if op in grouping.group_of:
                 group = grouping.group_of[op]
             elif isinstance(op, SetEncodingOp) and grouping.folded(op):
+                continue
+            elif _splat_like(op) and all(
+                    _top_level_user(u, block) in grouping.group_of for u in _users(op)):
                 continue
             elif kinds.is_dispatchable(op) and not kinds.is_clonable(op):
                 group = grouping.new_group(op)

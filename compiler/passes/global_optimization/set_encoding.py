@@ -27,7 +27,8 @@ Example (seed 001)::
     %r = iree_encoding.unset_encoding %4 : tensor<?x?xf32, #encoding2> -> tensor<?x?xf32>{%M, %N}
 
 Convolutions with one output-channel loop (``linalg.conv_2d_nhwc_hwcf``,
-``conv_2d_nchw_fchw``, f32) get an ``op_type = conv`` encoding on the filter alone: the filter
+``conv_2d_nchw_fchw`` and the grouped ``conv_2d_ngchw_gfchw``, ``conv_2d_ngchw_fgchw``,
+``conv_2d_nhwgc_gfhwc``; f32) get an ``op_type = conv`` encoding on the filter alone: the filter
 goes through set_encoding (packed by output channels once its layout is resolved:
 ``rt.compiler.targets.encoding_conv``; a constant filter is then hoisted and packed once at
 load), while the input and the result stay plain, so no unset_encoding follows::
@@ -59,7 +60,7 @@ from rt.compiler.helpers.dispatch import op_kinds as kinds
 from rt.compiler.helpers.dispatch.dce import erase_dead_ops
 from rt.compiler.helpers.dispatch.shapes import materialize_dims
 from rt.compiler.targets.encoding import contraction
-from rt.compiler.targets.encoding_conv import filter_tile
+from rt.compiler.targets.encoding_conv import PACKED_CONV_OPS, filter_tile
 from rt.runtime.errors import UnimplementedError
 
 #: The named contractions set-encoding rewrites (IREE: every contraction with at most one
@@ -69,7 +70,7 @@ CONTRACTIONS = tuple(NAMED_OP_CLASSES[row] for row in ("matmul", "batch_matmul",
 SUPPORTED_TYPES = {("f32", "f32", "f32"), ("i8", "i8", "i32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"),
                    ("bf16", "bf16", "f32"), ("bf16", "bf16", "bf16")}
 #: The convolutions whose filter set-encoding packs, and their (input, filter, out) types.
-CONVOLUTIONS = (NAMED_OP_CLASSES["conv_2d_nhwc_hwcf"], NAMED_OP_CLASSES["conv_2d_nchw_fchw"])
+CONVOLUTIONS = tuple(NAMED_OP_CLASSES[row] for row in PACKED_CONV_OPS)
 CONV_TYPES = {("f32", "f32", "f32")}
 
 

@@ -153,3 +153,61 @@ util.func public @producer_of_set_encoding(%a: tensor<4x16xf32>) -> tensor<4x16x
   %s = iree_encoding.set_encoding %x : tensor<4x16xf32> -> tensor<4x16xf32, #lhs>
   util.return %s : tensor<4x16xf32, #lhs>
 }
+
+// -----
+
+// Tests that a conv's dispatch takes its init's broadcast and its epilogue's broadcast bias, and that a splat of a 0-d bound shared by two convs' epilogues (and the 0-d generic yielding the bound) is cloned into both: two dispatches.
+// CHECK-LABEL: util.func public @conv_epilogue_producers
+// CHECK: flow.dispatch.region
+// CHECK: linalg.generic {{.+}} iterator_types = []
+// CHECK: linalg.generic {{.+}} ins(%{{.+}} : tensor<f32>)
+// CHECK: linalg.broadcast
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: linalg.generic {{.+}} ins(%b : tensor<16xf32>)
+// CHECK: linalg.generic
+// CHECK: flow.return
+// CHECK: flow.dispatch.region
+// CHECK: linalg.generic {{.+}} iterator_types = []
+// CHECK: linalg.generic {{.+}} ins(%{{.+}} : tensor<f32>)
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: flow.return
+// CHECK-NOT: flow.dispatch.region
+// CHECK: util.return
+util.func public @conv_epilogue_producers(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x16xf32>, %w2: tensor<3x3x16x16xf32>, %b: tensor<16xf32>) -> tensor<1x4x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = flow.tensor.empty : tensor<1x6x6x16xf32>
+  %i = linalg.broadcast ins(%b : tensor<16xf32>) outs(%e : tensor<1x6x6x16xf32>) dimensions = [0, 1, 2]
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4x16xf32>) outs(%i : tensor<1x6x6x16xf32>) -> tensor<1x6x6x16xf32>
+  %e0 = flow.tensor.empty : tensor<f32>
+  %s0 = linalg.generic {indexing_maps = [affine_map<() -> ()>], iterator_types = []} outs(%e0 : tensor<f32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  } -> tensor<f32>
+  %bb = linalg.generic {indexing_maps = [affine_map<(a, h, w, c) -> (c)>, affine_map<(a, h, w, c) -> (a, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : tensor<16xf32>) outs(%e : tensor<1x6x6x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<1x6x6x16xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(a, h, w, c) -> ()>, affine_map<(a, h, w, c) -> (a, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s0 : tensor<f32>) outs(%e : tensor<1x6x6x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<1x6x6x16xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(a, h, w, c) -> (a, h, w, c)>, affine_map<(a, h, w, c) -> (a, h, w, c)>, affine_map<(a, h, w, c) -> (a, h, w, c)>, affine_map<(a, h, w, c) -> (a, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %bb, %z : tensor<1x6x6x16xf32>, tensor<1x6x6x16xf32>, tensor<1x6x6x16xf32>) outs(%e : tensor<1x6x6x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %r: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    %m = arith.maximumf %s, %r : f32
+    linalg.yield %m : f32
+  } -> tensor<1x6x6x16xf32>
+  %e2 = flow.tensor.empty : tensor<1x4x4x16xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  %c2 = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %w2 : tensor<1x6x6x16xf32>, tensor<3x3x16x16xf32>) outs(%f2 : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  %z2 = linalg.generic {indexing_maps = [affine_map<(a, h, w, c) -> ()>, affine_map<(a, h, w, c) -> (a, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%s0 : tensor<f32>) outs(%e2 : tensor<1x4x4x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<1x4x4x16xf32>
+  %a2 = linalg.generic {indexing_maps = [affine_map<(a, h, w, c) -> (a, h, w, c)>, affine_map<(a, h, w, c) -> (a, h, w, c)>, affine_map<(a, h, w, c) -> (a, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c2, %z2 : tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>) outs(%e2 : tensor<1x4x4x16xf32>) {
+  ^bb0(%p: f32, %r: f32, %o: f32):
+    %m = arith.maximumf %p, %r : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x16xf32>
+  util.return %a2 : tensor<1x4x4x16xf32>
+}
