@@ -27,6 +27,7 @@ import sys
 from rt.compiler.ir_printing import module_to_text
 from rt.compiler.passes import instrumentation
 from rt.compiler.passes.verifier import Verifier
+from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError
 
 
@@ -106,8 +107,7 @@ class PassPipeline:
             return "-"
         os.makedirs(self.dump_dir, exist_ok=True)
         path = os.path.join(self.dump_dir, f"{index:02d}_{name}.mlir")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(module_to_text(module))
+        atomic_write(path, module_to_text(module), what="IR dump")
         return path
 
 

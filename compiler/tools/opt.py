@@ -15,6 +15,7 @@ the source line and a caret, and the exit code is 1.
 import argparse
 import sys
 
+from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import RtError
 
 
@@ -86,8 +87,7 @@ def opt_main(argv):
     if args.output == "-":
         sys.stdout.write(out)
     else:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(out)
+        atomic_write(args.output, out, what="-o")
     return status
 
 

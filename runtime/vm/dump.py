@@ -14,6 +14,7 @@ import re
 
 from rt.runtime.errors import NotFoundError
 from rt.runtime.vm.bytecode import TAG_SHIFT, TAG_TYPES, decode
+from rt.runtime.atomic_write import atomic_write
 from rt.runtime.vm.builder import LIST_TYPES
 from rt.runtime.vm.cconv import BANK_OF
 from rt.runtime.vm.module import Module
@@ -128,7 +129,9 @@ def write_executables(module, directory):
     (other formats), and its metadata as ``NAME.json``; NAME is the executable's name with
     characters other than letters, digits, ``_``, ``-`` replaced by ``_`` (a module is not trusted
     to name files), and ``_<ordinal>`` added if two would collide. Returns the binaries' paths,
-    in order. Raises NotFoundError when ``directory`` cannot be created or written."""
+    in order; each file is replaced whole or not at all (rt.runtime.atomic_write). Raises
+    NotFoundError when ``directory`` cannot be created, InvalidArgumentError when a file cannot
+    be written."""
     try:
         os.makedirs(directory, exist_ok=True)
         paths, used = [], set()
@@ -139,10 +142,9 @@ def write_executables(module, directory):
             used.add(name)
             base = os.path.join(directory, name)
             path = base + (".o" if e.format.startswith("llvm-cpu-object") else ".bin")
-            with open(path, "wb") as f:
-                f.write(e.data)
-            with open(base + ".json", "w") as f:
-                json.dump({"format": e.format, "metadata": e.metadata}, f, indent=2, sort_keys=True)
+            atomic_write(path, bytes(e.data), what="executable")
+            atomic_write(base + ".json", json.dumps({"format": e.format, "metadata": e.metadata},
+                                                    indent=2, sort_keys=True), what="executable metadata")
             paths.append(path)
         return paths
     except OSError as exc:

@@ -93,6 +93,41 @@ def test_sign_in_place_replaces_the_module_whole(rt_cli, modules, tmp_path):
     assert _leftovers(tmp_path) == []
 
 
+ADD = """func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = arith.addf %a, %b : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+
+
+def test_opt_dump_dir_and_executables_replace_their_files_whole(rt_cli, modules, tmp_path):
+    """``rt opt -o``, ``--dump-dir`` and ``rt dump --executables-to`` write through atomic_write:
+    an existing file is replaced by a new one (a new inode), never rewritten in place."""
+    source = tmp_path / "add.mlir"
+    source.write_text(ADD)
+    out, dumps, exes = tmp_path / "out.mlir", tmp_path / "dumps", tmp_path / "exes"
+    dumps.mkdir()
+    exes.mkdir()
+    out.write_text("old")
+    first_dump = dumps / "01_verify.mlir"
+    first_dump.write_text("old")
+    old = {p: p.stat().st_ino for p in (out, first_dump)}
+    done = rt_cli("opt", source, "-o", out)
+    assert done.returncode == 0, done.stderr
+    done = rt_cli("compile", source, "-o", tmp_path / "add.vmfb", "--dump-after=all", f"--dump-dir={dumps}")
+    assert done.returncode == 0, done.stderr
+    assert "arith.addf" in out.read_text() and "arith.addf" in first_dump.read_text()
+    assert all(p.stat().st_ino != inode for p, inode in old.items())
+    done = rt_cli("dump", modules / "add.vmfb", f"--executables-to={exes}")
+    assert done.returncode == 0, done.stderr
+    written = sorted(p.name for p in exes.iterdir())
+    assert written and all(n.endswith((".bin", ".o", ".json")) for n in written), written
+    inodes = {p.name: p.stat().st_ino for p in exes.iterdir()}
+    assert rt_cli("dump", modules / "add.vmfb", f"--executables-to={exes}").returncode == 0
+    assert all(p.stat().st_ino != inodes[p.name] for p in exes.iterdir())
+    assert _leftovers(tmp_path) == _leftovers(dumps) == _leftovers(exes) == []
+
+
 def _children(pid):
     found = []
     for entry in os.listdir("/proc"):
