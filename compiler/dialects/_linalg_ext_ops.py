@@ -456,8 +456,8 @@ class _WinogradOp(_DpsOp):
         if (m, r) != (6, 3):
             self.fail(f"supports output_tile_size(6) kernel_size(3) (IREE's F(6, 3)), got ({m}, {r})")
         dims = list(self.image_dimensions.get_values())
-        if dims not in ([1, 2], [2, 3]):
-            self.fail(f"image_dimensions {dims} must be [1, 2] (NHWC) or [2, 3] (NCHW)")
+        if dims not in ([0, 1], [1, 2], [2, 3]):
+            self.fail(f"image_dimensions {dims} must be [1, 2] (NHWC), [2, 3] (NCHW / FCHW) or [0, 1] (HWCF)")
         for value in (*self.inputs, *self.outputs):
             if len(_shape(value)) not in (4, 6):
                 self.fail(f"operand {value.type} must be 4-d (image) or 6-d (tiles)")
