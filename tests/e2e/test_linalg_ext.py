@@ -15,6 +15,15 @@ func.func @sort_pairs(%k: tensor<?x?xf32>, %v: tensor<?x?xi32>) -> (tensor<?x?xf
   return %r#0, %r#1 : tensor<?x?xf32>, tensor<?x?xi32>
 }
 
+func.func @sort_long_descending(%k: tensor<2x100xi32>, %v: tensor<2x100xf32>) -> (tensor<2x100xi32>, tensor<2x100xf32>) {
+  %r:2 = iree_linalg_ext.sort dimension(1) outs(%k, %v : tensor<2x100xi32>, tensor<2x100xf32>) {
+  ^bb0(%a: i32, %b: i32, %c: f32, %d: f32):
+    %gt = arith.cmpi sgt, %a, %b : i32
+    iree_linalg_ext.yield %gt : i1
+  } -> tensor<2x100xi32>, tensor<2x100xf32>
+  return %r#0, %r#1 : tensor<2x100xi32>, tensor<2x100xf32>
+}
+
 func.func @topk3(%x: tensor<2x?xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
   %ninf = arith.constant 0xFF800000 : f32
   %z = arith.constant 0 : i32
@@ -112,6 +121,16 @@ def test_sort_is_stable_and_permutes_every_operand(module):
     vals = np.arange(27, dtype=np.int32).reshape(3, 9)
     got_k, got_v = module.sort_pairs(keys, vals)
     order = np.argsort(keys, axis=1, kind="stable")
+    np.testing.assert_array_equal(np.asarray(got_k), np.take_along_axis(keys, order, 1))
+    np.testing.assert_array_equal(np.asarray(got_v), np.take_along_axis(vals, order, 1))
+
+
+def test_long_rows_are_merge_sorted_stably(module):
+    rng = np.random.default_rng(2)
+    keys = rng.integers(-20, 20, (2, 100)).astype(np.int32)
+    vals = rng.standard_normal((2, 100)).astype(np.float32)
+    got_k, got_v = module.sort_long_descending(keys, vals)
+    order = np.argsort(-keys, axis=1, kind="stable")
     np.testing.assert_array_equal(np.asarray(got_k), np.take_along_axis(keys, order, 1))
     np.testing.assert_array_equal(np.asarray(got_v), np.take_along_axis(vals, order, 1))
 
