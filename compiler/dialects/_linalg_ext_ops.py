@@ -97,13 +97,13 @@ class _DpsOp(FormattedOp):
         for k, (arg, want) in enumerate(zip(block.args, types or ())):
             if arg.type != want:
                 self.fail(f"region argument {k} must be {want}, got {arg.type}")
-        if not isinstance(block.last_op, YieldOp):
+        if block.last_op is None or not block.last_op.has_trait(IsTerminator):
             self.fail("region must end with iree_linalg_ext.yield")
         return block
 
     def yields(self, types):
         """Check the region's yield gives values of ``types``."""
-        got = [v.type for v in self.region.blocks[0].last_op.values]
+        got = [v.type for v in self.region.blocks[0].last_op.operands]
         if got != list(types):
             self.fail(f"region must yield {', '.join(map(str, types))}, got {', '.join(map(str, got)) or 'nothing'}")
 

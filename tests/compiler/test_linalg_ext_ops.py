@@ -1,5 +1,6 @@
-"""``iree_linalg_ext`` sort/scatter/gather/topk/scan/arg_compare/map/winograd: IREE's printed syntax
-round-trips, and the verifiers give located errors that say what was expected."""
+"""``iree_linalg_ext`` sort/scatter/gather/topk/scan/arg_compare/map/winograd (and the affine index
+ops their regions use): IREE's printed syntax round-trips, and the verifiers give located errors
+that say what was expected."""
 import pytest
 
 from rt.compiler.frontend import parse_module
@@ -45,6 +46,10 @@ OPS = {
                  "%r = iree_linalg_ext.map_load %s into %o {\n    ^bb0(%i: index):\n"
                  "      iree_linalg_ext.yield %i, %p : index, f32\n    } : tensor<4xf32> into tensor<8xf32> "
                  "-> tensor<8xf32>"),
+    "linearize": ("%i: index, %j: index, %n: index",
+                  "%r = affine.linearize_index disjoint [%i, %j] by (%n, 4) : index"),
+    "delinearize": ("%l: index, %n: index",
+                    "%r:3 = affine.delinearize_index %l into (%n, 4) : index, index, index"),
     "winograd": ("%x: tensor<1x6x6x1xf32>, %o: tensor<8x8x1x1x1x1xf32>",
                  "%r = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) "
                  "image_dimensions([1, 2]) ins(%x : tensor<1x6x6x1xf32>) outs(%o : tensor<8x8x1x1x1x1xf32>) "
@@ -76,6 +81,7 @@ BAD = [
      "accumulator tensor<?x8xi32> must have the input shape"),
     ("topk", "ins(%x : tensor<10xf32>)", "ins(%x : tensor<10xf32>, tensor<10xf32>)", ""),
     ("arg_compare", "tensor<2xf32>", "tensor<6xf32>", "output value tensor<6xf32> must have the input shape"),
+    ("delinearize", "into (%n, 4)", "into (4)", "gives 3 results for a basis of 3 or 2 entries, got 1"),
     ("winograd", "output_tile_size(6)", "output_tile_size(4)", "supports output_tile_size(6) kernel_size(3)"),
 ]
 

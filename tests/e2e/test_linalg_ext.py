@@ -1,4 +1,4 @@
-"""``iree_linalg_ext`` sort/topk/scan/arg_compare/gather/scatter/map_load/winograd against numpy on
+"""``iree_linalg_ext`` sort/topk/scan/arg_compare/gather/scatter/map_load/map_store/winograd against numpy on
 llvm-cpu and vmvx: dynamic shapes, empty tensors, repeated and out-of-range indices."""
 import numpy as np
 import pytest
@@ -91,6 +91,46 @@ func.func @scatter_add(%orig: tensor<6x2xi32>, %upd: tensor<?x2xi32>, %idx: tens
     iree_linalg_ext.yield %s : i32
   } -> tensor<6x2xi32>
   return %r : tensor<6x2xi32>
+}
+
+func.func @masked_store(%x: tensor<6xf32>) -> tensor<2x3xf32> {
+  %c5 = arith.constant 5 : index
+  %z = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<2x3xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = iree_linalg_ext.map_store %x into %o {
+  ^bb0(%i: index):
+    %p:2 = affine.delinearize_index %i into (2, 3) : index, index
+    %m = arith.cmpi ult, %i, %c5 : index
+    iree_linalg_ext.yield %p#0, %p#1, %m : index, index, i1
+  } : tensor<6xf32> into tensor<2x3xf32> -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+func.func @winograd_conv(%img: tensor<1x14x14x2xf32>, %w: tensor<3x3x2x3xf32>) -> tensor<1x12x12x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ei = tensor.empty() : tensor<8x8x1x2x2x2xf32>
+  %u = iree_linalg_ext.winograd.input_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2])
+      ins(%img : tensor<1x14x14x2xf32>) outs(%ei : tensor<8x8x1x2x2x2xf32>) -> tensor<8x8x1x2x2x2xf32>
+  %ef = tensor.empty() : tensor<8x8x2x3xf32>
+  %v = iree_linalg_ext.winograd.filter_transform output_tile_size(6) kernel_size(3) image_dimensions([0, 1])
+      ins(%w : tensor<3x3x2x3xf32>) outs(%ef : tensor<8x8x2x3xf32>) -> tensor<8x8x2x3xf32>
+  %em = tensor.empty() : tensor<8x8x1x2x2x3xf32>
+  %fm = linalg.fill ins(%zero : f32) outs(%em : tensor<8x8x1x2x2x3xf32>) -> tensor<8x8x1x2x2x3xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j, n, h, w, f, c) -> (i, j, n, h, w, c)>,
+                                        affine_map<(i, j, n, h, w, f, c) -> (i, j, c, f)>,
+                                        affine_map<(i, j, n, h, w, f, c) -> (i, j, n, h, w, f)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%u, %v : tensor<8x8x1x2x2x2xf32>, tensor<8x8x2x3xf32>) outs(%fm : tensor<8x8x1x2x2x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8x1x2x2x3xf32>
+  %eo = tensor.empty() : tensor<1x12x12x3xf32>
+  %o = iree_linalg_ext.winograd.output_transform output_tile_size(6) kernel_size(3) image_dimensions([1, 2])
+      ins(%m : tensor<8x8x1x2x2x3xf32>) outs(%eo : tensor<1x12x12x3xf32>) -> tensor<1x12x12x3xf32>
+  return %o : tensor<1x12x12x3xf32>
 }
 
 func.func @shifted_load(%src: tensor<?xf32>) -> tensor<8xf32> {
@@ -199,6 +239,22 @@ def test_scatter_applies_repeated_updates_in_order_and_skips_out_of_range_and_ma
     np.testing.assert_array_equal(
         np.asarray(module.scatter_add(orig, np.zeros((0, 2), np.int32), np.zeros((0, 1), np.int32),
                                       np.zeros(0, bool))), orig)
+
+
+def test_map_store_writes_where_the_mask_is_true(module):
+    got = np.asarray(module.masked_store(np.arange(6, dtype=np.float32)))
+    np.testing.assert_array_equal(got, [[0, 1, 2], [3, 4, 0.5]])
+
+
+def test_winograd_transforms_compute_a_convolution(module):
+    rng = np.random.default_rng(3)
+    img = rng.standard_normal((1, 14, 14, 2)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 2, 3)).astype(np.float32)
+    want = np.zeros((1, 12, 12, 3), np.float32)
+    for a in range(3):
+        for b in range(3):
+            want += np.einsum("nhwc,cf->nhwf", img[:, a:a + 12, b:b + 12, :], w[a, b])
+    np.testing.assert_allclose(np.asarray(module.winograd_conv(img, w)), want, rtol=1e-3, atol=1e-3)
 
 
 def test_map_load_pads_out_of_bounds_reads(module):

@@ -4,7 +4,8 @@
 the ``iree_linalg_ext.yield`` operands returned); ``index``/``to_index``/``from_index``/
 ``index_const``/``dim_size`` build index scalars; ``empty_of`` builds a ``tensor.empty`` whose
 dynamic dims come from ``tensor.dim`` of existing values; ``select``/``all_true`` combine
-values and i1 conditions. (``generic``, ``affine_maps`` and ``dim_exprs`` are the StableHLO
+values and i1 conditions; ``linearize``/``delinearize`` expand the affine index ops into
+``arith``. (``generic``, ``affine_maps`` and ``dim_exprs`` are the StableHLO
 input's builders, shared.)
 
 Source followed: MLIR ``linalg.generic`` (block arguments inputs then outputs,
@@ -15,9 +16,9 @@ from xdsl.dialects import arith as xarith
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
 from xdsl.dialects.linalg.ops import IndexOp
+from xdsl.traits import IsTerminator
 
 from rt.compiler.dialects import arith
-from rt.compiler.dialects._linalg_ext_ops import YieldOp
 from rt.compiler.helpers.stablehlo.elementwise import constant
 
 
@@ -27,8 +28,8 @@ def inline(b, region, args):
     block = region.blocks[0]
     mapping = dict(zip(block.args, args))
     for op in block.ops:
-        if isinstance(op, YieldOp):
-            return [mapping.get(v, v) for v in op.values]
+        if op.has_trait(IsTerminator):
+            return [mapping.get(v, v) for v in op.operands]
         b.add(op.clone(value_mapper=mapping))
     raise AssertionError("the verifier guarantees a region ending with iree_linalg_ext.yield")
 
@@ -90,3 +91,39 @@ def empty_of(b, shape_sources, element):
         if size == DYNAMIC_INDEX:
             sizes.append(dim_size(b, value, dim))
     return b.add(tensor.EmptyOp(sizes, TensorType(element, shape)))
+
+
+def _basis_value(b, entry):
+    return index_const(b, entry) if isinstance(entry, int) else entry
+
+
+def _strides(b, basis, count):
+    """Index strides of ``count`` indices over the last ``count - 1`` basis entries (row-major)."""
+    strides, stride = [], index_const(b, 1)
+    for entry in reversed(basis[len(basis) - (count - 1):] if count > 1 else []):
+        strides.append(stride)
+        stride = b.add(xarith.MuliOp(stride, _basis_value(b, entry)))
+    return [stride] + strides[::-1]
+
+
+def linearize(b, op):
+    """``affine.linearize_index`` as ``arith`` index arithmetic: ``sum_k i_k * stride_k``."""
+    indices = list(op.multi_index)
+    total = None
+    for value, stride in zip(indices, _strides(b, op.basis(), len(indices))):
+        term = b.add(xarith.MuliOp(value, stride))
+        total = term if total is None else b.add(xarith.AddiOp(total, term))
+    return [total if total is not None else index_const(b, 0)]
+
+
+def delinearize(b, op):
+    """``affine.delinearize_index`` as ``arith``: ``r_k = (l / stride_k) mod basis_k`` (``r_0``
+    not reduced)."""
+    count, basis = len(op.multi_index), op.basis()
+    results = []
+    for k, stride in enumerate(_strides(b, basis, count)):
+        value = b.add(xarith.DivSIOp(op.linear_index, stride))
+        if k > 0:
+            value = b.add(xarith.RemSIOp(value, _basis_value(b, basis[len(basis) - count + k])))
+        results.append(value)
+    return results

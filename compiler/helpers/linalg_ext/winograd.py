@@ -113,8 +113,8 @@ def _output(b, source, output, element, nchw):
             (index(s, 0), index(s, 3), index(s, 1), index(s, 2))
         six = index_const(s, OUT)
         i, j = index(s, 4), index(s, 5)
-        tile = s.add(tensor.ExtractOp(source, [i, j, n, s.add(xarith.DivUIOp(h, six)), s.add(xarith.DivUIOp(w, six)), c],
-                                      element))
+        tile_h, tile_w = s.add(xarith.DivUIOp(h, six)), s.add(xarith.DivUIOp(w, six))
+        tile = s.add(tensor.ExtractOp(source, [i, j, n, tile_h, tile_w, c], element))
         at_hi = s.add(tensor.ExtractOp(at, [s.add(xarith.RemUIOp(h, six)), i], element))
         at_wj = s.add(tensor.ExtractOp(at, [s.add(xarith.RemUIOp(w, six)), j], element))
         return [_mac(s, acc, at_hi, at_wj, tile)]

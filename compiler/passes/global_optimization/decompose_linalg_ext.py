@@ -22,7 +22,9 @@ Example::
     %r:2 = linalg.generic {iterator_types = ["reduction"]} ins(%x) outs(%v, %i) {
       ^bb0(%a: f32, %best: f32, %idx: i32):  (region(%a, %best) selects value and index) }
 
-Ops of other families (``attention``) are left for their own lowering. A sort with ``ins``
+``affine.linearize_index`` / ``delinearize_index`` (which map_load/map_store regions use)
+become ``arith`` index arithmetic wherever they are. Ops of other families (``attention``) are
+left for their own lowering. A sort with ``ins``
 operands or an fft is a located error naming what rt takes.
 
 Source followed: IREE's ``iree-linalg-ext-*`` decompositions and the ``generateScalarImplementation``
@@ -34,8 +36,9 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.rewriter import Rewriter
 
 from rt.compiler.dialects import _linalg_ext_ops as ext
+from rt.compiler.dialects import affine
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.helpers.linalg_ext import indexed, rows, winograd
+from rt.compiler.helpers.linalg_ext import builders, indexed, rows, winograd
 from rt.compiler.helpers.stablehlo.elementwise import OpSink
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
@@ -49,12 +52,14 @@ class DecomposeLinalgExtPass(Pass):
     handler = OpHandlers()
 
     def run(self, module, ctx):
-        for op in [o for o in module.walk() if self.handler(o) is not None]:
-            if not all(isinstance(v.type, TensorType) for v in op.outputs):
-                raise error_at_op(op, f"'{op.name}' on buffers is not supported by rt; use tensor operands")
-            b = OpSink(op.location)
-            results = self.handler(op)(op, b)
-            Rewriter.replace_op(op, b.ops, list(results))
+        # the index ops last: the linalg_ext regions that hold them are inlined first
+        for family in (ext.OPS, (affine.LinearizeIndexOp, affine.DelinearizeIndexOp)):
+            for op in [o for o in module.walk() if isinstance(o, family) and self.handler(o) is not None]:
+                if isinstance(op, ext.OPS) and not all(isinstance(v.type, TensorType) for v in op.outputs):
+                    raise error_at_op(op, f"'{op.name}' on buffers is not supported by rt; use tensor operands")
+                b = OpSink(op.location)
+                results = self.handler(op)(op, b)
+                Rewriter.replace_op(op, b.ops, list(results))
 
     @handles(ext.SortOp)
     def _sort(self, op, b):
@@ -90,6 +95,14 @@ class DecomposeLinalgExtPass(Pass):
     @handles(ext.MapStoreOp)
     def _map_store(self, op, b):
         return indexed.map_store(b, op)
+
+    @handles(affine.LinearizeIndexOp)
+    def _linearize(self, op, b):
+        return builders.linearize(b, op)
+
+    @handles(affine.DelinearizeIndexOp)
+    def _delinearize(self, op, b):
+        return builders.delinearize(b, op)
 
     @handles(ext.WinogradInputTransformOp, ext.WinogradFilterTransformOp, ext.WinogradOutputTransformOp)
     def _winograd(self, op, b):
