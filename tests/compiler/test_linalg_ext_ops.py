@@ -95,3 +95,13 @@ def test_bad_op_is_a_located_error(name, old, new, message):
         parse_module(text, "bad.mlir")
     assert "bad.mlir:" in str(info.value)
     assert message in str(info.value)
+
+
+def test_chlo_top_k_round_trips_and_rejects_k_past_the_row():
+    text = _program("%x: tensor<2x10xf32>", "%v, %i = chlo.top_k(%x, k = 3) : tensor<2x10xf32> -> "
+                    "(tensor<2x3xf32>, tensor<2x3xi32>)")
+    printed = str(parse_module(text, "top_k.mlir"))
+    assert "chlo.top_k(%x, k = 3) : tensor<2x10xf32> -> (tensor<2x3xf32>, tensor<2x3xi32>)" in printed
+    with pytest.raises(CompileError) as info:
+        parse_module(text.replace("k = 3", "k = 11").replace("x3x", "x11x").replace("2x3x", "2x11x"), "bad.mlir")
+    assert "bad.mlir:" in str(info.value) and "takes k in [0, 10]" in str(info.value)

@@ -39,6 +39,11 @@ func.func @topk3(%x: tensor<2x?xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
   return %r#0, %r#1 : tensor<2x3xf32>, tensor<2x3xi32>
 }
 
+func.func @jax_top_k(%x: tensor<2x10xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
+  %values, %indices = chlo.top_k(%x, k = 3) : tensor<2x10xf32> -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  return %values, %indices : tensor<2x3xf32>, tensor<2x3xi32>
+}
+
 func.func @scans(%x: tensor<?x4xi32>, %acc: tensor<4xi32>) -> (tensor<?x4xi32>, tensor<4xi32>, tensor<?x4xi32>, tensor<4xi32>) {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?x4xi32>
@@ -185,6 +190,14 @@ def test_topk_takes_the_largest_first_index_on_ties(module):
     values, indices = module.topk3(x)
     np.testing.assert_array_equal(np.asarray(values), [[7, 7, 3], [9, 5, 4]])
     np.testing.assert_array_equal(np.asarray(indices), [[1, 3, 2], [5, 0, 1]])
+
+
+def test_chlo_top_k_as_jax_writes_it(module):
+    x = np.array([[1, 7, 3, 7, 2, 0, 5, 5, 9, -1], [5, 4, 3, 2, 1, 9, 9, 0, 0, 8]], np.float32)
+    values, indices = module.jax_top_k(x)
+    order = np.argsort(-x, axis=1, kind="stable")[:, :3]
+    np.testing.assert_array_equal(np.asarray(indices), order)
+    np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(x, order, 1))
 
 
 def test_scan_inclusive_and_exclusive_with_a_non_commutative_region(module):

@@ -1,4 +1,4 @@
-"""StableHLO ``sort`` and ``scatter`` as ``iree_linalg_ext`` ops (helper of ``iree-stablehlo-to-iree-input``).
+"""StableHLO ``sort``, ``scatter`` and CHLO ``top_k`` as ``iree_linalg_ext`` ops (helper of ``iree-stablehlo-to-iree-input``).
 
 * ``sort`` -> ``iree_linalg_ext.sort`` over the same operands (the comparator region's 0-d
   tensor ops become scalar ops); stable whatever ``is_stable`` says.
@@ -9,18 +9,23 @@
   ``index_vector_dim`` is past the end). ``convert_scatter`` (a pulling generic) takes the
   other forms. Returns None when the form does not fit.
 
-Both are then lowered with the other linalg_ext ops by ``rt-decompose-linalg-ext``.
+* ``chlo.top_k`` -> ``iree_linalg_ext.topk`` along the last dim with a "greater than"
+  comparator (``cmpf ogt`` / ``cmpi sgt``); equal values keep their input order.
+
+All are then lowered with the other linalg_ext ops by ``rt-decompose-linalg-ext``.
 Source followed: IREE ``StableHLOToLinalgExt.cpp`` (``SortOpConversion``,
-``ScatterOpConversion``: the same canonical-form check and region rewrite).
+``ScatterOpConversion``: the same canonical-form check and region rewrite) and
+``LegalizeCHLO.cpp`` (``chlo.top_k``).
 """
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerAttr, IntegerType, TensorType, i64
+from xdsl.dialects.builtin import AnyFloat, DYNAMIC_INDEX, DenseArrayBase, IntegerAttr, IntegerType, TensorType, i64
 from xdsl.ir import Block, Region
 
 from rt.compiler.dialects import _linalg_ext_ops as ext
+from rt.compiler.dialects import arith
 from rt.compiler.dialects import stablehlo as hlo
 from rt.compiler.dialects.flow_tensor_shape import TensorReshapeOp
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.helpers.stablehlo.builders import int_list, require_ranked
+from rt.compiler.helpers.stablehlo.builders import empty, int_list, require_ranked
 from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type
 
 
@@ -86,3 +91,21 @@ def to_scatter(op, b, combine):
                                   properties=properties, regions=[region])
     b.add(scatter)
     return list(scatter.results)
+
+
+def to_topk(op, b):
+    """``chlo.top_k`` -> ``iree_linalg_ext.topk`` (see the module docstring); (values, indices)."""
+    operand = op.operand
+    element = element_type(operand.type)
+    rank = operand.type.get_num_dims()
+    outputs = [empty(b, r.type, [(operand, d) for d in range(rank)]) for r in (op.values, op.indices)]
+
+    def greater(s, args):
+        if isinstance(element, AnyFloat):
+            return [s.add(arith.CmpFOp(args[0], args[1], "ogt"))]
+        return [s.add(arith.CmpIOp(args[0], args[1], "sgt"))]
+    region = _region(op.location, [element, element], greater)
+    topk = ext.TopkOp.build(operands=[[operand], outputs], result_types=[[op.values.type, op.indices.type]],
+                            properties={"dimension": IntegerAttr(rank - 1, i64)}, regions=[region])
+    b.add(topk)
+    return list(topk.results)
