@@ -66,16 +66,18 @@ class _DpsOp(FormattedOp):
     #: (min, max) counts of the inputs and the outputs
     INPUTS: ClassVar = (1, 1)
     OUTPUTS: ClassVar = (1, 1)
+    #: what a wrong operand count message adds
+    GROUPS_HINT: ClassVar = ""
 
     def fail(self, message):
-        raise VerifyException(f"'{self.name}' {message}")
+        raise VerifyException(message)
 
     def verify_(self):
         for group, (low, high) in (("inputs", self.INPUTS), ("outputs", self.OUTPUTS)):
             count = len(getattr(self, group))
             if not low <= count <= high:
-                want = str(low) if low == high else f"{low} to {high}"
-                self.fail(f"takes {want} {group}, got {count}")
+                want = "no" if high == 0 else str(low) if low == high else f"{low} to {high}"
+                self.fail(f"takes {want} {group}, got {count}{self.GROUPS_HINT}")
         for value in (*self.inputs, *self.outputs):
             if not isinstance(value.type, ShapedType):
                 self.fail(f"operands must be shaped (tensor or memref), got {value.type}")
@@ -120,7 +122,8 @@ class SortOp(_DpsOp):
 
     Sorts every output along ``dimension`` in place, all by the order of the comparator region
     (it takes (lhs, rhs) pairs of each output's elements and yields whether lhs goes first).
-    rt's sort is stable. ``ins`` is parsed for IREE's syntax but must be empty.
+    rt's sort is stable. ``ins`` is parsed for IREE's syntax but must be empty (as IREE's
+    users leave it).
     """
 
     name = "iree_linalg_ext.sort"
@@ -128,6 +131,7 @@ class SortOp(_DpsOp):
     region = region_def()
     INPUTS: ClassVar = (0, 0)
     OUTPUTS: ClassVar = (1, 64)
+    GROUPS_HINT: ClassVar = "; sort sorts its outs(...) operands in place (ins(...) stays empty)"
     FORMAT: ClassVar = OpFormat(AttrDict(), " dimension(", Int("dimension", i64), ")", INS, *OUTS, *REGION, RESULTS)
 
     def verify_semantics(self):

@@ -105,3 +105,27 @@ def test_chlo_top_k_round_trips_and_rejects_k_past_the_row():
     with pytest.raises(CompileError) as info:
         parse_module(text.replace("k = 3", "k = 11").replace("x3x", "x11x").replace("2x3x", "2x11x"), "bad.mlir")
     assert "bad.mlir:" in str(info.value) and "takes k in [0, 10]" in str(info.value)
+
+
+def test_sort_with_ins_operands_is_a_located_error():
+    text = _program("%k: tensor<4xf32>, %v: tensor<4xf32>",
+                    "%r = iree_linalg_ext.sort dimension(0) ins(%k : tensor<4xf32>) outs(%v : tensor<4xf32>) {\n"
+                    "    ^bb0(%a: f32, %b: f32):\n      %c = arith.cmpf olt, %a, %b : f32\n"
+                    "      iree_linalg_ext.yield %c : i1\n    } -> tensor<4xf32>")
+    with pytest.raises(CompileError) as info:
+        parse_module(text, "sort_ins.mlir")
+    assert "sort_ins.mlir:2:" in str(info.value)
+    assert "takes no inputs, got 1; sort sorts its outs(...) operands in place" in str(info.value)
+
+
+def test_decomposition_rejects_buffers_with_a_located_error():
+    from rt.compiler.dialects import make_context
+    from rt.compiler.passes.global_optimization.decompose_linalg_ext import DecomposeLinalgExtPass
+
+    text = _program("%s: memref<5x3xf32>, %i: memref<2xi32>, %o: memref<2x3xf32>",
+                    "iree_linalg_ext.gather dimension_map = [0] ins(%s, %i : memref<5x3xf32>, memref<2xi32>) "
+                    "outs(%o : memref<2x3xf32>)")
+    ctx = make_context()
+    with pytest.raises(CompileError) as info:
+        DecomposeLinalgExtPass().run(parse_module(text, "buffers.mlir", ctx), ctx)
+    assert "buffers.mlir:2:" in str(info.value) and "on buffers is not supported by rt" in str(info.value)

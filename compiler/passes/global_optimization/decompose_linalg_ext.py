@@ -24,8 +24,8 @@ Example::
 
 ``affine.linearize_index`` / ``delinearize_index`` (which map_load/map_store regions use)
 become ``arith`` index arithmetic wherever they are. Ops of other families (``attention``) are
-left for their own lowering. A sort with ``ins``
-operands or an fft is a located error naming what rt takes.
+left for their own lowering. Ops on buffers (memref operands) are a located error: rt takes
+them on tensors.
 
 Source followed: IREE's ``iree-linalg-ext-*`` decompositions and the ``generateScalarImplementation``
 of each op (``LinalgExt/IR/TilingInterfaceImpl.cpp``), which define the semantics kept here.
@@ -63,9 +63,6 @@ class DecomposeLinalgExtPass(Pass):
 
     @handles(ext.SortOp)
     def _sort(self, op, b):
-        if op.inputs:
-            raise error_at_op(op, "'iree_linalg_ext.sort' with ins(...) operands is not supported by rt; "
-                                  "sort the outs(...) operands")
         return rows.sort(b, op)
 
     @handles(ext.TopkOp, ext.TopkV2Op)
