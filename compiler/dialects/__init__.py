@@ -2,7 +2,7 @@
 
 :func:`make_context` returns an xDSL ``Context`` that knows every dialect rt accepts. Our
 dialects (util, flow, stream, hal, iree_encoding, iree_cpu, check, vm, io_parameters) and our extensions of
-upstream ones (arith, linalg, math, tensor: ops xDSL 0.74.0 lacks plus parser fixes) replace
+upstream ones (affine, arith, linalg, math, tensor: ops xDSL 0.74.0 lacks plus parser fixes) replace
 xDSL's versions under the same names; each module is imported only when a parse first needs it.
 It also shares equal integer ``DenseArrayBase`` values (:mod:`dense_array_cache`).
 """
@@ -32,10 +32,11 @@ RT_DIALECTS = {
     "tosa": "tosa",
     "iree_codegen": "iree_codegen",
     "iree_linalg_ext": "iree_linalg_ext",
+    "affine": "affine",
 }
 
 #: upstream xDSL dialects rt accepts as they are
-UPSTREAM_DIALECTS = ("builtin", "func", "scf", "cf", "affine", "memref", "vector", "bufferization")
+UPSTREAM_DIALECTS = ("builtin", "func", "scf", "cf", "memref", "vector", "bufferization")
 
 
 def _rt_loader(module):

@@ -6,17 +6,22 @@ StableHLO's ``<op>`` after broadcasting both operands to the result shape (numpy
 alignment, or ``broadcast_dimensions`` for the lower-rank operand), and ``chlo.erf``,
 ``chlo.sinh``, ``chlo.cosh``, ``chlo.asinh``, ``chlo.acosh``, ``chlo.atanh``, ``chlo.asin``,
 ``chlo.acos``, ``chlo.atan``, ``chlo.tan`` are the elementwise functions (``chlo.erf %x :
-tensor<4xf32> -> tensor<4xf32>``).
+tensor<4xf32> -> tensor<4xf32>``). ``chlo.top_k`` (``jax.lax.top_k``) becomes
+``iree_linalg_ext.topk``.
 
 Source followed: openxla/stablehlo ``stablehlo/dialect/ChloOps.td`` and IREE's
 ``LegalizeCHLO.cpp`` (the broadcasting rules and the decompositions).
 """
 from typing import ClassVar
 
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 from xdsl.ir import Dialect
-from xdsl.irdl import irdl_op_definition
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
 
 from rt.compiler.dialects import stablehlo as hlo
+from rt.compiler.dialects._format import AttrDict, FormattedOp, Int, Operand, OpFormat, Type
 from rt.compiler.dialects._stablehlo_syntax import Binary, Unary
 
 
@@ -161,6 +166,32 @@ class TanOp(Unary):
     name = "chlo.tan"
 
 
+@irdl_op_definition
+class TopKOp(FormattedOp):
+    """``%v, %i = chlo.top_k(%x, k = 3) : tensor<2x10xf32> -> (tensor<2x3xf32>, tensor<2x3xi32>)``: the k
+    largest elements along the last dim, largest first (ties: the lower index first), and their indices."""
+
+    name = "chlo.top_k"
+    operand = operand_def(TensorType)
+    k = prop_def(IntegerAttr)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    traits = traits_def(Pure())
+    FORMAT: ClassVar = OpFormat("(", Operand("operand"), ", k = ", Int("k", i64), ")", AttrDict(), " : ",
+                                Type("operand"), " -> (", Type("values"), ", ", Type("indices"), ")")
+
+    def verify_(self):
+        shape = self.operand.type.get_shape()
+        k = self.k.value.data
+        if not shape or k < 0 or (shape[-1] >= 0 and k > shape[-1]):
+            raise VerifyException(f"'chlo.top_k' takes k in [0, {shape[-1] if shape else 0}] of the last dim of "
+                                  f"{self.operand.type}, got k = {k}")
+        want = list(shape[:-1]) + [k]
+        for value in (self.values, self.indices):
+            if list(value.type.get_shape()) != want:
+                raise VerifyException(f"'chlo.top_k' result {value.type} must have shape {want}")
+
+
 BROADCASTING_OPS = [BroadcastAddOp, BroadcastSubOp, BroadcastMulOp, BroadcastDivOp, BroadcastRemOp, BroadcastMaxOp,
                     BroadcastMinOp, BroadcastPowOp, BroadcastAndOp, BroadcastOrOp, BroadcastXorOp, BroadcastAtan2Op,
                     BroadcastCompareOp]
@@ -169,5 +200,5 @@ UNARY_OPS = [ErfOp, ErfcOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, AsinOp, A
 
 def build_dialect():
     """The ``chlo`` Dialect (input only)."""
-    return Dialect("chlo", BROADCASTING_OPS + UNARY_OPS, [])
+    return Dialect("chlo", BROADCASTING_OPS + UNARY_OPS + [TopKOp], [])
 

@@ -181,6 +181,7 @@ PHASES = (
         P("iree-hal-resolve-device-promises", "preprocessing.resolve_device_promises:ResolveDevicePromisesPass"),
     )),
     Phase("global-optimization", (
+        P("rt-decompose-linalg-ext", "global_optimization.decompose_linalg_ext:DecomposeLinalgExtPass"),
         P("iree-dispatch-creation-set-encoding", "global_optimization.set_encoding:SetEncodingPass",
           data_tiling="data_tiling"),
         P("iree-dispatch-creation-propagate-encodings",

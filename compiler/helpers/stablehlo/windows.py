@@ -1,4 +1,4 @@
-"""StableHLO ``gather``, ``scatter``, ``sort``, ``reduce_window``, ``convolution`` as ``linalg.generic``s (helper).
+"""StableHLO ``gather``, ``scatter``, ``reduce_window``, ``convolution`` as ``linalg.generic``s (helper).
 
 Called by ``iree-stablehlo-to-iree-input`` (``stablehlo_to_iree_input.py``) with the op and an
 :class:`OpSink`; each returns the result values.
@@ -23,7 +23,7 @@ Source followed: the StableHLO spec (``gather``, ``reduce_window``, ``convolutio
 """
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import IndexType, IntegerType, TensorType
+from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr
@@ -275,46 +275,3 @@ def convert_scatter(op, b, combine):
     maps = affine_maps(rank + update_rank, [AffineExpr.dimension(rank + d) for d in range(update_rank)],
                        dim_exprs(rank))
     return generic(b, [updates], [operand], maps, ["parallel"] * rank + ["reduction"] * update_rank, [type_], body)
-
-
-def convert_sort(op, b, comparator):
-    """``stablehlo.sort`` -> two ``linalg.generic``s, stable whatever ``is_stable`` says: each
-    element's rank along ``dimension`` (how many elements go before it: the comparator says so, or
-    they tie and come earlier), then every operand permuted by pulling, for each position, the
-    element of that rank. O(n^2) comparisons per sorted row, exact for any comparator region
-    (``comparator(sink, [lhs0, rhs0, lhs1, rhs1, ...])`` returns its i1)."""
-    values = list(op.inputs)
-    require_ranked(op, *(v.type for v in values))
-    rank = values[0].type.get_num_dims()
-    dim = int_list(op, "dimension", [0])[0]
-    dim += rank if dim < 0 else 0
-    if not 0 <= dim < rank:
-        raise error_at_op(op, f"'stablehlo.sort': dimension {dim} is out of range for {values[0].type}")
-    d = AffineExpr.dimension
-    here = dim_exprs(rank)
-    other = [d(rank) if k == dim else d(k) for k in range(rank)]  # the same row, position j
-    order_type = TensorType(IntegerType(32), values[0].type.get_shape())
-    sources = [(values[0], k) for k in range(rank)]
-
-    def count(s, args):
-        mine, theirs, acc = args[:len(values)], args[len(values):2 * len(values)], args[-1]
-        before = comparator(s, [x for pair in zip(theirs, mine) for x in pair])[0]
-        after = comparator(s, [x for pair in zip(mine, theirs) for x in pair])[0]
-        earlier = s.add(arith.CmpIOp(s.add(IndexOp(rank)), s.add(IndexOp(dim)), "slt"))
-        tie_first = s.add(xarith.AndIOp(earlier, s.add(xarith.XOrIOp(after, constant(s, 1, IntegerType(1))))))
-        goes_first = s.add(xarith.OrIOp(before, tie_first))
-        one = s.add(arith.ExtUIOp.build(operands=[goes_first], result_types=[IntegerType(32)]))
-        return [s.add(xarith.AddiOp(acc, one))]
-    zero = b.add(FillOp([constant(b, 0, IntegerType(32))], [empty(b, order_type, sources)], [order_type]))
-    maps = affine_maps(rank + 1, *([here] * len(values)), *([other] * len(values)), here)
-    order = generic(b, values + values, [zero], maps, ["parallel"] * rank + ["reduction"], [order_type], count)[0]
-
-    def pull(s, args):
-        position, elements, current = args[0], args[1:1 + len(values)], args[1 + len(values):]
-        hit = s.add(arith.CmpIOp(_index(s, position), s.add(IndexOp(dim)), "eq"))
-        return [s.add(arith.SelectOp.build(operands=[hit, x, c], result_types=[x.type]))
-                for x, c in zip(elements, current)]
-    inits = [empty(b, v.type, sources) for v in values]
-    maps = affine_maps(rank + 1, other, *([other] * len(values)), *([here] * len(values)))
-    return generic(b, [order] + values, inits, maps, ["parallel"] * rank + ["reduction"],
-                   [r.type for r in op.outputs], pull)

@@ -19,8 +19,10 @@ operands); the other ops take static shapes. Output: no stablehlo op; each becam
   (``tensor.extract`` at the index); ``batch_norm_inference`` -> its elementwise formula;
 * ``while``/``if``/``case`` -> ``scf.while``/``scf.if`` (``case``: nested ``scf.if``s, the last
   branch for an out-of-range index), their regions moved over and converted in place;
-* ``gather``/``scatter``/``sort``/``reduce_window``/``convolution`` -> ``linalg.generic``s
-  (``helpers/stablehlo/windows.py``);
+* ``sort`` -> ``iree_linalg_ext.sort``; ``chlo.top_k`` -> ``iree_linalg_ext.topk``; ``scatter`` -> ``iree_linalg_ext.scatter`` in the
+  canonical form that op takes (``helpers/stablehlo/linalg_ext.py``), lowered with the other
+  linalg_ext ops by ``rt-decompose-linalg-ext``; other scatters, ``gather``, ``reduce_window``
+  and ``convolution`` -> ``linalg.generic``s (``helpers/stablehlo/windows.py``);
 * ``reduce`` -> a ``linalg.generic`` with reduction iterators whose body is the reduction region
   with its 0-d tensor ops made scalar; ``concatenate`` -> ``tensor.concat``; ``slice`` ->
   ``tensor.extract_slice``; ``pad`` (no interior padding) -> ``tensor.pad`` and slices for
@@ -56,7 +58,8 @@ from rt.compiler.helpers.stablehlo.builders import (affine_maps, dim_exprs, empt
                                                           require_static)
 from rt.compiler.helpers.stablehlo.random import box_muller_constants
 from rt.compiler.helpers.stablehlo.windows import (convert_convolution, convert_gather, convert_reduce_window,
-                                                         convert_scatter, convert_sort)
+                                                         convert_scatter)
+from rt.compiler.helpers.stablehlo.linalg_ext import to_scatter, to_sort, to_topk
 from rt.compiler.helpers.stablehlo.elementwise import (OpSink, constant, convert, element_type,
                                                             emit_elementwise, is_elementwise, is_float)
 
@@ -132,7 +135,7 @@ class _Converter:
             fn = self.handler(op)
             if fn is None:
                 supported = sorted(c.name for c in hlo.STABLEHLO_OPS + chlo.BROADCASTING_OPS + chlo.UNARY_OPS
-                                   if c is not hlo.ReturnOp)
+                                   + [chlo.TopKOp] if c is not hlo.ReturnOp)
                 raise error_at_op(op, f"'{op.name}' is not supported by rt's StableHLO input conversion; "
                                       f"supported ops: {', '.join(supported)}")
             results = fn(op, b)
@@ -501,11 +504,16 @@ class _Converter:
 
     @handles(hlo.SortOp)
     def _sort(self, op, b):
-        return convert_sort(op, b, _region_function(op))
+        return to_sort(op, b, _region_function(op))
+
+    @handles(chlo.TopKOp)
+    def _top_k(self, op, b):
+        return to_topk(op, b)
 
     @handles(hlo.ScatterOp)
     def _scatter(self, op, b):
-        return convert_scatter(op, b, _reduction_body(op, 1))
+        combine = _reduction_body(op, 1)
+        return to_scatter(op, b, combine) or convert_scatter(op, b, combine)
 
     @handles(hlo.ReduceWindowOp)
     def _reduce_window(self, op, b):

@@ -1,0 +1,106 @@
+"""``rt-decompose-linalg-ext``: the ``iree_linalg_ext`` index/sort family as ``linalg.generic``s.
+
+Each op becomes one or two generics on tensors (``compiler/helpers/linalg_ext``), which the
+rest of the pipeline forms into dispatches and compiles on every device like any linalg:
+
+=====================  ==========================================================  ===========
+op                     generics                                                    work
+=====================  ==========================================================  ===========
+sort, topk, topk_v2    ranks along the dim, then a pull of each rank's element      O(n^2)/row
+scan                   one generic, the scan dim a sequential reduction loop       O(n)
+arg_compare            one reduction generic over (value, index)                   O(n)
+gather, map_load       one gathering generic over the output (``tensor.extract``)   O(output)
+scatter, map_store     one pulling generic over (output, updates)                  O(out x upd)
+winograd.*             constant-matrix generics (F(6, 3))                          O(64) / tile
+=====================  ==========================================================  ===========
+
+Example::
+
+    %r:2 = iree_linalg_ext.arg_compare dimension(0) ins(%x : tensor<5xf32>)
+             outs(%v, %i : tensor<f32>, tensor<i32>) { ^bb0(%a: f32, %b: f32): ... }
+    // ->
+    %r:2 = linalg.generic {iterator_types = ["reduction"]} ins(%x) outs(%v, %i) {
+      ^bb0(%a: f32, %best: f32, %idx: i32):  (region(%a, %best) selects value and index) }
+
+``affine.linearize_index`` / ``delinearize_index`` (which map_load/map_store regions use)
+become ``arith`` index arithmetic wherever they are. Ops of other families (``attention``) are
+left for their own lowering. Ops on buffers (memref operands) are a located error: rt takes
+them on tensors.
+
+Source followed: IREE's ``iree-linalg-ext-*`` decompositions and the ``generateScalarImplementation``
+of each op (``LinalgExt/IR/TilingInterfaceImpl.cpp``), which define the semantics kept here.
+"""
+import dataclasses
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.rewriter import Rewriter
+
+from rt.compiler.dialects import _linalg_ext_ops as ext
+from rt.compiler.dialects import affine
+from rt.compiler.frontend.diagnostics import error_at_op
+from rt.compiler.helpers.linalg_ext import builders, indexed, rows, winograd
+from rt.compiler.helpers.stablehlo.elementwise import OpSink
+from rt.compiler.op_handlers import OpHandlers, handles
+from rt.compiler.passes.base import Pass
+
+
+@dataclasses.dataclass(frozen=True)
+class DecomposeLinalgExtPass(Pass):
+    """Replace every sort/topk/scan/arg_compare/gather/scatter/map_load/map_store/winograd op."""
+
+    name = "rt-decompose-linalg-ext"
+    handler = OpHandlers()
+
+    def run(self, module, ctx):
+        # the index ops last: the linalg_ext regions that hold them are inlined first
+        for family in (ext.OPS, (affine.LinearizeIndexOp, affine.DelinearizeIndexOp)):
+            for op in [o for o in module.walk() if isinstance(o, family) and self.handler(o) is not None]:
+                if isinstance(op, ext.OPS) and not all(isinstance(v.type, TensorType) for v in op.outputs):
+                    raise error_at_op(op, f"'{op.name}' on buffers is not supported by rt; use tensor operands")
+                b = OpSink(op.location)
+                results = self.handler(op)(op, b)
+                Rewriter.replace_op(op, b.ops, list(results))
+
+    @handles(ext.SortOp)
+    def _sort(self, op, b):
+        return rows.sort(b, op)
+
+    @handles(ext.TopkOp, ext.TopkV2Op)
+    def _topk(self, op, b):
+        return rows.topk(b, op)
+
+    @handles(ext.ScanOp)
+    def _scan(self, op, b):
+        return rows.scan(b, op)
+
+    @handles(ext.ArgCompareOp)
+    def _arg_compare(self, op, b):
+        return rows.arg_compare(b, op)
+
+    @handles(ext.GatherOp)
+    def _gather(self, op, b):
+        return indexed.gather(b, op)
+
+    @handles(ext.ScatterOp)
+    def _scatter(self, op, b):
+        return indexed.scatter(b, op)
+
+    @handles(ext.MapLoadOp)
+    def _map_load(self, op, b):
+        return indexed.map_load(b, op)
+
+    @handles(ext.MapStoreOp)
+    def _map_store(self, op, b):
+        return indexed.map_store(b, op)
+
+    @handles(affine.LinearizeIndexOp)
+    def _linearize(self, op, b):
+        return builders.linearize(b, op)
+
+    @handles(affine.DelinearizeIndexOp)
+    def _delinearize(self, op, b):
+        return builders.delinearize(b, op)
+
+    @handles(ext.WinogradInputTransformOp, ext.WinogradFilterTransformOp, ext.WinogradOutputTransformOp)
+    def _winograd(self, op, b):
+        return winograd.transform(b, op)

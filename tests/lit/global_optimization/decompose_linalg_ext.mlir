@@ -1,0 +1,83 @@
+// RUN: python -m rt opt --pass=rt-decompose-linalg-ext --split-input-file %s | filecheck %s
+
+// Tests that arg_compare becomes one reduction generic whose body selects value and index by the region.
+// CHECK-LABEL: func.func @argmax
+// CHECK-NOT: iree_linalg_ext
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+// CHECK: arith.cmpf ogt
+// CHECK: linalg.index 1
+// CHECK: arith.select
+// CHECK: arith.select
+func.func @argmax(%x: tensor<2x6xf32>, %v: tensor<2xf32>, %i: tensor<2xi32>) -> (tensor<2xf32>, tensor<2xi32>) {
+  %r:2 = iree_linalg_ext.arg_compare dimension(1) ins(%x : tensor<2x6xf32>) outs(%v, %i : tensor<2xf32>, tensor<2xi32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %c : i1
+  } -> tensor<2xf32>, tensor<2xi32>
+  return %r#0, %r#1 : tensor<2xf32>, tensor<2xi32>
+}
+
+// -----
+
+// Tests that a short sort is a rank count (a reduction over the row) and a pull of each rank.
+// CHECK-LABEL: func.func @short_sort
+// CHECK: linalg.fill
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.cmpi slt
+// CHECK: arith.addi
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK-NOT: iree_linalg_ext.sort
+func.func @short_sort(%x: tensor<8xi32>) -> tensor<8xi32> {
+  %r = iree_linalg_ext.sort dimension(0) outs(%x : tensor<8xi32>) {
+  ^bb0(%a: i32, %b: i32):
+    %c = arith.cmpi slt, %a, %b : i32
+    iree_linalg_ext.yield %c : i1
+  } -> tensor<8xi32>
+  return %r : tensor<8xi32>
+}
+
+// -----
+
+// Tests that a long static sort is merge sorted: one parallel generic per doubling of the run width.
+// CHECK-LABEL: func.func @long_sort
+// CHECK-COUNT-7: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+// CHECK-NOT: linalg.generic
+func.func @long_sort(%x: tensor<100xf32>) -> tensor<100xf32> {
+  %r = iree_linalg_ext.sort dimension(0) outs(%x : tensor<100xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.cmpf olt, %a, %b : f32
+    iree_linalg_ext.yield %c : i1
+  } -> tensor<100xf32>
+  return %r : tensor<100xf32>
+}
+
+// -----
+
+// Tests that scatter pulls: a generic over (original, updates) whose update dims are reductions.
+// CHECK-LABEL: func.func @scatter
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: tensor.extract %i
+// CHECK: arith.cmpi eq
+// CHECK: arith.addi
+// CHECK: arith.select
+func.func @scatter(%u: tensor<3x2xi32>, %i: tensor<3x1xi32>, %o: tensor<5x2xi32>) -> tensor<5x2xi32> {
+  %r = iree_linalg_ext.scatter dimension_map = [0] unique_indices(false) ins(%u, %i : tensor<3x2xi32>, tensor<3x1xi32>) outs(%o : tensor<5x2xi32>) {
+  ^bb0(%a: i32, %b: i32):
+    %c = arith.addi %a, %b : i32
+    iree_linalg_ext.yield %c : i32
+  } -> tensor<5x2xi32>
+  return %r : tensor<5x2xi32>
+}
+
+// -----
+
+// Tests that affine.delinearize_index becomes division and remainder by the basis strides.
+// CHECK-LABEL: func.func @delinearize
+// CHECK-NOT: affine.delinearize_index
+// CHECK: arith.divsi
+// CHECK: arith.divsi
+// CHECK: arith.remsi
+func.func @delinearize(%l: index) -> (index, index) {
+  %r:2 = affine.delinearize_index %l into (4, 8) : index, index
+  return %r#0, %r#1 : index, index
+}
