@@ -25,7 +25,7 @@ relocations). Source: IREE's own ELF loader checks the same tables before mappin
 (runtime/src/iree/hal/local/elf/elf_module.c).
 """
 import struct
-from dataclasses import dataclass
+from collections import namedtuple
 
 from rt.runtime.errors import ModuleFormatError
 
@@ -70,20 +70,13 @@ RELOCATION_KINDS = {
 }
 
 
-@dataclass(frozen=True)
-class Section:
+# The records are named tuples rather than dataclasses: building a dataclass costs ~1 ms at
+# import, and this module is on every llvm-cpu load path (issue 24 item 6).
+class Section(namedtuple("Section", "name type flags offset size link info entsize align")):
     """One section header: ``type`` (SHT_*), ``flags`` (SHF_*), ``offset``/``size`` in bytes,
     ``align`` (a power of two <= 4096, 0 read as 1)."""
 
-    name: str
-    type: int
-    flags: int
-    offset: int
-    size: int
-    link: int
-    info: int
-    entsize: int
-    align: int
+    __slots__ = ()
 
     @property
     def allocated(self):
@@ -96,16 +89,10 @@ class Section:
         return self.type not in (SHT_NULL, SHT_NOBITS)
 
 
-@dataclass(frozen=True)
-class Symbol:
+class Symbol(namedtuple("Symbol", "name binding type section value size")):
     """One symbol: ``binding`` is ``LOCAL``/``GLOBAL``/``WEAK``; ``section`` 0 means undefined."""
 
-    name: str
-    binding: str
-    type: str
-    section: int
-    value: int
-    size: int
+    __slots__ = ()
 
     @property
     def defined(self):
@@ -113,14 +100,10 @@ class Symbol:
         return 0 < self.section < _SHN_LORESERVE
 
 
-@dataclass(frozen=True)
-class Relocation:
+class Relocation(namedtuple("Relocation", "offset type symbol addend")):
     """One RELA entry of the section it patches: ``type`` (R_X86_64_*), ``symbol`` index."""
 
-    offset: int
-    type: int
-    symbol: int
-    addend: int
+    __slots__ = ()
 
     @property
     def width(self):
@@ -128,16 +111,13 @@ class Relocation:
         return RELOCATION_KINDS[self.type][1]
 
 
-@dataclass(frozen=True)
-class ElfObject:
+class ElfObject(namedtuple("ElfObject", "sections symbols relocations")):
     """The validated tables of one relocatable object.
 
     relocations: ``{patched section index: tuple of Relocation sorted by offset}``.
     """
 
-    sections: tuple
-    symbols: tuple
-    relocations: dict
+    __slots__ = ()
 
     @property
     def undefined_symbols(self):
