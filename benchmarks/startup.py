@@ -8,7 +8,9 @@ Rows:
   4-element f32 add compiled for llvm-cpu and for vmvx, and each run's ratio to the numpy
   import (issue 24 item 6 asks for <= 1.6). ``PYTHONDONTWRITEBYTECODE`` is removed from the
   children's environment and one warm-up run of each comes first, so imports read cached
-  bytecode as an installed rt does.
+  bytecode as an installed rt does. A ``python -c "import numpy, llvmlite.binding"`` row shows
+  what importing LLVM (which ``rt run`` of an llvm-cpu module did before rt mapped objects
+  itself) adds to a start.
 - load: milliseconds to map every llvm-cpu executable of examples/mlp.mlir (min of
   ``repeats``), with rt's loader (``image.Image``, what ``LOADER.load`` runs after its checks)
   and with llvmlite's MCJIT (``add_object_file`` + ``finalize_object``, the loader rt used
@@ -47,7 +49,9 @@ def measure_start(repeats, tmp):
     """{name: min seconds} for the numpy import and rt run on llvm-cpu and vmvx."""
     src = tmp / "add.mlir"
     src.write_text(ADD)
-    commands = {"python -c 'import numpy'": [sys.executable, "-c", "import numpy"]}
+    commands = {"python -c 'import numpy'": [sys.executable, "-c", "import numpy"],
+                "... 'import numpy, llvmlite.binding'": [sys.executable, "-c",
+                                                         "import numpy, llvmlite.binding"]}
     for device in ("llvm-cpu", "vmvx"):
         vmfb = tmp / f"add_{device}.vmfb"
         _compile(src, vmfb, device)
@@ -120,10 +124,10 @@ def main():
           f"python {platform.python_version()}")
     print(f"start time, min of {args.repeats} interleaved runs:")
     for name, seconds in start.items():
-        print(f"  {name:28s} {1e3 * seconds:7.1f} ms  {seconds / base:5.2f}x numpy import")
+        print(f"  {name:36s} {1e3 * seconds:7.1f} ms  {seconds / base:5.2f}x numpy import")
     print(f"mapping the {count} llvm-cpu executables of examples/mlp.mlir, min of {args.repeats}:")
     for name, ms in load.items():
-        print(f"  {name:28s} {ms:7.2f} ms")
+        print(f"  {name:36s} {ms:7.2f} ms")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"start_s": start, "executables": count, "load_ms": load}, f, indent=1)
