@@ -13,7 +13,6 @@ which runs ``__init``. Calls check arguments against the export's ``rt.abi`` bef
 (see rt.abi). Source: IREE's python runtime (iree.runtime.load_vm_flatbuffer,
 SystemContext, BoundModule) and docs/compiled_module_abi.md.
 """
-import concurrent.futures
 import contextlib
 import threading
 import time
@@ -373,6 +372,8 @@ class LoadedModule(ExportsByName):
 
     def executor(self):
         """The single worker thread behind ``async_`` calls (created on first use)."""
+        import concurrent.futures  # only async calls need it (and the logging it imports)
+
         with self.lock:
             if self._resources.executor is None:
                 self._resources.executor = concurrent.futures.ThreadPoolExecutor(

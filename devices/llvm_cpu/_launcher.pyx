@@ -286,7 +286,7 @@ cdef int32_t _group_entry(const library_dispatch_t* dispatches, uint32_t count, 
 cdef class Launcher:
     """Dispatches the exports of one loaded library by ordinal.
 
-    owner: the object that keeps the code mapped (the MCJIT engine); held for the
+    owner: the object that keeps the code mapped (the loader's ``CodeMapping``); held for the
     launcher's lifetime. names: export names. fn_addresses: their function addresses.
     binding_counts / constant_counts: per export. workgroup_sizes: per export (x, y, z).
     """

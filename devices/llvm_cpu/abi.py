@@ -24,7 +24,7 @@ matching C structs and checks them against ``Struct.offset`` at import time.
 """
 from dataclasses import dataclass
 
-#: Executable format string of a relocatable x86-64 ELF object loaded with MCJIT.
+#: Executable format string of a relocatable x86-64 ELF object (mapped by ``image.Image``).
 FORMAT = "llvm-cpu-object-x86_64"
 #: The one ABI version this runtime speaks.
 ABI_VERSION = 0

@@ -2,23 +2,24 @@
 
 Feature names are LLVM's x86 subtarget feature names (as ``llc -mattr`` takes them), the same
 strings IREE stores in ``#hal.executable.target<..., {cpu_features = "..."}>``. The host's set
-comes from LLVM's host detection (``llvmlite.binding.get_host_cpu_features``).
+comes from CPUID/XGETBV (``_host_cpu``, which follows LLVM's ``sys::getHostCPUFeatures``), so
+running a module needs no LLVM.
 """
 import functools
 
-import llvmlite.binding as llvm
+from rt.devices.llvm_cpu._host_cpu import host_cpu_features as _detect
 
 
 @functools.cache
 def host_cpu_features():
     """The features this host has, as a frozenset of names without ``+`` (``"avx512f"``)."""
-    return frozenset(name for name, enabled in llvm.get_host_cpu_features().items() if enabled)
+    return frozenset(name for name, enabled in _detect().items() if enabled)
 
 
 @functools.cache
 def known_cpu_features():
-    """Every x86 feature name LLVM's host detection reports on (enabled or not)."""
-    return frozenset(llvm.get_host_cpu_features()) | {"x87", "evex512", "cmov", "cx8"}
+    """Every x86 feature name the host detection reports on (enabled or not)."""
+    return frozenset(_detect()) | {"x87", "evex512", "cmov", "cx8"}
 
 
 def parse_feature_list(text):

@@ -1,7 +1,7 @@
 """Reads an llvm-cpu object's library descriptor from its bytes, without running its code.
 
 The descriptor (``rt_library_v0``, layout ``abi.LIBRARY_V0``) is constant data whose pointer
-fields are filled in by relocations when MCJIT maps the object. Rather than mapping the object
+fields are filled in by relocations when the loader maps the object. Rather than mapping it
 and calling its library query (native code from the module) and then following the pointers it
 returns, the loader resolves each pointer field here, statically: a pointer field must be
 patched by exactly one ``R_X86_64_64`` relocation whose target (symbol + addend) lies inside a

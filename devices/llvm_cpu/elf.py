@@ -1,13 +1,9 @@
-"""Reads and validates a relocatable x86-64 ELF object before LLVM sees it.
+"""Reads and validates a relocatable x86-64 ELF object before it is mapped.
 
-LLVM's object reader (as llvmlite calls it) and MCJIT's RuntimeDyld trust their input: a
-truncated or corrupted object segfaults the process, an error RuntimeDyld detects while
-loading ends it with ``report_fatal_error`` (thread-local sections: "allocation of TLS not
-implemented"), an out-of-range relocation trips an assertion or is silently truncated, and an
-unresolved external symbol makes ``finalize_object`` succeed and the first call crash. This
-module checks every table the loader and RuntimeDyld will walk, against the image and against
-each other, and lists the symbols the object imports, so the loader can reject bad input with a
-clear ``ModuleFormatError`` first:
+The mapper (``image.py``) writes where the object's tables say; a truncated or corrupted
+table would make it write outside a section or call into garbage. This module checks every
+table the mapper will walk, against the image and against each other, and lists the symbols
+the object imports, so the loader rejects bad input with a clear ``ModuleFormatError`` first:
 
 * header: ELF64, little endian, ``ET_REL`` for ``EM_X86_64``, no program headers, tables inside
   the file;
@@ -17,19 +13,19 @@ clear ``ModuleFormatError`` first:
   sections;
 * symbols: known binding/type, defined ones inside an allocated section (their whole
   ``[value, value + size)``), functions in executable sections, no common or undefined local
-  symbols, no name used twice (RuntimeDyld resolves relocations by name, locals included);
-* relocations: only the types RuntimeDyldELF resolves for the small PIC code model
+  symbols, no name used twice (exports and imports are found by name);
+* relocations: only the types ``image.py`` applies for the small PIC code model
   (``RELOCATION_KINDS``), each patching bytes inside an allocated, file-backed section, each
   against a symbol whose target (symbol value + addend) lies in its section, imports reached
   only through the PLT, the GOT or 64-bit absolute slots (a PC32 displacement to libm may not
-  fit in 32 bits), the patched bytes zero (RuntimeDyld adds them to PC-relative addends).
+  fit in 32 bits), the patched bytes zero (a RELA object carries its addends in the table).
 
 Layout facts follow the System V gABI and the x86-64 psABI (ELF64, little endian, RELA
 relocations). Source: IREE's own ELF loader checks the same tables before mapping
 (runtime/src/iree/hal/local/elf/elf_module.c).
 """
 import struct
-from dataclasses import dataclass
+from collections import namedtuple
 
 from rt.runtime.errors import ModuleFormatError
 
@@ -54,13 +50,13 @@ _SHF_KNOWN = {0x80: "LINK_ORDER", 0x100: "OS_NONCONFORMING", 0x200: "GROUP", 0x4
 _SHN_UNDEF, _SHN_LORESERVE, _SHN_ABS, _SHN_COMMON = 0, 0xFF00, 0xFFF1, 0xFFF2
 _STT_NAMES = {0: "NOTYPE", 1: "OBJECT", 2: "FUNC", 3: "SECTION", 4: "FILE"}
 _STB_NAMES = {0: "LOCAL", 1: "GLOBAL", 2: "WEAK"}
-#: Bytes of uninitialised data (NOBITS sections) an object may ask MCJIT to allocate.
+#: Bytes of uninitialised data (NOBITS sections) an object may ask the loader to allocate.
 MAX_NOBITS_BYTES = 64 << 20
 #: How far (bytes) a PC-relative or GOT relocation's target may lie outside its section: the
 #: addend carries the distance from the patched field to the end of the instruction.
 PC_SLACK = 64
 _R_X86_64_64 = 1
-#: x86-64 relocation types RuntimeDyldELF applies: (name, bytes patched, kind). ``abs`` stores
+#: x86-64 relocation types ``image.py`` applies: (name, bytes patched, kind). ``abs`` stores
 #: S + A, ``pc`` S + A - P (PLT32 may go through a stub), ``got`` G + A - P.
 RELOCATION_KINDS = {
     0: ("NONE", 0, "none"),
@@ -74,22 +70,17 @@ RELOCATION_KINDS = {
 }
 
 
-@dataclass(frozen=True)
-class Section:
-    """One section header: ``type`` (SHT_*), ``flags`` (SHF_*), ``offset``/``size`` in bytes."""
+# The records are named tuples rather than dataclasses: building a dataclass costs ~1 ms at
+# import, and this module is on every llvm-cpu load path (issue 24 item 6).
+class Section(namedtuple("Section", "name type flags offset size link info entsize align")):
+    """One section header: ``type`` (SHT_*), ``flags`` (SHF_*), ``offset``/``size`` in bytes,
+    ``align`` (a power of two <= 4096, 0 read as 1)."""
 
-    name: str
-    type: int
-    flags: int
-    offset: int
-    size: int
-    link: int
-    info: int
-    entsize: int
+    __slots__ = ()
 
     @property
     def allocated(self):
-        """True if MCJIT maps this section (SHF_ALLOC)."""
+        """True if the loader maps this section (SHF_ALLOC)."""
         return bool(self.flags & SHF_ALLOC)
 
     @property
@@ -98,16 +89,10 @@ class Section:
         return self.type not in (SHT_NULL, SHT_NOBITS)
 
 
-@dataclass(frozen=True)
-class Symbol:
+class Symbol(namedtuple("Symbol", "name binding type section value size")):
     """One symbol: ``binding`` is ``LOCAL``/``GLOBAL``/``WEAK``; ``section`` 0 means undefined."""
 
-    name: str
-    binding: str
-    type: str
-    section: int
-    value: int
-    size: int
+    __slots__ = ()
 
     @property
     def defined(self):
@@ -115,14 +100,10 @@ class Symbol:
         return 0 < self.section < _SHN_LORESERVE
 
 
-@dataclass(frozen=True)
-class Relocation:
+class Relocation(namedtuple("Relocation", "offset type symbol addend")):
     """One RELA entry of the section it patches: ``type`` (R_X86_64_*), ``symbol`` index."""
 
-    offset: int
-    type: int
-    symbol: int
-    addend: int
+    __slots__ = ()
 
     @property
     def width(self):
@@ -130,16 +111,13 @@ class Relocation:
         return RELOCATION_KINDS[self.type][1]
 
 
-@dataclass(frozen=True)
-class ElfObject:
+class ElfObject(namedtuple("ElfObject", "sections symbols relocations")):
     """The validated tables of one relocatable object.
 
     relocations: ``{patched section index: tuple of Relocation sorted by offset}``.
     """
 
-    sections: tuple
-    symbols: tuple
-    relocations: dict
+    __slots__ = ()
 
     @property
     def undefined_symbols(self):
@@ -215,7 +193,7 @@ def _check_section_header(i, header, count, data_size):
              f"be) NULL")
     bad = flags & ~sum(_SHF_ALLOWED)
     if bad:
-        fail(f"section {i} has flags {_flag_names(bad)}, which MCJIT cannot load (allowed: "
+        fail(f"section {i} has flags {_flag_names(bad)}, which the loader does not map (allowed: "
              f"{', '.join(_SHF_ALLOWED.values())}); thread-local, grouped, compressed and "
              f"large-model sections are not part of an llvm-cpu object")
     if flags & SHF_ALLOC and sh_type not in (SHT_PROGBITS, SHT_NOBITS, SHT_NOTE):
@@ -245,7 +223,7 @@ def _read_sections(data, shoff, shnum, shstrndx):
         fail(f"section name table {shstrndx} is not a STRTAB")
     names = _strtab(data, raw[shstrndx], shstrndx)
     sections = tuple(Section(_string(names, h[0], f"section {i}"), h[1], h[2], h[4], h[5], h[6],
-                             h[7], h[9]) for i, h in enumerate(raw))
+                             h[7], h[9], max(h[8], 1)) for i, h in enumerate(raw))
     for i, s in enumerate(sections):
         if s.name == ".eh_frame":
             fail(f"section {i} holds unwind tables (.eh_frame); llvm-cpu exports must be "
@@ -320,7 +298,7 @@ def _read_symbols(data, sections):
         sym = Symbol(name, _STB_NAMES[binding], _STT_NAMES[kind], shndx, value, size)
         _check_symbol(i, sym, sections)
         if name and sym.type not in ("SECTION", "FILE"):
-            # RuntimeDyld resolves relocations by symbol name, locals included.
+            # Exports and imports are found by name; keep every name unique.
             if name in seen:
                 fail(f"symbol '{name}' is declared twice")
             seen.add(name)
@@ -338,14 +316,14 @@ def _check_relocation(j, rel, where, target, sections, symbols, data):
     at = target.offset + rel.offset
     if any(data[at:at + width]):
         fail(f"relocation {j} of {where} patches bytes {rel.offset}..{rel.offset + width} of "
-             f"{target.name}, which are not zero; RuntimeDyld adds them to PC-relative addends, "
-             f"and a RELA object leaves them zero")
+             f"{target.name}, which are not zero; a RELA object leaves them zero "
+             f"(its addends are in the table)")
     if rel.symbol == 0:
         fail(f"relocation {j} of {where} (R_X86_64_{name}) has no symbol")
     sym = symbols[rel.symbol]
     if sym.type != "SECTION" and not sym.name:
         fail(f"relocation {j} of {where} (R_X86_64_{name}) refers to unnamed symbol "
-             f"{rel.symbol}; RuntimeDyld finds relocation targets by name")
+             f"{rel.symbol}; relocation targets are named symbols or sections")
     if sym.section == _SHN_UNDEF:
         if name in ("PC32", "PC64") or not -PC_SLACK <= rel.addend <= PC_SLACK:
             fail(f"relocation {j} of {where} reaches import '{sym.name}' as R_X86_64_{name} "

@@ -15,7 +15,7 @@ class LlvmCpuExecutableLibrary(ExecutableLibrary):
     name: the library name from its descriptor. exports: tuple of ``ExportInfo``.
     cpu_features: the ``"+feature,..."`` string the object was compiled for. c_dispatch: the
     launcher's C entry, which command buffer replay calls with the GIL released.
-    The library holds the MCJIT engine that owns the code; the code stays mapped while the
+    The library holds the ``CodeMapping`` that owns the code; the code stays mapped while the
     library (or a dispatch running on it) is alive.
     """
 

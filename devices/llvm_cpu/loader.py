@@ -1,31 +1,27 @@
-"""Loads llvm-cpu objects: ELF checks, descriptor, import resolution, MCJIT.
+"""Loads llvm-cpu objects: ELF checks, descriptor, import resolution, mapping.
 
 Modelled on IREE's executable loaders (runtime/src/iree/hal/local/loaders/
 embedded_elf_loader.c): validate the image, resolve its imports against what the runtime
 allows, map it and check the ABI version and CPU features before any export runs. The mapping
-here is LLVM's MCJIT (``add_object_file``) rather than IREE's own ELF loader; the checks
-around it (``elf.read_elf_object``) exist because MCJIT crashes on what they reject. Loading
-runs no code from the object: the library descriptor is decoded from the object's bytes
-(``descriptor.read_library_descriptor``) instead of calling its ``rt_library_query``, and
-export addresses are looked up by symbol name after mapping.
+is rt's own (``image.Image``: sections into one anonymous mapping, relocations applied, pages
+sealed), so running a module needs no LLVM. Loading runs no code from the object: the library
+descriptor is decoded from the object's bytes (``descriptor.read_library_descriptor``) instead
+of calling its ``rt_library_query``, and export addresses are looked up by symbol name.
 
 Metadata keys: ``sha256`` (required: hex digest of the object bytes; the structural checks
 cannot see flipped bytes inside code or data, and running those would crash), and optionally
 ``cpu_features`` (``"+avx512f,..."``) and ``abi_version`` (int), checked before mapping. The
 code generator (``rt.compiler.codegen.llvm_cpu.library``) writes all three.
 """
-import ctypes.util
-import functools
 import hashlib
-import threading
 from collections.abc import Mapping
 
-import llvmlite.binding as llvm
-
 from rt.devices.llvm_cpu import _launcher, abi
+from rt.devices.llvm_cpu._code_mapping import import_address
 from rt.devices.llvm_cpu.cpu_features import missing_features
 from rt.devices.llvm_cpu.descriptor import read_library_descriptor
-from rt.devices.llvm_cpu.elf import read_elf_object
+from rt.devices.llvm_cpu.elf import SHF_EXECINSTR, read_elf_object
+from rt.devices.llvm_cpu.image import Image
 from rt.devices.llvm_cpu.library import LlvmCpuExecutableLibrary
 from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, UnimplementedError
 from rt.runtime.hal.executable_loader import ExecutableLoader
@@ -42,31 +38,22 @@ ALLOWED_IMPORTS = frozenset(
     + _MATH_F32 + tuple(n + "f" for n in _MATH_F32)
 )
 
-_lock = threading.Lock()
-
-
-@functools.cache
-def _init_llvm():
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    libm = ctypes.util.find_library("m")
-    if libm:
-        llvm.load_library_permanently(libm)
-
 
 def _resolve_imports(names):
-    """Check every imported symbol is allowed and present in the process; raise otherwise."""
+    """{name: address} for every imported symbol; raise if one is not allowed or absent."""
     unknown = [n for n in names if n not in ALLOWED_IMPORTS]
     if unknown:
         raise ModuleFormatError(
             f"llvm-cpu object imports symbols the runtime does not provide: {', '.join(unknown)}; "
             f"objects may only call memcpy/memmove/memset and libm functions "
             f"(e.g. expf, logf, tanhf)")
-    missing = [n for n in names if not llvm.address_of_symbol(n)]
+    addresses = {n: import_address(n) for n in names}
+    missing = [n for n, address in addresses.items() if not address]
     if missing:
         raise UnimplementedError(
             f"llvm-cpu object imports {', '.join(missing)}, which this process cannot resolve "
             f"(libm not loaded?); rebuild without calls to them")
+    return addresses
 
 
 class LlvmCpuLoader(ExecutableLoader):
@@ -138,31 +125,18 @@ class LlvmCpuLoader(ExecutableLoader):
                                     f"'{abi.LIBRARY_QUERY_SYMBOL}'")
         descriptor = read_library_descriptor(elf, data)
         self._check_descriptor(descriptor)
-        _init_llvm()
-        with _lock:
-            _resolve_imports(elf.undefined_symbols)
-            engine = self._map(data)
+        image = Image(elf, data, _resolve_imports(elf.undefined_symbols))
         fns = []
         for export, symbol in zip(descriptor.exports, descriptor.export_symbols):
-            address = engine.get_function_address(symbol)
-            if not address:
+            sym = elf.symbol(symbol)
+            if (sym is None or not sym.defined
+                    or not elf.sections[sym.section].flags & SHF_EXECINSTR):
                 raise ModuleFormatError(f"llvm-cpu library '{descriptor.name}': export "
-                                        f"'{export.name}' (symbol '{symbol}') did not resolve "
-                                        f"after mapping")
-            fns.append(address)
+                                        f"'{export.name}' (symbol '{symbol}') is not a function "
+                                        f"the object defines")
+            fns.append(image.address(sym))
         return LlvmCpuExecutableLibrary(descriptor.name, descriptor.exports,
-                                        descriptor.cpu_features, fns, (engine, data))
-
-    @staticmethod
-    def _map(data):
-        target = llvm.Target.from_default_triple()
-        machine = target.create_target_machine(reloc="pic", codemodel="small")
-        module = llvm.parse_assembly("")
-        module.triple = llvm.get_process_triple()
-        engine = llvm.create_mcjit_compiler(module, machine)
-        engine.add_object_file(llvm.ObjectFileRef.from_data(data))
-        engine.finalize_object()
-        return engine
+                                        descriptor.cpu_features, fns, (image.mapping, data))
 
     @staticmethod
     def _check_descriptor(descriptor):

@@ -5,7 +5,7 @@ features LLVM may emit instructions from become the object's required ``cpu_feat
 (checked by the loader). Named CPUs follow the x86-64 psABI micro-architecture levels and
 LLVM's processor definitions, as IREE's ``--iree-llvmcpu-target-cpu`` does; ``host`` asks
 LLVM what this machine has. Objects are relocatable ELF (reloc=pic, codemodel=small) for
-MCJIT, as docs/ARCHITECTURE.md §8 explains.
+rt's loader (devices/llvm_cpu/image.py), as docs/ARCHITECTURE.md §4 explains.
 
 Source: IREE compiler/plugins/target/LLVMCPU (LLVMTargetOptions, target-cpu/features handling).
 """

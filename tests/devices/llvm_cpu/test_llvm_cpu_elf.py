@@ -121,7 +121,7 @@ def test_random_corruption_never_escapes_as_other_errors():
     assert outcomes["rejected"] > 500 and sum(outcomes.values()) == 3000
 
 
-# -- issue 13, defect 2: crafted structure must be rejected before MCJIT maps the object --------
+# -- issue 13, defect 2: crafted structure must be rejected before the loader maps the object --------
 
 def _descriptor_relocation(edit, field):
     """File offset of the relocation filling ``field`` of the library descriptor."""
@@ -157,7 +157,7 @@ def test_section_flags_mcjit_cannot_load_rejected(flag, name):
     edit = ElfEdit(obj.data)
     data = edit.section(".data.rel.ro")
     edit.header(data, "flags", edit.header(data, "flags") | flag)
-    with pytest.raises(ModuleFormatError, match=f"section {data} has flags {name}, which MCJIT cannot load"):
+    with pytest.raises(ModuleFormatError, match=f"section {data} has flags {name}, which the loader does not map"):
         _load(edit, obj)
 
 
@@ -253,21 +253,21 @@ def test_relocation_against_import_as_pc32_rejected():
 
 
 def test_relocation_over_nonzero_bytes_rejected():
-    """RuntimeDyld adds the patched bytes to a PC32 addend: moving a relocation one byte onto
-    an opcode made it assert (found by the fuzz suite)."""
+    """A RELA object leaves patched bytes zero; MCJIT (the first loader) added them to a PC32
+    addend, and a relocation moved one byte onto an opcode made it assert (found by fuzzing)."""
     obj = testing.conformance_executable()
     edit = ElfEdit(obj.data)
     text = edit.section(".text")
     at = edit.relocations_of(".text")[0]
     offset = edit.get(at, "offset", RELA_FIELDS)
     edit.data[edit.header(text, "offset") + offset] = 0x90
-    with pytest.raises(ModuleFormatError, match="which are not zero; RuntimeDyld adds them"):
+    with pytest.raises(ModuleFormatError, match="which are not zero; a RELA object leaves them zero"):
         _load(edit, obj)
 
 
 def test_relocation_against_renamed_symbol_rejected():
-    """RuntimeDyld resolves relocation targets by name: an emptied or duplicated local name sent
-    a PC32 relocation to a far address (found by the fuzz suite)."""
+    """An emptied or duplicated local name sent a PC32 relocation to a far address under
+    MCJIT, which resolved targets by name (found by the fuzz suite); names stay unique."""
     obj = testing.mmt4d_executable()
     edit = ElfEdit(obj.data)
     used = {edit.get(at, "info", RELA_FIELDS) >> 32 for _, at in edit.relocations}
