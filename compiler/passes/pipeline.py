@@ -248,6 +248,7 @@ PHASES = (
 #: inside iree-hal-translate-executables, on each dispatch function)
 STANDALONE = (
     P("iree-codegen-decompose-softmax", "executable_targets.decompose_softmax:DecomposeSoftmaxPass"),
+    P("rt-codegen-expand-arith-math", "executable_targets.expand_arith_math:ExpandArithMathPass"),
 )
 
 

@@ -146,8 +146,12 @@ class LlvmCpuLoader(ExecutableLoader):
                                         f"'{export.name}' (symbol '{symbol}') did not resolve "
                                         f"after mapping")
             fns.append(address)
+        assertions = metadata.get("assertions", ())
+        if not isinstance(assertions, (list, tuple)) or not all(isinstance(a, str) for a in assertions):
+            raise ModuleFormatError("llvm-cpu object: metadata 'assertions' must be a list of "
+                                    "strings (the messages of the library's cf.assert ops)")
         return LlvmCpuExecutableLibrary(descriptor.name, descriptor.exports,
-                                        descriptor.cpu_features, fns, (engine, data))
+                                        descriptor.cpu_features, fns, (engine, data), assertions)
 
     @staticmethod
     def _map(data):
