@@ -202,7 +202,8 @@ def _worker(folder, timeout, deadline):
 
 #: Errors of runs made before generate() converted bf16 and excluded strings: the test's data,
 #: not rt, was at fault; such results count as not imported.
-_HARNESS_ERRORS = ("x|V", "Object arrays cannot be loaded")
+_HARNESS_ERRORS = ("x|V", "Object arrays cannot be loaded", "not a valid dtype descriptor",
+                   "setting an array element with a sequence")
 
 
 def report(results, work, markdown):
