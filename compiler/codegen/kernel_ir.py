@@ -124,6 +124,7 @@ class Opcode(StrEnum):
     INDEX = "linalg.index"
     EXTRACT = "tensor.extract"
     CONSTANT_LOAD = "hal.interface.constant.load"
+    ASSERT = "cf.assert"
     SELECT = "arith.select"
     CMPF = "arith.cmpf"
     CMPI = "arith.cmpi"
@@ -211,6 +212,8 @@ class Opcode(StrEnum):
     ERF = "math.erf"
     ERFC = "math.erfc"
     CTPOP = "math.ctpop"
+    CTLZ = "math.ctlz"
+    CTTZ = "math.cttz"
     ISNAN = "math.isnan"
     ISINF = "math.isinf"
     ISFINITE = "math.isfinite"
@@ -224,8 +227,12 @@ class ScalarOp:
     converted, anything else is a CompileError naming it); operands: value ids; result_type:
     scalar type name;
     attrs: op attributes as plain Python values (``predicate`` as its MLIR keyword, ``value``
-    for constants, ``dim`` for linalg.index, ``ordinal`` for a push constant, ``fastmath``
-    ignored).
+    for constants, ``dim`` for linalg.index, ``ordinal`` for a push constant, ``message`` for
+    ``cf.assert``, ``fastmath`` ignored).
+
+    ``cf.assert`` checks its i1 operand: where it is false the dispatch fails with a
+    DeviceError carrying ``message`` (the assert's ``file:line:col`` and its text); its value
+    is its operand.
 
     ``tensor.extract`` reads one element of a whole View at data-dependent indices (a gather,
     as a ``linalg.generic`` body reading a captured tensor): attr ``view`` is the View (any

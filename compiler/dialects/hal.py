@@ -37,6 +37,7 @@ from rt.compiler.dialects._format import (
     RETURN_VALUES,
     Attr,
     AttrDict,
+    Directive,
     Enum,
     Flag,
     FormattedOp,
@@ -49,7 +50,9 @@ from rt.compiler.dialects._format import (
     Str,
     Type,
     Types,
+    slot_fields,
 )
+from rt.compiler.dialects._syntax import parse_optional_dims, print_sized_type
 from rt.compiler.dialects._regions import SYMBOL, Body, SymbolContainerOp, Workgroups
 from rt.compiler.dialects.hal_attrs import (  # noqa: F401  (re-exported)
     DeviceAffinityAttr,
@@ -72,11 +75,35 @@ from rt.compiler.dialects.hal_types import (  # noqa: F401  (receiver re-exporte
 from rt.runtime.errors import CompileError
 
 
+class _Aliased(Directive):
+    """``T{%d}``, or ``E as T{%d}`` when the buffer view holds elements of ``E`` and the tensor
+    ``slot`` is a ``T`` (IREE's ``custom<TypeAlias>``; ``E`` in the op's ``encoding``)."""
+
+    def __init__(self, slot, dims):
+        self.slot, self.dims = slot_fields(slot), dims
+
+    def parse(self, state):
+        parser = state.parser
+        type_ = parser.parse_type()
+        if parser.parse_optional_keyword("as") is not None:
+            state.set_prop("encoding", type_)
+            type_ = parser.parse_type()
+        state.set_type(self.slot, type_)
+        state.names[self.dims] = parse_optional_dims(parser)
+
+    def print(self, op, printer):
+        if op.encoding is not None:
+            printer.print_attribute(op.encoding)
+            printer.print_string(" as ")
+        print_sized_type(printer, getattr(op, self.slot[0]).type, list(getattr(op, self.dims)))
+
+
 @irdl_op_definition
 class TensorImportOp(FormattedOp):
     """``hal.tensor.import on(#aff)? wait(%fence)? => consume? %bv "name"? : !hal.buffer_view ->
-    tensor<?xf32>{%d}``: the buffer view's contents as a tensor, usable once ``%fence`` is reached
-    (IREE's coarse-fences ABI; a null fence is reached)."""
+    (E as)? tensor<?xf32>{%d}``: the buffer view's contents as a tensor, usable once ``%fence``
+    is reached (IREE's coarse-fences ABI; a null fence is reached). ``E as``: the buffer holds
+    ``E``'s elements (rt-convert-hal-tensor-encodings converts them)."""
 
     name = "hal.tensor.import"
     source = operand_def()
@@ -86,15 +113,17 @@ class TensorImportOp(FormattedOp):
     name_hint = opt_prop_def(StringAttr, prop_name="name")
     affinity = opt_prop_def(Attribute)
     consume = opt_prop_def(UnitAttr)
+    encoding = opt_prop_def(TypeAttribute, prop_name="target_encoding")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     FORMAT: ClassVar = OpFormat(AFFINITY, Opt(" wait(", Operand("wait_fence"), ") =>"), Flag(" consume", "consume"),
                                 " ", Operand("source"), Opt(" ", Str("name_hint")), " : ", Type("source"),
-                                " -> ", Sized("result", "target_dims"), AttrDict())
+                                " -> ", _Aliased("result", "target_dims"), AttrDict())
 
 
 @irdl_op_definition
 class TensorExportOp(FormattedOp):
-    """``hal.tensor.export on(#aff)? %t "name"? : tensor<?xf32>{%d} -> !hal.buffer_view``."""
+    """``hal.tensor.export on(#aff)? %t "name"? : (E as)? tensor<?xf32>{%d} -> !hal.buffer_view``
+    (``E as``: the buffer view is to hold ``E``'s elements; see TensorImportOp)."""
 
     name = "hal.tensor.export"
     source = operand_def()
@@ -102,8 +131,9 @@ class TensorExportOp(FormattedOp):
     result = result_def()
     name_hint = opt_prop_def(StringAttr, prop_name="name")
     affinity = opt_prop_def(Attribute)
+    encoding = opt_prop_def(TypeAttribute, prop_name="source_encoding")
     FORMAT: ClassVar = OpFormat(AFFINITY, " ", Operand("source"), Opt(" ", Str("name_hint")), " : ",
-                                Sized("source", "source_dims"), " -> ", Type("result"), AttrDict())
+                                _Aliased("source", "source_dims"), " -> ", Type("result"), AttrDict())
 
 
 @irdl_op_definition

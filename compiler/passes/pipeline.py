@@ -168,6 +168,7 @@ PHASES = (
         P("canonicalize", "input.canonicalize:CanonicalizePass"),
         P("cse", "common.cse:CSEPass"),
         P("iree-convert-shard-to-flow", "input.convert_shard_to_flow:ConvertShardToFlowPass"),
+        P("rt-convert-hal-tensor-encodings", "input.convert_hal_tensor_encodings:ConvertHalTensorEncodingsPass"),
         P("convert-elementwise-to-linalg", "input.convert_elementwise_to_linalg:ConvertElementwiseToLinalgPass"),
         P("linalg-normalize-named-ops", "input.normalize_named_ops:NormalizeNamedOpsPass"),
         P("rt-insert-shape-checks", "input.insert_shape_checks:InsertShapeChecksPass"),
@@ -251,6 +252,7 @@ PHASES = (
 #: inside iree-hal-translate-executables, on each dispatch function)
 STANDALONE = (
     P("iree-codegen-decompose-softmax", "executable_targets.decompose_softmax:DecomposeSoftmaxPass"),
+    P("rt-codegen-expand-arith-math", "executable_targets.expand_arith_math:ExpandArithMathPass"),
 )
 
 

@@ -289,15 +289,17 @@ cdef class Launcher:
     owner: the object that keeps the code mapped (the loader's ``CodeMapping``); held for the
     launcher's lifetime. names: export names. fn_addresses: their function addresses.
     binding_counts / constant_counts: per export. workgroup_sizes: per export (x, y, z).
+    assertions: the messages of the library's ``cf.assert``s (abi.STATUS_ASSERTION_BASE).
     """
 
     cdef export_t* _exports
     cdef uint32_t _count
     cdef tuple _names
+    cdef tuple _assertions
     cdef object _owner
 
     def __cinit__(self, owner, names, fn_addresses, binding_counts, constant_counts,
-                  workgroup_sizes):
+                  workgroup_sizes, assertions=()):
         cdef Py_ssize_t i, n = len(names)
         if not (len(fn_addresses) == len(binding_counts) == len(constant_counts)
                 == len(workgroup_sizes) == n):
@@ -305,6 +307,7 @@ cdef class Launcher:
         hook_interrupts()
         self._owner = owner
         self._names = tuple(names)
+        self._assertions = tuple(str(a) for a in assertions)
         self._count = <uint32_t>n
         self._exports = <export_t*>malloc(max(n, 1) * sizeof(export_t))
         if self._exports == NULL:
@@ -350,7 +353,7 @@ cdef class Launcher:
         return DeviceError(
             f"llvm-cpu dispatch of export '{self._names[ordinal]}' (ordinal {ordinal}) failed: "
             f"workgroup {wid} of {tuple(workgroup_count)} returned {status} "
-            f"({abi.status_message(status)})")
+            f"({abi.status_message(status, self._assertions)})")
 
     def dispatch(self, ordinal, workgroup_count, constants, binding_ptrs, binding_lengths,
                  threads=1):

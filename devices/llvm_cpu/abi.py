@@ -44,6 +44,9 @@ STATUS_OK = 0
 STATUS_OUT_OF_RANGE = 1
 STATUS_INVALID_ARGUMENT = 2
 STATUS_DIVISION_BY_ZERO = 4
+#: ``STATUS_ASSERTION_BASE + k``: the library's ``cf.assert`` number k failed (its message is
+#: entry k of the object metadata's ``assertions``).
+STATUS_ASSERTION_BASE = 0x1000
 #: Launcher statuses: the dispatch stopped between workgroups (the launcher records that it
 #: stopped it, so a kernel returning the same code is still reported as the kernel's).
 STATUS_INTERRUPTED = -2
@@ -144,6 +147,9 @@ LIBRARY_V0 = Struct(
 )
 
 
-def status_message(code):
-    """Human-readable meaning of a workgroup return code ``code`` (a non-zero int32)."""
+def status_message(code, assertions=()):
+    """Human-readable meaning of a workgroup return code ``code`` (a non-zero int32);
+    ``assertions``: the library's assert messages (``STATUS_ASSERTION_BASE + k``)."""
+    if 0 <= code - STATUS_ASSERTION_BASE < len(assertions):
+        return assertions[code - STATUS_ASSERTION_BASE]
     return STATUS_NAMES.get(code, "kernel-defined failure code")

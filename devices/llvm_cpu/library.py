@@ -13,7 +13,8 @@ class LlvmCpuExecutableLibrary(ExecutableLibrary):
     """Exports of one llvm-cpu object, callable by ordinal.
 
     name: the library name from its descriptor. exports: tuple of ``ExportInfo``.
-    cpu_features: the ``"+feature,..."`` string the object was compiled for. c_dispatch: the
+    cpu_features: the ``"+feature,..."`` string the object was compiled for. assertions: the
+    messages of its ``cf.assert``s (object metadata ``assertions``). c_dispatch: the
     launcher's C entry, which command buffer replay calls with the GIL released.
     The library holds the ``CodeMapping`` that owns the code; the code stays mapped while the
     library (or a dispatch running on it) is alive.
@@ -21,7 +22,7 @@ class LlvmCpuExecutableLibrary(ExecutableLibrary):
 
     format = abi.FORMAT
 
-    def __init__(self, name, exports, cpu_features, fn_addresses, owner):
+    def __init__(self, name, exports, cpu_features, fn_addresses, owner, assertions=()):
         self.name = name
         self.exports = tuple(exports)
         self.cpu_features = cpu_features
@@ -32,6 +33,7 @@ class LlvmCpuExecutableLibrary(ExecutableLibrary):
             [e.binding_count for e in self.exports],
             [e.constant_count for e in self.exports],
             [e.workgroup_size for e in self.exports],
+            assertions,
         )
         self.c_dispatch = self._launcher.c_dispatch
 

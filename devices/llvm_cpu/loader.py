@@ -135,8 +135,12 @@ class LlvmCpuLoader(ExecutableLoader):
                                         f"'{export.name}' (symbol '{symbol}') is not a function "
                                         f"the object defines")
             fns.append(image.address(sym))
+        assertions = metadata.get("assertions", ())
+        if not isinstance(assertions, (list, tuple)) or not all(isinstance(a, str) for a in assertions):
+            raise ModuleFormatError("llvm-cpu object: metadata 'assertions' must be a list of "
+                                    "strings (the messages of the library's cf.assert ops)")
         return LlvmCpuExecutableLibrary(descriptor.name, descriptor.exports,
-                                        descriptor.cpu_features, fns, (image.mapping, data))
+                                        descriptor.cpu_features, fns, (image.mapping, data), assertions)
 
     @staticmethod
     def _check_descriptor(descriptor):

@@ -7,7 +7,8 @@
 # conversion (compiler/src/iree/compiler/Dialect/VMVX/Transforms) onto
 # runtime/src/iree/modules/vmvx:
 #   * i32 add/sub/mul/neg/abs wrap modulo 2^32;
-#   * shift amounts are taken modulo 32;
+#   * shifts by 32 or more (the amount read unsigned) give 0, or the sign fill for shrsi (rt's
+#     definition, the same on llvm-cpu: docs/ARCHITECTURE.md "Undefined behaviour");
 #   * divs/rems: INT32_MIN / -1 wraps to INT32_MIN (remainder 0); division by zero is an error
 #     raised by the kernel before it stores anything;
 #   * f32 max/min are arith.maximumf/minimumf: NaN-propagating, -0.0 < +0.0;
@@ -236,11 +237,11 @@ cdef inline int32_t _binary_i32(BinaryI32* tag, int32_t a, int32_t b) noexcept n
     elif BinaryI32 is XorI:
         return a ^ b
     elif BinaryI32 is ShlI:
-        return <int32_t>(ua << (ub & 31))
+        return <int32_t>(ua << ub) if ub < 32 else 0
     elif BinaryI32 is ShrSI:
-        return a >> (ub & 31)
+        return a >> (ub if ub < 32 else 31)
     elif BinaryI32 is ShrUI:
-        return <int32_t>(ua >> (ub & 31))
+        return <int32_t>(ua >> ub) if ub < 32 else 0
     elif BinaryI32 is MaxSI:
         return a if a > b else b
     elif BinaryI32 is MinSI:

@@ -16,10 +16,12 @@ the stack as ``exc.vm_stack`` plus a note.
 from cpython.buffer cimport (PyBUF_READ, PyBUF_SIMPLE, PyBUF_WRITABLE, PyBUF_WRITE, PyBuffer_Release,
                              PyObject_GetBuffer)
 from cpython.memoryview cimport PyMemoryView_FromMemory
-from libc.math cimport (INFINITY, NAN, atan, atan2, atan2f, atanf, ceil, ceilf, cos, cosf, erf, erff, exp,
-                        exp2, exp2f, expf, expm1, expm1f, fabs, fabsf, floor, floorf, fma, fmaf, fmod, fmodf,
-                        frexp, isnan, ldexp, log, log1p, log1pf, log2, log2f, log10, log10f, logf, pow, powf,
-                        rint, rintf, round, roundf, signbit, sin, sinf, sqrt, sqrtf, tanh, tanhf)
+from libc.math cimport (INFINITY, NAN, acos, acosf, acosh, acoshf, asin, asinf, asinh, asinhf, atan, atan2,
+                        atan2f, atanf, atanh, atanhf, cbrt, cbrtf, ceil, ceilf, copysign, copysignf, cos, cosf,
+                        cosh, coshf, erf, erfc, erfcf, erff, exp, exp2, exp2f, expf, expm1, expm1f, fabs, fabsf,
+                        floor, floorf, fma, fmaf, fmod, fmodf, frexp, isnan, ldexp, log, log1p, log1pf, log2,
+                        log2f, log10, log10f, logf, pow, powf, rint, rintf, round, roundf, signbit, sin, sinf,
+                        sinh, sinhf, sqrt, sqrtf, tan, tanf, tanh, tanhf, trunc, truncf)
 from libc.stdint cimport (INT64_MAX, INT64_MIN, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t, uintptr_t)
 from cpython.exc cimport PyErr_CheckSignals
@@ -33,6 +35,25 @@ import signal
 
 from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError, VMTrapError
 from rt.runtime.vm._native cimport ImportCall, NativeFunction
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    /* math.ctlz / cttz / ctpop: defined for 0 (the bit width). */
+    static inline int64_t rt_vm_ctlz32(uint32_t x) { return x ? __builtin_clz(x) : 32; }
+    static inline int64_t rt_vm_cttz32(uint32_t x) { return x ? __builtin_ctz(x) : 32; }
+    static inline int64_t rt_vm_ctpop32(uint32_t x) { return __builtin_popcount(x); }
+    static inline int64_t rt_vm_ctlz64(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
+    static inline int64_t rt_vm_cttz64(uint64_t x) { return x ? __builtin_ctzll(x) : 64; }
+    static inline int64_t rt_vm_ctpop64(uint64_t x) { return __builtin_popcountll(x); }
+    """
+    int64_t rt_vm_ctlz32(uint32_t x)
+    int64_t rt_vm_cttz32(uint32_t x)
+    int64_t rt_vm_ctpop32(uint32_t x)
+    int64_t rt_vm_ctlz64(uint64_t x)
+    int64_t rt_vm_cttz64(uint64_t x)
+    int64_t rt_vm_ctpop64(uint64_t x)
+
 
 cdef extern from *:
     """

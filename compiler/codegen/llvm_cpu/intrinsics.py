@@ -46,6 +46,20 @@ def call(builder, name, *args):
     return builder.call(fn, list(args))
 
 
+def count_zeros(builder, name, x):
+    """``llvm.ctlz`` / ``llvm.cttz`` (``name``) of integer ``x`` with a defined result for 0
+    (the bit width), as ``math.ctlz`` / ``math.cttz``."""
+    fn = _declared(builder, f"llvm.{name}.{type_suffix(x.type)}", x.type, [x.type, ir.IntType(1)])
+    return builder.call(fn, [x, ir.IntType(1)(0)])
+
+
+def float_to_int_sat(builder, signed, x, ty):
+    """``llvm.fpto{s,u}i.sat``: float ``x`` truncated toward zero to integer type ``ty``, clamped
+    to its range, NaN -> 0 (rt's definition of the out-of-range ``arith.fptosi``/``fptoui``)."""
+    name = f"llvm.fpto{'s' if signed else 'u'}i.sat.{type_suffix(ty)}.{type_suffix(x.type)}"
+    return builder.call(_declared(builder, name, ty, [x.type]), [x])
+
+
 def _declared(builder, full, ret, params):
     fn = builder.module.globals.get(full)
     if fn is None:

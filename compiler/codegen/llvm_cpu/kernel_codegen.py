@@ -254,9 +254,13 @@ def emit_kernel(library, kernel):
         if i not in absorbed:
             p.emit(ranges[i])
     flag = getattr(fn, "rt_division_by_zero", None)
-    if flag is None:
-        b.ret(I32(abi.STATUS_OK))
-    else:
-        b.ret(b.select(b.load(flag), I32(abi.STATUS_DIVISION_BY_ZERO), I32(abi.STATUS_OK)))
+    status = I32(abi.STATUS_OK) if flag is None else b.select(
+        b.load(flag), I32(abi.STATUS_DIVISION_BY_ZERO), I32(abi.STATUS_OK))
+    failed = getattr(fn, "rt_assertion", None)
+    if failed is not None:
+        index = b.load(failed)
+        status = b.select(b.icmp_unsigned("!=", index, I32(0)),
+                          b.add(index, I32(abi.STATUS_ASSERTION_BASE - 1)), status)
+    b.ret(status)
     return library.add_export(fn, binding_count=kernel.binding_count,
                               constant_count=kernel.constant_count)

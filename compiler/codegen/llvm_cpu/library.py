@@ -22,7 +22,8 @@ class ExecutableObject:
     """A serialized executable variant: ``format``, object ``data`` and loader ``metadata``.
 
     metadata keys: abi_version, cpu (target name), cpu_features (required, ``"+a,+b"``),
-    target_triple, exports (names by ordinal), sha256 (of ``data``).
+    target_triple, exports (names by ordinal), sha256 (of ``data``), and assertions (the
+    messages of the library's ``cf.assert`` ops, by index) when it has any.
     """
 
     format: str
@@ -124,11 +125,15 @@ class LibraryBuilder:
                 fn.attributes.add("nounwind")
         self._emit_descriptor(features)
         data = emit_object(self.module, self.target)
-        return ExecutableObject(abi.FORMAT, data, {
+        metadata = {
             "abi_version": abi.ABI_VERSION,
             "cpu": self.target.name,
             "cpu_features": features,
             "target_triple": TRIPLE,
             "exports": [e.fn.name for e in self._exports],
             "sha256": hashlib.sha256(data).hexdigest(),
-        })
+        }
+        assertions = self.module.__dict__.get("rt_assertions")
+        if assertions:
+            metadata["assertions"] = list(assertions)
+        return ExecutableObject(abi.FORMAT, data, metadata)

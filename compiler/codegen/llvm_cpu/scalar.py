@@ -13,6 +13,12 @@ the lane divides by 1 instead and sets the function's division-by-zero flag
 (``division_by_zero_flag``), which makes the workgroup return ``abi.STATUS_DIVISION_BY_ZERO``
 when it is done, so the dispatch fails as vmvx's does (MLIR leaves it undefined; rt reports
 it rather than returning a value). Signed INT_MIN / -1 wraps (quotient INT_MIN, remainder 0).
+A ``cf.assert`` whose operand is false stores its index in the function's assertion flag
+(``assertion_flag``); the workgroup then returns ``abi.STATUS_ASSERTION_BASE`` + index and the
+launcher reports the assert's location and message (the library metadata's ``assertions``).
+Shifts by the bit width or more give 0 (``shli``, ``shrui``) or the sign fill (``shrsi``);
+``fptosi`` / ``fptoui`` saturate to the result type's range, NaN giving 0 (``llvm.fpto*i.sat``).
+The table of these definitions is docs/ARCHITECTURE.md "Undefined behaviour".
 
 Source: MLIR's arith-to-llvm / math-to-llvm conversions and math-polynomial-approximation.
 """
@@ -132,6 +138,30 @@ def round_to(builder, value, name):
     return from_bits(builder, to_bits(builder, value, name), name)
 
 
+def assertion_flag(builder):
+    """The i32 slot, in an alloca at the start of ``builder``'s function (zeroed there), where a
+    failing ``cf.assert`` stores its index in the module's ``rt_assertions`` plus 1; created on
+    first use. None if the function has no assert."""
+    fn = builder.function
+    flag = getattr(fn, "rt_assertion", None)
+    if flag is None:
+        entry = ir.IRBuilder(fn.entry_basic_block)
+        entry.position_at_start(fn.entry_basic_block)
+        flag = entry.alloca(ir.IntType(32), name="failed_assertion")
+        entry.store(ir.Constant(ir.IntType(32), 0), flag)
+        fn.rt_assertion = flag
+    return flag
+
+
+def assertion_index(module, message):
+    """The index of ``message`` in ``module.rt_assertions`` (the messages of the library's
+    asserts, in the object's metadata), appended on first use."""
+    messages = module.__dict__.setdefault("rt_assertions", [])
+    if message not in messages:
+        messages.append(message)
+    return messages.index(message)
+
+
 def division_by_zero_flag(builder):
     """The i1 flag, in an alloca at the start of ``builder``'s function (zeroed there), that
     integer divisions set when a divisor is 0; created on first use. None if no division of
@@ -179,6 +209,8 @@ class BodyEmitter:
             return constant(rt, op.attr("value"), self.lanes)
         if opcode is Opcode.INDEX:
             return self._index(op.attr("dim"))
+        if opcode is Opcode.ASSERT:
+            return self._assert(op.attr("message"), args[0])
         if opcode is Opcode.CONSTANT_LOAD:
             if op.attr("ordinal") not in self.push_constants or rt != "i32":
                 raise CompileError(f"llvm-cpu codegen: push constant {op.attr('ordinal')} read "
@@ -212,6 +244,8 @@ class BodyEmitter:
             one = ir.Constant(args[0].type, 1.0) if self.lanes == 1 else splat(
                 b, ir.Constant(args[0].type.element, 1.0), self.lanes)
             return b.fdiv(one, intrinsics.call(b, "sqrt", args[0]))
+        if opcode in (Opcode.CTLZ, Opcode.CTTZ):
+            return intrinsics.count_zeros(b, "ctlz" if opcode is Opcode.CTLZ else "cttz", args[0])
         if opcode in _CLASSIFY:
             return self._classify(opcode, args[0])
         if opcode in _INTRINSIC_UNARY:
@@ -307,6 +341,18 @@ class BodyEmitter:
                 result = b.select(b.and_(inexact, same_sign), b.add(q, one), q)
         return b.select(by_zero, zero, result)
 
+    def _assert(self, message, ok):
+        """Record a failing ``cf.assert`` (any lane false) in the function's assertion flag."""
+        b = self.b
+        failed = b.not_(ok)
+        if isinstance(ok.type, ir.VectorType):
+            failed = b.icmp_unsigned("!=", b.bitcast(failed, ir.IntType(self.lanes)),
+                                     ir.Constant(ir.IntType(self.lanes), 0))
+        flag = assertion_flag(b)
+        code = ir.Constant(ir.IntType(32), assertion_index(b.module, message) + 1)
+        b.store(b.select(failed, code, b.load(flag)), flag)
+        return ok
+
     def _const_int(self, ty, value):
         scalar = ty.element if isinstance(ty, ir.VectorType) else ty
         c = ir.Constant(scalar, value & ((1 << scalar.width) - 1))
@@ -377,9 +423,10 @@ def _to_float(signed):
 
 
 def _to_int(signed):
+    """fptosi / fptoui, saturating: out of range -> the nearest bound, NaN -> 0 (vmvx's VM casts
+    compute the same)."""
     def cast(em, x, src, dst):
-        ty = em._lanes_of(compute_type(dst))
-        return em.b.fptosi(x, ty) if signed else em.b.fptoui(x, ty)
+        return intrinsics.float_to_int_sat(em.b, signed, x, em._lanes_of(compute_type(dst)))
     return cast
 
 

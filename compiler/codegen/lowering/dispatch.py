@@ -41,6 +41,7 @@ from rt.compiler.codegen.lowering.materialize import Lowering
 from rt.compiler.dialects.linalg import SoftmaxOp
 from rt.compiler.frontend import error_at_op
 from rt.compiler.passes.executable_targets.decompose_softmax import decompose as decompose_softmax
+from rt.compiler.passes.executable_targets.expand_arith_math import expand_all as expand_arith_math
 
 
 def lower_dispatch_function(func_op, backend, config):
@@ -48,12 +49,14 @@ def lower_dispatch_function(func_op, backend, config):
 
     backend: the TargetBackend (asked for workgroup tiles); config: its target config dict.
     Raises CompileError located at the offending op. Encoded tensors are first materialized
-    as packed ones (encoding.py) and ``linalg.softmax`` is decomposed
-    (``iree-codegen-decompose-softmax``).
+    as packed ones (encoding.py), ``linalg.softmax`` is decomposed
+    (``iree-codegen-decompose-softmax``) and the scalar ops no backend has an instruction for
+    are expanded (``rt-codegen-expand-arith-math``).
     """
     materialize_encodings(func_op, backend, config)
     for op in [o for o in func_op.walk() if isinstance(o, SoftmaxOp)]:
         decompose_softmax(op)
+    expand_arith_math(func_op)
     lowering = Lowering(func_op)
     for op in func_op.body.block.ops:
         lowering.visit(op)

@@ -18,6 +18,7 @@ Source: MLIR arith/math op semantics; IREE's ``hal.interface.constant.load``.
 from dataclasses import replace
 
 from xdsl.dialects import arith as xarith
+from xdsl.dialects import cf
 from xdsl.dialects import math as xmath
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.dialects.linalg.ops import IndexOp
@@ -28,6 +29,7 @@ from rt.compiler.codegen.kernel_ir import Opcode
 from rt.compiler.codegen.lowering.symbols import CMPF_PREDICATES, CMPI_PREDICATES, type_name
 from rt.compiler.dialects import arith, flow, hal, math
 from rt.compiler.frontend import error_at_op
+from rt.compiler.frontend.diagnostics import op_location
 from rt.compiler.op_handlers import OpTable
 
 #: Ops whose result is their first operand (IREE annotations on index values).
@@ -39,6 +41,7 @@ OPCODES = OpTable({
     xarith.ConstantOp: Opcode.CONSTANT,
     IndexOp: Opcode.INDEX,
     hal.InterfaceConstantLoadOp: Opcode.CONSTANT_LOAD,
+    cf.AssertOp: Opcode.ASSERT,
     arith.SelectOp: Opcode.SELECT, xarith.SelectOp: Opcode.SELECT,
     arith.CmpFOp: Opcode.CMPF, xarith.CmpfOp: Opcode.CMPF,
     arith.CmpIOp: Opcode.CMPI, xarith.CmpiOp: Opcode.CMPI,
@@ -122,10 +125,22 @@ OPCODES = OpTable({
     xmath.ErfOp: Opcode.ERF,
     math.ErfcOp: Opcode.ERFC,
     xmath.CtPopOp: Opcode.CTPOP,
+    xmath.CountLeadingZerosOp: Opcode.CTLZ,
+    xmath.CountTrailingZerosOp: Opcode.CTTZ,
     math.IsNaNOp: Opcode.ISNAN,
     math.IsInfOp: Opcode.ISINF,
     math.IsFiniteOp: Opcode.ISFINITE,
 })
+
+
+def assertion_message(op):
+    """``file:line:col: cf.assert failed: <msg>`` of ``cf.assert`` ``op`` (its nearest located
+    ancestor's location when it has none)."""
+    current = op
+    while current is not None and op_location(current) is None:
+        current = current.parent_op()
+    where = "{}:{}:{}: ".format(*op_location(current)) if current is not None else ""
+    return f"{where}cf.assert failed: {op.msg.data}"
 
 
 def attr_value(attr):
@@ -154,6 +169,8 @@ def scalar_op(op, operand_ids):
         attrs["dim"] = op.dim.value.data
     elif opcode is Opcode.CONSTANT_LOAD:
         attrs["ordinal"] = op.ordinal.value.data
+    elif opcode is Opcode.ASSERT:
+        return kir.ScalarOp(opcode, tuple(operand_ids), "i1", (("message", assertion_message(op)),))
     if len(op.results) != 1:
         raise error_at_op(op, f"'{op.name}' with {len(op.results)} results is not supported "
                               f"on scalars in a dispatch")

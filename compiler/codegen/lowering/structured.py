@@ -86,7 +86,8 @@ def convert_body(block, n_args, env, op):
             body.append(_extract(inner, tuple(value_id(v, inner) for v in inner.indices), ids))
         else:
             body.append(scalar_op(inner, tuple(value_id(v, inner) for v in inner.operands)))
-        ids[inner.results[0]] = n_args + len(body) - 1
+        for result in inner.results:  # cf.assert has none
+            ids[result] = n_args + len(body) - 1
     raise error_at_op(op, "linalg body has no linalg.yield")
 
 

@@ -16,8 +16,11 @@ Register conventions (what every value id of a body holds):
 (``invariant_ids``): they are emitted once per workgroup, before the loops.
 
 Semantics follow MLIR's arith and math dialects; where MLIR leaves a case undefined, integer
-division by zero traps (an error naming the dispatch, as on llvm-cpu) and signed INT_MIN / -1
-wraps (quotient INT_MIN, remainder 0, as llvm-cpu and the microkernels compute it). ``arith.maxnumf`` /
+division by zero traps (an error naming the dispatch, as on llvm-cpu), signed INT_MIN / -1
+wraps (quotient INT_MIN, remainder 0, as llvm-cpu and the microkernels compute it), shifts by
+the bit width or more give 0 (``shli``, ``shrui``) or the sign fill (``shrsi``), and
+``fptosi`` / ``fptoui`` saturate to the result type's range with NaN -> 0 (docs/ARCHITECTURE.md,
+"Undefined behaviour"). ``arith.maxnumf`` /
 ``minnumf`` ignore a NaN operand, ``maximumf`` / ``minimumf`` propagate it.
 Source: MLIR arith/math op definitions; IREE's arith -> vm conversion
 (compiler/src/iree/compiler/Dialect/VM/Conversion/ArithToVM, MathToVM).
@@ -58,12 +61,15 @@ class Val:
 _FLOAT_BINARY = {Opcode.SCALING_EXTF: "mul", Opcode.SCALING_TRUNCF: "div",  # MX scales, f32 values
                  Opcode.ADDF: "add", Opcode.SUBF: "sub", Opcode.MULF: "mul", Opcode.DIVF: "div",
                  Opcode.REMF: "rem", Opcode.MAXIMUMF: "max", Opcode.MINIMUMF: "min", Opcode.POWF: "pow",
-                 Opcode.ATAN2: "atan2"}
+                 Opcode.ATAN2: "atan2", Opcode.COPYSIGN: "copysign"}
 _FLOAT_UNARY = {Opcode.NEGF: "neg", Opcode.ABSF: "abs", Opcode.EXP: "exp", Opcode.LOG: "log",
                 Opcode.SQRT: "sqrt", Opcode.RSQRT: "rsqrt", Opcode.TANH: "tanh", Opcode.FLOOR: "floor",
                 Opcode.CEIL: "ceil", Opcode.ROUND: "round", Opcode.ROUNDEVEN: "roundeven", Opcode.SIN: "sin",
                 Opcode.COS: "cos", Opcode.ERF: "erf", Opcode.ATAN: "atan", Opcode.EXP2: "exp2",
-                Opcode.EXPM1: "expm1", Opcode.LOG2: "log2", Opcode.LOG10: "log10", Opcode.LOG1P: "log1p"}
+                Opcode.EXPM1: "expm1", Opcode.LOG2: "log2", Opcode.LOG10: "log10", Opcode.LOG1P: "log1p",
+                Opcode.TAN: "tan", Opcode.ASIN: "asin", Opcode.ACOS: "acos", Opcode.SINH: "sinh",
+                Opcode.COSH: "cosh", Opcode.ASINH: "asinh", Opcode.ACOSH: "acosh", Opcode.ATANH: "atanh",
+                Opcode.CBRT: "cbrt", Opcode.ERFC: "erfc", Opcode.TRUNC: "trunc"}
 _INT_BINARY = {Opcode.ADDI: "add", Opcode.SUBI: "sub", Opcode.MULI: "mul", Opcode.ANDI: "and",
                Opcode.ORI: "or", Opcode.XORI: "xor", Opcode.DIVSI: "div.s", Opcode.REMSI: "rem.s",
                Opcode.CEILDIVSI: "ceildiv.s", Opcode.MAXSI: "max.s", Opcode.MINSI: "min.s",
@@ -71,6 +77,9 @@ _INT_BINARY = {Opcode.ADDI: "add", Opcode.SUBI: "sub", Opcode.MULI: "mul", Opcod
 # Ops that read their operands as unsigned: narrow operands are zero-extended first.
 _UINT_BINARY = {Opcode.DIVUI: "div.u", Opcode.REMUI: "rem.u", Opcode.CEILDIVUI: "ceildiv.u",
                 Opcode.MAXUI: "max.u", Opcode.MINUI: "min.u", Opcode.SHRUI: "shr.u"}
+#: Bit counts, on the operand zero-extended from its width.
+_BIT_COUNTS = {Opcode.CTPOP: "ctpop", Opcode.CTLZ: "ctlz", Opcode.CTTZ: "cttz"}
+_SHIFTS = frozenset({Opcode.SHLI, Opcode.SHRSI, Opcode.SHRUI})
 _CMPF = {"oeq": ("eq", "o"), "one": ("ne", "o"), "olt": ("lt", "o"), "ole": ("lte", "o"), "ogt": ("gt", "o"),
          "oge": ("gte", "o"), "ueq": ("eq", "u"), "une": ("ne", "u"), "ult": ("lt", "u"), "ule": ("lte", "u"),
          "ugt": ("gt", "u"), "uge": ("gte", "u")}
@@ -81,7 +90,7 @@ _CMPI = {"eq": ("eq", ""), "ne": ("ne", ""), "slt": ("lt", ".s"), "sle": ("lte",
 
 #: Ops that may trap (division by zero): never hoisted above loops that might not run.
 _TRAPPING = frozenset({Opcode.DIVSI, Opcode.DIVUI, Opcode.REMSI, Opcode.REMUI, Opcode.CEILDIVSI,
-                       Opcode.CEILDIVUI, Opcode.FLOORDIVSI})
+                       Opcode.CEILDIVUI, Opcode.FLOORDIVSI, Opcode.ASSERT})
 
 
 def load_element(fb, t, dst, buf, offset):
@@ -291,6 +300,12 @@ class ScalarEmitter:
                 self._err(op, f"with result type {t} and {len(args)} operands; expected an i32 push "
                               f"constant read without operands inside a kernel")
             return Val(self.push_constant(op.attr("ordinal")), "i32")
+        if opcode is Opcode.ASSERT:
+            (ok,) = args
+            failed = fb.reg("i32")
+            fb.cmp_eq_i32(failed, ok.reg, self.constant("i32", 0).reg)
+            fb.cond_fail(failed, self.constant("i32", 9).reg, op.attr("message"))  # FAILED_PRECONDITION
+            return ok
         if opcode is Opcode.SELECT:
             cond, a, b = args
             out = self.new(t)
@@ -301,6 +316,10 @@ class ScalarEmitter:
             return self._float(op, args)
         if opcode in _INT_BINARY or opcode in _UINT_BINARY or opcode in (Opcode.FLOORDIVSI, Opcode.ABSI):
             return self._int(op, args)
+        if opcode in _BIT_COUNTS:
+            return self._bit_count(op, args[0])
+        if opcode in (Opcode.ISINF, Opcode.ISFINITE):
+            return self._classify(opcode, args[0])
         if opcode is Opcode.CMPF:
             return self._cmpf(op, args)
         if opcode is Opcode.CMPI:
@@ -367,7 +386,53 @@ class ScalarEmitter:
             base, _, sign = _UINT_BINARY[opcode].partition(".")
             a, b = self.unsigned(args[0]), self.unsigned(args[1])
             _vm(fb, f"{base}.{rt}.{sign}")(out.reg, a, b)
+        if opcode in _SHIFTS:
+            self._shift_too_far(opcode, out, args)
         return self.normalize(out)
+
+    def _shift_too_far(self, opcode, out, args):
+        """Shifts by the bit width or more (the amount read unsigned): 0 for ``shli`` /
+        ``shrui``, the sign fill for ``shrsi``, as llvm-cpu computes them (the VM's shift
+        instructions mask the amount, as IREE's vm.shl does)."""
+        fb, t = self.fb, out.type
+        rt, bits = reg_type(t), INT_BITS[t]
+        width, too_far = fb.reg(rt), fb.reg("i32")
+        _vm(fb, f"const.{rt}")(width, bits)
+        _vm(fb, f"cmp.gte.{rt}.u")(too_far, self.unsigned(args[1]), width)
+        fill = fb.reg(rt)
+        if opcode is Opcode.SHRSI:
+            _vm(fb, f"const.{rt}")(width, 63 if rt == "i64" else 31)
+            _vm(fb, f"shr.{rt}.s")(fill, self.signed(args[0]), width)
+        else:
+            _vm(fb, f"const.{rt}.zero")(fill)
+        _vm(fb, f"select.{rt}")(out.reg, too_far, fill, out.reg)
+
+    def _bit_count(self, op, a):
+        """``math.ctpop`` / ``ctlz`` / ``cttz`` of ``a`` read as a ``width``-bit unsigned value."""
+        fb, t = self.fb, a.type
+        if t not in INT_BITS:
+            self._err(op, f"has operand type {t}; expected an integer type")
+        rt, bits = reg_type(t), INT_BITS[t]
+        reg_bits = 64 if rt == "i64" else 32
+        out, x = self.new(t), self.unsigned(a)
+        kind = _BIT_COUNTS[op.opcode]
+        if kind == "cttz" and bits < reg_bits:  # a zero operand counts its own width
+            guarded = fb.reg(rt)
+            _vm(fb, f"or.{rt}")(guarded, x, self.constant("i64" if rt == "i64" else "i32", 1 << bits).reg)
+            x = guarded
+        _vm(fb, f"{kind}.{rt}")(out.reg, x)
+        if kind == "ctlz" and bits < reg_bits:
+            _vm(fb, f"sub.{rt}")(out.reg, out.reg, self.constant(t if rt == "i32" else "i64", reg_bits - bits).reg)
+        return self.normalize(out)
+
+    def _classify(self, opcode, a):
+        """``math.isinf`` (|a| == inf) and ``math.isfinite`` (|a| < inf, false for NaN)."""
+        fb, rt = self.fb, reg_type(a.type)
+        magnitude, inf, out = fb.reg(rt), fb.reg(rt), self.new("i1")
+        _vm(fb, f"abs.{rt}")(magnitude, a.reg)
+        _vm(fb, f"const.{rt}")(inf, float("inf"))
+        _vm(fb, f"cmp.{'eq' if opcode is Opcode.ISINF else 'lt'}.{rt}.o")(out.reg, magnitude, inf)
+        return out
 
     def _wrapping_divisor(self, a, b, t):
         """``b``, or 1 where ``a / b`` is MIN / -1 of a full-width (i32, i64) type, which the
@@ -468,18 +533,26 @@ class ScalarEmitter:
             _vm(fb, f"cast.{sign}i{width}.{target}")(out.reg, value)
             return self.normalize(out)
         if opcode in (Opcode.FPTOSI, Opcode.FPTOUI):
-            sign = "u" if opcode is Opcode.FPTOUI and INT_BITS[t] >= 32 else "s"
+            bits = INT_BITS[t]
+            sign = "u" if opcode is Opcode.FPTOUI and bits >= 32 else "s"
             _vm(fb, f"cast.{rs}.{sign}i{'64' if rt == 'i64' else '32'}")(out.reg, a.reg)
+            if bits < 32:  # saturate to the narrow range, as llvm.fpto*i.sat does
+                lo, hi = ((0, (1 << bits) - 1) if opcode is Opcode.FPTOUI
+                          else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1))
+                fb.max_i32_s(out.reg, out.reg, self.constant("i32", lo).reg)
+                fb.min_i32_s(out.reg, out.reg, self.constant("i32", hi).reg)
             return self.normalize(out)
         if opcode is Opcode.BITCAST and (src in SMALL_FLOATS or t in SMALL_FLOATS):
             return self._bitcast_small(op, a, t, out)
         if opcode is Opcode.BITCAST:
             pair = {("f32", "i32"): "bitcast.f32.i32", ("i32", "f32"): "bitcast.i32.f32",
-                    ("f64", "i64"): "bitcast.f64.i64", ("i64", "f64"): "bitcast.i64.f64"}.get((src, t))
+                    ("f64", "i64"): "bitcast.f64.i64", ("i64", "f64"): "bitcast.i64.f64",
+                    ("f16", "i16"): "bitcast.f16.i32", ("i16", "f16"): "bitcast.i32.f16"}.get((src, t))
             if pair is None:
-                self._err(op, f"from {src} to {t} is not supported; expected f32<->i32 or f64<->i64")
+                self._err(op, f"from {src} to {t} is not supported; expected f16<->i16, f32<->i32 or "
+                              f"f64<->i64")
             _vm(fb, pair)(out.reg, a.reg)
-            return out
+            return self.normalize(out) if t == "i16" else out
         self._err(op, "is not supported by the vmvx backend (no scalar lowering)")
 
     def _bitcast_small(self, op, a, t, out):

@@ -26,19 +26,20 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from rt.compiler.dialects import util
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
 from rt.compiler.op_handlers import OpHandlers, OpTable, handles
-from rt.compiler.helpers.vm import channel_ops, half, import_ops, scalar_ops
+from rt.compiler.helpers.vm import affine_ops, channel_ops, half, import_ops, scalar_ops
 from rt.compiler.helpers.vm.registers import RegisterAllocator, vm_type
 
 #: The lowering of every non-control op class, called as ``fn(emitter, op)``.
 _LOWERINGS = OpTable({**dict(scalar_ops.LOWERINGS.items()), **dict(import_ops.LOWERINGS.items()),
-                      **dict(channel_ops.LOWERINGS.items())})
+                      **dict(channel_ops.LOWERINGS.items()), **dict(affine_ops.LOWERINGS.items())})
 
 
 class FunctionEmitter:
     """Emits a region into a FunctionBuilder. ``module`` is the ModuleEmitter (imports, globals, rodata).
 
     Control-flow ops are emitted by this class's ``@handles`` methods; every other op by its
-    entry in the lowering tables of :mod:`scalar_ops`, :mod:`import_ops` and :mod:`channel_ops`.
+    entry in the lowering tables of :mod:`scalar_ops`, :mod:`import_ops`, :mod:`channel_ops` and
+    :mod:`affine_ops`.
     """
 
     handler = OpHandlers()

@@ -27,7 +27,13 @@ def test_index_element_tensors_in_a_dispatch_are_a_located_error(target):
 
 _NO_OPCODE = """
 func.func @f(%a: tensor<4xi32>) -> tensor<4xi32> {
-  %r = math.ctlz %a : tensor<4xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%a : tensor<4xi32>) {
+  ^bb0(%o: i32):
+    %i = linalg.index 0 : index
+    %j = affine.apply affine_map<(d0) -> (d0 * 2)>(%i)
+    %k = arith.index_cast %j : index to i32
+    linalg.yield %k : i32
+  } -> tensor<4xi32>
   return %r : tensor<4xi32>
 }
 """
@@ -35,9 +41,9 @@ func.func @f(%a: tensor<4xi32>) -> tensor<4xi32> {
 
 @pytest.mark.parametrize("target", ["llvm-cpu", "vmvx"])
 def test_a_scalar_op_without_a_kernel_ir_opcode_is_a_located_error(target):
-    """math.ctlz parses and becomes a linalg body op, but Kernel IR (kernel_ir.Opcode) has no
-    opcode for it: the dispatch lowering names it at its source line."""
-    with pytest.raises(rt.CompileError, match=r"3:8: error: 'math.ctlz' is not supported on scalars "
+    """affine.apply parses inside a linalg body, but Kernel IR (kernel_ir.Opcode) has no opcode
+    for it: the dispatch lowering names it at its source line."""
+    with pytest.raises(rt.CompileError, match=r"6:10: error: 'affine.apply' is not supported on scalars "
                                               r"in a dispatch by rt's llvm-cpu/vmvx codegen; supported: "
                                               r"arith.constant, .*math.isfinite"):
         rt.compile(_NO_OPCODE, devices=[target])

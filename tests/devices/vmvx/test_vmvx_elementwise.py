@@ -44,7 +44,8 @@ def _f32_ref(name, a, b):
 def _i32_ref(name, a, b):
     a64, b64 = a.astype(np.int64), b.astype(np.int64)
     ua, ub = a.view(np.uint32).astype(np.int64), b.view(np.uint32).astype(np.int64)
-    sh = ub & 31
+    sh = np.minimum(ub, 31)  # shifts by 32 or more: 0, or the sign fill (docs/ARCHITECTURE.md)
+    too_far = ub >= 32
     if name in ("divs", "rems"):
         q = np.where(b64 == 0, 0, np.abs(a64) // np.where(b64 == 0, 1, np.abs(b64)))
         q = q * np.sign(a64) * np.sign(b64)
@@ -55,7 +56,8 @@ def _i32_ref(name, a, b):
             "add": lambda: a64 + b64, "sub": lambda: a64 - b64, "mul": lambda: a64 * b64,
             "divu": lambda: ua // ub, "remu": lambda: ua % ub,
             "and": lambda: a64 & b64, "or": lambda: a64 | b64, "xor": lambda: a64 ^ b64,
-            "shl": lambda: ua << sh, "shrs": lambda: a64 >> sh, "shru": lambda: ua >> sh,
+            "shl": lambda: np.where(too_far, 0, ua << sh), "shrs": lambda: a64 >> sh,
+            "shru": lambda: np.where(too_far, 0, ua >> sh),
             "maxs": lambda: np.maximum(a64, b64), "mins": lambda: np.minimum(a64, b64),
             "maxu": lambda: np.where(ua > ub, a64, b64), "minu": lambda: np.where(ua < ub, a64, b64),
         }[name]()
