@@ -47,7 +47,7 @@ import time
 
 INPUT_DIALECTS = frozenset(
     {"builtin", "func", "arith", "math", "tensor", "linalg", "scf", "cf", "util", "check", "flow", "hal", "stablehlo",
-     "chlo", "tosa", "ml_program"})
+     "chlo", "tosa", "ml_program", "iree_linalg_ext"})
 CPU_BACKENDS = frozenset({"llvm-cpu", "vmvx"})
 #: rt target -> device URI (IREE's check suites run on the local-task driver)
 DEVICES = {"llvm-cpu": "local-task://llvm-cpu", "vmvx": "local-task://vmvx"}

@@ -90,6 +90,29 @@ def dim_roles(maps):
     return roles
 
 
+#: the op's inherent attributes, printed in its ``<...>`` clause as IREE 3.13 prints them
+_PROPERTIES = ("indexing_maps", "decomposition_config")
+
+
+def _parse_properties(parser):
+    """``<indexing_maps = [...], decomposition_config = {...}>`` (IREE 3.13's printed form) or
+    nothing (older IREE writes them in the attribute dictionary) -> {name: attribute}."""
+    attrs = {}
+    if parser.parse_optional_punctuation("<") is None:
+        return attrs
+    while True:
+        pos = parser.pos
+        name = parser.parse_identifier()
+        if name not in _PROPERTIES:
+            parser.raise_error(f"unknown property '{name}'; expected one of {', '.join(_PROPERTIES)}", pos)
+        parser.parse_punctuation("=")
+        attrs[name] = parser.parse_attribute()
+        if parser.parse_optional_punctuation(",") is None:
+            break
+    parser.parse_punctuation(">")
+    return attrs
+
+
 class _AttentionBase(FormattedOp):
     """Fields, syntax and verifier shared by attention and online_attention."""
 
@@ -112,7 +135,8 @@ class _AttentionBase(FormattedOp):
     @classmethod
     def parse_syntax(cls, parser):
         pos = parser.pos
-        attrs = parser.parse_optional_attr_dict()
+        attrs = _parse_properties(parser)
+        attrs |= parser.parse_optional_attr_dict()
         ins = syn.parse_operand_group(parser, "ins")
         outs = syn.parse_operand_group(parser, "outs")
         if len(ins) not in (4, 5):
@@ -127,7 +151,13 @@ class _AttentionBase(FormattedOp):
                          attributes=attrs)
 
     def print_syntax(self, printer):
-        syn.print_attr_dict(printer, self.attributes)
+        printer.print_string(" <")
+        props = [(k, v) for k, v in self.attributes.items() if k in _PROPERTIES]
+        for i, (k, v) in enumerate(props):
+            printer.print_string(f"{', ' if i else ''}{k} = ")
+            printer.print_attribute(v)
+        printer.print_string(">")
+        syn.print_attr_dict(printer, {k: v for k, v in self.attributes.items() if k not in _PROPERTIES})
         ins = [self.query, self.key, self.value, self.scale, *self.masks()]
         for keyword, values in ((" ins(", ins), (" outs(", list(self.outputs))):
             printer.print_string(keyword)

@@ -57,6 +57,15 @@ def test_attention_with_mask_and_region_round_trips():
     assert "ins(%q, %k, %v, %scale, %m : tensor<2x3x4xf32>, tensor<2x5x4xf32>, tensor<2x5x6xf32>, f32, " \
            "tensor<2x3x5xi1>) outs(%init : tensor<2x3x6xf32>)" in text
     assert "math.tanh" in text and "iree_linalg_ext.yield" in text
+    assert "iree_linalg_ext.attention <indexing_maps = [affine_map" in text  # IREE 3.13's form
+
+
+def test_attention_reads_the_indexing_maps_in_either_clause():
+    """Older IREE writes ``{indexing_maps = ...}``, IREE 3.13 ``<indexing_maps = ...>``."""
+    old = parse_module(_attention(), "a.mlir")
+    new = parse_module(_attention().replace("attention {indexing_maps", "attention <indexing_maps")
+                       .replace("]}\n      ins", "]>\n      ins"), "b.mlir")
+    assert str(old) == str(new)
 
 
 def test_online_attention_round_trips_with_three_outputs():
@@ -75,6 +84,7 @@ def test_online_attention_round_trips_with_three_outputs():
     (_attention(maps=f"{_MAPS}, {_MASK}, affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d4)>"),
      "iteration dim d2 is 4 in query but 3 in output 0"),
     (_attention(body="iree_linalg_ext.yield"), "must end in 'iree_linalg_ext.yield' of one float"),
+    (_attention().replace("{indexing_maps", "<maps"), "unknown property 'maps'; expected one of indexing_maps"),
 ])
 def test_bad_attention_is_a_located_error(text, fragment):
     with pytest.raises(CompileError) as info:

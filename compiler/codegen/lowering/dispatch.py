@@ -55,6 +55,7 @@ def lower_dispatch_function(func_op, backend, config):
     for op in [o for o in func_op.walk() if isinstance(o, SoftmaxOp)]:
         decompose_softmax(op)
     lowering = Lowering(func_op)
+    lowering.features = getattr(backend, "kernel_ir_features", frozenset())
     for op in func_op.body.block.ops:
         lowering.visit(op)
     ops = lowering.finish()
