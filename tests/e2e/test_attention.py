@@ -173,3 +173,19 @@ def test_flash_kernel_on_every_vector_width(cpu):
     q, k, v = _inputs(3, 37, 40, 150, 45, seed=5)
     got = _run(_program(3, 37, 40, 150, 45), (f"llvm-cpu:{cpu}", "local-sync://llvm-cpu"), q, k, v)
     np.testing.assert_allclose(got, attention_ref(q, k, v, 0.125), rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES, ids=lambda d: d[0])
+def test_masks_whose_first_key_blocks_are_all_masked(device):
+    """Causal and anti-causal i1 masks over several key blocks (llvm-cpu's flash kernel meets
+    blocks where a row has no key yet); a row with no key at all is NaN (0 / 0) on both devices."""
+    q, k, v = _inputs(2, 70, 32, 150, 20, seed=6)
+    module = rt.load(rt.compile(_program(2, 70, 32, 150, 20, mask="i1"), devices=[device[0]]), devices=[device[1]])
+    for mask in (np.tril(np.ones((70, 150), bool)), np.triu(np.ones((70, 150), bool), 100)):
+        mask = np.broadcast_to(mask, (2, 70, 150)).copy()
+        got = module.attn(q, k, v, mask)
+        with np.errstate(invalid="ignore"):  # the reference's rows with no key
+            want = attention_ref(q, k, v, 0.125, mask)
+        empty = ~mask.any(axis=-1)
+        assert empty.sum() == (0 if mask[0, 0, 0] else 2 * 20) and np.isnan(got[empty]).all()
+        np.testing.assert_allclose(got[~empty], want[~empty], rtol=2e-5, atol=2e-5)

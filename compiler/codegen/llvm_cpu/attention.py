@@ -7,9 +7,11 @@ Per workgroup (a tile of query rows of one or more batch entries) and batch entr
 * keys are taken ``BK`` (4 vectors) at a time: the block of K is packed transposed
   (``kt[K1][BK]``, zeros past K2) and the block of V row-major (``vp[BK][Np]``), both f32;
 * for each group of ``MR`` = 4 rows: ``S = scale * Q Kᵀ`` for the block in 4 x 4 vector
-  registers (K1 loop of broadcast-FMAs), keys past K2 set to -inf, then per row
+  registers (K1 loop of broadcast-FMAs), keys past K2 set to -inf, the mask added (i1: 0 or
+  -inf; float: its value), then per row
   ``m' = max(m, max S)``, ``P = exp(S - m')``, ``l = l * exp(m - m') + sum P``, and
-  ``acc = acc * exp(m - m') + P V`` (V rows shared by the 4 rows, N in vectors);
+  ``acc = acc * exp(m - m') + P V`` (V rows shared by the 4 rows, N in vectors); while every
+  key of a row so far is masked (``m' = -inf``) 0 is subtracted instead, so no NaN arises;
 * ``out = acc / l`` for the rows of the tile.
 
 So the scores of one block of keys exist at a time (``MR x BK`` floats), never a row of them
@@ -39,7 +41,12 @@ MR = 4
 _D = kir.AffineExpr.dim
 #: the op's views and their maps over (d0 = B, d1 = M, d2 = N, d3 = K1, d4 = K2)
 MAPS = {"q": (_D(0), _D(1), _D(3)), "k": (_D(0), _D(4), _D(3)), "v": (_D(0), _D(4), _D(2)),
-        "out": (_D(0), _D(1), _D(2))}
+        "out": (_D(0), _D(1), _D(2)), "mask": (_D(0), _D(1), _D(4))}
+
+
+def views(op):
+    """{name: View} of ``op``'s operands (``mask`` only when it has one)."""
+    return {name: getattr(op, name) for name in MAPS if getattr(op, name) is not None}
 
 
 def domain(op):
@@ -55,7 +62,7 @@ class AttentionPlan:
         self.domain = domain(op)
         self.lanes = ctx.target.f32_lanes
         self.bk = 4 * self.lanes
-        self.access = {name: Access(ctx.buffers.view(getattr(op, name)), amap, 5, where) for name, amap in MAPS.items()}
+        self.access = {name: Access(ctx.buffers.view(view), MAPS[name], 5, where) for name, view in views(op).items()}
 
     def checks(self):
         """i1: some view would be read or written outside its shape or its binding (out is
@@ -97,6 +104,7 @@ class AttentionPlan:
             self.l = self._alloca(slots)
             self.p = self._alloca(I64(MR * bk))
             self.q, self.k, self.v, self.out = (self._bound(x) for x in ("q", "k", "v", "out"))
+            self.mask = self._bound("mask") if "mask" in self.access else None
             with counted_loop(b, ranges[0][0], ranges[0][1], I64(1), "att.b") as batch:
                 self._batch(batch.index, lo, rows, slots)
 
@@ -133,7 +141,7 @@ class AttentionPlan:
             self._pack(bi, j0, count)
             groups = b.udiv(slots, I64(MR))
             with counted_loop(b, I64(0), groups, I64(1), "att.grp") as grp:
-                self._group(bi, lo, rows, b.mul(grp.index, I64(MR)), count)
+                self._group(bi, lo, rows, b.mul(grp.index, I64(MR)), j0, count)
         with counted_loop(b, I64(0), rows, I64(1), "att.row") as row:
             r = row.index
             inv = b.fdiv(F32(1.0), b.load(self._vec(self.l, r), typ=F32))
@@ -159,8 +167,8 @@ class AttentionPlan:
                 x = self.v.load(b, {0: bi, 4: key, 2: c}, 1, False)
                 b.store(b.select(ok, x, F32(0.0)), self._vec(self.vp, b.add(b.mul(j, self.np_), pv.index)))
 
-    def _group(self, bi, lo, rows, r0, count):
-        """The online-softmax step of rows ``r0 .. r0 + MR`` over the packed key block."""
+    def _group(self, bi, lo, rows, r0, j0, count):
+        """The online-softmax step of rows ``r0 .. r0 + MR`` over the packed key block at ``j0``."""
         b, L, bk = self.ctx.b, self.lanes, self.bk
         jv = bk // L
         vty = ir.VectorType(F32, L)
@@ -184,16 +192,20 @@ class AttentionPlan:
         for r in range(MR):
             slot = b.add(r0, I64(r))
             s = [b.select(valid[v], kl.carried[r * jv + v], ninf) for v in range(jv)]
+            if self.mask is not None:
+                s = [b.fadd(s[v], self._mask_terms(bi, qrows[r], b.add(j0, I64(v * L)))) for v in range(jv)]
             top = s[0]
             for v in s[1:]:
                 top = intrinsics.call(b, "maxnum", top, v)
             top = self._hreduce(top, lambda x, y: intrinsics.call(b, "maxnum", x, y))
             m_old = b.load(self._vec(self.m, slot), typ=F32)
             m_new = intrinsics.call(b, "maxnum", m_old, top)
-            alpha = emit_exp(b, b.fsub(m_old, m_new))
+            # while every key so far is masked, subtract 0 (exp(-inf - -inf) would be NaN)
+            m_sub = b.select(b.fcmp_ordered("==", m_new, F32(-math.inf)), F32(0.0), m_new)
+            alpha = emit_exp(b, b.fsub(m_old, m_sub))
             total = None
             for v in range(jv):
-                p = emit_exp(b, b.fsub(s[v], self._splat(m_new)))
+                p = emit_exp(b, b.fsub(s[v], self._splat(m_sub)))
                 b.store(p, self._vec(self.p, I64(r * bk + v * L)), align=4)
                 total = p if total is None else b.fadd(total, p)
             total = self._hreduce(total, b.fadd)
@@ -213,6 +225,21 @@ class AttentionPlan:
                                     vv, jl.carried[r]) for r in range(MR)]
             for r in range(MR):
                 b.store(jl.carried[r], self._vec(self.acc, at[r]), align=4)
+
+    def _mask_terms(self, bi, row, key0):
+        """<L x f32>: the mask of keys ``key0 ..`` of ``row`` as terms added to the scores (i1:
+        0 or -inf; float: the value); keys past K2 read the last key (their score is -inf)."""
+        b, L = self.ctx.b, self.lanes
+        last = b.sub(self.k2, I64(1))
+        vector = ir.Constant(ir.VectorType(F32, L), ir.Undefined)
+        for lane in range(L):
+            key = b.add(key0, I64(lane))
+            key = b.select(b.icmp_unsigned("<", key, self.k2), key, last)
+            m = self.mask.load(b, {0: bi, 1: row, 4: key}, 1, False)
+            if self.op.mask.element_type == "i1":
+                m = b.select(m, F32(0.0), F32(-math.inf))
+            vector = b.insert_element(vector, m, I32(lane))
+        return vector
 
     def _hreduce(self, vector, combine):
         """The lanes of ``vector`` combined pairwise down to one scalar."""

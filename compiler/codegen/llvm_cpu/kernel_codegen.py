@@ -74,7 +74,7 @@ def _views(op):
     if isinstance(op, kir.Mmt4d):
         return (op.lhs, op.rhs, op.out)
     if isinstance(op, kir.Attention):
-        return (op.q, op.k, op.v, op.out)
+        return tuple(attention.views(op).values())
     return (op.source, op.dest)
 
 
@@ -144,7 +144,7 @@ def _touches(op):
         return [(op.lhs, (d(0), d(2), d(3), d(5)), False), (op.rhs, (d(1), d(2), d(4), d(5)), False),
                 (op.out, (d(0), d(1), d(3), d(4)), True)]
     if isinstance(op, kir.Attention):
-        return [(getattr(op, name), amap, name == "out") for name, amap in attention.MAPS.items()]
+        return [(view, attention.MAPS[name], name == "out") for name, view in attention.views(op).items()]
     return [(op.source, None, False), (op.dest, None, True)]
 
 

@@ -17,8 +17,9 @@ S, MX0 (and MX, L, ACC when the op's own outputs cannot hold them) are workgroup
 the distribution tiles along the batch and M dims it splits across workgroups: a workgroup
 holds the scores of its own rows only (``tile_M x K2`` per batch entry), never the whole
 ``B x M x K2`` matrix. Backends naming ``"attention"`` in ``kernel_ir_features`` (llvm-cpu)
-get the plain case -- attention with one dim per role, no mask, an identity region and a
-constant scale -- as one ``kernel_ir.Attention`` (their flash kernel) instead; everything else,
+get the plain case -- attention with one dim per role, an identity region, a constant scale
+and at most a mask over batch/M/K2 -- as one ``kernel_ir.Attention`` (their flash kernel)
+instead; everything else,
 and every op on vmvx, runs these Generics.
 
 Raises CompileError at the op for a mask indexed by a K1 or N dim.
@@ -277,12 +278,11 @@ def place(placement, node, index, view):
 
 def _fused(e):
     """The kernel_ir.Attention computing ``e``'s op, or None when it is not the plain case the
-    fused op covers (attention with one dim per role, no mask, an identity region, a constant
-    scale)."""
+    fused op covers (attention with one dim per role, an identity region, a constant scale)."""
     op = e.op
     region, yields = convert_body(op.region.block, 1, e.pl.env, op)
     scale = e.pl.get(op.scale, op)
-    if (len(e.views) != 1 or e.masked or yields != (0,) or not isinstance(scale, sym.ScalarConst)
+    if (len(e.views) != 1 or yields != (0,) or not isinstance(scale, sym.ScalarConst)
             or any(len(e.dims[r]) != 1 for r in ("batch", "m", "k1", "k2", "n"))):
         return None
     d = {r: e.dims[r][0] for r in e.dims}
@@ -290,14 +290,21 @@ def _fused(e):
         (e.inputs[0], e.q_map, ("batch", "m", "k1")), (e.inputs[1], e.k_map, ("batch", "k2", "k1")),
         (e.inputs[2], e.v_map, ("batch", "k2", "n"))))
     out = _canonical(e.views[0], e.out_maps[0], [d["batch"], d["m"], d["n"]])
-    return kir.Attention(q, k, v, out, float(scale.value))
+    mask = None
+    if e.masked:
+        dims = [d["batch"], d["m"], d["k2"]]
+        if any(sym.single_dim(x) not in dims for x in e.mask_map):
+            return None
+        mask = _canonical(e.mask, e.mask_map, dims, e.extent)
+    return kir.Attention(q, k, v, out, float(scale.value), mask)
 
 
-def _canonical(view, amap, dims):
-    """``view`` (indexed by op dims through ``amap``) with its dims reordered to ``dims``."""
+def _canonical(view, amap, dims, extent=None):
+    """``view`` (indexed by op dims through ``amap``) with its dims reordered to ``dims``; a dim
+    it lacks (a broadcast mask) gets the op's ``extent`` and stride 0."""
     strides = sz.view_strides(view)
     at = {sym.single_dim(expr): k for k, expr in enumerate(amap)}
-    shape = tuple(view.shape[at[x]] for x in dims)
-    permuted = tuple(strides[at[x]] for x in dims)
+    shape = tuple(view.shape[at[x]] if x in at else extent[x] for x in dims)
+    permuted = tuple(strides[at[x]] if x in at else 0 for x in dims)
     return kir.View(view.binding, view.element_type, shape, view.offset,
                     None if permuted == sz.contiguous_strides(shape) else permuted, view.extent)

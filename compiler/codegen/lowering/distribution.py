@@ -28,7 +28,7 @@ _SPECIAL = ("matmul", "batch_matmul", "conv", "pooling", "matvec")
 _D = kir.AffineExpr.dim
 #: kernel_ir.Attention's views over its loop dims (d0 = B, d1 = M, d2 = N, d3 = K1, d4 = K2)
 _ATTENTION_MAPS = {"q": (_D(0), _D(1), _D(3)), "k": (_D(0), _D(4), _D(3)), "v": (_D(0), _D(4), _D(2)),
-                   "out": (_D(0), _D(1), _D(2))}
+                   "out": (_D(0), _D(1), _D(2)), "mask": (_D(0), _D(1), _D(4))}
 
 
 def _written(op):
@@ -53,7 +53,8 @@ def _read(op):
         d = kir.AffineExpr.dim
         return [(op.lhs, (d(0), d(2), d(3), d(5))), (op.rhs, (d(1), d(2), d(4), d(5)))]
     if isinstance(op, kir.Attention):
-        return [(getattr(op, name), _ATTENTION_MAPS[name]) for name in ("q", "k", "v")]
+        return [(getattr(op, name), _ATTENTION_MAPS[name]) for name in ("q", "k", "v", "mask")
+                if getattr(op, name) is not None]
     return [(op.source, None)]
 
 
