@@ -383,6 +383,28 @@ class Unpack:
 
 
 @dataclass(frozen=True)
+class Attention:
+    """``OUT[b,m,n] = sum_j softmax_j(scale * sum_k Q[b,m,k] K[b,j,k]) V[b,j,n]``: one attention
+    head per batch entry, in one pass over blocks of keys (iree_linalg_ext.attention with an
+    identity score region; lowering/attention.py). With ``mask`` ``[B, M, K2]`` (i1: false
+    drops the key, -inf; float: added to the scaled score) the scores are masked first.
+
+    q ``[B, M, K1]``, k ``[B, K2, K1]``, v ``[B, K2, N]``, out ``[B, M, N]``: views of any
+    float type, computed in f32 (strides may be 0: a broadcast mask); scale: a Python float.
+    Loop dims: d0 = B, d1 = M (parallel,
+    distributed), d2 = N, d3 = K1, d4 = K2. Only backends naming ``"attention"`` in
+    ``kernel_ir_features`` receive it; the others get the same op as Generics.
+    """
+
+    q: View
+    k: View
+    v: View
+    out: View
+    scale: float
+    mask: View = None
+
+
+@dataclass(frozen=True)
 class Distribution:
     """How the workgroup grid tiles the root op's parallel loops.
 
@@ -460,7 +482,7 @@ class Kernel:
     """One dispatch export: ops run in order inside each workgroup, over its tile.
 
     name: export symbol; binding_count; constant_count (32-bit push constants);
-    binding_access: "ro" | "wo" | "rw" per binding; ops: Generic | Mmt4d | Pack | Unpack;
+    binding_access: "ro" | "wo" | "rw" per binding; ops: Generic | Mmt4d | Pack | Unpack | Attention;
     distribution: the workgroup grid. Later ops may read what earlier ops wrote to an output
     binding within the same tile (in-place epilogues such as matmul -> bias add -> relu).
     rodata: Rodata buffers; scratch: Scratch buffers (see the buffer ordinals above).

@@ -44,6 +44,7 @@ WORKGROUP_TILES = {
     "pooling": (64, 8, 1),
     "reduction": (256, 8),
     "matvec": (256,),
+    "attention": (32, 1),
 }
 DEFAULT_TILES = (8192, 16, 4)
 
@@ -63,7 +64,7 @@ class LlvmCpuBackend(TargetBackend):
     format = abi.FORMAT
     #: Optional Kernel IR features this backend's code generator implements.
     kernel_ir_features = frozenset({"op_offsets", "rodata", "scratch", "push_constant_scalars",
-                                    "in_place_mmt4d"})
+                                    "in_place_mmt4d", "attention"})
 
     def target_config(self, spec_suffix):
         """Config for ``llvm-cpu[:<cpu>]``; InvalidArgumentError lists the known CPUs."""

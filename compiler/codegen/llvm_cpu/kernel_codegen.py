@@ -15,7 +15,7 @@ Ops: Generic (``generic.GenericPlan``, with the register-tiled ``matmul`` fast p
 contractions, ``batch_mmt4d`` for batched packed contractions, ``conv`` for convolutions
 over packed filters and ``window`` for depthwise convolutions and poolings), Mmt4d (``mmt4d`` /
 ``mmt4d_int`` tiles for contiguous f32, f16 and i8/i16 operands, else as a Generic), Pack and
-Unpack (``relayout``, ``relayout_vector``).
+Unpack (``relayout``, ``relayout_vector``), Attention (``attention``: the flash kernel).
 
 A zero fill followed by an op writing the same view (a data-tiled contraction or conv) is
 folded into it when its plan offers ``absorb_zero_fill(fill, fill_plan, fill_ranges)``: the
@@ -30,7 +30,8 @@ dest; Unpack: the dims of the packed source (outer tile dims first, then inner t
 from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
-from rt.compiler.codegen.llvm_cpu import batch_mmt4d, conv, matmul, mmt4d, reduction, relayout, window
+from rt.compiler.codegen.llvm_cpu import (attention, batch_mmt4d, conv, matmul, mmt4d, reduction,
+                                     relayout, window)
 from rt.compiler.codegen.llvm_cpu.buffers import Buffers
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I32, I64, KernelInterface
@@ -73,6 +74,8 @@ def _views(op):
         return op.inputs + op.outputs + op.gathers
     if isinstance(op, kir.Mmt4d):
         return (op.lhs, op.rhs, op.out)
+    if isinstance(op, kir.Attention):
+        return tuple(attention.views(op).values())
     return (op.source, op.dest)
 
 
@@ -101,9 +104,9 @@ def _validate(kernel):
         raise CompileError(f"llvm-cpu codegen: kernel '{name}': op_dims has "
                            f"{len(dist.op_dims)} entries for {len(kernel.ops)} ops")
     for i, op in enumerate(kernel.ops):
-        if not isinstance(op, (kir.Generic, kir.Mmt4d, kir.Pack, kir.Unpack)):
+        if not isinstance(op, (kir.Generic, kir.Mmt4d, kir.Pack, kir.Unpack, kir.Attention)):
             raise CompileError(f"llvm-cpu codegen: kernel '{name}' op {i} is a "
-                               f"{type(op).__name__}; expected Generic, Mmt4d, Pack or Unpack")
+                               f"{type(op).__name__}; expected Generic, Mmt4d, Pack, Unpack or Attention")
         for size in _op_sizes(op):
             check_size(size, f"kernel '{name}' op {i}")
         if dist.dims and len(dist.op_dims[i]) != len(dist.dims):
@@ -141,6 +144,8 @@ def _touches(op):
     if isinstance(op, kir.Mmt4d):
         return [(op.lhs, (d(0), d(2), d(3), d(5)), False), (op.rhs, (d(1), d(2), d(4), d(5)), False),
                 (op.out, (d(0), d(1), d(3), d(4)), True)]
+    if isinstance(op, kir.Attention):
+        return [(view, attention.MAPS[name], name == "out") for name, view in attention.views(op).items()]
     return [(op.source, None, False), (op.dest, None, True)]
 
 
@@ -179,6 +184,8 @@ def _plan(ctx, op, where):
                 or reduction.plan(ctx, op, where) or GenericPlan(ctx, op, where))
     if isinstance(op, kir.Mmt4d):
         return mmt4d.plan(ctx, op, where)
+    if isinstance(op, kir.Attention):
+        return attention.plan(ctx, op, where)
     return relayout.plan(ctx, op, where)
 
 

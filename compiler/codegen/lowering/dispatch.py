@@ -58,6 +58,7 @@ def lower_dispatch_function(func_op, backend, config):
         decompose_softmax(op)
     expand_arith_math(func_op)
     lowering = Lowering(func_op)
+    lowering.features = getattr(backend, "kernel_ir_features", frozenset())
     for op in func_op.body.block.ops:
         lowering.visit(op)
     ops = lowering.finish()

@@ -25,6 +25,10 @@ from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering import symbols as sym
 
 _SPECIAL = ("matmul", "batch_matmul", "conv", "pooling", "matvec")
+_D = kir.AffineExpr.dim
+#: kernel_ir.Attention's views over its loop dims (d0 = B, d1 = M, d2 = N, d3 = K1, d4 = K2)
+_ATTENTION_MAPS = {"q": (_D(0), _D(1), _D(3)), "k": (_D(0), _D(4), _D(3)), "v": (_D(0), _D(4), _D(2)),
+                   "out": (_D(0), _D(1), _D(2)), "mask": (_D(0), _D(1), _D(4))}
 
 
 def _written(op):
@@ -35,6 +39,8 @@ def _written(op):
         return [(op.out, tuple(kir.AffineExpr.dim(d) for d in (0, 1, 3, 4)))]
     if isinstance(op, kir.Pack):
         return [(op.dest, tuple(kir.AffineExpr.dim(d) for d in range(len(op.dest.shape))))]
+    if isinstance(op, kir.Attention):
+        return [(op.out, _ATTENTION_MAPS["out"])]
     return [(op.dest, None)]
 
 
@@ -46,6 +52,9 @@ def _read(op):
     if isinstance(op, kir.Mmt4d):
         d = kir.AffineExpr.dim
         return [(op.lhs, (d(0), d(2), d(3), d(5))), (op.rhs, (d(1), d(2), d(4), d(5)))]
+    if isinstance(op, kir.Attention):
+        return [(getattr(op, name), _ATTENTION_MAPS[name]) for name in ("q", "k", "v", "mask")
+                if getattr(op, name) is not None]
     return [(op.source, None)]
 
 
@@ -54,6 +63,8 @@ def _parallel(op, dim):
         return op.iterator_types[dim] == "parallel"
     if isinstance(op, kir.Mmt4d):
         return dim in (0, 1, 3, 4)
+    if isinstance(op, kir.Attention):  # batch and query rows; N stays whole in a workgroup
+        return dim in (0, 1)
     return True
 
 
@@ -243,18 +254,18 @@ def distribute(ops, binding_count, scratch, subviews, backend, config):
         if any(dim is None and isinstance(op, kir.Generic) and "reduction" in op.iterator_types
                for dim, op in zip(result[0], ops)):
             continue
-        axes.append((d, tiles[i], result))
+        axes.append((d, tiles[i], result, k))
     if not axes:
         return kir.Distribution(), {}
     op_dims = tuple(tuple(a[2][0][j] for a in axes) for j in range(len(ops)))
     offsets = tuple(tuple(a[2][1][j] for a in axes) for j in range(len(ops)))
     tiled = {}
-    for axis, (_, _, (_, _, tiling)) in enumerate(axes):
+    for axis, (_, _, (_, _, tiling), _) in enumerate(axes):
         for ordinal, dim in tiling.items():
             if dim is not None:
                 tiled.setdefault(ordinal, {})[dim] = axis
     has_offsets = any(o != 0 for per_op in offsets for o in per_op)
     return kir.Distribution(tuple(a[0] for a in axes), tuple(a[1] for a in axes), op_dims,
                             offsets if has_offsets else (),
-                            tuple(view.shape[k] for k in view_dims[:len(axes)])), tiled
+                            tuple(view.shape[a[3]] for a in axes)), tiled
 

@@ -14,12 +14,14 @@ from xdsl.dialects.linalg.ops import TransposeOp
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import sizes as sz
+from rt.compiler.codegen.lowering import attention
 from rt.compiler.codegen.lowering import symbols as sym
 from rt.compiler.codegen.lowering.placement import (Concat, Empty, InsertSlice, Pad, Placement,
                                                     Relayout, Result, Slice, Splat, slice_view)
 from rt.compiler.codegen.lowering.scalars import PASS_THROUGH
 from rt.compiler.codegen.lowering.structured import structured
 from rt.compiler.dialects import flow, hal
+from rt.compiler.dialects._linalg_ext_attention import AttentionOp, OnlineAttentionOp
 from rt.compiler.dialects.linalg import Mmt4DOp, PackOp, UnPackOp
 from rt.compiler.frontend import elements_to_numpy, error_at_op, is_splat, splat_value
 from rt.compiler.op_handlers import OpHandlers, handles
@@ -365,6 +367,10 @@ class Lowering(Placement):
         self.env[op.results[0]] = kir.View(src.binding, src.element_type, shape, src.offset,
                                            None if permuted == sz.contiguous_strides(shape) else permuted,
                                            src.extent)
+
+    @handles(AttentionOp, OnlineAttentionOp)
+    def _linalg_ext_attention(self, op):
+        attention.record(self, op)
 
     def _linalg(self, op):
         if isinstance(op, (PackOp, UnPackOp)):

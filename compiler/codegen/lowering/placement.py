@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import sizes as sz
+from rt.compiler.codegen.lowering import attention
 from rt.compiler.codegen.lowering import symbols as sym
 from rt.compiler.codegen.lowering.fusion import inline_producers, through_slice
 from rt.compiler.codegen.lowering.structured import Structured
@@ -205,6 +206,8 @@ class Placement:
         node = entry.node
         if isinstance(node, Relayout):
             return self._relayout(node, view)
+        if isinstance(node, attention.AttentionNode):
+            return attention.place(self, node, entry.index, view)
         return self._structured(node, entry.index, view)
 
     def _program(self, value, element_type, op):

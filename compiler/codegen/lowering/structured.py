@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import StringAttr
 from xdsl.dialects.linalg import ops as xlinalg
+from xdsl.traits import IsTerminator
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.lowering.scalars import scalar_op, scalar_program, splice
@@ -80,7 +81,7 @@ def convert_body(block, n_args, env, op):
         return ids[v]
 
     for inner in block.ops:
-        if isinstance(inner, xlinalg.YieldOp):
+        if inner.has_trait(IsTerminator):  # linalg.yield, iree_linalg_ext.yield
             return body, tuple(value_id(v, inner) for v in inner.operands)
         if isinstance(inner, tensor.ExtractOp):
             body.append(_extract(inner, tuple(value_id(v, inner) for v in inner.indices), ids))

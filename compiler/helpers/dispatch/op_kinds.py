@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.dialects.linalg import ops as xlinalg
 from xdsl.ir.affine import AffineDimExpr
 
+from rt.compiler.dialects._linalg_ext_attention import AttentionOp, OnlineAttentionOp
 from rt.compiler.dialects.flow_tensor import TensorEmptyOp
 from rt.compiler.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from rt.compiler.dialects.linalg import PackOp, UnPackOp
@@ -38,7 +39,9 @@ CONTRACTIONS = tuple(NAMED_OP_CLASSES[row] for row in (
 CONVOLUTIONS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "conv" in row)
 POOLINGS = tuple(cls for row, cls in NAMED_OP_CLASSES.items() if "pooling" in row)
 _RELAYOUTS_AND_REDUCTIONS = (PackOp, UnPackOp, xlinalg.TransposeOp, xlinalg.ReduceOp)
-_TOP_RANKED_ROOTS = (*CONTRACTIONS, *CONVOLUTIONS, *POOLINGS)
+#: iree_linalg_ext's attention ops: top-ranked roots that take no elementwise producers
+ATTENTION_OPS = (AttentionOp, OnlineAttentionOp)
+_TOP_RANKED_ROOTS = (*CONTRACTIONS, *CONVOLUTIONS, *POOLINGS, *ATTENTION_OPS)
 _NEVER_ELEMENTWISE = (*CLONABLE, *CONTRACTIONS, xlinalg.TransposeOp)
 #: body ops that make a reduction generic "matmul_like" in its export name
 _MULTIPLIES = (arith.MulfOp, arith.MuliOp, arith.MulSIExtendedOp, arith.MulUIExtendedOp)
@@ -48,7 +51,8 @@ def is_dispatchable(op):
     if isinstance(op, NOT_OPS):
         return False
     # every other linalg op computes on tensors inside a dispatch
-    return op.dialect_name() == "linalg" or isinstance(op, DISPATCHABLE_TENSOR_OPS)
+    return (op.dialect_name() == "linalg" or isinstance(op, DISPATCHABLE_TENSOR_OPS)
+            or isinstance(op, ATTENTION_OPS))
 
 
 def is_clonable(op):

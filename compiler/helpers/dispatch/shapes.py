@@ -17,6 +17,7 @@ from xdsl.ir import OpResult
 from xdsl.rewriter import Rewriter
 
 from rt.compiler.dialects import flow, hal, util
+from rt.compiler.dialects._linalg_ext_attention import AttentionOp, OnlineAttentionOp
 from rt.compiler.dialects.flow_types import split_dims
 from rt.compiler.dialects.iree_encoding import SetEncodingOp, UnsetEncodingOp
 from rt.compiler.dialects.linalg import PackOp, SoftmaxOp, UnPackOp
@@ -58,6 +59,8 @@ def _tied_source(op, index):
         return op.dest
     if isinstance(op, SoftmaxOp):
         return op.output
+    if isinstance(op, (AttentionOp, OnlineAttentionOp)):
+        return op.outputs[index]
     if isinstance(op, util.OptimizationBarrierOp):
         return op.operands[index]
     if isinstance(op, SetEncodingOp):

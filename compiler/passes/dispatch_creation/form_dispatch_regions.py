@@ -85,7 +85,8 @@ INDEX = IndexType()
 #: producers whose values are constants: a set_encoding of those stays a (hoisted) pack.
 _CONSTANT_PRODUCERS = (arith.ConstantOp, util.GlobalLoadOp, flow.TensorConstantOp)
 #: roots that take no elementwise producers into their dispatch
-_NO_ELEMENTWISE_PRODUCERS = (*kinds.CONTRACTIONS, *kinds.CONVOLUTIONS, SetEncodingOp)
+_NO_ELEMENTWISE_PRODUCERS = (*kinds.CONTRACTIONS, *kinds.CONVOLUTIONS, SetEncodingOp,
+                             *kinds.ATTENTION_OPS)
 _DISPATCH_REGIONS = (flow.DispatchRegionOp, flow.DispatchWorkgroupsOp)
 
 
