@@ -279,9 +279,24 @@ def _splat_like(op):
     """Whether ``op`` is a linalg.generic that splats scalars: all-parallel, identity outputs,
     every input a 0-d tensor (JAX's ``broadcast_in_dim`` of a clamp bound, and the 0-d generic
     yielding that bound). Like a fill it is cloned into every dispatch that reads it, so one
-    splat shared by several dispatches is not a dispatch of its own."""
+    splat shared by several dispatches is not a dispatch of its own. A body that reads a tensor
+    from outside (a decomposed gather) is not a splat."""
     return (isinstance(op, linalg.GenericOp) and kinds.is_elementwise(op) and len(op.results) == 1
-            and all(isinstance(v.type, TensorType) and not v.type.get_shape() for v in op.inputs))
+            and all(isinstance(v.type, TensorType) and not v.type.get_shape() for v in op.inputs)
+            and not _reads_captured_tensors(op))
+
+
+def _reads_captured_tensors(op):
+    """Whether ``op``'s body uses a tensor defined outside it (a gather's ``tensor.extract`` of
+    its source): such a generic does real work per element and is not cheap to clone."""
+    ops = set(op.walk())
+    blocks = {block for o in ops for region in o.regions for block in region.blocks}
+
+    def captured(value):
+        return value.op not in ops if isinstance(value, OpResult) else value.block not in blocks
+
+    return any(isinstance(v.type, TensorType) and captured(v) for body_op in op.body.walk()
+               for v in body_op.operands)
 
 
 def _conv_takes(root, member, value):
