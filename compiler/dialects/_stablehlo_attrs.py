@@ -64,6 +64,12 @@ class RngDistributionAttr(_EnumAttr):
 
 
 @irdl_attr_definition
+class RngAlgorithmAttr(_EnumAttr):
+    name = "stablehlo.rng_algorithm"
+    VALUES: ClassVar[tuple] = ("DEFAULT", "THREE_FRY", "PHILOX")
+
+
+@irdl_attr_definition
 class DotDimensionNumbersAttr(ParametrizedAttribute):
     """``#stablehlo.dot<lhs_batching_dimensions = [0], ..., rhs_contracting_dimensions = [1]>``."""
 

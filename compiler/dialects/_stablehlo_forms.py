@@ -21,7 +21,7 @@ from xdsl.traits import Pure
 
 from rt.compiler.dialects._format import AttrDict, Directive, OpFormat
 from rt.compiler.dialects._stablehlo_attrs import (ConvDimensionNumbersAttr, DotDimensionNumbersAttr, PrecisionAttr,
-                                                   RngDistributionAttr)
+                                                   RngAlgorithmAttr, RngDistributionAttr)
 from rt.compiler.dialects._stablehlo_syntax import Binary, HloOp, ReturnOp, TypesOrFunction, _string
 from rt.compiler.dialects._syntax import print_attr_dict
 
@@ -113,16 +113,19 @@ class _Precision:
         return None if attr is None else "[" + ", ".join(a.value.data for a in attr.data) + "]"
 
 
-class _Distribution:
-    """``UNIFORM`` / ``NORMAL`` as ``#stablehlo<rng_distribution ...>``."""
+class _Word:
+    """An enum keyword (``UNIFORM``, ``PHILOX``, ...) as ``#stablehlo<KIND WORD>`` of ``attr_cls``."""
 
-    @staticmethod
-    def parse(parser, attrs, key):
+    def __init__(self, attr_cls):
+        self.attr_cls = attr_cls
+
+    def parse(self, parser, attrs, key):
         pos = parser.pos
         word = parser.parse_identifier()
-        if word not in RngDistributionAttr.VALUES:
-            parser.raise_error(f"stablehlo.rng: distribution must be UNIFORM or NORMAL, got '{word}'", pos)
-        attrs[key] = RngDistributionAttr(_string(word))
+        if word not in self.attr_cls.VALUES:
+            parser.raise_error(f"{self.attr_cls.name}: expected one of {', '.join(self.attr_cls.VALUES)}, "
+                               f"got '{word}'", pos)
+        attrs[key] = self.attr_cls(_string(word))
 
     @staticmethod
     def text(op, key):
@@ -144,7 +147,8 @@ KEYWORDS = {
                               "contracting_dims": ("dot_dimension_numbers", _DotDims("contracting")),
                               "precision": ("precision_config", _Precision)},
     "stablehlo.dot": {"precision": ("precision_config", _Precision)},
-    "stablehlo.rng": {"distribution": ("rng_distribution", _Distribution)},
+    "stablehlo.rng": {"distribution": ("rng_distribution", _Word(RngDistributionAttr))},
+    "stablehlo.rng_bit_generator": {"algorithm": ("rng_algorithm", _Word(RngAlgorithmAttr))},
 }
 
 

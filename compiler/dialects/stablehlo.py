@@ -36,7 +36,8 @@ from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare,
 from rt.compiler.dialects._stablehlo_attrs import (ComparisonDirectionAttr, ComparisonTypeAttr,
                                                    ConvDimensionNumbersAttr, DotDimensionNumbersAttr,
                                                    GatherDimensionNumbersAttr, PrecisionAttr,
-                                                   RngDistributionAttr, ScatterDimensionNumbersAttr)
+                                                   RngAlgorithmAttr, RngDistributionAttr,
+                                                   ScatterDimensionNumbersAttr)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -472,6 +473,14 @@ class RngOp(Generic):
 
 
 @irdl_op_definition
+class RngBitGeneratorOp(Generic):
+    """``stablehlo.rng_bit_generator %state, algorithm = PHILOX : (tensor<2xui64>) -> (tensor<2xui64>,
+    tensor<8xui32>)``: (output state, random bits)."""
+
+    name = "stablehlo.rng_bit_generator"
+
+
+@irdl_op_definition
 class SortOp(_RegionOp):
     """``"stablehlo.sort"(%a, %b) ({ comparator }) {dimension = 0, is_stable = true}`` (generic form);
     the comparator takes (lhs, rhs) pairs of every operand and returns whether lhs goes first."""
@@ -508,12 +517,12 @@ STABLEHLO_OPS = [
     ClampOp, ConvertOp, BitcastConvertOp, ReshapeOp, ConstantOp, IotaOp, BroadcastInDimOp, BroadcastOp,
     TransposeOp, DotOp, DotGeneralOp, ConcatenateOp, SliceOp, ReverseOp, PadOp, ReduceOp, CustomCallOp, ReturnOp, DynamicSliceOp,
     DynamicUpdateSliceOp, TorchIndexSelectOp, BatchNormInferenceOp, WhileOp, IfOp, CaseOp, GatherOp, ConvolutionOp,
-    ReduceWindowOp, ScatterOp, SortOp, RngOp,
+    ReduceWindowOp, ScatterOp, SortOp, RngOp, RngBitGeneratorOp,
 ]
 
 STABLEHLO_ATTRS = [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr,
                    GatherDimensionNumbersAttr, ConvDimensionNumbersAttr, ScatterDimensionNumbersAttr,
-                   RngDistributionAttr]
+                   RngDistributionAttr, RngAlgorithmAttr]
 
 
 def build_dialect():

@@ -10,12 +10,16 @@ Called by ``iree-stablehlo-to-iree-input`` (``stablehlo_to_iree_input.py``) with
   window dims) reading ``x[o * stride + w * dilation]`` and reducing with the op's region (a
   ``tensor.empty`` of the window's shape gives the window loops their extent, as
   ``linalg.pooling_*`` does).
-* ``convolution``: the input zero-padded, then a generic over (output dims, kernel spatial dims,
+* ``convolution``: the input dilated by ``lhs_dilation`` (zeros between elements, a generic
+  reading ``x[i / f]``; transposed convolutions) and zero-padded, then a generic over (output dims, kernel spatial dims,
   input features per group) multiplying and accumulating in the result type;
   ``feature_group_count`` G splits the feature dims in (group, feature in group).
 
-Not converted (a located CompileError): gather batching dims, base dilations other than 1,
-``lhs_dilation`` (transposed convolutions), ``batch_group_count`` other than 1,
+``gather`` batching dims (``operand_batching_dims`` paired with ``start_indices_batching_dims``)
+read the operand at the batch coordinate of the paired indices dim.
+
+Not converted (a located CompileError): base dilations other than 1 in ``reduce_window``,
+``batch_group_count`` other than 1,
 multi-operand ``reduce_window``, negative convolution padding.
 
 Source followed: the StableHLO spec (``gather``, ``reduce_window``, ``convolution``) and IREE's
@@ -54,16 +58,18 @@ def convert_gather(op, b):
     dims = op.attributes.get("dimension_numbers")
     if not isinstance(dims, hlo.GatherDimensionNumbersAttr):
         raise error_at_op(op, "'stablehlo.gather' needs dimension_numbers = #stablehlo.gather<...>")
-    if dims.get("operand_batching_dims") or dims.get("start_indices_batching_dims"):
-        raise error_at_op(op, "'stablehlo.gather' with batching dims is not supported by rt")
     offset_dims, collapsed = dims.get("offset_dims"), dims.get("collapsed_slice_dims")
     start_map, vector_dim = dims.get("start_index_map"), dims.get("index_vector_dim", 0)
+    operand_batching = list(dims.get("operand_batching_dims") or [])
+    indices_batching = list(dims.get("start_indices_batching_dims") or [])
     sizes = int_list(op, "slice_sizes")
     shape, rank = operand.type.get_shape(), type_.get_num_dims()
     batch_out = [d for d in range(rank) if d not in offset_dims]
     index_batch = [d for d in range(indices.type.get_num_dims()) if d != vector_dim]
-    kept = [d for d in range(len(shape)) if d not in collapsed]
-    if len(batch_out) != len(index_batch) or len(kept) != len(offset_dims) or len(sizes) != len(shape):
+    kept = [d for d in range(len(shape)) if d not in collapsed and d not in operand_batching]
+    if (len(batch_out) != len(index_batch) or len(kept) != len(offset_dims) or len(sizes) != len(shape)
+            or len(operand_batching) != len(indices_batching) or any(p not in index_batch for p in indices_batching)
+            or any(d in start_map or not 0 <= d < len(shape) for d in operand_batching)):
         raise error_at_op(op, f"'stablehlo.gather': {dims} and slice_sizes {sizes} do not fit {operand.type}, "
                               f"{indices.type} -> {type_}")
 
@@ -79,6 +85,9 @@ def convert_gather(op, b):
             starts[operand_dim] = _clamp(s, _index(s, raw), shape[operand_dim] - sizes[operand_dim])
         coords = []
         for d in range(len(shape)):
+            if d in operand_batching:  # the batch coordinate of the paired indices dim
+                coords.append(out[batch_out[index_batch.index(indices_batching[operand_batching.index(d)])]])
+                continue
             offset = out[offset_dims[kept.index(d)]] if d in kept else None
             start = starts.get(d)
             if start is None:
@@ -88,6 +97,35 @@ def convert_gather(op, b):
         return [s.add(tensor.ExtractOp(operand, coords, element_type(type_)))]
     return generic(b, [], [empty(b, type_)], affine_maps(rank, dim_exprs(rank)),
                            ["parallel"] * rank, [type_], body)
+
+
+def _dilated(b, value, factors):
+    """``value`` with ``factors[dim] - 1`` zeros between neighbours along each dim of ``factors``
+    (a convolution's ``lhs_dilation``): element ``i`` is ``value[i / f]`` where every ``i % f`` is 0."""
+    if all(f == 1 for f in factors.values()):
+        return value
+    shape = list(value.type.get_shape())
+    out_shape = [(size - 1) * factors.get(d, 1) + 1 for d, size in enumerate(shape)]
+    out_type = TensorType(element_type(value.type), out_shape)
+
+    def body(s, args):
+        coords, on_grid = [], None
+        for d in range(len(shape)):
+            position = s.add(IndexOp(d))
+            factor = factors.get(d, 1)
+            if factor == 1:
+                coords.append(position)
+                continue
+            step = constant(s, factor, IndexType())
+            coords.append(s.add(xarith.DivUIOp(position, step)))
+            hit = s.add(arith.CmpIOp(s.add(xarith.RemUIOp(position, step)), constant(s, 0, IndexType()), "eq"))
+            on_grid = hit if on_grid is None else s.add(xarith.AndIOp(on_grid, hit))
+        read = s.add(tensor.ExtractOp(value, coords, element_type(value.type)))
+        zero = constant(s, 0, element_type(value.type))
+        return [s.add(arith.SelectOp.build(operands=[on_grid, read, zero], result_types=[read.type]))]
+    rank = len(shape)
+    return generic(b, [], [empty(b, out_type)], affine_maps(rank, dim_exprs(rank)), ["parallel"] * rank, [out_type],
+                   body)[0]
 
 
 def _pairs(op, key, rank, what):
@@ -144,9 +182,9 @@ def convert_convolution(op, b):
     if not isinstance(dims, hlo.ConvDimensionNumbersAttr):
         raise error_at_op(op, "'stablehlo.convolution' needs dimension_numbers = #stablehlo.conv<...>")
     n = len(dims.get("input_spatial_dimensions"))
-    if any(v != 1 for v in int_list(op, "lhs_dilation", [1] * n)):
-        raise error_at_op(op, "'stablehlo.convolution' with lhs_dilation (a transposed convolution) is not "
-                              "supported by rt")
+    base_dilations = int_list(op, "lhs_dilation", [1] * n)
+    if len(base_dilations) != n or any(v < 1 for v in base_dilations):
+        raise error_at_op(op, f"'stablehlo.convolution': lhs_dilation {base_dilations} needs {n} factors >= 1")
     if int_list(op, "batch_group_count", [1])[0] != 1:
         raise error_at_op(op, "'stablehlo.convolution' with batch_group_count > 1 is not supported by rt")
     groups = int_list(op, "feature_group_count", [1])[0]
@@ -157,6 +195,7 @@ def convert_convolution(op, b):
     in_b, in_f = dims.get("input_batch_dimension"), dims.get("input_feature_dimension")
     k_i, k_o = dims.get("kernel_input_feature_dimension"), dims.get("kernel_output_feature_dimension")
     out_b, out_f = dims.get("output_batch_dimension"), dims.get("output_feature_dimension")
+    lhs = _dilated(b, lhs, {dim: f for dim, f in zip(dims.get("input_spatial_dimensions"), base_dilations)})
     low_s, high_s = _pairs(op, "padding", n, "the spatial dims")
     low, high = [0] * (n + 2), [0] * (n + 2)
     for i, dim in enumerate(in_spatial):

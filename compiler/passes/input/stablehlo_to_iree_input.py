@@ -23,6 +23,10 @@ operands); the other ops take static shapes. Output: no stablehlo op; each becam
   canonical form that op takes (``helpers/stablehlo/linalg_ext.py``), lowered with the other
   linalg_ext ops by ``rt-decompose-linalg-ext``; other scatters, ``gather``, ``reduce_window``
   and ``convolution`` -> ``linalg.generic``s (``helpers/stablehlo/windows.py``);
+* ``rng_bit_generator`` -> ``linalg.generic``s computing XLA:CPU's Philox / ThreeFry bits and
+  the new state (``helpers/stablehlo/bit_generator.py``);
+* ``bitcast_convert`` -> ``flow.tensor.bitcast`` (same shape, or the narrower side with a last
+  dim of the width ratio, as the spec allows);
 * ``reduce`` -> a ``linalg.generic`` with reduction iterators whose body is the reduction region
   with its 0-d tensor ops made scalar; ``concatenate`` -> ``tensor.concat``; ``slice`` ->
   ``tensor.extract_slice``; ``pad`` (no interior padding) -> ``tensor.pad`` and slices for
@@ -56,6 +60,7 @@ from rt.compiler.passes.pipeline import INPUT_TYPES
 from rt.runtime.errors import InvalidArgumentError
 from rt.compiler.helpers.stablehlo.builders import (affine_maps, dim_exprs, empty, generic, int_list, require_ranked,
                                                           require_static)
+from rt.compiler.helpers.stablehlo.bit_generator import convert_rng_bit_generator
 from rt.compiler.helpers.stablehlo.random import box_muller_constants
 from rt.compiler.helpers.stablehlo.windows import (convert_convolution, convert_gather, convert_reduce_window,
                                                          convert_scatter)
@@ -245,9 +250,13 @@ class _Converter:
     def _bitcast_convert(self, op, b):
         src, dst = op.operand.type, op.result.type
         require_static(op, src, dst)
-        if src.get_shape() != dst.get_shape():
-            raise error_at_op(op, f"'stablehlo.bitcast_convert' between element widths ({src} -> {dst}) "
-                                  "is not supported by rt")
+        narrow, wide = (src, dst) if src.get_num_dims() > dst.get_num_dims() else (dst, src)
+        ratio = element_type(wide).bitwidth // max(element_type(narrow).bitwidth, 1)
+        if src.get_shape() != dst.get_shape() and (narrow.get_shape() != wide.get_shape() + (ratio,)
+                                                   or element_type(wide).bitwidth != ratio * element_type(
+                                                       narrow).bitwidth):
+            raise error_at_op(op, f"'stablehlo.bitcast_convert' {src} -> {dst}: shapes must match, or the "
+                                  "narrower side must add a last dim of the width ratio")
         return [b.add(TensorBitCastOp.build(operands=[op.operand, [], []], result_types=[dst]))]
 
     @handles(hlo.ConcatenateOp)
@@ -501,6 +510,10 @@ class _Converter:
         if 2 * len(logs) != count:
             flat = b.add(ExtractSliceOp.from_static_parameters(flat, [0], [count]))
         return b.add(TensorReshapeOp.build(operands=[flat, [], []], result_types=[type_]))
+
+    @handles(hlo.RngBitGeneratorOp)
+    def _rng_bit_generator(self, op, b):
+        return convert_rng_bit_generator(op, b)
 
     @handles(hlo.SortOp)
     def _sort(self, op, b):

@@ -74,3 +74,21 @@ func.func @shape_assertion(%a: tensor<4xf32>, %p: tensor<i1>) -> tensor<4xf32> {
   stablehlo.custom_call @shape_assertion(%p) {error_message = "Input shapes do not match"} : (tensor<i1>) -> ()
   return %a : tensor<4xf32>
 }
+
+// -----
+
+// Tests that rng_bit_generator becomes a generic computing the bits from the state's key and counter words (read through constant maps) and a generic writing the advanced state, with the ui64/ui32 types bitcast to signless ones around them.
+// CHECK-LABEL: func.func @rng_bit_generator
+// CHECK: %[[S:.+]] = flow.tensor.bitcast %s : tensor<2xui64> -> tensor<2xi64>
+// CHECK: %[[B:.+]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (0)>, affine_map<(d0) -> (1)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[S]], %[[S]] : tensor<2xi64>, tensor<2xi64>) outs(%{{.+}} : tensor<4xi32>)
+// CHECK: linalg.index 0 : index
+// CHECK: arith.xori
+// CHECK: linalg.yield %{{.+}} : i32
+// CHECK: %[[N:.+]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[S]] : tensor<2xi64>) outs(%{{.+}} : tensor<2xi64>)
+// CHECK: %[[NS:.+]] = flow.tensor.bitcast %[[N]] : tensor<2xi64> -> tensor<2xui64>
+// CHECK: %[[NB:.+]] = flow.tensor.bitcast %[[B]] : tensor<4xi32> -> tensor<4xui32>
+// CHECK: func.return %[[NS]], %[[NB]]
+func.func @rng_bit_generator(%s: tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>) {
+  %0:2 = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>)
+  return %0#0, %0#1 : tensor<2xui64>, tensor<4xui32>
+}
