@@ -92,8 +92,9 @@ FAULT = textwrap.dedent('''
         result = "ok"
     except rt.RtError as e:
         result = f"{type(e).__name__}: {e}"
-    with open(f"{sys.argv[2]}/rank_{rank}.txt", "w") as f:
-        f.write(result)
+    with open(f"{sys.argv[2]}/rank_{rank}.tmp", "w") as f:  # whole or absent: a peer's
+        f.write(result)                                      # MPI_Abort may end this rank
+    os.replace(f"{sys.argv[2]}/rank_{rank}.tmp", f"{sys.argv[2]}/rank_{rank}.txt")
 ''')
 
 
@@ -113,7 +114,8 @@ def test_a_dead_frozen_or_raising_rank_ends_the_job(tmp_path, n, fault):
         return
     want = UNRESPONSIVE_EXIT_CODE if fault == "freeze" else FAILED_EXIT_CODE
     assert done.returncode == want, output
-    assert f"MPI_Abort(MPI_COMM_WORLD, {want})" in output
+    if fault == "freeze":  # exit code 4 comes only from rt's MPI_Abort (the banner may be lost
+        assert "MPI_Abort(MPI_COMM_WORLD, 4)" in output  # when a raising rank's peers end first)
     if fault == "raise":
         assert "ValueError: rank's own bug" in output
         # the peers heard the cause from the rank itself, not from the deadline

@@ -148,10 +148,30 @@ def _alive(pid):
         return False
 
 
+def _many_dispatches(count):
+    """A program of ``count`` distinct matmul + bias dispatches: seconds of codegen, so a signal
+    sent once the workers exist lands while they work (examples/mlp.mlir can finish first on an
+    idle machine)."""
+    lines = ["func.func @main(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {"]
+    value = "%x"
+    for i in range(count):
+        lines += [f"  %w{i} = arith.constant dense<{i + 1}.0> : tensor<8x8xf32>",
+                  f"  %e{i} = tensor.empty() : tensor<8x8xf32>",
+                  f"  %z{i} = arith.constant {float(i)} : f32",
+                  f"  %f{i} = linalg.fill ins(%z{i} : f32) outs(%e{i} : tensor<8x8xf32>) -> tensor<8x8xf32>",
+                  f"  %m{i} = linalg.matmul ins({value}, %w{i} : tensor<8x8xf32>, tensor<8x8xf32>) "
+                  f"outs(%f{i} : tensor<8x8xf32>) -> tensor<8x8xf32>",
+                  f"  %t{i} = math.tanh %m{i} : tensor<8x8xf32>"]
+        value = f"%t{i}"
+    return "\n".join(lines + [f"  return {value} : tensor<8x8xf32>", "}", ""])
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds the workers through /proc (Linux)")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL, signal.SIGINT])
 def test_a_signalled_compile_leaves_no_codegen_worker(tmp_path, signum):
-    proc = subprocess.Popen([sys.executable, "-m", "rt", "compile", ROOT / "examples" / "mlp.mlir", "--jobs=2",
+    source = tmp_path / "many.mlir"
+    source.write_text(_many_dispatches(40))
+    proc = subprocess.Popen([sys.executable, "-m", "rt", "compile", source, "--jobs=2",
                              "-o", tmp_path / "mlp.vmfb"], stderr=subprocess.PIPE, cwd=tmp_path)
     deadline = time.monotonic() + 120
     workers = []
