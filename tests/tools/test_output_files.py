@@ -171,8 +171,11 @@ def _many_dispatches(count):
 def test_a_signalled_compile_leaves_no_codegen_worker(tmp_path, signum):
     source = tmp_path / "many.mlir"
     source.write_text(_many_dispatches(40))
+    # a terminal's Ctrl-C: the child starts with SIGINT at its default even when the test runner
+    # (an xdist worker) ignores it, which Python would otherwise inherit and never raise
     proc = subprocess.Popen([sys.executable, "-m", "rt", "compile", source, "--jobs=2",
-                             "-o", tmp_path / "mlp.vmfb"], stderr=subprocess.PIPE, cwd=tmp_path)
+                             "-o", tmp_path / "mlp.vmfb"], stderr=subprocess.PIPE, cwd=tmp_path,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     workers = []
     while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
