@@ -23,6 +23,11 @@ import numpy as np
 DEVICES = {"llvm-cpu": "local-task://llvm-cpu", "vmvx": "local-sync://vmvx"}
 
 
+def _tensor_type(shape, dynamic):
+    """``tensor<4x?xf32>``: each dim of ``shape`` static, or ``?`` where ``dynamic`` says."""
+    return "tensor<" + "x".join(["?" if d else str(s) for s, d in zip(shape, dynamic)] + ["f32"]) + ">"
+
+
 class _Value:
     """An SSA value: its name, its runtime shape, which dims its type leaves dynamic, its data."""
 
@@ -31,8 +36,7 @@ class _Value:
 
     @property
     def type(self):
-        dims = ["?" if d else str(s) for s, d in zip(self.array.shape, self.dynamic)]
-        return "tensor<" + "x".join(dims + ["f32"]) + ">"
+        return _tensor_type(self.array.shape, self.dynamic)
 
 
 class _Program:
@@ -54,8 +58,7 @@ class _Program:
         """``tensor.empty`` of ``shape``; each dynamic dim from ``sources[d]`` (an index name)."""
         name = self.fresh()
         sizes = ", ".join(sources[d] for d, dyn in enumerate(dynamic) if dyn)
-        dims = ["?" if dyn else str(s) for s, dyn in zip(shape, dynamic)]
-        self.lines.append(f"{name} = tensor.empty({sizes}) : tensor<{'x'.join(dims + ['f32'])}>")
+        self.lines.append(f"{name} = tensor.empty({sizes}) : {_tensor_type(shape, dynamic)}")
         return name
 
     def constant_index(self, n):
@@ -96,7 +99,7 @@ def _broadcast(p, rng):
             sources[d] = p.constant_index(n) if d == at else p.index(a, 0)
     init = p.empty(shape, dynamic, sources)
     array = np.broadcast_to(a.array[None, :] if at == 0 else a.array[:, None], shape)
-    init_type = "tensor<" + "x".join(["?" if dyn else str(s) for s, dyn in zip(shape, dynamic)] + ["f32"]) + ">"
+    init_type = _tensor_type(shape, dynamic)
     return p.emit(array, dynamic, f"{{out}} = linalg.broadcast ins({a.name} : {a.type}) "
                                   f"outs({init} : {init_type}) dimensions = [{at}]")
 
@@ -130,7 +133,7 @@ def _transpose(p, rng):
     sources = {d: p.index(a, 1 - d) for d in range(2) if dynamic[d]}
     shape = a.array.shape[::-1]
     init = p.empty(shape, dynamic, sources)
-    init_type = "tensor<" + "x".join(["?" if dyn else str(s) for s, dyn in zip(shape, dynamic)] + ["f32"]) + ">"
+    init_type = _tensor_type(shape, dynamic)
     return p.emit(a.array.T, dynamic, f"{{out}} = linalg.transpose ins({a.name} : {a.type}) "
                                       f"outs({init} : {init_type}) permutation = [1, 0]")
 
@@ -148,9 +151,8 @@ def _concat(p, rng):
             dynamic.append(a.dynamic[d] or b.dynamic[d])
         else:
             dynamic.append(a.dynamic[d] and b.dynamic[d])
-    value = _Value("", np.concatenate([a.array, b.array], axis), dynamic)
-    return p.emit(value.array, dynamic, f"{{out}} = tensor.concat dim({axis}) {a.name}, {b.name} : "
-                                        f"({a.type}, {b.type}) -> {{type}}")
+    return p.emit(np.concatenate([a.array, b.array], axis), dynamic,
+                  f"{{out}} = tensor.concat dim({axis}) {a.name}, {b.name} : ({a.type}, {b.type}) -> {{type}}")
 
 
 def _slice(p, rng):

@@ -138,19 +138,24 @@ def round_to(builder, value, name):
     return from_bits(builder, to_bits(builder, value, name), name)
 
 
-def assertion_flag(builder):
-    """The i32 slot, in an alloca at the start of ``builder``'s function (zeroed there), where a
-    failing ``cf.assert`` stores its index in the module's ``rt_assertions`` plus 1; created on
-    first use. None if the function has no assert."""
+def _entry_flag(builder, attribute, width, name):
+    """An i``width`` slot in an alloca at the start of ``builder``'s function, zeroed there;
+    made on first use and kept on the function as ``attribute``."""
     fn = builder.function
-    flag = getattr(fn, "rt_assertion", None)
+    flag = getattr(fn, attribute, None)
     if flag is None:
         entry = ir.IRBuilder(fn.entry_basic_block)
         entry.position_at_start(fn.entry_basic_block)
-        flag = entry.alloca(ir.IntType(32), name="failed_assertion")
-        entry.store(ir.Constant(ir.IntType(32), 0), flag)
-        fn.rt_assertion = flag
+        flag = entry.alloca(ir.IntType(width), name=name)
+        entry.store(ir.Constant(ir.IntType(width), 0), flag)
+        setattr(fn, attribute, flag)
     return flag
+
+
+def assertion_flag(builder):
+    """The i32 slot where a failing ``cf.assert`` of ``builder``'s function stores its index in
+    the module's ``rt_assertions`` plus 1 (0: none failed)."""
+    return _entry_flag(builder, "rt_assertion", 32, "failed_assertion")
 
 
 def assertion_index(module, message):
@@ -163,18 +168,8 @@ def assertion_index(module, message):
 
 
 def division_by_zero_flag(builder):
-    """The i1 flag, in an alloca at the start of ``builder``'s function (zeroed there), that
-    integer divisions set when a divisor is 0; created on first use. None if no division of
-    the function has asked for it."""
-    fn = builder.function
-    flag = getattr(fn, "rt_division_by_zero", None)
-    if flag is None:
-        entry = ir.IRBuilder(fn.entry_basic_block)
-        entry.position_at_start(fn.entry_basic_block)
-        flag = entry.alloca(ir.IntType(1), name="division_by_zero")
-        entry.store(ir.Constant(ir.IntType(1), 0), flag)
-        fn.rt_division_by_zero = flag
-    return flag
+    """The i1 flag of ``builder``'s function that integer divisions set when a divisor is 0."""
+    return _entry_flag(builder, "rt_division_by_zero", 1, "division_by_zero")
 
 
 class BodyEmitter:
