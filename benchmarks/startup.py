@@ -10,23 +10,31 @@ Rows:
   children's environment and one warm-up run of each comes first, so imports read cached
   bytecode as an installed rt does. A ``python -c "import numpy, llvmlite.binding"`` row shows
   what importing LLVM (which ``rt run`` of an llvm-cpu module did before rt mapped objects
-  itself) adds to a start.
+  itself) adds to a start. Where IREE 3.13's wheels are installed (``iree_peer.iree_dir()``),
+  an ``iree-run-module`` row runs the same add compiled by ``iree-compile`` (a C program: the
+  floor a Python runtime is measured against).
 - load: milliseconds to map every llvm-cpu executable of examples/mlp.mlir (min of
   ``repeats``), with rt's loader (``image.Image``, what ``LOADER.load`` runs after its checks)
   and with llvmlite's MCJIT (``add_object_file`` + ``finalize_object``, the loader rt used
   before), both after the same validation.
+- install (``--install``): wall seconds of the README's ``pip install -e ".[test]"`` in a fresh
+  clone and a fresh virtual environment (wheels come from the package index or pip's cache; the
+  Cython extensions are built in parallel), the way CI installs rt.
 """
 import argparse
 import json
 import os
 import pathlib
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from iree_peer import iree_dir, load_iree  # noqa: E402
 ADD = """func.func @add(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   %0 = arith.addf %a, %b : tensor<4xf32>
   return %0 : tensor<4xf32>
@@ -58,6 +66,7 @@ def measure_start(repeats, tmp):
         commands[f"rt run ({device})"] = [sys.executable, "-m", "rt", "run", str(vmfb),
                                           "--function=add", "--input=4xf32=1,2,3,4",
                                           "--input=4xf32=1,1,1,1"]
+    commands.update(_iree_command(src, tmp))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     best = {name: float("inf") for name in commands}
     for warm in (True,) + (False,) * repeats:
@@ -66,6 +75,33 @@ def measure_start(repeats, tmp):
             if not warm:
                 best[name] = min(best[name], seconds)
     return best
+
+
+def _iree_command(src, tmp):
+    """{"iree-run-module": argv} for the add compiled by iree-compile 3.13, or {} if absent."""
+    tool = pathlib.Path(iree_dir()) / "iree" / "_runtime_libs" / "iree-run-module"
+    if not tool.exists():
+        return {}
+    vmfb = tmp / "add_iree.vmfb"
+    compiler, _ = load_iree()
+    compiler.compile_file(str(src), output_file=str(vmfb), target_backends=["llvm-cpu"],
+                          extra_args=["--iree-llvmcpu-target-cpu=host"])
+    return {"iree-run-module (llvm-cpu)": [str(tool), f"--module={vmfb}",
+                                           "--device=local-task", "--function=add",
+                                           "--input=4xf32=1,2,3,4", "--input=4xf32=1,1,1,1"]}
+
+
+def measure_install(tmp):
+    """Wall seconds of ``pip install -e ".[test]"`` in a fresh clone and virtual environment."""
+    clone, venv = tmp / "clone", tmp / "venv"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    t0 = time.perf_counter()
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "-e", ".[test]"], cwd=clone,
+                   check=True)
+    seconds = time.perf_counter() - t0
+    shutil.rmtree(clone)
+    return seconds
 
 
 def _mcjit_map(data):
@@ -114,11 +150,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--json")
+    parser.add_argument("--install", action="store_true",
+                        help="also time the README's install in a fresh clone and venv")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         start = measure_start(args.repeats, tmp)
         count, load = measure_load(args.repeats, tmp)
+        install = measure_install(tmp) if args.install else None
     base = start["python -c 'import numpy'"]
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"python {platform.python_version()}")
@@ -128,9 +167,12 @@ def main():
     print(f"mapping the {count} llvm-cpu executables of examples/mlp.mlir, min of {args.repeats}:")
     for name, ms in load.items():
         print(f"  {name:36s} {ms:7.2f} ms")
+    if install is not None:
+        print(f"install (pip install -e \".[test]\", fresh clone and venv): {install:.1f} s")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"start_s": start, "executables": count, "load_ms": load}, f, indent=1)
+            json.dump({"start_s": start, "executables": count, "load_ms": load,
+                       "install_s": install}, f, indent=1)
 
 
 if __name__ == "__main__":
