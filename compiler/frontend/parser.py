@@ -19,6 +19,8 @@ Guards (each has a regression test in tests/compiler/test_frontend_guards.py):
 * string literals are lexed by :class:`~rt.compiler.frontend.lexer.RtLexer`, whose pattern cannot
   backtrack exponentially (xDSL's hangs on an unterminated string of ~30 characters; tested in
   tests/compiler/test_frontend_hostile.py);
+* file locations with a range (``loc("f.py":3:5 to :9)``, ``to 4:2``: JAX 0.10 prints them) are
+  read as their start, a ``FileLineColLoc`` (xDSL reads only ``"file":line:col``);
 * every parsed op gets a ``loc("file":line:col)`` location at its name (``%0 = linalg.matmul``
   is located at ``linalg``, as mlir-opt and iree-compile locate it), so later passes report
   located errors too.
@@ -150,6 +152,15 @@ class RtParser(Parser):
                 raise
         name = min(self.forward_ssa_references, key=lambda n: self._first_uses[n].start)
         self.raise_error(f"use of undeclared SSA value name '%{name}'", self._first_uses[name])
+
+    def _parse_location(self):
+        location = super()._parse_location()
+        if isinstance(location, FileLineColLoc) and self.parse_optional_keyword("to") is not None:
+            if self.parse_optional_punctuation(":") is None:  # ``to line:col``
+                self.parse_integer(False, False)
+                self.parse_punctuation(":")
+            self.parse_integer(False, False)
+        return location
 
     # ----------------------------------------------------------------- operations
     def parse_operation(self):

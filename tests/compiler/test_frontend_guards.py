@@ -211,3 +211,18 @@ def test_plain_affine_maps_are_parsed_once_and_others_as_before():
     with pytest.raises(CompileError) as info:
         parse_module(bad, "maps.mlir")
     assert (info.value.file, info.value.line) == ("maps.mlir", 2)
+
+
+def test_file_location_ranges_read_as_their_start():
+    """JAX 0.10 prints ``loc("f.py":3:5 to :9)`` and MLIR also writes ``to 4:2``; xDSL reads
+    neither. Both are read as the range's start, at the top of the file and inline."""
+    text = ('#loc1 = loc("model.py":3:5 to :9)\n'
+            'func.func @f(%a: f32) -> f32 {\n'
+            '  %0 = arith.addf %a, %a : f32 loc("model.py":7:2 to 8:4)\n'
+            '  return %0 : f32 loc(#loc1)\n'
+            '}\n')
+    module = parse_module(text, "ranges.mlir")
+    add = next(op for op in module.walk() if op.name == "arith.addf")
+    ret = next(op for op in module.walk() if op.name == "func.return")
+    assert (add.location.line.data, add.location.column.data) == (7, 2)
+    assert (ret.location.filename.data, ret.location.line.data, ret.location.column.data) == ("model.py", 3, 5)
