@@ -21,6 +21,9 @@ Guards (each has a regression test in tests/compiler/test_frontend_guards.py):
   tests/compiler/test_frontend_hostile.py);
 * file locations with a range (``loc("f.py":3:5 to :9)``, ``to 4:2``: JAX 0.10 prints them) are
   read as their start, a ``FileLineColLoc`` (xDSL reads only ``"file":line:col``);
+* a location alias used before its definition (``loc(#loc7)`` with ``#loc7 = loc(...)`` at the
+  end of the file, as MLIR and ``jax.export`` print debug locations) is not an error: the op
+  is located in this file instead (xDSL resolves aliases only backwards);
 * every parsed op gets a ``loc("file":line:col)`` location at its name (``%0 = linalg.matmul``
   is located at ``linalg``, as mlir-opt and iree-compile locate it), so later passes report
   located errors too.
@@ -154,6 +157,10 @@ class RtParser(Parser):
         self.raise_error(f"use of undeclared SSA value name '%{name}'", self._first_uses[name])
 
     def _parse_location(self):
+        token = self._current_token
+        if token.kind == MLIRTokenKind.HASH_IDENT and token.text not in self.attribute_aliases:
+            self._consume_token()  # defined further down: located by parse_operation instead
+            return UnknownLoc()
         location = super()._parse_location()
         if isinstance(location, FileLineColLoc) and self.parse_optional_keyword("to") is not None:
             if self.parse_optional_punctuation(":") is None:  # ``to line:col``

@@ -226,3 +226,17 @@ def test_file_location_ranges_read_as_their_start():
     ret = next(op for op in module.walk() if op.name == "func.return")
     assert (add.location.line.data, add.location.column.data) == (7, 2)
     assert (ret.location.filename.data, ret.location.line.data, ret.location.column.data) == ("model.py", 3, 5)
+
+
+def test_location_alias_defined_after_its_use():
+    """MLIR (and jax.export) print debug locations as aliases at the end of the file; an op
+    using one before its definition is located in the .mlir file itself."""
+    text = ('func.func @f(%a: f32) -> f32 {\n'
+            '  %0 = arith.addf %a, %a : f32 loc(#loc3)\n'
+            '  return %0 : f32 loc(#loc)\n'
+            '}\n'
+            '#loc = loc(unknown)\n'
+            '#loc3 = loc("model.py":7:2 to :9)\n')
+    module = parse_module(text, "late.mlir")
+    add = next(op for op in module.walk() if op.name == "arith.addf")
+    assert (add.location.filename.data, add.location.line.data, add.location.column.data) == ("late.mlir", 2, 8)
