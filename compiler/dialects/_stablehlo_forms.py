@@ -149,6 +149,9 @@ KEYWORDS = {
     "stablehlo.dot": {"precision": ("precision_config", _Precision)},
     "stablehlo.rng": {"distribution": ("rng_distribution", _Word(RngDistributionAttr))},
     "stablehlo.rng_bit_generator": {"algorithm": ("rng_algorithm", _Word(RngAlgorithmAttr))},
+    "stablehlo.get_dimension_size": {"dim": ("dimension", _Int)},
+    "stablehlo.dynamic_broadcast_in_dim": {"dims": ("broadcast_dimensions", _IntList)},
+    "stablehlo.dynamic_iota": {"dim": ("iota_dimension", _Int)},
 }
 
 
@@ -287,9 +290,9 @@ class ReduceForm(Directive):
         parser.parse_keyword("reducer")
         pairs = []
         while parser.parse_optional_punctuation("(") is not None:
-            acc = parser.parse_argument()
+            acc = _located_argument(parser)
             parser.parse_punctuation(",")
-            pairs.append((acc, parser.parse_argument()))
+            pairs.append((acc, _located_argument(parser)))
             parser.parse_punctuation(")")
         args = [p[0] for p in pairs] + [p[1] for p in pairs]
         state.regions["body"] = parser.parse_region(args)
@@ -317,6 +320,13 @@ class ReduceForm(Directive):
             printer.print_string(")")
         printer.print_string(" ")
         printer.print_region(op.body, print_entry_block_args=False)
+
+
+def _located_argument(parser):
+    """``%x: tensor<f32> [loc(...)]``: a reducer argument; JAX prints each with its location."""
+    argument = parser.parse_argument()
+    parser.parse_optional_location()
+    return argument
 
 
 def _applied_region(op_class, init_types):

@@ -12,7 +12,8 @@ Ops (StableHLO spec names): the elementwise unary and binary ops, ``compare``, `
 ``broadcast``, ``reshape``, ``transpose``, ``dot``, ``dot_general``, ``reduce``,
 ``reduce_window``, ``convolution``, ``gather``, ``scatter``, ``sort``, ``torch_index_select``, ``concatenate``,
 ``slice``, ``dynamic_slice``, ``dynamic_update_slice``, ``reverse``, ``pad``,
-``batch_norm_inference``, ``while``, ``if``, ``case``, ``custom_call``, ``return``. The
+``batch_norm_inference``, ``while``, ``if``, ``case``, ``custom_call``, ``return``, and the
+dynamic-shape ops ``jax.export`` writes for symbolic dimensions (``_stablehlo_dynamic.py``). The
 attributes are in ``_stablehlo_attrs.py``, the op bases and type directives in
 ``_stablehlo_syntax.py``, the structural ops' pretty forms in ``_stablehlo_forms.py``. The
 generic form's ``<{...}>`` properties (recent MLIR prints JAX's gather that way) are read as
@@ -29,6 +30,7 @@ from xdsl.irdl import (irdl_op_definition, operand_def, opt_attr_def,
 from xdsl.traits import Pure
 
 from rt.compiler.dialects._format import AttrDict, Operands, OpFormat
+from rt.compiler.dialects._stablehlo_dynamic import DYNAMIC_OPS
 from rt.compiler.dialects._stablehlo_forms import ConvolutionForm, Generic, ReduceForm, WhileForm
 from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare, ConstantValue, Convert, HloAttrDict,
                                                     HloOp, LoopOp, PropertiesAsAttributes, ReturnOp, Select,
@@ -518,7 +520,7 @@ STABLEHLO_OPS = [
     TransposeOp, DotOp, DotGeneralOp, ConcatenateOp, SliceOp, ReverseOp, PadOp, ReduceOp, CustomCallOp, ReturnOp, DynamicSliceOp,
     DynamicUpdateSliceOp, TorchIndexSelectOp, BatchNormInferenceOp, WhileOp, IfOp, CaseOp, GatherOp, ConvolutionOp,
     ReduceWindowOp, ScatterOp, SortOp, RngOp, RngBitGeneratorOp,
-]
+] + DYNAMIC_OPS
 
 STABLEHLO_ATTRS = [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr,
                    GatherDimensionNumbersAttr, ConvDimensionNumbersAttr, ScatterDimensionNumbersAttr,

@@ -182,7 +182,15 @@ def _compare(b, op, args, type_):
 
 
 def _select(b, op, args, type_):
-    return b.add(arith.SelectOp.build(operands=list(args), result_types=[type_]))
+    pred, *values = args
+    if isinstance(pred.type, TensorType) and pred.type.get_num_dims() == 0 and isinstance(type_, TensorType) \
+            and type_.get_num_dims():  # the spec's 0-d predicate choosing whole tensors: broadcast it
+        from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, empty, generic  # (a cycle)
+        rank = type_.get_num_dims()
+        shape = TensorType(i1, type_.get_shape())
+        pred = generic(b, [pred], [empty(b, shape, [(values[0], i) for i in range(rank)])],
+                       affine_maps(rank, [], dim_exprs(rank)), ["parallel"] * rank, [shape], lambda s, a: [a[0]])[0]
+    return b.add(arith.SelectOp.build(operands=[pred, *values], result_types=[type_]))
 
 
 def convert(b, op, x, type_):

@@ -27,7 +27,7 @@ Source followed: the StableHLO spec (``gather``, ``reduce_window``, ``convolutio
 """
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, TensorType
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr
@@ -54,7 +54,8 @@ def convert_gather(op, b):
     """``stablehlo.gather`` -> a gathering ``linalg.generic`` (see the module docstring)."""
     operand, indices = op.inputs
     type_ = op.outputs[0].type
-    require_static(op, operand.type, indices.type, type_)
+    require_static(op, operand.type)  # the indices' batch dims (a jax.export symbolic dim) may be dynamic
+    require_ranked(op, indices.type, type_)
     dims = op.attributes.get("dimension_numbers")
     if not isinstance(dims, hlo.GatherDimensionNumbersAttr):
         raise error_at_op(op, "'stablehlo.gather' needs dimension_numbers = #stablehlo.gather<...>")
@@ -95,8 +96,12 @@ def convert_gather(op, b):
             else:
                 coords.append(start if offset is None else s.add(xarith.AddiOp(start, offset)))
         return [s.add(tensor.ExtractOp(operand, coords, element_type(type_)))]
-    return generic(b, [], [empty(b, type_)], affine_maps(rank, dim_exprs(rank)),
-                           ["parallel"] * rank, [type_], body)
+    sources = [(indices, index_batch[batch_out.index(d)]) if d in batch_out else None for d in range(rank)]
+    if any(size < 0 and sources[d] is None for d, size in enumerate(type_.get_shape())) \
+            or indices.type.get_shape()[vector_dim:vector_dim + 1] == (DYNAMIC_INDEX,):
+        raise error_at_op(op, f"'stablehlo.gather' to {type_}: only the batch dims of the indices may be dynamic")
+    return generic(b, [], [empty(b, type_, sources)], affine_maps(rank, dim_exprs(rank)),
+                   ["parallel"] * rank, [type_], body)
 
 
 def _dilated(b, value, factors):

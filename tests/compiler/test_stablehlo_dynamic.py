@@ -1,0 +1,123 @@
+"""StableHLO with symbolic dimensions, as ``jax.export`` writes it
+(passes/input/stablehlo_legalize_shape_computations.py): one module runs every batch size on
+both devices and matches numpy; JAX's shape assertions fail a call with JAX's message; what rt
+does not convert is a located CompileError."""
+import numpy as np
+import pytest
+
+import rt
+from rt.runtime.errors import CompileError, RtError
+
+DEVICES = ["local-task://llvm-cpu", "local-sync://vmvx"]
+
+#: ``jax.export.export(jax.jit(lambda x, w: jnp.tanh(x @ w + 1.0).reshape(-1)))`` for x of shape
+#: (b, 8): JAX's wrapper asserts b >= 1 and passes b to the body, which rebuilds shapes from it
+EXPORTED_DENSE = """
+#loc = loc(unknown)
+#loc1 = loc("model.py":4:8 to :29)
+module @jit_f attributes {jax.uses_shape_polymorphism = true} {
+  func.func public @main(%arg0: tensor<?x8xf32> loc(unknown), %arg1: tensor<8x4xf32>) -> (tensor<?xf32>) {
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x8xf32>) -> tensor<i32> loc(#loc2)
+    %1 = stablehlo.compare GE, %0, %c, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.custom_call @shape_assertion(%1, %0) {api_version = 2 : i32, error_message = "Expected value >= 1 for dimension variable 'b' (= {0})", has_side_effect = true} : (tensor<i1>, tensor<i32>) -> ()
+    %2 = call @_wrapped_jax_export_main(%0, %arg0, %arg1) : (tensor<i32>, tensor<?x8xf32>, tensor<8x4xf32>) -> tensor<?xf32>
+    return %2 : tensor<?xf32> loc(#loc)
+  }
+  func.func private @_wrapped_jax_export_main(%arg0: tensor<i32> {jax.global_constant = "b"}, %arg1: tensor<?x8xf32>, %arg2: tensor<8x4xf32>) -> tensor<?xf32> {
+    %c_4 = stablehlo.constant dense<4> : tensor<1xi32>
+    %c_i4 = stablehlo.constant dense<4> : tensor<i32>
+    %one = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %0 = stablehlo.dot_general %arg1, %arg2, contracting_dims = [1] x [0] : (tensor<?x8xf32>, tensor<8x4xf32>) -> tensor<?x4xf32> loc(#loc1)
+    %1 = stablehlo.reshape %arg0 : (tensor<i32>) -> tensor<1xi32>
+    %2 = stablehlo.concatenate %1, %c_4, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+    %3 = stablehlo.dynamic_broadcast_in_dim %one, %2, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x4xf32>
+    %4 = stablehlo.add %0, %3 : tensor<?x4xf32>
+    %5 = stablehlo.tanh %4 : tensor<?x4xf32>
+    %6 = stablehlo.multiply %arg0, %c_i4 : tensor<i32>
+    %7 = stablehlo.reshape %6 : (tensor<i32>) -> tensor<1xi32>
+    %8 = stablehlo.dynamic_reshape %5, %7 : (tensor<?x4xf32>, tensor<1xi32>) -> tensor<?xf32>
+    return %8 : tensor<?xf32>
+  }
+}
+#loc2 = loc("dimension_size")
+"""
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_one_exported_module_runs_every_batch_size(device):
+    module = rt.load(rt.compile(EXPORTED_DENSE, devices=[device.split("://")[1]]), devices=[device])
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((8, 4)).astype(np.float32)
+    for batch in (5, 1, 16):
+        x = rng.standard_normal((batch, 8)).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(module.main(x, w)), np.tanh(x @ w + 1.0).reshape(-1), rtol=1e-5,
+                                   atol=1e-6)
+
+
+def test_a_broken_shape_assertion_fails_the_call_with_jax_message():
+    module = rt.load(rt.compile(EXPORTED_DENSE, devices=["llvm-cpu"]), devices=["local-task://llvm-cpu"])
+    with pytest.raises(RtError, match=r"Expected value >= 1 for dimension variable 'b' \(= \?\)"):
+        module.main(np.zeros((0, 8), np.float32), np.zeros((8, 4), np.float32))
+
+
+#: iota over a symbolic dim, x[1:] - x[:-1] as JAX slices a symbolic dim (dynamic_gather with
+#: run-time slice sizes), a pad of a dynamic tensor, an embedding take with a dynamic count, a
+#: 0-d predicate select and a sort whose comparator uses its function's constants
+EXPORTED_OPS = """
+func.func @main(%x: tensor<?xf32>, %table: tensor<10x4xf32>, %ids: tensor<?x1xi32>, %p: tensor<i1>)
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+  %iota = stablehlo.dynamic_iota %n1, dim = 0 : (tensor<1xi32>) -> tensor<?xf32>
+  %with_iota = stablehlo.add %x, %iota : tensor<?xf32>
+  %minus1 = stablehlo.constant dense<-1> : tensor<i32>
+  %zero_i = stablehlo.constant dense<0> : tensor<1xi32>
+  %one_i = stablehlo.constant dense<1> : tensor<1xi32>
+  %m = stablehlo.add %n, %minus1 : tensor<i32>
+  %m1 = stablehlo.reshape %m : (tensor<i32>) -> tensor<1xi32>
+  %tail = "stablehlo.dynamic_gather"(%x, %one_i, %m1) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], start_index_map = [0]>, indices_are_sorted = true}> : (tensor<?xf32>, tensor<1xi32>, tensor<1xi32>) -> tensor<?xf32>
+  %head = "stablehlo.dynamic_gather"(%x, %zero_i, %m1) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], start_index_map = [0]>, indices_are_sorted = true}> : (tensor<?xf32>, tensor<1xi32>, tensor<1xi32>) -> tensor<?xf32>
+  %diff = stablehlo.subtract %tail, %head : tensor<?xf32>
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %padded = stablehlo.pad %x, %zero, low = [1], high = [2], interior = [0] : (tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+  %rows = "stablehlo.gather"(%table, %ids) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>}> : (tensor<10x4xf32>, tensor<?x1xi32>) -> tensor<?x4xf32>
+  %chosen = stablehlo.select %p, %x, %iota : tensor<i1>, tensor<?xf32>
+  %nan = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+  %sorted = "stablehlo.sort"(%x) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %a_nan = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %a2 = stablehlo.select %a_nan, %nan, %a : tensor<i1>, tensor<f32>
+    %lt = stablehlo.compare LT, %a2, %b, TOTALORDER : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  }) : (tensor<?xf32>) -> tensor<?xf32>
+  return %with_iota, %diff, %padded, %rows, %chosen, %sorted : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x4xf32>, tensor<?xf32>, tensor<?xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dynamic_iota_slice_pad_gather_select_and_sort(device):
+    module = rt.load(rt.compile(EXPORTED_OPS, devices=[device.split("://")[1]]), devices=[device])
+    rng = np.random.default_rng(1)
+    table = rng.standard_normal((10, 4)).astype(np.float32)
+    for n, k in ((6, 3), (2, 5)):
+        x = rng.standard_normal(n).astype(np.float32)
+        ids = rng.integers(0, 10, (k, 1)).astype(np.int32)
+        results = [np.asarray(r) for r in module.main(x, table, ids, np.array(False))]
+        expected = [x + np.arange(n), x[1:] - x[:-1], np.pad(x, (1, 2)), table[ids[:, 0]], np.arange(n, dtype=np.float32),
+                    np.sort(x)]
+        for got, want in zip(results, expected):
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_a_dynamic_gather_rt_does_not_convert_is_located():
+    text = """
+func.func @main(%x: tensor<?x6xf32>, %i: tensor<3x1xi32>, %s: tensor<2xi32>) -> tensor<?x3xf32> {
+  %0 = "stablehlo.dynamic_gather"(%x, %i, %s) <{dimension_numbers = #stablehlo.gather<offset_dims = [0], collapsed_slice_dims = [1], start_index_map = [1], index_vector_dim = 1>}> : (tensor<?x6xf32>, tensor<3x1xi32>, tensor<2xi32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+"""
+    with pytest.raises(CompileError, match="dynamic_gather' with batched or collapsed indices") as info:
+        rt.compile(text, devices=["vmvx"])
+    assert info.value.line == 3
