@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/jax_models.py [--venv DIR] [--devices=llvm-cpu,vmvx] [--only=mlp,gpt]
         [--iree]   # also time iree-compile (IREE 3.13 installed into the same throwaway venv)
+        [--symbolic]   # jax.export with a symbolic batch: one module checked at two sizes
 
 The script makes a throwaway virtual environment (default ``/tmp/rt-jax-venv``) with JAX 0.10.2
 (never an rt dependency), runs ``benchmarks/jax_models_export.py`` there to write each model's
@@ -12,7 +13,9 @@ process, compiles each model with ``rt.compile`` for every device, runs it and p
 largest absolute difference from JAX and rt's compile time. With ``--iree`` it also times
 ``iree-compile --iree-hal-target-backends=llvm-cpu`` on the same StableHLO text (IREE 3.13 in the
 throwaway environment) and prints rt / IREE. Exits 1 when a model fails or differs by more
-than ``--atol`` (default 1e-4).
+than ``--atol`` (default 1e-4). With ``--symbolic`` the models are exported with
+``jax.export`` and a symbolic leading dim (``jax_models_export.SYMBOLIC``), and each compiled
+module is checked at two sizes of that dim.
 """
 import argparse
 import os
@@ -57,35 +60,40 @@ def main(argv=None):
     ap.add_argument("--only", default="")
     ap.add_argument("--atol", type=float, default=1e-4)
     ap.add_argument("--iree", action="store_true", help="also time iree-compile on the same StableHLO")
+    ap.add_argument("--symbolic", action="store_true", help="export with a symbolic batch; check two sizes")
     args = ap.parse_args(argv)
 
     import rt
 
     python = _venv(args.venv, args.iree)
     out = pathlib.Path(tempfile.mkdtemp(prefix="rt-jax-models-"))
-    subprocess.run([python, str(HERE / "jax_models_export.py"), str(out)], check=True)
+    subprocess.run([python, str(HERE / "jax_models_export.py"), str(out)] + (["--symbolic"] if args.symbolic else []),
+                   check=True)
     names = [p.stem for p in sorted(out.glob("*.mlir"))]
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
     failed = False
     for name in names:
         text = (out / f"{name}.mlir").read_text()
-        inputs = np.load(out / f"{name}.inputs.npz")
-        expected = np.load(out / f"{name}.expected.npz")
-        values = [inputs[f"arr_{i}"] for i in range(len(inputs.files))]
+        cases = [(np.load(out / f"{name}.inputs{k}.npz"), np.load(out / f"{name}.expected{k}.npz"))
+                 for k in ("", "2") if (out / f"{name}.inputs{k}.npz").exists()]
         row = [f"{name:12s}"]
         for device in args.devices.split(","):
             started = time.perf_counter()
             try:
                 vmfb = rt.compile(text, devices=[device])
                 seconds = time.perf_counter() - started
-                results = rt.load(vmfb, devices=[DEVICES[device]]).main(*values)
+                module = rt.load(vmfb, devices=[DEVICES[device]])
+                err = 0.0
+                for inputs, expected in cases:
+                    results = module.main(*[inputs[f"arr_{i}"] for i in range(len(inputs.files))])
+                    results = results if isinstance(results, (tuple, list)) else (results,)
+                    err = max([err] + [float(np.max(np.abs(np.asarray(r) - expected[f"arr_{i}"])))
+                                       for i, r in enumerate(results)])
             except rt.RtError as e:
                 row.append(f"{device}: FAILED {str(e).splitlines()[0][:160]}")
                 failed = True
                 continue
-            results = results if isinstance(results, (tuple, list)) else (results,)
-            err = max(float(np.max(np.abs(np.asarray(r) - expected[f"arr_{i}"]))) for i, r in enumerate(results))
             failed |= err > args.atol
             row.append(f"{device}: max |rt - jax| {err:.1e}, compile {seconds:.2f} s")
             if args.iree and device == "llvm-cpu":

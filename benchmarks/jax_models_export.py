@@ -2,13 +2,19 @@
 
 Usage (``benchmarks/jax_models.py`` runs it in a throwaway environment)::
 
-    python benchmarks/jax_models_export.py OUT_DIR
+    python benchmarks/jax_models_export.py OUT_DIR [--symbolic]
 
 Writes ``OUT_DIR/<model>.mlir`` (``jax.jit(f).lower(*args).as_text()``), ``<model>.inputs.npz``
 and ``<model>.expected.npz`` for: an MLP, a CNN (conv, pooling, dense), a transformer encoder
 block (attention, layer norm, GELU), an LSTM over a sequence (``lax.scan``), a GPT decoder block
 with an embedding gather and causal mask, and an MLP training step (``value_and_grad`` + SGD).
 Weights are random with fixed seeds; only jax and numpy are used.
+
+With ``--symbolic`` each model is exported with ``jax.export`` and the leading dim of its data
+inputs (``SYMBOLIC``: batch, or sequence length) as the symbolic dimension ``b``, and a second
+input set of half that size is written too (``<model>.inputs2.npz``, ``<model>.expected2.npz``):
+one compiled module must give JAX's results at both sizes. A model JAX cannot export that way
+is reported and skipped.
 """
 import os
 import sys
@@ -119,10 +125,38 @@ def train_step(rng):
 MODELS = {"mlp": mlp, "cnn": cnn, "transformer": transformer, "lstm": lstm, "gpt": gpt, "train_step": train_step}
 
 
-def main(out):
+#: model -> positions of the inputs whose leading dim is the symbolic ``b`` of ``--symbolic``
+SYMBOLIC = {"mlp": [0], "cnn": [0], "transformer": [0], "lstm": [0], "gpt": [0], "train_step": [4, 5]}
+
+
+def _export_symbolic(out, name, f, args):
+    from jax import export
+
+    size = export.symbolic_shape("b")[0]
+    specs = [jax.ShapeDtypeStruct(((size,) + a.shape[1:]) if i in SYMBOLIC[name] else a.shape, a.dtype)
+             for i, a in enumerate(args)]
+    try:
+        exported = export.export(jax.jit(f))(*specs)
+    except Exception as e:  # JAX's shape polymorphism refuses some programs (e.g. a fixed-size add)
+        print(f"{name}: not exportable with a symbolic dim: {str(e).splitlines()[0]}", flush=True)
+        return
+    with open(os.path.join(out, f"{name}.mlir"), "w") as fh:
+        fh.write(exported.mlir_module())
+    for suffix, cut in (("", None), ("2", max(1, args[SYMBOLIC[name][0]].shape[0] // 2))):
+        given = [a[:cut] if i in SYMBOLIC[name] else a for i, a in enumerate(args)]
+        results = jax.tree_util.tree_leaves(jax.jit(f)(*given))
+        np.savez(os.path.join(out, f"{name}.inputs{suffix}.npz"), *given)
+        np.savez(os.path.join(out, f"{name}.expected{suffix}.npz"), *[np.asarray(r) for r in results])
+    print(f"{name}: exported with a symbolic dim", flush=True)
+
+
+def main(out, symbolic=False):
     os.makedirs(out, exist_ok=True)
     for name, build in MODELS.items():
         f, args = build(np.random.default_rng(7))
+        if symbolic:
+            _export_symbolic(out, name, f, args)
+            continue
         jitted = jax.jit(f)
         with open(os.path.join(out, f"{name}.mlir"), "w") as fh:
             fh.write(jitted.lower(*args).as_text())
@@ -134,4 +168,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], "--symbolic" in sys.argv[2:])

@@ -121,3 +121,42 @@ func.func @main(%x: tensor<?x6xf32>, %i: tensor<3x1xi32>, %s: tensor<2xi32>) -> 
     with pytest.raises(CompileError, match="dynamic_gather' with batched or collapsed indices") as info:
         rt.compile(text, devices=["vmvx"])
     assert info.value.line == 3
+
+
+#: a conv + max pool over a symbolic batch, in a private function taking the dynamic tensor
+#: (as jax.export wraps its model): rt inlines the call and sizes the windows' batch at run time
+EXPORTED_CONV = """
+func.func @main(%x: tensor<?x6x6x2xf32>, %k: tensor<3x3x2x4xf32>) -> tensor<?x3x3x4xf32> {
+  %0 = call @_wrapped(%x, %k) : (tensor<?x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<?x3x3x4xf32>
+  return %0 : tensor<?x3x3x4xf32>
+}
+func.func private @_wrapped(%x: tensor<?x6x6x2xf32>, %k: tensor<3x3x2x4xf32>) -> tensor<?x3x3x4xf32> {
+  %y = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<?x6x6x4xf32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %p = "stablehlo.reduce_window"(%y, %ninf) <{window_dimensions = array<i64: 1, 2, 2, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %m = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }) : (tensor<?x6x6x4xf32>, tensor<f32>) -> tensor<?x3x3x4xf32>
+  return %p : tensor<?x3x3x4xf32>
+}
+"""
+
+
+def _conv_pool(x, k):
+    padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    y = np.zeros(x.shape[:3] + (k.shape[3],), np.float32)
+    for i in range(3):
+        for j in range(3):
+            y += padded[:, i:i + 6, j:j + 6, :] @ k[i, j]
+    return y.reshape(x.shape[0], 3, 2, 3, 2, -1).max(axis=(2, 4))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_convolution_and_pooling_over_a_symbolic_batch(device):
+    module = rt.load(rt.compile(EXPORTED_CONV, devices=[device.split("://")[1]]), devices=[device])
+    rng = np.random.default_rng(2)
+    k = rng.standard_normal((3, 3, 2, 4)).astype(np.float32)
+    for batch in (3, 1):
+        x = rng.standard_normal((batch, 6, 6, 2)).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(module.main(x, k)), _conv_pool(x, k), rtol=1e-5, atol=1e-5)

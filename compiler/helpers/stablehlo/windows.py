@@ -41,6 +41,21 @@ from rt.compiler.helpers.stablehlo.builders import (affine_maps, dim_exprs, empt
 from rt.compiler.helpers.stablehlo.elementwise import constant, convert, element_type, emit_elementwise
 
 
+def _dynamic_dims(b, value):
+    """``tensor.dim`` of each dynamic dim of ``value`` (a reshape's source/result sizes)."""
+    return [b.add(tensor.DimOp(value, constant(b, i, IndexType())))
+            for i, size in enumerate(value.type.get_shape()) if size == DYNAMIC_INDEX]
+
+
+def _require_static_except(op, type_, dims):
+    """CompileError at ``op`` unless every dim of ``type_`` outside ``dims`` is static: a symbolic
+    batch dim (``jax.export``) passes through a window op whose window does not move along it."""
+    dynamic = [d for d, size in enumerate(type_.get_shape()) if size == DYNAMIC_INDEX and d not in dims]
+    if dynamic:
+        raise error_at_op(op, f"'{op.name}' on {type_}: rt takes a dynamic size only in dims the window does not "
+                              f"move along (a batch dim); dims {dynamic} are dynamic")
+
+
 def _index(s, value):
     return s.add(arith.IndexCastOp.build(operands=[value], result_types=[IndexType()]))
 
@@ -129,8 +144,9 @@ def _dilated(b, value, factors):
         zero = constant(s, 0, element_type(value.type))
         return [s.add(arith.SelectOp.build(operands=[on_grid, read, zero], result_types=[read.type]))]
     rank = len(shape)
-    return generic(b, [], [empty(b, out_type)], affine_maps(rank, dim_exprs(rank)), ["parallel"] * rank, [out_type],
-                   body)[0]
+    sources = [(value, d) if size == DYNAMIC_INDEX else None for d, size in enumerate(shape)]
+    return generic(b, [], [empty(b, out_type, sources)], affine_maps(rank, dim_exprs(rank)), ["parallel"] * rank,
+                   [out_type], body)[0]
 
 
 def _pairs(op, key, rank, what):
@@ -158,7 +174,6 @@ def convert_reduce_window(op, b, reduction_body):
         raise error_at_op(op, "'stablehlo.reduce_window' of several operands is not supported by rt")
     value, init = op.inputs
     type_ = op.outputs[0].type
-    require_static(op, value.type, type_)
     rank = value.type.get_num_dims()
     window = int_list(op, "window_dimensions")
     strides = int_list(op, "window_strides", [1] * rank)
@@ -166,10 +181,14 @@ def convert_reduce_window(op, b, reduction_body):
     if any(v != 1 for v in int_list(op, "base_dilations", [1] * rank)):
         raise error_at_op(op, "'stablehlo.reduce_window' with base_dilations is not supported by rt")
     low, high = _pairs(op, "padding", rank, "the operand")
+    fixed = [d for d in range(rank) if window[d] == strides[d] == 1 and low[d] == high[d] == 0]
+    _require_static_except(op, value.type, fixed)
+    _require_static_except(op, type_, fixed)
     init_scalar = b.add(tensor.ExtractOp(init, [], element_type(init.type)))
     padded = _padded(b, op, value, low, high, init_scalar)
     window_type = TensorType(element_type(type_), window)
-    out = b.add(FillOp([init_scalar], [empty(b, type_)], [type_]))
+    sources = [(value, d) if size == DYNAMIC_INDEX else None for d, size in enumerate(type_.get_shape())]
+    out = b.add(FillOp([init_scalar], [empty(b, type_, sources)], [type_]))
     d = AffineExpr.dimension
     x_map = [d(i) * strides[i] + d(rank + i) * dilations[i] for i in range(rank)]
     maps = affine_maps(2 * rank, x_map, [d(rank + i) for i in range(rank)], [d(i) for i in range(rank)])
@@ -182,10 +201,13 @@ def convert_convolution(op, b):
     """``stablehlo.convolution`` -> zero padding + a contraction ``linalg.generic``."""
     lhs, rhs = op.inputs
     type_ = op.outputs[0].type
-    require_static(op, lhs.type, rhs.type, type_)
+    require_static(op, rhs.type)
     dims = op.attributes.get("dimension_numbers")
     if not isinstance(dims, hlo.ConvDimensionNumbersAttr):
         raise error_at_op(op, "'stablehlo.convolution' needs dimension_numbers = #stablehlo.conv<...>")
+    _require_static_except(op, lhs.type, [dims.get("input_batch_dimension")])
+    _require_static_except(op, type_, [dims.get("output_batch_dimension")])
+    source = lhs  # the batch size of the result
     n = len(dims.get("input_spatial_dimensions"))
     base_dilations = int_list(op, "lhs_dilation", [1] * n)
     if len(base_dilations) != n or any(v < 1 for v in base_dilations):
@@ -243,7 +265,9 @@ def convert_convolution(op, b):
     else:
         lhs_exprs[in_f], rhs_exprs[k_o] = channel, d(out_f)
     element = element_type(type_)
-    init = b.add(FillOp([constant(b, 0, element)], [empty(b, out_type)], [out_type]))
+    batch = [(source, in_b) if d == at(out_b, out_f) and size == DYNAMIC_INDEX else None
+             for d, size in enumerate(out_type.get_shape())]
+    init = b.add(FillOp([constant(b, 0, element)], [empty(b, out_type, batch)], [out_type]))
 
     def body(s, args):
         x, w, acc = (convert(s, op, v, element) for v in args)
@@ -253,7 +277,8 @@ def convert_convolution(op, b):
     iterators = ["parallel"] * out_rank + ["reduction"] * (n + 1)
     result = generic(b, [padded, rhs], [init], maps, iterators, [out_type], body)
     if split:
-        result = [b.add(TensorReshapeOp.build(operands=[result[0], [], []], result_types=[type_]))]
+        sizes = _dynamic_dims(b, result[0])
+        result = [b.add(TensorReshapeOp.build(operands=[result[0], sizes, sizes], result_types=[type_]))]
     return result
 
 
@@ -265,7 +290,8 @@ def _split_type(type_, dim, groups):
 
 def _split_dim(b, value, dim, groups):
     """``value`` with dim ``dim`` split in (groups, size / groups): a metadata-only reshape."""
-    return b.add(TensorReshapeOp.build(operands=[value, [], []], result_types=[_split_type(value.type, dim, groups)]))
+    sizes = _dynamic_dims(b, value)
+    return b.add(TensorReshapeOp.build(operands=[value, sizes, sizes], result_types=[_split_type(value.type, dim, groups)]))
 
 
 def convert_scatter(op, b, combine):

@@ -20,13 +20,18 @@ size is an ``index`` value (``helpers/stablehlo/shapes.py`` folds the shape arit
 * ``dynamic_gather`` whose index vector is one start position and whose ``slice_sizes`` are
   shape values (``x[1:]`` on a symbolic dim) -> ``tensor.extract_slice`` at starts clamped into
   the operand, as ``gather`` clamps; one with constant ``slice_sizes`` -> ``stablehlo.gather``;
+* ``dynamic_slice`` / ``dynamic_update_slice`` of a dynamic tensor (a ``lax.scan`` over a
+  symbolic length) -> ``tensor.extract_slice`` / ``insert_slice`` at starts clamped with the
+  run-time dims, as the spec clamps;
 * ``pad`` / ``slice`` on dynamic operands -> ``tensor.pad`` / ``tensor.extract_slice`` (a slice's
   limits checked against the run-time dims on the host);
 * ``custom_call @shape_assertion(%ok, %dims...)`` -> ``cf.assert`` on ``%ok`` with JAX's message
   (its ``{0}`` placeholders shown as ``?``): a call whose shapes break the exported
   specification fails with JAX's explanation instead of computing on the wrong sizes.
 
-Before that, region bodies that the conversion turns into scalar code (``sort`` comparators,
+Before that, calls that pass tensors with dynamic dims between functions (``jax.export``'s
+wrapper, ``lax.scan`` bodies) are inlined (``helpers/stablehlo/inline.py``: rt carries dynamic
+dims only across the public ABI), and region bodies that the conversion turns into scalar code (``sort`` comparators,
 ``reduce`` bodies) get their own copies of the outer constants they use
 (``helpers/stablehlo/regions.py``): ``jax.export`` of ``jnp.sort`` captures its NaN constants.
 
@@ -51,10 +56,11 @@ from xdsl.rewriter import Rewriter
 from rt.compiler.dialects import arith, stablehlo as hlo
 from rt.compiler.dialects import _stablehlo_dynamic as dyn
 from rt.compiler.dialects.flow_tensor_shape import TensorReshapeOp
-from rt.compiler.dialects.tensor import ExtractSliceOp
+from rt.compiler.dialects.tensor import ExtractSliceOp, InsertSliceOp
 from rt.compiler.frontend import error_at_op
 from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic, int_list
 from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type, is_float
+from rt.compiler.helpers.stablehlo.inline import inline_dynamic_calls
 from rt.compiler.helpers.stablehlo.regions import localize_captured_values
 from rt.compiler.helpers.stablehlo.shapes import constant_ints, index_constant, result_sizes, shape_elements
 from rt.compiler.op_handlers import OpHandlers, handles
@@ -108,6 +114,9 @@ class StableHLOLegalizeShapeComputationsPass(Pass):
     name = "iree-stablehlo-legalize-shape-computations"
 
     def run(self, module, ctx):
+        if not any(op.dialect_name() == "stablehlo" for op in module.walk()):
+            return
+        inline_dynamic_calls(module)
         localize_captured_values(module)
         converter = _Converter()
         ops = [op for op in module.walk() if converter.handler(op) is not None]
@@ -240,6 +249,42 @@ class _Converter:
                          f"{op.name}: limit {limit} of dim {i} is past the operand's size")
             sizes.append(size if type_.get_shape()[i] != DYNAMIC_INDEX else index_constant(b, size))
         return [b.add(ExtractSliceOp(value, starts, sizes, strides, type_))]
+
+    @handles(hlo.DynamicSliceOp)
+    def _dynamic_slice(self, op, b):
+        value, indices = op.inputs[0], list(op.inputs[1:])
+        type_ = op.outputs[0].type
+        if not _is_dynamic(value.type):
+            return None
+        sizes = int_list(op, "slice_sizes")
+        starts = self._clamped_starts(op, b, value, indices, [index_constant(b, size) for size in sizes])
+        return [b.add(ExtractSliceOp(value, starts, sizes, [1] * len(sizes), type_))]
+
+    @handles(hlo.DynamicUpdateSliceOp)
+    def _dynamic_update_slice(self, op, b):
+        value, update, indices = op.inputs[0], op.inputs[1], list(op.inputs[2:])
+        if not _is_dynamic(value.type) and not _is_dynamic(update.type):
+            return None
+        sizes = _dims(b, update)
+        starts = self._clamped_starts(op, b, value, indices, sizes)
+        mixed = [static if static != DYNAMIC_INDEX else size for static, size in zip(update.type.get_shape(), sizes)]
+        rank = len(sizes)
+        dynamic_sizes = [size for size in mixed if not isinstance(size, int)]
+        return [b.add(InsertSliceOp.build(
+            operands=[update, value, starts, dynamic_sizes, []], result_types=[value.type],
+            properties={"static_offsets": DenseArrayBase.from_list(i64, [DYNAMIC_INDEX] * rank),
+                        "static_sizes": DenseArrayBase.from_list(i64, [m if isinstance(m, int) else DYNAMIC_INDEX
+                                                                        for m in mixed]),
+                        "static_strides": DenseArrayBase.from_list(i64, [1] * rank)}))]
+
+    @staticmethod
+    def _clamped_starts(op, b, value, indices, sizes):
+        """``dynamic_slice``'s start indices (0-d tensors) clamped to ``[0, dim - size]`` per dim."""
+        if len(indices) != value.type.get_num_dims() or len(sizes) != len(indices):
+            raise error_at_op(op, f"'{op.name}': {len(indices)} start indices and {len(sizes)} sizes for {value.type}")
+        zero = index_constant(b, 0)
+        return [_clamp(b, shape_elements(b, index, op)[0], zero, _sub(b, dim, size))
+                for index, dim, size in zip(indices, _dims(b, value), sizes)]
 
     @handles(dyn.DynamicGatherOp)
     def _dynamic_gather(self, op, b):
