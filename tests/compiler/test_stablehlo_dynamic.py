@@ -160,3 +160,42 @@ def test_convolution_and_pooling_over_a_symbolic_batch(device):
     for batch in (3, 1):
         x = rng.standard_normal((batch, 6, 6, 2)).astype(np.float32)
         np.testing.assert_allclose(np.asarray(module.main(x, k)), _conv_pool(x, k), rtol=1e-5, atol=1e-5)
+
+
+#: a scan over a dynamic length (what ``lax.scan`` over a symbolic dim becomes): each step's
+#: row, computed by a dispatch, is inserted into the loop-carried tensor<?x4xf32> at offsets the
+#: compiler cannot prove zero; the dispatch's result size is the carried tensor's, not its own
+SCAN_INSERT = """
+func.func @main(%d: tensor<?x2x4xf32>, %u: tensor<1x2x4xf32>) -> tensor<?x2x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %d, %c0 : tensor<?x2x4xf32>
+  %r:2 = scf.while (%i = %c0, %acc = %d) : (index, tensor<?x2x4xf32>) -> (index, tensor<?x2x4xf32>) {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %i, %acc : index, tensor<?x2x4xf32>
+  } do {
+  ^bb0(%j: index, %a: tensor<?x2x4xf32>):
+    %e = tensor.empty() : tensor<1x2x4xf32>
+    %scaled = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%u : tensor<1x2x4xf32>) outs(%e : tensor<1x2x4xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %jf = arith.index_cast %j : index to i32
+      %f = arith.sitofp %jf : i32 to f32
+      %y = arith.mulf %x, %f : f32
+      linalg.yield %y : f32
+    } -> tensor<1x2x4xf32>
+    %zero = arith.minsi %j, %c0 : index
+    %0 = tensor.insert_slice %scaled into %a[%j, %zero, %zero] [1, 2, 4] [1, 1, 1] : tensor<1x2x4xf32> into tensor<?x2x4xf32>
+    %k = arith.addi %j, %c1 : index
+    scf.yield %k, %0 : index, tensor<?x2x4xf32>
+  }
+  return %r#1 : tensor<?x2x4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_dispatch_inserting_into_a_loop_carried_dynamic_tensor(device):
+    module = rt.load(rt.compile(SCAN_INSERT, devices=[device.split("://")[1]]), devices=[device])
+    u = np.arange(1, 9, dtype=np.float32).reshape(1, 2, 4)
+    got = np.asarray(module.main(np.zeros((3, 2, 4), np.float32), u))
+    np.testing.assert_array_equal(got, np.arange(3, dtype=np.float32)[:, None, None] * u)

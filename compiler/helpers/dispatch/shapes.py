@@ -185,11 +185,11 @@ def materialize_dims(value, before):
         derived = _derived_dims(current, before)
         if derived is not None:
             return derived
-    out = []
+    out = []  # dims of the tied source: ``value`` itself may be defined by ``before`` (a dispatch root)
     for d, size in enumerate(value.type.get_shape()):
         if size == DYNAMIC_INDEX:
             index = arith.ConstantOp(IntegerAttr(d, INDEX))
-            dim = tensor.DimOp(value, index)
+            dim = tensor.DimOp(current, index)
             _insert([index, dim], before)
             out.append(dim.result)
     return out

@@ -25,9 +25,10 @@ size is an ``index`` value (``helpers/stablehlo/shapes.py`` folds the shape arit
   run-time dims, as the spec clamps;
 * ``pad`` / ``slice`` on dynamic operands -> ``tensor.pad`` / ``tensor.extract_slice`` (a slice's
   limits checked against the run-time dims on the host);
-* ``custom_call @shape_assertion(%ok, %dims...)`` -> ``cf.assert`` on ``%ok`` with JAX's message
-  (its ``{0}`` placeholders shown as ``?``): a call whose shapes break the exported
-  specification fails with JAX's explanation instead of computing on the wrong sizes.
+* ``custom_call @shape_assertion(%ok, %dims...)`` with JAX's 0-d predicate -> ``cf.assert`` on
+  ``%ok`` with JAX's message (its ``{0}`` placeholders shown as ``?``): a call whose shapes break
+  the exported specification fails with JAX's explanation instead of computing on the wrong
+  sizes. Other shape assertions are dropped, as IREE drops all of them.
 
 Before that, calls that pass tensors with dynamic dims between functions (``jax.export``'s
 wrapper, ``lax.scan`` bodies) are inlined (``helpers/stablehlo/inline.py``: rt carries dynamic
@@ -318,7 +319,9 @@ class _Converter:
     def _custom_call(self, op, b):
         target = op.attributes.get("call_target_name")
         if target is None or target.data != "shape_assertion" or op.outputs or not op.inputs:
-            return None  # iree-stablehlo-to-iree-input reports the others
+            return None  # iree-stablehlo-to-iree-input reports the others (and drops other assertions)
+        if op.inputs[0].type.get_num_dims() != 0:
+            return None  # not JAX's scalar form: dropped, as IREE drops every shape assertion
         message = op.attributes.get("error_message")
         text = message.data if isinstance(message, StringAttr) else "shape assertion failed"
         ok = b.add(tensor.ExtractOp(op.inputs[0], [], element_type(op.inputs[0].type)))
