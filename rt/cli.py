@@ -55,8 +55,9 @@ import sys
 import traceback
 
 from rt.cli_calibrate import add_parser as add_calibrate_parser
-from rt.cli_multi_device import (add_arguments, chakra_recorder, finish, is_multi_device,
-                                 load_options, run_mpi, run_spmd, simulated_clock,
+from rt.cli_module_io import (add_mlir_compile_arguments, check_outputs, function_named, load_module, parse_inputs,
+                              print_results, print_statistics, tracer_for)
+from rt.cli_multi_device import (add_arguments, chakra_recorder, finish, run_mpi, run_spmd, simulated_clock,
                                  simulated_rows)
 from rt.profile_report import register as register_profile
 from rt.replay_capture import Capture
@@ -99,7 +100,7 @@ def _cmd_opt(argv):
 def _cmd_compile(args):
     from rt.compilation import compile
 
-    _check_outputs(args)
+    check_outputs(args)
 
     vmfb = compile(args.input, devices=args.device or None, dump_after=args.dump_after,
                    dump_dir=args.dump_dir, data_tiling=args.data_tiling, compile_to=args.compile_to,
@@ -116,144 +117,28 @@ def _cmd_compile(args):
     return 0
 
 
-def _load(args, tracer=None):
-    from rt.loading import load
-
-    if (args.module is None) == (args.module_flag is None):
-        raise InvalidArgumentError("give the module once: python -m rt run MODULE.vmfb ... or --module=MODULE.vmfb")
-    args.module = args.module or args.module_flag
-    if not os.path.exists(args.module):
-        raise NotFoundError(f"module file {args.module!r} does not exist")
-    if not args.untrusted and (args.allow_executable or args.trusted_key):
-        raise InvalidArgumentError("--allow-executable and --trusted-key apply to --untrusted")
-    extra = load_options(args) if is_multi_device(args) else {}
-    module = _compiled_if_mlir(args)
-    return load(module, devices=args.device or None, tracer=tracer,
-                trusted=not args.untrusted, allowed_executables=args.allow_executable,
-                trusted_keys=args.trusted_key, parameters=args.parameters or None, **extra)
-
-
-def _compiled_if_mlir(args):
-    """``args.module``, compiled first when it is an ``.mlir`` file (with the compile flags run /
-    benchmark took); InvalidArgumentError for compile flags given with a ``.vmfb``."""
-    options = _mlir_compile_options(args)
-    if args.module.endswith(".mlir"):
-        from rt.compilation import compile
-        from rt.device_binding import compile_targets
-
-        return compile(args.module, devices=compile_targets(args.device or None),
-                       **{dest: value for dest, value, _ in options.values()})
-    given = [flag for flag, (_, _, was_given) in options.items() if was_given]
-    if given:
-        flag = given[0]
-        raise InvalidArgumentError(
-            f"{flag} is a compile flag: it applies when the module is an .mlir file (compiled "
-            f"first), not to {args.module}; compile the module's source with it: "
-            f"python -m rt compile IN.mlir -o OUT.vmfb {flag}")
-    return args.module
-
-
-def _function(module, name):
-    if name is None:
-        if len(module.functions) == 1:
-            return module.lookup(module.functions[0])
-        raise InvalidArgumentError(f"--function=NAME is required; module {module.name} exports: "
-                                   f"{', '.join(module.functions) or '(none)'}")
-    return module.lookup(name)
-
-
-def _inputs(function, specs):
-    from rt.tensor_text import NpyReader, parse_input
-
-    args = [a for a in function.abi.args if a.kind != "fence"]  # rt makes coarse-fences ABI fences
-    if len(args) == len(function.abi.args):
-        function.abi.check_count(len(specs))
-    elif len(specs) != len(args):
-        raise InvalidArgumentError(f"@{function.name} takes {len(args)} input(s) (its fences are made by rt), "
-                                   f"got {len(specs)}")
-    npy = NpyReader()
-    try:
-        return [parse_input(spec, arg, npy) for spec, arg in zip(specs, args)]
-    finally:
-        npy.close()
-
-
-def _check_outputs(args, function=None):
-    """Before a run: every file the command will write (``--output=@``/``+``, ``--report``,
-    ``--trace``, ``--json``, ``--benchmark_out``, ``-o``) can be created, and with ``function``
-    the ``--output`` flags are one per result. InvalidArgumentError naming the flag otherwise."""
-    from rt.runtime.atomic_write import check_writable
-    from rt.tensor_text import output_kind
-
-    for flag in ("report", "trace", "json", "benchmark_out", "device_replay_output",
-                 "device_profiling_output"):
-        path = getattr(args, flag, None)
-        if path:
-            check_writable(path, f"--{flag}={path}")
-    if args.command == "compile":
-        if args.output != "-":
-            check_writable(args.output, f"-o {args.output}")
-        return
-    for spec in getattr(args, "output", ()):
-        kind = output_kind(spec.replace("{rank}", "0"))
-        if isinstance(kind, tuple):
-            check_writable(kind[1], f"--output={spec}")
-    outputs = getattr(args, "output", ())
-    if function is not None and outputs and len(outputs) != len(results := function.abi.results):
-        raise InvalidArgumentError(f"{len(outputs)} --output flags but @{function.name} returns "
-                                   f"{len(results)} result(s); give one per result ('-' prints, "
-                                   "an empty --output= drops)")
-
-
-def _print_results(function, values, outputs, max_elements=None):
-    """Each result to where its ``--output`` sends it (rt.tensor_text.output_kind); with no
-    ``--output`` flags every result is printed. As iree-run-module, the flags, when given, must
-    be one per result."""
-    from rt.tensor_text import MAX_PRINTED_ELEMENTS, output_kind, result_text, write_output
-
-    max_elements = MAX_PRINTED_ELEMENTS if max_elements is None else max_elements
-    results = function.abi.results
-    values = () if not results else values if len(results) > 1 else (values,)
-    for k, (value, res) in enumerate(zip(values, results)):
-        spec = outputs[k] if outputs else "-"
-        kind = output_kind(spec)
-        if kind == "print":
-            print(f"result[{k}]: {result_text(value, res.element, max_elements)}")
-        elif kind != "drop":
-            write_output(spec, value, res.element)
-
-
-def _tracer(args):
-    """A Tracer when ``--trace=FILE.json`` was given, else None."""
-    if not args.trace:
-        return None
-    from rt.trace import Tracer
-
-    return Tracer()
-
-
 def _cmd_run(args):
-    _check_outputs(args)
-    tracer = _tracer(args)
+    check_outputs(args)
+    tracer = tracer_for(args)
     capture = Capture(args, tracer)
-    module = _load(args, capture.sink)
+    module = load_module(args, capture.sink)
     try:
         chakra = chakra_recorder(module, args)
-        function = _function(module, args.function)
-        _check_outputs(args, function)
-        print_results = functools.partial(_print_results, max_elements=args.output_max_element_count)
+        function = function_named(module, args.function)
+        check_outputs(args, function)
+        print_each = functools.partial(print_results, max_elements=args.output_max_element_count)
         if args.ranks is not None:
-            run_spmd(module, function, args, _inputs, print_results)
+            run_spmd(module, function, args, parse_inputs, print_each)
         elif args.channel:
-            run_mpi(module, function, args, _inputs, print_results)
+            run_mpi(module, function, args, parse_inputs, print_each)
         else:
-            prepared = function.prepare(*_inputs(function, args.input))
+            prepared = function.prepare(*parse_inputs(function, args.input))
             print(f"EXEC @{function.name}")
             values = function.convert_results(capture.record(module, lambda: function.invoke(prepared)),
                                               prepared)
-            _print_results(function, values, args.output, args.output_max_element_count)
+            print_results(function, values, args.output, args.output_max_element_count)
         if args.print_statistics:
-            _print_statistics(module)
+            print_statistics(module)
         capture.write(module)
         finish(module, args, chakra)
     finally:
@@ -262,15 +147,6 @@ def _cmd_run(args):
             tracer.write(args.trace)
     return 0
 
-
-def _print_statistics(module):
-    """Each device's allocator statistics, as iree-run-module --print_statistics prints them."""
-    for device in module.devices:
-        stats = device.allocator.query_statistics()
-        print(f"[[ {device.uri} allocator memory statistics ]]")
-        print(f"  {stats.bytes_peak:>12}B peak / {stats.bytes_allocated:>12}B allocated / "
-              f"{stats.bytes_freed:>12}B freed / {stats.bytes_live:>12}B live "
-              f"({stats.allocation_count} allocations, {stats.free_count} frees)")
 
 
 def _benchmark_settings(args):
@@ -295,14 +171,14 @@ def _cmd_benchmark(args):
     if args.ranks is not None or args.channel:
         raise InvalidArgumentError("rt benchmark runs one rank; time SPMD programs with rt run --ranks "
                                    "or --channel=mpi")
-    _check_outputs(args)
-    tracer = _tracer(args)
+    check_outputs(args)
+    tracer = tracer_for(args)
     capture = Capture(args, tracer)
-    module = _load(args, capture.sink)
+    module = load_module(args, capture.sink)
     try:
         chakra = chakra_recorder(module, args)
-        function = _function(module, args.function)
-        prepared = function.prepare(*_inputs(function, args.input))
+        function = function_named(module, args.function)
+        prepared = function.prepare(*parse_inputs(function, args.input))
         if args.device_replay_output:
             capture.record(module, lambda: function.invoke(prepared))
         for _ in range(args.warmup):
@@ -318,7 +194,7 @@ def _cmd_benchmark(args):
 
         rows, times = gbench.measure(call, min_time, repetitions, f"BM_{function.name}/process_time/real_time")
         if args.print_statistics:
-            _print_statistics(module)
+            print_statistics(module)
         capture.write(module)
         finish(module, args, chakra)
     finally:
@@ -389,43 +265,6 @@ def _cmd_devices(args):
     return 0
 
 
-#: rt compile flags that also apply to an .mlir module given to run / benchmark (compiled
-#: first, as iree-run-mlir compiles): (flag, argparse keyword arguments)
-_MLIR_COMPILE_FLAGS = (
-    ("--no-data-tiling", dict(dest="data_tiling", action="store_false",
-                              help="with an .mlir module: do not pack matmul operands")),
-    ("--no-reassociate-fp-reductions", dict(dest="reassociate_fp_reductions", action="store_false",
-                                            help="with an .mlir module: llvm-cpu float reductions "
-                                                 "in loop order")),
-    ("--trace-dispatch-tensors", dict(action="store_true",
-                                      help="with an .mlir module: print every dispatch's input "
-                                           "and output tensors to stderr")),
-    ("--trace-dispatch", dict(default="", metavar="SYMBOL",
-                              help="with an .mlir module: like --trace-dispatch-tensors, for the "
-                                   "dispatches whose symbol contains SYMBOL")),
-    ("--input-type", dict(default="auto", metavar="TYPE",
-                          help="with an .mlir module: auto (default), stablehlo, tosa or none, as "
-                               "iree-compile's --iree-input-type")),
-)
-
-
-def _add_mlir_compile_arguments(parser):
-    for flag, kwargs in _MLIR_COMPILE_FLAGS:
-        parser.add_argument(flag, **kwargs)
-
-
-def _mlir_compile_options(args):
-    """``{flag: (rt.compile keyword, value, whether given)}`` for the compile flags run /
-    benchmark took for an .mlir module."""
-    options = {}
-    for flag, kwargs in _MLIR_COMPILE_FLAGS:
-        dest = kwargs.get("dest", flag[2:].replace("-", "_"))
-        default = kwargs.get("default", kwargs.get("action") == "store_false")
-        value = getattr(args, dest)
-        options[flag] = (dest, value, value != default)
-    return options
-
-
 def build_parser():
     parser = _Parser(prog="python -m rt", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -486,7 +325,7 @@ def build_parser():
                        help="parameter file (.irpa or .safetensors) for the module's parameters (repeatable)")
         p.add_argument("--print-statistics", action="store_true",
                        help="print each device's allocator statistics after the run")
-        _add_mlir_compile_arguments(p)
+        add_mlir_compile_arguments(p)
         add_arguments(p)
         add_capture_arguments(p)
         p.set_defaults(func=func)

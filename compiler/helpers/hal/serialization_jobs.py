@@ -3,6 +3,9 @@
 ``serialize_all(jobs, workers)`` takes one :class:`Job` per executable variant (backend name,
 executable name, Kernel IR list, target config) and returns their ``(format, data, metadata)``
 in job order, so the module that comes out is byte-identical whatever the worker count.
+``jobs`` may be a generator: with workers, each job is handed to them as soon as it is made,
+so the caller's work on the next job (lowering it to Kernel IR) overlaps their code
+generation instead of leaving a core idle until every job exists.
 
 Why processes: llvmlite serializes every LLVM call behind one lock and builds LLVM IR in Python,
 so threads do not overlap (measured: 48 executables, 2 threads no faster than 1); forked
@@ -97,12 +100,14 @@ def _serialize_job(job):
 
 
 def serialize_all(jobs, workers):
-    """``(format, data, metadata)`` or a JobError for each of ``jobs``, in order.
+    """``(format, data, metadata)`` or a JobError for each of ``jobs`` (an iterable), in order.
 
-    Raises RtError when a worker process dies (killed, out of memory) instead of hanging.
+    Raises RtError when a worker process dies (killed, out of memory) instead of hanging; an
+    exception raised while iterating ``jobs`` propagates after the workers are killed.
     """
     if workers > 1 and fork_is_safe():
         return serialize_forked(jobs, workers)
+    jobs = list(jobs)
     results = []
     for done, job in enumerate(jobs, start=1):
         results.append(_serialize_job(job))
@@ -171,19 +176,25 @@ class _KillWorkersOnSignal:
 
 
 def serialize_forked(jobs, workers):
-    """serialize_all(jobs) in ``workers`` forked processes; only when fork_is_safe()."""
-    results = []
+    """serialize_all(jobs) in ``workers`` forked processes; only when fork_is_safe().
+
+    Each job is submitted as soon as ``jobs`` yields it (the first submit forks the workers),
+    so making the next job overlaps the workers' code generation.
+    """
+    submitted, futures, results = [], [], []
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),))
     try:
-        futures = [pool.submit(_serialize_job, job) for job in jobs]  # the first submit forks the workers
         with _KillWorkersOnSignal(pool):
+            for job in jobs:
+                submitted.append(job)
+                futures.append(pool.submit(_serialize_job, job))
             for done, future in enumerate(futures, start=1):
                 results.append(future.result())
-                instrumentation.progress(done, len(jobs))
+                instrumentation.progress(done, len(futures))
     except BrokenProcessPool:
         pool.shutdown(wait=True)
-        job = jobs[len(results)]
+        job = submitted[len(results)]
         raise RtError(f"a code generator process died while generating @{job.name} for {job.backend} "
                       "(killed or out of memory?); compile with --jobs=1 to generate in-process") from None
     except BaseException:

@@ -1,3 +1,4 @@
 """StableHLO input helpers: IR builders, the elementwise op emitters (tensors and scalars) and
-the gather/scatter/window/convolution lowerings used by ``iree-stablehlo-to-iree-input``.
+the dot, control-flow and gather/scatter/window/convolution lowerings used by
+``iree-stablehlo-to-iree-input``.
 """

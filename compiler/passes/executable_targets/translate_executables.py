@@ -17,7 +17,9 @@ simulator's roofline model uses.
 Lowering runs here; the code generators run through a content-keyed cache
 (rt.compiler.targets.codegen_cache: identical variants are generated once, and with
 ``cache_dir`` not again in later compilations) and, for many executables, in parallel worker
-processes (:mod:`serialization_jobs`); the output does not depend on the worker count.
+processes (:mod:`serialization_jobs`), each variant handed to them as soon as it is lowered so
+that lowering the next overlaps their work (``--timing`` lists "lower to Kernel IR" inside
+"code generation"); the output does not depend on the worker count.
 
 Example::
 
@@ -102,23 +104,33 @@ class TranslateExecutablesPass(Pass):
     def run(self, module, ctx):
         from rt.compiler.targets.codegen_cache import CodegenCache
 
-        with instrumentation.scope("lower to Kernel IR"):
-            pending = [self._lower(exe, variant)
-                       for exe in [op for op in module.body.block.ops if isinstance(op, ExecutableOp)]
-                       for variant in [op for op in exe.body.block.ops if isinstance(op, ExecutableVariantOp)]
-                       if any(isinstance(op, ModuleOp) for op in variant.body.block.ops)]
+        variants = [(exe, variant) for exe in [op for op in module.body.block.ops if isinstance(op, ExecutableOp)]
+                    for variant in [op for op in exe.body.block.ops if isinstance(op, ExecutableVariantOp)]
+                    if any(isinstance(op, ModuleOp) for op in variant.body.block.ops)]
         cache = CodegenCache(self.cache_dir or None)
-        keys = [cache.key(job.backend, job.name, job.kernels, job.config) for _, job, _ in pending]
-        results = [cache.get(key) for key in keys]
-        # identical variants are generated once; Kernel IR that cannot be pickled stays in-process
-        shared = list(dict.fromkeys(k for k, r in zip(keys, results) if r is None and k is not None))
-        local = [i for i, (k, r) in enumerate(zip(keys, results)) if r is None and k is None]
-        first = {}
-        for i, key in enumerate(keys):
-            first.setdefault(key, i)
-        jobs = [pending[first[key]][1] for key in shared]
+        pending, keys, results, shared = [], [], [], []
+
+        def lowered():
+            """Each variant lowered to Kernel IR, in order; yields the jobs the code generators
+            must run (identical variants once, cache hits never), so that the workers generate
+            code for one while the next is lowered. Kernel IR that cannot be pickled (key None)
+            stays in-process."""
+            for exe, variant in variants:
+                with instrumentation.scope("lower to Kernel IR"):
+                    entry = self._lower(exe, variant)
+                    key = cache.key(entry[1].backend, entry[1].name, entry[1].kernels, entry[1].config)
+                    result = cache.get(key)
+                pending.append(entry)
+                keys.append(key)
+                results.append(result)
+                if result is None and key is not None and key not in shared:
+                    shared.append(key)
+                    yield entry[1]
+
         with instrumentation.scope("code generation"):
-            done = dict(zip(shared, serialize_all(jobs, worker_count(self.jobs, len(jobs)))))
+            generated = serialize_all(lowered(), worker_count(self.jobs, len(variants)))
+            done = dict(zip(shared, generated))
+            local = [i for i, (k, r) in enumerate(zip(keys, results)) if r is None and k is None]
             done.update(zip(local, serialize_all([pending[i][1] for i in local], 1)))
         for i, key in enumerate(keys):
             if results[i] is None:

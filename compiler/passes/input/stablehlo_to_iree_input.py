@@ -13,12 +13,14 @@ operands); the other ops take static shapes. Output: no stablehlo op; each becam
   map places (or mirrors) the operand's dims; ``reshape`` -> ``flow.tensor.reshape``;
 * ``dot``/``dot_general`` -> ``linalg.matmul`` / ``linalg.batch_matmul`` for the canonical layouts
   (``[M,K]x[K,N]``, ``[B,M,K]x[B,K,N]``), otherwise a contraction ``linalg.generic`` over
-  (batch, lhs free, rhs free, contracting) dims, accumulating in the result element type;
+  (batch, lhs free, rhs free, contracting) dims, accumulating in the result element type
+  (``helpers/stablehlo/contraction.py``);
 * ``dynamic_slice``/``dynamic_update_slice`` -> ``tensor.extract_slice``/``insert_slice`` at start
   indices clamped into the operand; ``torch_index_select`` -> a gathering ``linalg.generic``
   (``tensor.extract`` at the index); ``batch_norm_inference`` -> its elementwise formula;
 * ``while``/``if``/``case`` -> ``scf.while``/``scf.if`` (``case``: nested ``scf.if``s, the last
-  branch for an out-of-range index), their regions moved over and converted in place;
+  branch for an out-of-range index), their regions moved over and converted in place
+  (``helpers/stablehlo/control_flow.py``);
 * ``sort`` -> ``iree_linalg_ext.sort``; ``chlo.top_k`` -> ``iree_linalg_ext.topk``; ``scatter`` -> ``iree_linalg_ext.scatter`` in the
   canonical form that op takes (``helpers/stablehlo/linalg_ext.py``), lowered with the other
   linalg_ext ops by ``rt-decompose-linalg-ext``; other scatters, ``gather``, ``reduce_window``
@@ -41,7 +43,7 @@ and ``StableHLOToLinalg*.cpp`` (same mapping of each op), the StableHLO spec for
 import dataclasses
 
 from xdsl.dialects import arith as xarith
-from xdsl.dialects import scf, tensor
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, DenseArrayBase, DenseIntOrFPElementsAttr, IndexType, IntegerType,
                                    TensorType, i64)
 from xdsl.dialects.linalg.ops import IndexOp
@@ -51,7 +53,7 @@ from xdsl.rewriter import Rewriter
 
 from rt.compiler.dialects import arith, chlo, stablehlo as hlo
 from rt.compiler.dialects.flow_tensor_shape import TensorBitCastOp, TensorReshapeOp
-from rt.compiler.dialects.linalg import BatchMatmulOp, FillOp, MatmulOp
+from rt.compiler.dialects.linalg import FillOp
 from rt.compiler.dialects.tensor import ExtractSliceOp, InsertSliceOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.op_handlers import OpHandlers, handles
@@ -61,11 +63,13 @@ from rt.runtime.errors import InvalidArgumentError
 from rt.compiler.helpers.stablehlo.builders import (affine_maps, dim_exprs, empty, generic, int_list, require_ranked,
                                                           require_static)
 from rt.compiler.helpers.stablehlo.bit_generator import convert_rng_bit_generator
+from rt.compiler.helpers.stablehlo.contraction import convert_dot, convert_dot_general
+from rt.compiler.helpers.stablehlo.control_flow import convert_case, convert_if, convert_while
 from rt.compiler.helpers.stablehlo.random import box_muller_constants
 from rt.compiler.helpers.stablehlo.windows import (convert_convolution, convert_gather, convert_reduce_window,
                                                          convert_scatter)
 from rt.compiler.helpers.stablehlo.linalg_ext import to_scatter, to_sort, to_topk
-from rt.compiler.helpers.stablehlo.elementwise import (OpSink, constant, convert, element_type,
+from rt.compiler.helpers.stablehlo.elementwise import (OpSink, constant, element_type,
                                                             emit_elementwise, is_elementwise, is_float)
 
 
@@ -90,17 +94,6 @@ def _broadcast(b, op, value, result_type, dims):
         return value
     return generic(b, [value], [empty(b, result_type)], affine_maps(rank, exprs, dim_exprs(rank)), ["parallel"] * rank,
                     [result_type], lambda s, args: [args[0]])[0]
-
-
-def _named(b, cls, inputs, init):
-    """A named structured op ``cls`` (``linalg.matmul``, ...) of ``inputs`` accumulating into ``init``."""
-    return b.add(cls.build(operands=[inputs, [init]], result_types=[[init.type]],
-                           regions=[cls.get_hidden_region(inputs, [init])]))
-
-
-def _zero_filled(b, type_, sources=None):
-    zero = constant(b, 0, element_type(type_))
-    return b.add(FillOp([zero], [empty(b, type_, sources)], [type_]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -395,63 +388,15 @@ class _Converter:
 
     @handles(hlo.WhileOp)
     def _while(self, op, b):
-        types = [v.type for v in op.inputs]
-        before, after = [op.detach_region(r) for r in (op.cond, op.body)]
-        self._terminate(before, lambda s, values: scf.ConditionOp(
-            s.add(tensor.ExtractOp(values[0], [], element_type(values[0].type))), *before.block.args))
-        self._terminate(after, lambda s, values: scf.YieldOp(*values))
-        loop = scf.WhileOp(list(op.inputs), types, before, after)
-        b.add(loop)
-        return loop.results
+        return convert_while(op, b)
 
     @handles(hlo.IfOp)
     def _if(self, op, b):
-        pred = b.add(tensor.ExtractOp(op.pred, [], element_type(op.pred.type)))
-        regions = [op.detach_region(r) for r in (op.true_branch, op.false_branch)]
-        for region in regions:
-            self._terminate(region, lambda s, values: scf.YieldOp(*values))
-        branch = scf.IfOp(pred, [r.type for r in op.outputs], *regions)
-        b.add(branch)
-        return branch.results
+        return convert_if(op, b)
 
     @handles(hlo.CaseOp)
     def _case(self, op, b):
-        """Nested scf.if: branch k when index == k, the last branch otherwise (out of range too)."""
-        index = b.add(tensor.ExtractOp(op.index, [], element_type(op.index.type)))
-        types = [r.type for r in op.outputs]
-        regions = [op.detach_region(r) for r in list(op.branches)]
-        for region in regions:
-            self._terminate(region, lambda s, values: scf.YieldOp(*values))
-        if len(regions) == 1:
-            block = regions[0].block
-            yielded = list(block.last_op.operands)
-            for inner in list(block.ops)[:-1]:
-                block.detach_op(inner)
-                b.add(inner)
-            return yielded
-        hits = [b.add(arith.CmpIOp(index, constant(b, k, index.type), "eq")) for k in range(len(regions) - 1)]
-        otherwise = regions[-1]
-        for k in range(len(regions) - 2, 0, -1):
-            nested = scf.IfOp(hits[k], types, regions[k], otherwise)
-            nested.location = op.location
-            otherwise = Region(Block([nested, scf.YieldOp(*nested.results)]))
-        outer = scf.IfOp(hits[0], types, regions[0], otherwise)
-        b.add(outer)
-        return outer.results
-
-    @staticmethod
-    def _terminate(region, make):
-        """Replace the ``stablehlo.return`` ending ``region`` by ``make(sink, values)``."""
-        block = region.block
-        ret = block.last_op
-        if not isinstance(ret, hlo.ReturnOp):
-            raise error_at_op(region.parent_op(), "a stablehlo region must end in stablehlo.return")
-        sink = OpSink(ret.location)
-        term = make(sink, list(ret.values))
-        term.location = ret.location
-        for new in sink.ops + [term]:
-            block.insert_op_before(new, ret)
-        block.erase_op(ret)
+        return convert_case(op, b)
 
     @handles(hlo.GatherOp)
     def _gather(self, op, b):
@@ -538,68 +483,11 @@ class _Converter:
 
     @handles(hlo.DotOp)
     def _dot(self, op, b):
-        lhs, rhs = op.inputs
-        lc = [lhs.type.get_num_dims() - 1]
-        return [self._contract(op, b, [], [], lc, [0])]
+        return convert_dot(op, b)
 
     @handles(hlo.DotGeneralOp)
     def _dot_general(self, op, b):
-        dims = op.attributes.get("dot_dimension_numbers")
-        if not isinstance(dims, hlo.DotDimensionNumbersAttr):
-            raise error_at_op(op, "'stablehlo.dot_general' needs dot_dimension_numbers = #stablehlo.dot<...>")
-        get = [[d.value.data for d in getattr(dims, k).data] for k in (
-            "lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
-            "rhs_contracting_dimensions")]
-        return [self._contract(op, b, *get)]
-
-    def _contract(self, op, b, lb, rb, lc, rc):
-        lhs, rhs = op.inputs
-        type_ = op.outputs[0].type
-        require_ranked(op, lhs.type, rhs.type, type_)
-        lr, rr = lhs.type.get_num_dims(), rhs.type.get_num_dims()
-        lf = [d for d in range(lr) if d not in lb and d not in lc]
-        rf = [d for d in range(rr) if d not in rb and d not in rc]
-        ls, rs = lhs.type.get_shape(), rhs.type.get_shape()
-        expected = [ls[x] for x in lb] + [ls[x] for x in lf] + [rs[y] for y in rf]
-        if (len(lb) != len(rb) or len(lc) != len(rc) or len(set(lb + lc)) != len(lb + lc)
-                or len(set(rb + rc)) != len(rb + rc) or any(not 0 <= x < lr for x in lb + lc)
-                or any(not 0 <= y < rr for y in rb + rc) or any(
-                    ls[x] != rs[y] and DYNAMIC_INDEX not in (ls[x], rs[y]) for x, y in zip(lb + lc, rb + rc))
-                or any(r != e and DYNAMIC_INDEX not in (r, e) for r, e in zip(type_.get_shape(), expected))
-                or type_.get_num_dims() != len(expected)):
-            raise error_at_op(op, f"'{op.name}': dimension numbers (batch {lb} x {rb}, contracting {lc} x {rc}) "
-                                  f"do not fit {lhs.type} x {rhs.type} -> {type_}")
-        same = element_type(lhs.type) == element_type(rhs.type) == element_type(type_)
-        sources = [(lhs, x) for x in lb] + [(lhs, x) for x in lf] + [(rhs, y) for y in rf]
-        init = _zero_filled(b, type_, sources)
-        if same and not lb and lr == rr == 2 and lc == [1] and rc == [0]:
-            return _named(b, MatmulOp, [lhs, rhs], init)
-        if same and lb == rb == [0] and lr == rr == 3 and lc == [2] and rc == [1]:
-            return _named(b, BatchMatmulOp, [lhs, rhs], init)
-        nb, nl, nr, nk = len(lb), len(lf), len(rf), len(lc)
-        rank = nb + nl + nr + nk
-        d = AffineExpr.dimension
-        lhs_exprs, rhs_exprs = [None] * lr, [None] * rr
-        for i, (x, y) in enumerate(zip(lb, rb)):
-            lhs_exprs[x], rhs_exprs[y] = d(i), d(i)
-        for i, x in enumerate(lf):
-            lhs_exprs[x] = d(nb + i)
-        for i, y in enumerate(rf):
-            rhs_exprs[y] = d(nb + nl + i)
-        for i, (x, y) in enumerate(zip(lc, rc)):
-            lhs_exprs[x], rhs_exprs[y] = d(nb + nl + nr + i), d(nb + nl + nr + i)
-        out_exprs = [d(i) for i in range(nb + nl + nr)]
-        element = element_type(type_)
-
-        def body(s, args):
-            a, c, acc = args
-            a = convert(s, op, a, element)
-            c = convert(s, op, c, element)
-            product = emit_elementwise(s, op, [a, c], element, kind=hlo.MulOp)
-            return [emit_elementwise(s, op, [acc, product], element, kind=hlo.AddOp)]
-        iterators = ["parallel"] * (nb + nl + nr) + ["reduction"] * nk
-        return generic(b, [lhs, rhs], [init], affine_maps(rank, lhs_exprs, rhs_exprs, out_exprs), iterators, [type_],
-                        body)[0]
+        return convert_dot_general(op, b)
 
     @handles(hlo.ReduceOp)
     def _reduce(self, op, b):

@@ -1,5 +1,6 @@
 """iree-hal-translate-executables: parallel code generation, its determinism, the codegen cache."""
 import dataclasses
+import multiprocessing
 import os
 import threading
 
@@ -170,3 +171,48 @@ def test_worker_count_on_small_machines(monkeypatch):
     assert serialization_jobs.worker_count(0, 160) == 2
     monkeypatch.setattr(serialization_jobs, "available_cores", lambda: 1)
     assert serialization_jobs.worker_count(0, 160) == 1
+
+
+def test_jobs_go_to_the_workers_as_they_are_made():
+    """A job is handed to the workers as soon as the caller's generator yields it, so lowering
+    the next variant overlaps code generation: the workers exist before the second job does."""
+    alive = []
+
+    def jobs():
+        for i in range(4):
+            if i:
+                alive.append(len(multiprocessing.active_children()))
+            yield serialization_jobs.Job("vmvx", f"e{i}", (), {})
+
+    forked = serialization_jobs.serialize_forked(jobs(), 2)
+    assert alive == [2, 2, 2]
+    assert forked == serialization_jobs.serialize_all(list(jobs()), 1)
+    assert [f'"name":"e{i}"'.encode() in data for i, (_, data, _) in enumerate(forked)] == [True] * 4
+
+
+def test_an_error_while_making_jobs_kills_the_workers():
+    def jobs():
+        yield serialization_jobs.Job("vmvx", "e0", (), {})
+        yield serialization_jobs.Job("vmvx", "e1", (), {})
+        raise CompileError("lowering failed")
+
+    with pytest.raises(CompileError, match="lowering failed"):
+        serialization_jobs.serialize_forked(jobs(), 2)
+    assert multiprocessing.active_children() == []
+
+
+def test_variants_are_lowered_while_the_workers_generate_code(monkeypatch, forked):
+    """The pass hands each variant to the workers once it is lowered: they are alive while the
+    later variants are lowered, and the module is the one an in-process compile makes."""
+    serial = rt.compile(distinct_layers(), devices=["llvm-cpu"], data_tiling=False, jobs=1)
+    real = lowering.lower_dispatch_function
+    alive = []
+
+    def lower(func, backend, config):
+        alive.append(len(multiprocessing.active_children()))
+        return real(func, backend, config)
+
+    monkeypatch.setattr(lowering, "lower_dispatch_function", lower)
+    assert rt.compile(distinct_layers(), devices=["llvm-cpu"], data_tiling=False, jobs=2) == serial
+    assert forked == [2]
+    assert alive == [0] + [2] * (len(WIDTHS) - 2)
