@@ -199,3 +199,40 @@ def test_a_dispatch_inserting_into_a_loop_carried_dynamic_tensor(device):
     u = np.arange(1, 9, dtype=np.float32).reshape(1, 2, 4)
     got = np.asarray(module.main(np.zeros((3, 2, 4), np.float32), u))
     np.testing.assert_array_equal(got, np.arange(3, dtype=np.float32)[:, None, None] * u)
+
+
+#: ``jnp.cumsum(x, axis=0)`` for x of shape (b, 2): JAX's custom call with a window as long as b
+EXPORTED_CUMSUM = """
+func.func @reducer(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %a, %b : tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func @main(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %c1 = stablehlo.constant dense<1> : tensor<1xi32>
+  %c0 = stablehlo.constant dense<0> : tensor<1xi32>
+  %minus1 = stablehlo.constant dense<-1> : tensor<i32>
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %n = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x2xf32>) -> tensor<i32>
+  %m = stablehlo.add %n, %minus1 : tensor<i32>
+  %m1 = stablehlo.reshape %m : (tensor<i32>) -> tensor<1xi32>
+  %row0 = stablehlo.concatenate %m1, %c0, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %row0_2d = stablehlo.reshape %row0 : (tensor<2xi32>) -> tensor<1x2xi32>
+  %row1 = stablehlo.concatenate %c0, %c0, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %row1_2d = stablehlo.reshape %row1 : (tensor<2xi32>) -> tensor<1x2xi32>
+  %padding = stablehlo.concatenate %row0_2d, %row1_2d, dim = 0 : (tensor<1x2xi32>, tensor<1x2xi32>) -> tensor<2x2xi32>
+  %n1 = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+  %window = stablehlo.concatenate %n1, %c1, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %ones = stablehlo.concatenate %c1, %c1, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+  %0 = stablehlo.custom_call @stablehlo.dynamic_reduce_window(%x, %zero, %window, %ones, %ones, %ones, %padding) {api_version = 2 : i32, called_computations = [@reducer]} : (tensor<?x2xf32>, tensor<f32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2x2xi32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_cumulative_sum_over_a_symbolic_dim(device):
+    module = rt.load(rt.compile(EXPORTED_CUMSUM, devices=[device.split("://")[1]]), devices=[device])
+    rng = np.random.default_rng(3)
+    for n in (5, 1):
+        x = rng.standard_normal((n, 2)).astype(np.float32)
+        np.testing.assert_allclose(np.asarray(module.main(x)), np.cumsum(x, axis=0), rtol=1e-5, atol=1e-6)

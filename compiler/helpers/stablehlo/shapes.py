@@ -11,6 +11,8 @@ result) is read element by element with ``tensor.extract`` (a host read, still c
 Source followed: IREE's StableHLO input plugin (``LegalizeShapeComputations``: shape
 arithmetic on tensors becomes scalar arithmetic) and the StableHLO spec for each op.
 """
+import itertools
+
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
@@ -46,15 +48,18 @@ def constant_ints(value):
 
 
 def shape_elements(b, value, op):
-    """The elements of the 0-d or 1-d integer tensor ``value`` as ``index`` SSA values.
+    """The elements of the static integer tensor ``value`` (0-d or 1-d shapes; a 2-d padding
+    table) as ``index`` SSA values, row-major.
 
     ``b`` receives the ops built (an ``OpSink`` placed before ``op``, the op being converted,
     which every value used here dominates); ``op`` locates errors.
     """
     type_ = value.type
-    if type_.get_num_dims() > 1 or any(d < 0 for d in type_.get_shape()):
-        raise error_at_op(op, f"'{op.name}': a shape operand must be a static 0-d or 1-d integer tensor, got {type_}")
-    count = 1 if type_.get_num_dims() == 0 else type_.get_shape()[0]
+    if any(d < 0 for d in type_.get_shape()):
+        raise error_at_op(op, f"'{op.name}': a shape operand must be a static integer tensor, got {type_}")
+    count = 1
+    for size in type_.get_shape():
+        count *= size
     owner = value.owner
     known = constant_ints(value)
     if known is not None:
@@ -64,11 +69,11 @@ def shape_elements(b, value, op):
         return [b.add(tensor.DimOp(owner.operands[0], index_constant(b, dim)))]
     if isinstance(owner, (hlo.ReshapeOp, hlo.ConvertOp)) and _is_integer(owner.operands[0].type):
         return shape_elements(b, owner.operands[0], op)
-    if isinstance(owner, hlo.ConcatenateOp):
+    if isinstance(owner, hlo.ConcatenateOp) and int_list(owner, "dimension")[0] == 0:  # row-major: parts in order
         return [v for part in owner.operands for v in shape_elements(b, part, op)]
     if isinstance(owner, hlo.BroadcastInDimOp) and owner.operands[0].type.get_num_dims() == 0:
         return shape_elements(b, owner.operands[0], op) * count
-    if isinstance(owner, hlo.SliceOp):
+    if isinstance(owner, hlo.SliceOp) and type_.get_num_dims() == 1:
         start, limit = int_list(owner, "start_indices")[0], int_list(owner, "limit_indices")[0]
         stride = int_list(owner, "strides", [1])[0]
         return shape_elements(b, owner.operands[0], op)[start:limit:stride]
@@ -79,8 +84,8 @@ def shape_elements(b, value, op):
                 for x, y in zip(lhs, rhs)]
     if isinstance(owner, tensor.FromElementsOp):
         return [_peel_cast(b, v) for v in owner.elements]
-    return [to_index(b, b.add(tensor.ExtractOp(value, [] if type_.get_num_dims() == 0 else [index_constant(b, i)],
-                                               type_.get_element_type()))) for i in range(count)]
+    return [to_index(b, b.add(tensor.ExtractOp(value, [index_constant(b, c) for c in coords], type_.get_element_type())))
+            for coords in itertools.product(*(range(size) for size in type_.get_shape()))]
 
 
 def _peel_cast(b, value):

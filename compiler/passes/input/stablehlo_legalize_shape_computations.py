@@ -36,8 +36,12 @@ dims only across the public ABI), and region bodies that the conversion turns in
 ``reduce`` bodies) get their own copies of the outer constants they use
 (``helpers/stablehlo/regions.py``): ``jax.export`` of ``jnp.sort`` captures its NaN constants.
 
-Anything else dynamic (a ``dynamic_gather`` with batched indices, ``dynamic_conv``,
-``@stablehlo.dynamic_reduce_window``) is a located CompileError naming the op.
+* ``custom_call @stablehlo.dynamic_reduce_window`` (JAX's ``cumsum``/``cumprod`` over a symbolic
+  dim: a window as long as the dim) -> a pad and a windowed reduction ``linalg.generic`` whose
+  window sizes and padding are run-time values (``helpers/stablehlo/dynamic_windows.py``).
+
+Anything else dynamic (a ``dynamic_gather`` with batched indices, ``dynamic_conv``) is a
+located CompileError naming the op.
 
 Source followed: the StableHLO specification ("Dynamism", each op's semantics) and IREE's
 StableHLO input plugin (``StableHLOToLinalg*.cpp``: dynamic broadcasts as non-expanding unless
@@ -61,6 +65,7 @@ from rt.compiler.dialects.tensor import ExtractSliceOp, InsertSliceOp
 from rt.compiler.frontend import error_at_op
 from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic, int_list
 from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type, is_float
+from rt.compiler.helpers.stablehlo.dynamic_windows import convert_dynamic_reduce_window
 from rt.compiler.helpers.stablehlo.inline import inline_dynamic_calls
 from rt.compiler.helpers.stablehlo.regions import localize_captured_values
 from rt.compiler.helpers.stablehlo.shapes import constant_ints, index_constant, result_sizes, shape_elements
@@ -318,6 +323,8 @@ class _Converter:
     @handles(hlo.CustomCallOp)
     def _custom_call(self, op, b):
         target = op.attributes.get("call_target_name")
+        if target is not None and target.data == "stablehlo.dynamic_reduce_window":
+            return convert_dynamic_reduce_window(op, b)
         if target is None or target.data != "shape_assertion" or op.outputs or not op.inputs:
             return None  # iree-stablehlo-to-iree-input reports the others (and drops other assertions)
         if op.inputs[0].type.get_num_dims() != 0:

@@ -69,6 +69,7 @@ from rt.compiler.helpers.stablehlo.random import box_muller_constants
 from rt.compiler.helpers.stablehlo.windows import (convert_convolution, convert_gather, convert_reduce_window,
                                                          convert_scatter)
 from rt.compiler.helpers.stablehlo.linalg_ext import to_scatter, to_sort, to_topk
+from rt.compiler.helpers.stablehlo.regions import region_function
 from rt.compiler.helpers.stablehlo.elementwise import (OpSink, constant, element_type,
                                                             emit_elementwise, is_elementwise, is_float)
 
@@ -462,7 +463,7 @@ class _Converter:
 
     @handles(hlo.SortOp)
     def _sort(self, op, b):
-        return to_sort(op, b, _region_function(op))
+        return to_sort(op, b, region_function(op))
 
     @handles(chlo.TopKOp)
     def _top_k(self, op, b):
@@ -513,28 +514,5 @@ def _reduction_body(op, n):
     """A ``generic`` body function computing ``op``'s reduction region (``stablehlo.reduce``,
     ``reduce_window``, ``scatter``) on scalars; StableHLO's region takes (accumulators...,
     elements...), the body function gets (elements..., accumulators...)."""
-    region = _region_function(op)
+    region = region_function(op)
     return lambda s, args: region(s, args[n:] + args[:n])
-
-
-def _region_function(op):
-    """``fn(sink, scalars)``: the values ``op``'s region returns for block arguments ``scalars``,
-    its 0-d tensor ops emitted as scalar arith/math ops."""
-    block = op.body.block
-
-    def body(s, args):
-        mapping = dict(zip(block.args, args))
-        for inner in block.ops:
-            if isinstance(inner, hlo.ReturnOp):
-                return [mapping[v] for v in inner.values]
-            values = [mapping[v] for v in inner.operands]
-            if isinstance(inner, hlo.ConstantOp):
-                dense = inner.attributes["value"]
-                mapping[inner.outputs[0]] = constant(s, dense.get_values()[0], element_type(inner.outputs[0].type))
-                continue
-            if not is_elementwise(inner):
-                raise error_at_op(inner, f"'{inner.name}' inside a {op.name} body is not supported by rt; "
-                                         "the body may hold elementwise ops, constants and stablehlo.return")
-            mapping[inner.results[0]] = emit_elementwise(s, inner, values, element_type(inner.results[0].type))
-        raise error_at_op(op, f"'{op.name}' body has no stablehlo.return")
-    return body
