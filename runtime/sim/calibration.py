@@ -1,39 +1,46 @@
 """``rt calibrate``: measure this host's devices and links, and write a topology describing them.
 
-What is measured, each time the fastest of ``reps`` timed repetitions (on a shared host the
-minimum is the figure least disturbed by other jobs; a median moves with their load), except
-kernels, whose samples (every device, every repetition) give their median: with the job's
-devices busy at once the fastest sample is one that ran alone, which the job's kernels do not:
+Every figure is a median of repeated runs (on a host shared with other jobs the median of
+samples that take turns is what a job's calls see; the fastest is a lucky one), kernels the
+median of their samples with the job's devices busy at once:
 
 * **Kernels**, per device URI: the programs of rt.runtime.sim.calibration_programs (matmuls,
   convs, elementwise ops and reductions of several sizes) run with the ``measured`` time model
   on as many devices of that URI at once as the topology has (SPMD ranks: the devices of a job
-  share the host's cores and memory bandwidth), traced: every dispatch slice gives ``(class, work, µs)``, work being
-  the dispatch's flops for matmul/conv and its binding bytes otherwise, exactly what the
-  simulator will cost. Per class a least-squares line ``µs = overhead + work / throughput``
-  (rt.runtime.sim.dispatch_classes).
+  share the host's cores and memory bandwidth), traced: every dispatch slice gives ``(class,
+  work, µs)``, work being the dispatch's flops for matmul/conv and its binding bytes otherwise,
+  exactly what the simulator will cost. Per class a least-squares line ``µs = overhead + work
+  / throughput`` (rt.runtime.sim.dispatch_classes); the overhead is the per-dispatch launch
+  cost (the executor's dispatch of the workgroups, the barrier after it).
 * **Memory**: ``queue_copy`` (work = bytes read + written) and ``queue_fill`` (bytes written)
   of several sizes within a device: the ``copy`` and ``fill`` classes; the copy throughput is
   the device's ``memory_gbps`` (and the matmul throughput its ``peak_gflops``).
 * **In-process links**, two figures, for the two paths data takes between devices of one
-  process. ``collective``: an ``all_reduce`` of several sizes over N ranks
-  (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld`` rendezvous), minus the time
-  of a call of the same ranks that does no collective (the host's per-call cost: thread
-  hand-off and VM work, which the simulator does not model); the ring formula
-  ``2(N-1)(α + S/(Nβ))`` fitted to it gives α and β. ``copy``: ``queue_copy`` of several sizes
-  from a buffer of one device to another's (``α + S/β``), what ``flow.tensor.transfer`` does.
+  process. ``collective``: calls doing one and ``CHAIN`` all_reduces of several sizes over N
+  ranks (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld`` rendezvous); their
+  difference over ``CHAIN - 1`` is one all_reduce without the call's own cost, and the ring
+  formula ``2(N-1)(α + S/(Nβ))`` fitted to it gives α and β (``fit_ring``). ``copy``:
+  ``queue_copy`` of several sizes from a buffer of one device to another's (``α + S/β``), what
+  ``flow.tensor.transfer`` does.
+* **The host's cost of a call** (rt.runtime.sim.host_costs): a call of ``@nop`` (one
+  4-element dispatch) on the N ranks, taking turns with the all_reduces: handing the call to the
+  rank threads, the VM's work, one queue round trip. Written as the topology's
+  ``host: {call_us}``.
 * **MPI loopback** (``mpi=True``), between two ``mpiexec -n 2`` processes
   (rt.runtime.sim.mpi_loopback): a ping-pong over several sizes (round trip ``2(α + S/β)``,
-  the raw link, reported in the header) and, as in-process, rt's all_reduce over
-  ``channel="mpi"`` fitted to the 2-rank ring (the ``mpi`` link figures: they include rt's
-  agreement exchange and polling, which a collective pays on top of the raw link). Without
-  mpi4py or mpiexec the step is skipped, with the reason in the header.
+  the raw link, reported in the header), the ``@nop`` call on the two processes, and rt's
+  all_reduce over ``channel="mpi"`` (a call of one minus the ``@nop`` call; ``measure_mpi``
+  says why not chained) fitted to the 2-rank ring (the ``mpi`` link figures: they include rt's
+  agreement exchange and polling, which a collective pays on top of the raw link). Without mpi4py or mpiexec the step is skipped, with the
+  reason in the header.
 
 The topology (``Calibration.yaml_text(links)``) has one device per requested URI (``cpu0``,
 ``cpu1``, ...) with its ``kernels``, a link between every two devices with the ``links``
 figures (``collective``, ``copy`` or ``mpi``), a link from each device to the host (the copy
-class), a group ``all`` and a comment header saying how and when each figure was measured. Source of the method: the α-β (Hockney) model fitted from
-ping-pong, as nccl-tests / OSU report links; Vidur's and LLMCompass' per-operator profiles.
+class), the host's call cost (of the MPI processes with ``mpi`` links), a group ``all`` and a
+comment header saying how and when each figure was measured. Source of the method: the α-β
+(Hockney) model fitted from ping-pong, as nccl-tests / OSU report links; Vidur's and
+LLMCompass' per-operator profiles.
 """
 import datetime
 import importlib.util
@@ -56,7 +63,8 @@ from rt.runtime.sim.calibration_defaults import DEFAULT_URI, LINKS
 from rt.runtime.sim.dispatch_classes import COMPUTE_CLASSES, ClassCost, KernelCosts, classify
 
 REPS = {"quick": 3, "full": 7}
-LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 20), "full": (1 << 12, 1 << 16, 1 << 18, 1 << 20, 1 << 22)}
+LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 21),
+              "full": (1 << 13, 1 << 15, 1 << 17, 1 << 19, 1 << 21, 1 << 23)}
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
 
 
@@ -93,7 +101,7 @@ class Calibration:
     KernelCosts), the in-process ``collective_link`` and ``copy_link`` (None with one device),
     the MPI ``mpi_link`` (rt's collectives over MPI), ``mpi_pingpong`` (the raw link) and
     ``mpi_call_us`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per
-    in-process call without work) and ``seconds`` (how long it took)."""
+    in-process call of ``@nop``) and ``seconds`` (how long it took)."""
 
     uris: list
     kernels: dict
@@ -115,7 +123,8 @@ class Calibration:
 
     def topology_dict(self, links="collective"):
         """The topology as plain data, the links between devices with the ``links`` figures
-        ("collective", "copy": in-process; "mpi": MPI loopback)."""
+        ("collective", "copy": in-process; "mpi": MPI loopback) and ``host.call_us`` the
+        measured call cost of that setting (in-process ranks; the MPI processes for "mpi")."""
         fit = self.link(links)
         if links == "mpi" and fit is None:
             raise InvalidArgumentError(f"no MPI link was measured: {self.mpi_note}")
@@ -139,15 +148,19 @@ class Calibration:
             device_links = [{"between": [a, b], "bandwidth_gbps": _round(fit.bandwidth_gbps),
                              "latency_us": _round(fit.latency_us)}
                             for i, a in enumerate(names) for b in names[i + 1:]]
-        return {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
-                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
+        out = {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
+               "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
+        call_us = self.mpi_call_us if links == "mpi" else self.call_us.get(len(self.uris))
+        if call_us is not None:
+            out["host"] = {"call_us": _round(max(call_us, 0.0))}
+        return out
 
     def header(self, links="collective"):
         """The comment lines saying how and when each figure was measured."""
         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         lines = [f"Written by `python -m rt calibrate` ({self.mode}, {self.seconds:.0f} s) on "
                  f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores) at {when}.",
-                 "Times: the fastest of repeated runs (kernels: the median of their samples, with the devices busy at once);",
+                 "Times: the median of repeated runs taking turns (kernels: of their samples, with the devices busy at once);",
                  "  the host is shared, so figures move with its load.",
                  "kernels: per dispatch class, a least-squares fit of µs = overhead_us + work / "
                  "throughput",
@@ -167,7 +180,7 @@ class Calibration:
             calls = ", ".join(f"{n} rank(s) {us:.0f} us" for n, us in sorted(self.call_us.items()))
             if self.mpi_call_us is not None:
                 calls += f"{', ' if calls else ''}2 MPI processes {self.mpi_call_us:.0f} us"
-            lines.append(f"host cost per call (not simulated; add it to a call's simulated time): {calls}")
+            lines.append(f"host cost per call (@nop; host.call_us below): {calls}")
         return lines
 
     def yaml_text(self, links="collective"):
@@ -236,7 +249,7 @@ def measure_writes(uri, mode, reps):
                     before = sim.report()["devices"]["d"]["busy_us"]
                     run().wait()
                     times.append(sim.report()["devices"]["d"]["busy_us"] - before)
-                out[kind].append((2 * size if kind == "copy" else size, min(times[1:])))
+                out[kind].append((2 * size if kind == "copy" else size, statistics.median(times[1:])))
         return out
     finally:
         sim.release()
@@ -254,56 +267,63 @@ def kernel_costs(per_class):
     return KernelCosts(tuple(classes))
 
 
-def _collective_module(ranks, sizes):
-    """A module with ``@id`` (no work) and ``@ar_S`` (an all_reduce of S bytes) per size."""
-    parts = [f"shard.grid @g(shape = {ranks})",
-             "func.func @id(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n}"]
-    for size in sizes:
-        t = f"tensor<{size // 4}xf32>"
-        parts.append(f"func.func @ar_{size}(%x: {t}) -> {t} {{\n  %r = shard.all_reduce %x on @g "
-                     f"grid_axes = [0] : {t} -> {t}\n  return %r : {t}\n}}")
-    return "\n".join(parts) + "\n"
-
-
-def fastest_us(call, reps):
-    """The fastest of ``reps`` timed calls of ``call()`` after one warm-up, in µs."""
-    return fastest_interleaved([call], reps)[0]
-
-
-def fastest_interleaved(calls, reps):
-    """Per call of ``calls``, the fastest of ``reps`` timed calls in µs, after one warm-up
-    each; the calls take turns (round by round), so that a burst of load on a shared host
-    slows one round of every call rather than every round of one."""
+def median_interleaved(calls, reps):
+    """Per call of ``calls``, the median of ``reps`` timed calls in µs, after one warm-up each;
+    the calls take turns (round by round), so that on a shared host every call sees the same
+    mix of quiet and busy spells (the median of such samples is what a job's calls see; the
+    fastest is a lucky one, and lucky more often for short calls than for long ones)."""
     for call in calls:
         call()
-    best = [float("inf")] * len(calls)
+    samples = [[] for _ in calls]
     for _ in range(reps):
         for i, call in enumerate(calls):
             start = time.perf_counter()
             call()
-            best[i] = min(best[i], (time.perf_counter() - start) * 1e6)
-    return best
+            samples[i].append((time.perf_counter() - start) * 1e6)
+    return [statistics.median(s) for s in samples]
+
+
+def median_us(call, reps):
+    """The median of ``reps`` timed calls of ``call()`` after one warm-up, in µs."""
+    return median_interleaved([call], reps)[0]
+
+
+def fit_ring(ranks, points):
+    """``(α µs, β GB/s)`` of the ring all_reduce ``2(N-1)(α + S/(Nβ))`` over ``ranks`` = N
+    fitted (``fit_line``) to ``points``: ``(S bytes, µs of one all_reduce)``.
+    InvalidArgumentError for fewer than two distinct sizes."""
+    intercept, slope = fit_line(points)
+    steps = 2 * (ranks - 1)
+    return intercept / steps, steps / (ranks * slope) / 1e3
+
+
+def chained_points(sizes, single_us, chained_us):
+    """``[(S, µs of one all_reduce)]``: per size, the call of ``CHAIN`` all_reduces minus the
+    call of one, over ``CHAIN - 1`` (the call's own cost cancels)."""
+    return [(size, (chained - single) / (programs.CHAIN - 1))
+            for size, single, chained in zip(sizes, single_us, chained_us)]
 
 
 def measure_local(uri, ranks, mode, reps):
-    """``(LinkFit, call µs)``: the in-process all_reduce fit over ``ranks`` ranks on ``uri``."""
+    """``(LinkFit, call µs)``: the in-process all_reduce fit over ``ranks`` ranks on ``uri``
+    (``fit_ring``) and the host's cost of a call of ``@nop`` on them (rt.runtime.sim.host_costs),
+    all taking turns (``median_interleaved``)."""
     import rt
 
     sizes = LINK_SIZES[mode]
-    vmfb = rt.compile(_collective_module(ranks, sizes), devices=["llvm-cpu"])
+    vmfb = rt.compile(programs.collective_module(ranks, sizes), devices=["llvm-cpu"])
     with rt.load(vmfb, ranks=ranks, devices=[uri]) as module:
         def call(name, count):
             args = [[np.ones(count, np.float32)]] * ranks
             function = getattr(module, name)
             return lambda: function.spmd(args, to_host=False)
-        times = fastest_interleaved([call("id", 4)] + [call(f"ar_{s}", s // 4) for s in sizes], 2 * reps)
-        call_us = times[0]
-        points = [(size, us - call_us) for size, us in zip(sizes, times[1:])]
-    intercept, slope = fit_line(points)
-    steps = 2 * (ranks - 1)
-    latency, bandwidth = intercept / steps, steps / (ranks * slope) / 1e3
-    method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, "
-              f"S = {', '.join(_bytes(s) for s in sizes)} (minus the per-call cost)")
+        calls = [call("nop", 4)] + [call(f"ar_{s}{tail}", s // 4) for s in sizes
+                                    for tail in ("", f"_x{programs.CHAIN}")]
+        call_us, *times = median_interleaved(calls, 2 * reps)
+    latency, bandwidth = fit_ring(ranks, chained_points(sizes, times[0::2], times[1::2]))
+    method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
+              f"{', '.join(_bytes(s) for s in sizes)}; one all_reduce = (a call of "
+              f"{programs.CHAIN} - a call of 1) / {programs.CHAIN - 1}")
     return LinkFit(latency, bandwidth, method), call_us
 
 
@@ -318,7 +338,7 @@ def measure_copy_link(uri, mode, reps):
         def copy(size):
             x, y = source.allocator.allocate_buffer(size), target.allocator.allocate_buffer(size)
             return lambda: target.queue_copy(x, 0, y, 0, size).wait()
-        points = list(zip(sizes, fastest_interleaved([copy(s) for s in sizes], 2 * reps)))
+        points = list(zip(sizes, median_interleaved([copy(s) for s in sizes], 2 * reps)))
     finally:
         source.release()
         target.release()
@@ -347,9 +367,12 @@ def _mpiexec(arguments, timeout):
 
 def measure_mpi(mode, reps, timeout=300):
     """``(ping-pong LinkFit, collective LinkFit, per-call µs)`` of MPI loopback between two
-    ``mpiexec`` processes: the raw link from a ping-pong (round trip ``2(α + S/β)``) and, as
-    in-process, rt's all_reduce over ``channel="mpi"`` minus a call that does no collective,
-    fitted to the 2-rank ring ``2(α + S/(2β))``. NotFoundError (no mpi4py or mpiexec) or
+    ``mpiexec`` processes: the raw link from a ping-pong (round trip ``2(α + S/β)``); rt's
+    all_reduce over ``channel="mpi"``, a call of one minus a call of ``@nop`` (the call cost),
+    fitted to the 2-rank ring ``2(α + S/(2β))``. Not the chained calls of the in-process fit:
+    there the channel's polling, which sleeps between its tests once a wait runs long, leaves
+    the processes out of step (a chain of 256 KiB all_reduces took 2-7 ms per all_reduce, a
+    single one 0.3-0.7 ms, at load average 20). NotFoundError (no mpi4py or mpiexec) or
     DeviceError (the job failed) with the reason."""
     import rt
 
@@ -365,13 +388,14 @@ def measure_mpi(mode, reps, timeout=300):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "collectives.vmfb")
         with open(path, "wb") as f:
-            f.write(rt.compile(_collective_module(2, link_sizes), devices=["llvm-cpu"]))
+            f.write(rt.compile(programs.collective_module(2, link_sizes), devices=["llvm-cpu"]))
         times = _mpiexec(["collectives", max(reps, 5) * 4, path, *link_sizes], timeout)
-    call_us = times.pop("id")
-    intercept, slope = fit_line([(int(s), us - call_us) for s, us in times.items()])
-    collective = LinkFit(intercept / 2, 1 / slope / 1e3,
+    call_us = times["nop"]
+    latency, bandwidth = fit_ring(2, [(s, times[str(s)] - call_us) for s in link_sizes])
+    collective = LinkFit(latency, bandwidth,
                          f"ring all_reduce fit 2(a + S/(2 b)) of rt's channel=\"mpi\" over 2 mpiexec "
-                         f"processes, S = {', '.join(_bytes(s) for s in link_sizes)} (minus the per-call cost)")
+                         f"processes, S = {', '.join(_bytes(s) for s in link_sizes)}; one all_reduce = "
+                         "a call of it minus a call of @nop, each after a barrier")
     return raw, collective, call_us
 
 

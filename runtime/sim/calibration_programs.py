@@ -6,6 +6,13 @@ conv's flops, as in any static program): ``mm_N`` an NxN matmul, ``conv_H`` a 3x
 sums of an Rx256 matrix. The dispatches the compiler forms from them (matmuls, encodings,
 fused elementwise ops, reductions) each feed the class their export name gives
 (rt.runtime.sim.dispatch_classes).
+
+``collective_module(ranks, sizes)`` is the program the links and the host's call cost are
+measured with (in-process ranks and ``mpiexec`` processes alike): ``@nop`` (one 4-element
+dispatch: a call's host work and one queue round trip, nothing else), and per size S
+``@ar_S`` (one all_reduce of S bytes) and ``@ar_S_x{CHAIN}`` (CHAIN all_reduces one after the
+other in the same call): their difference over ``CHAIN - 1`` is the time of one all_reduce
+alone, free of the call's own cost.
 """
 import numpy as np
 
@@ -78,3 +85,26 @@ def calls(mode):
     out += [(f"ew_{n}", [arr(n)]) for n in sizes["ew"]]
     out += [(f"red_{r}", [arr(r, 256)]) for r in sizes["red"]]
     return out
+
+
+#: all_reduces per call in ``@ar_S_x{CHAIN}`` of ``collective_module``.
+CHAIN = 4
+
+
+def collective_module(ranks, sizes):
+    """The module of ``@nop``, ``@ar_S`` and ``@ar_S_x{CHAIN}`` per size S (bytes, a multiple
+    of 4) over a grid of ``ranks`` (see the module docstring)."""
+    parts = [f"shard.grid @g(shape = {ranks})",
+             f"func.func @nop(%x: tensor<4xf32>) -> tensor<4xf32> {{\n  %e = tensor.empty() : tensor<4xf32>\n"
+             f"  %r = linalg.generic {{indexing_maps = [{_ID}, {_ID}], iterator_types = [\"parallel\"]}}"
+             f" ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {{\n  ^bb0(%v: f32, %o: f32):\n"
+             f"    %s = arith.addf %v, %v : f32\n    linalg.yield %s : f32\n  }} -> tensor<4xf32>\n"
+             f"  return %r : tensor<4xf32>\n}}"]
+    for size in sizes:
+        t = f"tensor<{size // 4}xf32>"
+        for name, count in ((f"ar_{size}", 1), (f"ar_{size}_x{CHAIN}", CHAIN)):
+            steps = [f"  %x{i + 1} = shard.all_reduce %x{i} on @g grid_axes = [0] : {t} -> {t}"
+                     for i in range(count)]
+            parts.append("\n".join([f"func.func @{name}(%x0: {t}) -> {t} {{", *steps,
+                                    f"  return %x{count} : {t}", "}"]))
+    return "\n".join(parts) + "\n"

@@ -2,31 +2,32 @@
 
 * ``python -m rt.runtime.sim.mpi_loopback pingpong REPS SIZE...``: rank 0 sends SIZE bytes to
   rank 1, which sends them back (the two-sided exchange of the OSU and Intel MPI benchmarks'
-  PingPong); rank 0 prints ``{"SIZE": fastest round trip µs, ...}`` as one JSON line.
+  PingPong); rank 0 prints ``{"SIZE": median round trip µs, ...}`` as one JSON line.
 * ``python -m rt.runtime.sim.mpi_loopback collectives REPS MODULE.vmfb SIZE...``: the module
-  (rt.runtime.sim.calibration's ``@id`` and ``@ar_SIZE``) loaded with ``channel="mpi"``; every
-  call starts after a barrier; rank 0 prints ``{"id": µs, "SIZE": µs, ...}`` (fastest of REPS,
-  the barrier's own time taken off).
+  (rt.runtime.sim.calibration_programs.collective_module) loaded with ``channel="mpi"``:
+  ``@nop`` and ``@ar_SIZE`` per size, every call after a barrier; rank 0 prints ``{"nop": µs,
+  "SIZE": µs, ...}`` (median of REPS, the barrier's own median taken off).
 """
 import json
+import statistics
 import sys
 import time
 
 import numpy as np
 
 
-def _fastest(calls, reps, barrier):
-    """Per call, the fastest of ``reps`` (after a warm-up), each started after ``barrier()``;
-    the calls take turns round by round (rt.runtime.sim.calibration.fastest_interleaved)."""
-    best = [float("inf")] * len(calls)
+def _median(calls, reps, barrier):
+    """Per call, the median of ``reps`` (after a warm-up), each started after ``barrier()``;
+    the calls take turns round by round (rt.runtime.sim.calibration.median_interleaved)."""
+    samples = [[] for _ in calls]
     for i in range(reps + 1):
         for k, call in enumerate(calls):
             barrier()
             start = time.perf_counter()
             call()
             if i:
-                best[k] = min(best[k], (time.perf_counter() - start) * 1e6)
-    return best
+                samples[k].append((time.perf_counter() - start) * 1e6)
+    return [statistics.median(s) for s in samples]
 
 
 def pingpong(comm, reps, sizes):
@@ -43,7 +44,7 @@ def pingpong(comm, reps, sizes):
                 comm.Recv(data, source=0)
                 comm.Send(data, dest=0)
         return run
-    return dict(zip(map(str, sizes), _fastest([exchange(s) for s in sizes], reps, comm.Barrier)))
+    return dict(zip(map(str, sizes), _median([exchange(s) for s in sizes], reps, comm.Barrier)))
 
 
 def collectives(comm, reps, path, sizes):
@@ -53,9 +54,9 @@ def collectives(comm, reps, path, sizes):
         x, f = np.ones(count, np.float32), getattr(module, name)
         return lambda: f(x, to_host=False)
     with rt.load(path, channel="mpi") as module:
-        calls = [lambda: None, call("id", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
-        barrier, *times = _fastest(calls, reps, comm.Barrier)
-    return dict(zip(["id"] + [str(s) for s in sizes], [t - barrier for t in times]))
+        calls = [lambda: None, call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
+        barrier, *times = _median(calls, reps, comm.Barrier)
+    return dict(zip(["nop"] + [str(s) for s in sizes], [t - barrier for t in times]))
 
 
 def main(argv):

@@ -8,6 +8,7 @@ import pytest
 import rt
 from rt.runtime.errors import InvalidArgumentError, NotFoundError
 from rt.runtime.sim import calibration
+from rt.runtime.sim import calibration_programs as programs
 from rt.runtime.sim.calibration import Calibration, LinkFit, fit_line, kernel_costs
 from rt.runtime.sim.dispatch_classes import ClassCost, KernelCosts
 from rt.runtime.sim.topology import Topology
@@ -23,6 +24,37 @@ def test_fit_line_recovers_overhead_and_throughput():
         (0.0, (w0 * 100 * 0.5 + w1 * 200 * 2.5) / (w0 * 100**2 + w1 * 200**2)))
     with pytest.raises(InvalidArgumentError, match="two distinct sizes"):
         fit_line([(8, 1.0), (8, 2.0)])
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_fit_ring_takes_one_all_reduce_as_the_chained_call_minus_the_single_one(ranks):
+    latency, bandwidth, call = 30.0, 2.5, 400.0  # µs, GB/s, the call's own µs
+
+    def all_reduce(size):  # 2(N-1)(a + S/(N b)), b in 1e3 B/µs
+        return 2 * (ranks - 1) * (latency + size / (ranks * bandwidth * 1e3))
+    sizes = (1 << 12, 1 << 16, 1 << 20)
+    single = [call + all_reduce(s) for s in sizes]
+    chained = [call + programs.CHAIN * all_reduce(s) for s in sizes]
+    points = calibration.chained_points(sizes, single, chained)
+    assert [s for s, _ in points] == list(sizes)
+    assert [us for _, us in points] == pytest.approx([all_reduce(s) for s in sizes])
+    assert calibration.fit_ring(ranks, points) == pytest.approx((latency, bandwidth))
+    with pytest.raises(InvalidArgumentError, match="a line needs two distinct sizes"):
+        calibration.fit_ring(ranks, points[:1])
+
+
+def test_median_interleaved_takes_turns_and_keeps_the_median(monkeypatch):
+    # a warm-up each, then 3 rounds of (a, b); durations in seconds of a fake clock
+    durations, order, clock = iter([0, 0, 1e-3, 5e-3, 3e-3, 1e-3, 2e-3, 9e-3]), [], [0.0]
+    monkeypatch.setattr(calibration.time, "perf_counter", lambda: clock[0])
+
+    def call(name):
+        def run():
+            order.append(name)
+            clock[0] += next(durations)
+        return run
+    assert calibration.median_interleaved([call("a"), call("b")], 3) == pytest.approx([2e3, 5e3])
+    assert order == ["a", "b"] * 4
 
 
 def test_kernel_costs_fit_each_class_with_two_sizes_or_more():
@@ -59,6 +91,11 @@ def test_a_calibration_is_a_topology_of_the_measured_figures():
     assert "collective links: latency 50 us, bandwidth 1.5 GB/s: fit" in header[6]
     assert "copy links: latency 3 us, bandwidth 30 GB/s: copies" in header[7]
     assert any("3 rank(s) 300 us" in line for line in header)
+    assert topology.host.call_us == 300.0
+    mpi_calls = _calibration(LinkFit(20.0, 3.0, "ping-pong"))
+    mpi_calls.mpi_call_us = 25.0
+    assert Topology.from_yaml(mpi_calls.yaml_text("mpi")).host.call_us == 25.0
+    assert Topology.from_yaml(mpi_calls.yaml_text("copy")).host.call_us == 300.0
     with pytest.raises(InvalidArgumentError, match="no MPI link was measured: skipped: no mpiexec"):
         _calibration().topology_dict("mpi")
     with pytest.raises(InvalidArgumentError, match="links must be one of collective, copy, mpi"):
