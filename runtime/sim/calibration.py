@@ -16,22 +16,23 @@ median of their samples with the job's devices busy at once:
   of several sizes within a device: the ``copy`` and ``fill`` classes; the copy throughput is
   the device's ``memory_gbps`` (and the matmul throughput its ``peak_gflops``).
 * **In-process links**, two figures, for the two paths data takes between devices of one
-  process. ``collective``: calls doing one and ``CHAIN`` all_reduces of several sizes over N
-  ranks (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld`` rendezvous); their
-  difference over ``CHAIN - 1`` is one all_reduce without the call's own cost, and the ring
-  formula ``2(N-1)(α + S/(Nβ))`` fitted to it gives α and β (``fit_ring``). ``copy``:
+  process. ``collective``: a call doing one all_reduce, of several sizes, over N ranks
+  (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld`` rendezvous) minus a call of
+  ``@nop`` taken moments before (the host's call cost, ``paired_difference``); the ring formula
+  ``2(N-1)(α + S/(Nβ))`` fitted to it gives α and β (``fit_ring``). ``copy``:
   ``queue_copy`` of several sizes from a buffer of one device to another's (``α + S/β``), what
   ``flow.tensor.transfer`` does.
 * **The host's cost of a call** (rt.runtime.sim.host_costs): a call of ``@nop`` (one
   4-element dispatch) on the N ranks, taking turns with the all_reduces: handing the call to the
-  rank threads, the VM's work, one queue round trip. Written as the topology's
+  rank threads, the VM's work, one queue round trip (submission, the executor's wake-up, the
+  fence's signal). Written as the topology's
   ``host: {call_us}``.
 * **MPI loopback** (``mpi=True``), between two ``mpiexec -n 2`` processes
   (rt.runtime.sim.mpi_loopback): a ping-pong over several sizes (round trip ``2(α + S/β)``,
   the raw link, reported in the header), the ``@nop`` call on the two processes, and rt's
-  all_reduce over ``channel="mpi"`` (a call of one minus the ``@nop`` call; ``measure_mpi``
-  says why not chained) fitted to the 2-rank ring (the ``mpi`` link figures: they include rt's
-  agreement exchange and polling, which a collective pays on top of the raw link). Without mpi4py or mpiexec the step is skipped, with the
+  all_reduce over ``channel="mpi"`` (a call of one minus the ``@nop`` call) fitted to the
+  2-rank ring (the ``mpi`` link figures: they include rt's agreement exchange and polling,
+  which a collective pays on top of the raw link). Without mpi4py or mpiexec the step is skipped, with the
   reason in the header.
 
 The topology (``Calibration.yaml_text(links)``) has one device per requested URI (``cpu0``,
@@ -63,21 +64,25 @@ from rt.runtime.sim.calibration_defaults import DEFAULT_URI, LINKS
 from rt.runtime.sim.dispatch_classes import COMPUTE_CLASSES, ClassCost, KernelCosts, classify
 
 REPS = {"quick": 3, "full": 7}
+#: Sizes of the link fits: not those of benchmarks/sim_accuracy.py's cases (64 KiB, 1 and 4 MiB).
 LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 21),
               "full": (1 << 13, 1 << 15, 1 << 17, 1 << 19, 1 << 21, 1 << 23)}
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
 
 
-def fit_line(points):
-    """``(intercept >= 0, slope > 0)`` of the line through ``(x, y)`` points (y > 0) that
-    minimizes the squared *relative* errors, so that small sizes (where the intercept, a
-    latency or an overhead, dominates) weigh as much as large ones; through the origin when
-    the free fit's intercept is negative. InvalidArgumentError for fewer than two distinct x."""
+def fit_line(points, relative=True):
+    """``(intercept >= 0, slope > 0)`` of the least-squares line through ``(x, y)`` points;
+    through the origin when the free fit's intercept is negative. ``relative``: minimize the
+    squared *relative* errors (y > 0), so that small sizes (where the intercept, a latency or
+    an overhead, dominates) weigh as much as large ones: right for times whose noise grows with
+    them (kernels, copies); otherwise the squared errors themselves, for differences of two
+    timed calls, whose noise is the calls' (about the same at every size; such a difference may
+    even be negative at a small size). InvalidArgumentError for fewer than two distinct x."""
     xs = np.array([p[0] for p in points], float)
-    ys = np.maximum(np.array([p[1] for p in points], float), 1e-9)
+    ys = np.array([p[1] for p in points], float)
     if len(set(xs.tolist())) < 2:
         raise InvalidArgumentError(f"a line needs two distinct sizes, got {sorted(set(xs.tolist()))}")
-    weights = 1.0 / ys
+    weights = 1.0 / np.maximum(ys, 1e-9) if relative else np.ones_like(ys)
     slope, intercept = np.polyfit(xs, ys, 1, w=weights)
     if intercept < 0:
         w2 = weights ** 2
@@ -267,11 +272,10 @@ def kernel_costs(per_class):
     return KernelCosts(tuple(classes))
 
 
-def median_interleaved(calls, reps):
-    """Per call of ``calls``, the median of ``reps`` timed calls in µs, after one warm-up each;
-    the calls take turns (round by round), so that on a shared host every call sees the same
-    mix of quiet and busy spells (the median of such samples is what a job's calls see; the
-    fastest is a lucky one, and lucky more often for short calls than for long ones)."""
+def interleaved_samples(calls, reps):
+    """Per call of ``calls``, its ``reps`` timed samples in µs, after one warm-up each; the
+    calls take turns (round by round), so that on a shared host every call sees the same mix of
+    quiet and busy spells, and the k-th samples of two calls were taken moments apart."""
     for call in calls:
         call()
     samples = [[] for _ in calls]
@@ -280,7 +284,13 @@ def median_interleaved(calls, reps):
             start = time.perf_counter()
             call()
             samples[i].append((time.perf_counter() - start) * 1e6)
-    return [statistics.median(s) for s in samples]
+    return samples
+
+
+def median_interleaved(calls, reps):
+    """Per call, the median of its ``interleaved_samples`` (µs): what a job's calls see on a
+    shared host (the fastest is a lucky one, and lucky more often for short calls than long)."""
+    return [statistics.median(s) for s in interleaved_samples(calls, reps)]
 
 
 def median_us(call, reps):
@@ -288,26 +298,26 @@ def median_us(call, reps):
     return median_interleaved([call], reps)[0]
 
 
+def paired_difference(samples, base):
+    """The median of ``samples[k] - base[k]`` (µs): a call's time beyond another's, each pair
+    taken moments apart (a burst of load slows both of a pair, and cancels)."""
+    return statistics.median(a - b for a, b in zip(samples, base))
+
+
 def fit_ring(ranks, points):
     """``(α µs, β GB/s)`` of the ring all_reduce ``2(N-1)(α + S/(Nβ))`` over ``ranks`` = N
-    fitted (``fit_line``) to ``points``: ``(S bytes, µs of one all_reduce)``.
+    fitted (``fit_line``, absolute errors) to ``points``: ``(S bytes, µs of one all_reduce)``.
     InvalidArgumentError for fewer than two distinct sizes."""
-    intercept, slope = fit_line(points)
+    intercept, slope = fit_line(points, relative=False)
     steps = 2 * (ranks - 1)
     return intercept / steps, steps / (ranks * slope) / 1e3
 
 
-def chained_points(sizes, single_us, chained_us):
-    """``[(S, µs of one all_reduce)]``: per size, the call of ``CHAIN`` all_reduces minus the
-    call of one, over ``CHAIN - 1`` (the call's own cost cancels)."""
-    return [(size, (chained - single) / (programs.CHAIN - 1))
-            for size, single, chained in zip(sizes, single_us, chained_us)]
-
-
 def measure_local(uri, ranks, mode, reps):
-    """``(LinkFit, call µs)``: the in-process all_reduce fit over ``ranks`` ranks on ``uri``
-    (``fit_ring``) and the host's cost of a call of ``@nop`` on them (rt.runtime.sim.host_costs),
-    all taking turns (``median_interleaved``)."""
+    """``(LinkFit, call µs)``: the in-process all_reduce over ``ranks`` ranks on ``uri``, a
+    call of ``@ar_S`` minus a call of ``@nop`` taken moments apart (``paired_difference``)
+    fitted per size (``fit_ring``), and the host's cost of a call of ``@nop`` on them (its
+    median, rt.runtime.sim.host_costs)."""
     import rt
 
     sizes = LINK_SIZES[mode]
@@ -317,14 +327,12 @@ def measure_local(uri, ranks, mode, reps):
             args = [[np.ones(count, np.float32)]] * ranks
             function = getattr(module, name)
             return lambda: function.spmd(args, to_host=False)
-        calls = [call("nop", 4)] + [call(f"ar_{s}{tail}", s // 4) for s in sizes
-                                    for tail in ("", f"_x{programs.CHAIN}")]
-        call_us, *times = median_interleaved(calls, 2 * reps)
-    latency, bandwidth = fit_ring(ranks, chained_points(sizes, times[0::2], times[1::2]))
+        nop, *times = interleaved_samples([call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes],
+                                          3 * reps)
+    latency, bandwidth = fit_ring(ranks, [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)])
     method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
-              f"{', '.join(_bytes(s) for s in sizes)}; one all_reduce = (a call of "
-              f"{programs.CHAIN} - a call of 1) / {programs.CHAIN - 1}")
-    return LinkFit(latency, bandwidth, method), call_us
+              f"{', '.join(_bytes(s) for s in sizes)}; one all_reduce = a call of it minus a call of @nop")
+    return LinkFit(latency, bandwidth, method), statistics.median(nop)
 
 
 def measure_copy_link(uri, mode, reps):
@@ -369,10 +377,7 @@ def measure_mpi(mode, reps, timeout=300):
     """``(ping-pong LinkFit, collective LinkFit, per-call µs)`` of MPI loopback between two
     ``mpiexec`` processes: the raw link from a ping-pong (round trip ``2(α + S/β)``); rt's
     all_reduce over ``channel="mpi"``, a call of one minus a call of ``@nop`` (the call cost),
-    fitted to the 2-rank ring ``2(α + S/(2β))``. Not the chained calls of the in-process fit:
-    there the channel's polling, which sleeps between its tests once a wait runs long, leaves
-    the processes out of step (a chain of 256 KiB all_reduces took 2-7 ms per all_reduce, a
-    single one 0.3-0.7 ms, at load average 20). NotFoundError (no mpi4py or mpiexec) or
+    fitted to the 2-rank ring ``2(α + S/(2β))``, as in-process. NotFoundError (no mpi4py or mpiexec) or
     DeviceError (the job failed) with the reason."""
     import rt
 
@@ -391,7 +396,7 @@ def measure_mpi(mode, reps, timeout=300):
             f.write(rt.compile(programs.collective_module(2, link_sizes), devices=["llvm-cpu"]))
         times = _mpiexec(["collectives", max(reps, 5) * 4, path, *link_sizes], timeout)
     call_us = times["nop"]
-    latency, bandwidth = fit_ring(2, [(s, times[str(s)] - call_us) for s in link_sizes])
+    latency, bandwidth = fit_ring(2, [(s, times[str(s)]) for s in link_sizes])
     collective = LinkFit(latency, bandwidth,
                          f"ring all_reduce fit 2(a + S/(2 b)) of rt's channel=\"mpi\" over 2 mpiexec "
                          f"processes, S = {', '.join(_bytes(s) for s in link_sizes)}; one all_reduce = "

@@ -9,10 +9,9 @@ fused elementwise ops, reductions) each feed the class their export name gives
 
 ``collective_module(ranks, sizes)`` is the program the links and the host's call cost are
 measured with (in-process ranks and ``mpiexec`` processes alike): ``@nop`` (one 4-element
-dispatch: a call's host work and one queue round trip, nothing else), and per size S
-``@ar_S`` (one all_reduce of S bytes) and ``@ar_S_x{CHAIN}`` (CHAIN all_reduces one after the
-other in the same call): their difference over ``CHAIN - 1`` is the time of one all_reduce
-alone, free of the call's own cost.
+dispatch: a call's host work and one queue round trip, nothing else) and per size S ``@ar_S``
+(one all_reduce of S bytes of the call's argument, as a program's first collective reads
+its input).
 """
 import numpy as np
 
@@ -87,13 +86,9 @@ def calls(mode):
     return out
 
 
-#: all_reduces per call in ``@ar_S_x{CHAIN}`` of ``collective_module``.
-CHAIN = 4
-
-
 def collective_module(ranks, sizes):
-    """The module of ``@nop``, ``@ar_S`` and ``@ar_S_x{CHAIN}`` per size S (bytes, a multiple
-    of 4) over a grid of ``ranks`` (see the module docstring)."""
+    """The module of ``@nop`` and ``@ar_S`` per size S (bytes, a multiple of 4) over a grid of
+    ``ranks`` (see the module docstring)."""
     parts = [f"shard.grid @g(shape = {ranks})",
              f"func.func @nop(%x: tensor<4xf32>) -> tensor<4xf32> {{\n  %e = tensor.empty() : tensor<4xf32>\n"
              f"  %r = linalg.generic {{indexing_maps = [{_ID}, {_ID}], iterator_types = [\"parallel\"]}}"
@@ -102,9 +97,6 @@ def collective_module(ranks, sizes):
              f"  return %r : tensor<4xf32>\n}}"]
     for size in sizes:
         t = f"tensor<{size // 4}xf32>"
-        for name, count in ((f"ar_{size}", 1), (f"ar_{size}_x{CHAIN}", CHAIN)):
-            steps = [f"  %x{i + 1} = shard.all_reduce %x{i} on @g grid_axes = [0] : {t} -> {t}"
-                     for i in range(count)]
-            parts.append("\n".join([f"func.func @{name}(%x0: {t}) -> {t} {{", *steps,
-                                    f"  return %x{count} : {t}", "}"]))
+        parts.append(f"func.func @ar_{size}(%x: {t}) -> {t} {{\n  %r = shard.all_reduce %x on @g "
+                     f"grid_axes = [0] : {t} -> {t}\n  return %r : {t}\n}}")
     return "\n".join(parts) + "\n"

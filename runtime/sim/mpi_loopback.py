@@ -5,8 +5,9 @@
   PingPong); rank 0 prints ``{"SIZE": median round trip µs, ...}`` as one JSON line.
 * ``python -m rt.runtime.sim.mpi_loopback collectives REPS MODULE.vmfb SIZE...``: the module
   (rt.runtime.sim.calibration_programs.collective_module) loaded with ``channel="mpi"``:
-  ``@nop`` and ``@ar_SIZE`` per size, every call after a barrier; rank 0 prints ``{"nop": µs,
-  "SIZE": µs, ...}`` (median of REPS, the barrier's own median taken off).
+  ``@nop`` and ``@ar_SIZE`` per size, every call after a barrier, taking turns; rank 0 prints
+  ``{"nop": µs, "SIZE": µs, ...}``: the median of ``@nop`` minus the barrier before it, and
+  per size the median of ``@ar_SIZE`` minus the ``@nop`` call of the same round.
 """
 import json
 import statistics
@@ -16,9 +17,10 @@ import time
 import numpy as np
 
 
-def _median(calls, reps, barrier):
-    """Per call, the median of ``reps`` (after a warm-up), each started after ``barrier()``;
-    the calls take turns round by round (rt.runtime.sim.calibration.median_interleaved)."""
+def _samples(calls, reps, barrier):
+    """Per call, ``reps`` timed samples in µs (after a warm-up), each started after
+    ``barrier()``; the calls take turns round by round
+    (rt.runtime.sim.calibration.interleaved_samples)."""
     samples = [[] for _ in calls]
     for i in range(reps + 1):
         for k, call in enumerate(calls):
@@ -27,7 +29,7 @@ def _median(calls, reps, barrier):
             call()
             if i:
                 samples[k].append((time.perf_counter() - start) * 1e6)
-    return [statistics.median(s) for s in samples]
+    return samples
 
 
 def pingpong(comm, reps, sizes):
@@ -44,7 +46,8 @@ def pingpong(comm, reps, sizes):
                 comm.Recv(data, source=0)
                 comm.Send(data, dest=0)
         return run
-    return dict(zip(map(str, sizes), _median([exchange(s) for s in sizes], reps, comm.Barrier)))
+    samples = _samples([exchange(s) for s in sizes], reps, comm.Barrier)
+    return {str(s): statistics.median(t) for s, t in zip(sizes, samples)}
 
 
 def collectives(comm, reps, path, sizes):
@@ -55,8 +58,10 @@ def collectives(comm, reps, path, sizes):
         return lambda: f(x, to_host=False)
     with rt.load(path, channel="mpi") as module:
         calls = [lambda: None, call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
-        barrier, *times = _median(calls, reps, comm.Barrier)
-    return dict(zip(["nop"] + [str(s) for s in sizes], [t - barrier for t in times]))
+        barrier, nop, *times = _samples(calls, reps, comm.Barrier)
+    found = {"nop": statistics.median(a - b for a, b in zip(nop, barrier))}
+    found.update((str(s), statistics.median(a - b for a, b in zip(t, nop))) for s, t in zip(sizes, times))
+    return found
 
 
 def main(argv):

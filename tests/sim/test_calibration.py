@@ -1,4 +1,5 @@
 """Issue 23 item 3: ``rt calibrate`` measures this host and writes a topology that describes it."""
+import statistics
 import subprocess
 import sys
 
@@ -8,7 +9,6 @@ import pytest
 import rt
 from rt.runtime.errors import InvalidArgumentError, NotFoundError
 from rt.runtime.sim import calibration
-from rt.runtime.sim import calibration_programs as programs
 from rt.runtime.sim.calibration import Calibration, LinkFit, fit_line, kernel_costs
 from rt.runtime.sim.dispatch_classes import ClassCost, KernelCosts
 from rt.runtime.sim.topology import Topology
@@ -27,20 +27,31 @@ def test_fit_line_recovers_overhead_and_throughput():
 
 
 @pytest.mark.parametrize("ranks", [2, 4])
-def test_fit_ring_takes_one_all_reduce_as_the_chained_call_minus_the_single_one(ranks):
-    latency, bandwidth, call = 30.0, 2.5, 400.0  # µs, GB/s, the call's own µs
+def test_fit_ring_recovers_latency_and_bandwidth_from_all_reduce_times(ranks):
+    latency, bandwidth = 30.0, 2.5  # µs, GB/s
 
     def all_reduce(size):  # 2(N-1)(a + S/(N b)), b in 1e3 B/µs
         return 2 * (ranks - 1) * (latency + size / (ranks * bandwidth * 1e3))
-    sizes = (1 << 12, 1 << 16, 1 << 20)
-    single = [call + all_reduce(s) for s in sizes]
-    chained = [call + programs.CHAIN * all_reduce(s) for s in sizes]
-    points = calibration.chained_points(sizes, single, chained)
-    assert [s for s, _ in points] == list(sizes)
-    assert [us for _, us in points] == pytest.approx([all_reduce(s) for s in sizes])
+    points = [(s, all_reduce(s)) for s in (1 << 12, 1 << 16, 1 << 20)]
     assert calibration.fit_ring(ranks, points) == pytest.approx((latency, bandwidth))
     with pytest.raises(InvalidArgumentError, match="a line needs two distinct sizes"):
         calibration.fit_ring(ranks, points[:1])
+
+
+def test_fit_line_on_differences_weighs_absolute_errors_and_takes_negative_points():
+    # a difference of two calls with ±50 µs of noise: the relative fit would chase the small
+    # (noisy) points; the absolute one keeps the large sizes' slope
+    points = [(0, -20.0), (1000, 80.0), (2000, 120.0), (3000, 170.0)]
+    intercept, slope = fit_line(points, relative=False)
+    assert (intercept, slope) == pytest.approx((0.0, 830000 / 14e6))  # the free fit's intercept is < 0
+    assert fit_line([(1, 3.0), (2, 5.0), (3, 7.0)], relative=False) == pytest.approx((1.0, 2.0))
+
+
+def test_paired_difference_cancels_load_common_to_a_pair():
+    base = [100.0, 900.0, 110.0, 1000.0, 95.0]  # a call slowed by bursts of load
+    call = [140.0, 940.0, 150.0, 1040.0, 900.0]  # 40 µs more; the last one hit a burst alone
+    assert calibration.paired_difference(call, base) == pytest.approx(40.0)
+    assert statistics.median(call) - statistics.median(base) == pytest.approx(790.0)
 
 
 def test_median_interleaved_takes_turns_and_keeps_the_median(monkeypatch):
