@@ -251,7 +251,8 @@ def _figures(cal):
     if cal.mpi_call_us is not None:
         parts.append(f"call {cal.mpi_call_us:.0f} us on 2 MPI processes")
     matmul = cal.kernels[URI].get("matmul")
-    return "; ".join(parts + [f"matmul {matmul.overhead_us:.1f} us + {matmul.rate:.3g} GFLOP/s"])
+    bytes_term = f" + bytes / {matmul.byte_rate:.3g} GB/s" if matmul.byte_rate else ""
+    return "; ".join(parts + [f"matmul {matmul.overhead_us:.1f} us + flops / {matmul.rate:.3g} GFLOP/s{bytes_term}"])
 
 
 def _row(name, real, calibrated, profiled, rounds):

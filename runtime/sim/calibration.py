@@ -10,8 +10,10 @@ median of their samples with the job's devices busy at once:
   share the host's cores and memory bandwidth), traced: every dispatch slice gives ``(class,
   work, µs)``, work being the dispatch's flops for matmul/conv and its binding bytes otherwise,
   exactly what the simulator will cost. Per class a least-squares line ``µs = overhead + work
-  / throughput`` (rt.runtime.sim.dispatch_classes); the overhead is the per-dispatch launch
-  cost (the executor's dispatch of the workgroups, the barrier after it).
+  / throughput`` (rt.runtime.sim.dispatch_classes; matmul and conv also ``+ bytes / gbps``
+  over square and skinny shapes, ``fit_compute``); the overhead is the per-dispatch launch
+  cost (the executor's dispatch of the workgroups, the barrier after it). Each rank runs on
+  data of its own, as a job's ranks do.
 * **Memory**: ``queue_copy`` (work = bytes read + written) and ``queue_fill`` (bytes written)
   of several sizes within a device: the ``copy`` and ``fill`` classes; the copy throughput is
   the device's ``memory_gbps`` (and the matmul throughput its ``peak_gflops``).
@@ -67,6 +69,8 @@ REPS = {"quick": 3, "full": 7}
 #: Sizes of the link fits: not those of benchmarks/sim_accuracy.py's cases (64 KiB, 1 and 4 MiB).
 LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 21),
               "full": (1 << 13, 1 << 15, 1 << 17, 1 << 19, 1 << 21, 1 << 23)}
+#: A fitted byte rate above this (GB/s) means a compute class's bytes do not matter.
+MAX_BYTE_GBPS = 1e6
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
 
 
@@ -168,7 +172,7 @@ class Calibration:
                  "Times: the median of repeated runs taking turns (kernels: of their samples, with the devices busy at once);",
                  "  the host is shared, so figures move with its load.",
                  "kernels: per dispatch class, a least-squares fit of µs = overhead_us + work / "
-                 "throughput",
+                 "throughput (matmul, conv: + bytes / gbps),",
                  "  over the calibration programs' dispatches (work: flops for matmul/conv, "
                  "binding bytes otherwise);",
                  "  peak_gflops = the matmul throughput, memory_gbps = the copy throughput."]
@@ -204,9 +208,12 @@ def _median_by_key(samples):
 
 
 def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
-    """``{class: [(work, µs), ...]}`` of the calibration programs' dispatches on ``uri``, with
-    ``devices`` such devices running the same program at once (SPMD ranks), as the devices of a
-    job share this host's cores and memory."""
+    """``{class: [(work, µs), ...]}`` of the calibration programs' dispatches on ``uri``
+    (compute classes: ``(flops, µs, binding bytes)``), with ``devices`` such devices running the
+    same program at once (SPMD ranks) on data of their own, as the ranks of a job share this
+    host's cores, caches and memory bandwidth, each with its own shard (one array shared by
+    every rank stays in cache: a 32x512x512 matmul took 188 µs on shared data, 350 µs on
+    per-rank copies, 2 devices at once)."""
     import rt
 
     vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
@@ -216,8 +223,9 @@ def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
     with rt.load(vmfb, topology=topology, ranks=devices, tracer=tracer) as module:
         for name, args in programs.calls(mode):
             function = getattr(module, name)
+            per_rank = [[a.copy() for a in args] for _ in range(devices)]
             for _ in range(reps + 1):
-                function.spmd([args] * devices)
+                function.spmd(per_rank)
     found = {}
     for event in tracer.events:
         args = event.get("args") or {}
@@ -229,7 +237,8 @@ def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
         kind = classify(name)
         work = flops if kind in COMPUTE_CLASSES and flops else nbytes
         kind = kind if kind not in COMPUTE_CLASSES or flops else "elementwise"
-        per_class.setdefault(kind, []).append((work, us))
+        point = (work, us, nbytes) if kind in COMPUTE_CLASSES else (work, us)
+        per_class.setdefault(kind, []).append(point)
     return per_class
 
 
@@ -262,14 +271,36 @@ def measure_writes(uri, mode, reps):
 
 def kernel_costs(per_class):
     """``KernelCosts`` from ``{class: [(work, µs)]}`` (classes with fewer than two sizes are
-    left out: the simulator then falls back as rt.runtime.sim.dispatch_classes says)."""
+    left out: the simulator then falls back as rt.runtime.sim.dispatch_classes says). Points
+    ``(flops, µs, bytes)`` of a compute class give ``overhead + flops / gflops + bytes / gbps``
+    (``fit_compute``)."""
     classes = []
     for kind, points in sorted(per_class.items()):
-        if len({w for w, _ in points}) < 2:
+        if len({p[0] for p in points}) < 2:
             continue
-        overhead, slope = fit_line(points)
-        classes.append((kind, ClassCost(overhead, 1.0 / (slope * 1e3))))
+        if all(len(p) == 3 for p in points):
+            classes.append((kind, fit_compute(points)))
+        else:
+            overhead, slope = fit_line([p[:2] for p in points])
+            classes.append((kind, ClassCost(overhead, 1.0 / (slope * 1e3))))
     return KernelCosts(tuple(classes))
+
+
+def fit_compute(points):
+    """``ClassCost(overhead, gflops, gbps)`` minimizing the squared relative errors of
+    ``µs = overhead + flops / (gflops 1e3) + bytes / (gbps 1e3)`` over ``(flops, µs, bytes)``
+    points; the one-term line over flops (``fit_line``, no byte term) when the points do not
+    separate the terms (fewer than three, a fitted term that is not positive, or a byte rate
+    over ``MAX_BYTE_GBPS``: no memory is that fast, the bytes do not matter)."""
+    flops, us, nbytes = (np.array(column, float) for column in zip(*points))
+    if len(points) >= 3:
+        weights = 1.0 / np.maximum(us, 1e-9)
+        design = np.stack([np.ones_like(flops), flops, nbytes], axis=1) * weights[:, None]
+        overhead, per_flop, per_byte = np.linalg.lstsq(design, us * weights, rcond=None)[0]
+        if overhead >= 0 and per_flop > 0 and per_byte > 1.0 / (MAX_BYTE_GBPS * 1e3):
+            return ClassCost(float(overhead), float(1.0 / (per_flop * 1e3)), float(1.0 / (per_byte * 1e3)))
+    overhead, slope = fit_line(list(zip(flops, us)))
+    return ClassCost(overhead, 1.0 / (slope * 1e3))
 
 
 def interleaved_samples(calls, reps):

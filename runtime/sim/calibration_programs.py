@@ -1,7 +1,8 @@
 """The programs ``rt calibrate`` times: one module, one function per dispatch class and size.
 
 Each function does one kind of work on static shapes (so the compiler records each matmul's and
-conv's flops, as in any static program): ``mm_N`` an NxN matmul, ``conv_H`` a 3x3 conv over
+conv's flops, as in any static program): ``mm_MxKxN`` a matmul (square ones, and skinny ones
+whose weight matrix outweighs their arithmetic), ``conv_H`` a 3x3 conv over
 1xHxHx16 to 16 channels, ``ew_N`` an elementwise ``exp(x) + x`` over N f32, ``red_R`` the row
 sums of an Rx256 matrix. The dispatches the compiler forms from them (matmuls, encodings,
 fused elementwise ops, reductions) each feed the class their export name gives
@@ -15,20 +16,21 @@ its input).
 """
 import numpy as np
 
-SIZES = {"quick": {"mm": (32, 64, 128), "conv": (10, 18), "ew": (4096, 65536, 262144),
-                   "red": (64, 512, 2048)},
-         "full": {"mm": (64, 128, 192, 256, 384), "conv": (10, 18, 34), "ew": (16384, 131072, 524288, 1048576),
-                  "red": (128, 1024, 4096)}}
+SIZES = {"quick": {"mm": ((32, 32, 32), (64, 64, 64), (128, 128, 128), (16, 256, 256), (64, 256, 1024)),
+                   "conv": (10, 18), "ew": (4096, 65536, 262144), "red": (64, 512, 2048)},
+         "full": {"mm": ((64, 64, 64), (128, 128, 128), (192, 192, 192), (256, 256, 256), (384, 384, 384),
+                         (16, 256, 256), (32, 768, 256), (64, 256, 1024), (128, 1024, 256)),
+                  "conv": (10, 18, 34), "ew": (16384, 131072, 524288, 1048576), "red": (128, 1024, 4096)}}
 COPY_SIZES = {"quick": (1 << 14, 1 << 18, 1 << 20), "full": (1 << 14, 1 << 18, 1 << 20, 1 << 22)}
 _ID = "affine_map<(i) -> (i)>"
 
 
-def _matmul(n):
-    t = f"tensor<{n}x{n}xf32>"
-    return (f"func.func @mm_{n}(%a: {t}, %b: {t}) -> {t} {{\n"
+def _matmul(m, k, n):
+    a, b, t = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
+    return (f"func.func @mm_{m}x{k}x{n}(%a: {a}, %b: {b}) -> {t} {{\n"
             f"  %z = arith.constant 0.0 : f32\n  %e = tensor.empty() : {t}\n"
             f"  %f = linalg.fill ins(%z : f32) outs(%e : {t}) -> {t}\n"
-            f"  %m = linalg.matmul ins(%a, %b : {t}, {t}) outs(%f : {t}) -> {t}\n"
+            f"  %m = linalg.matmul ins(%a, %b : {a}, {b}) outs(%f : {t}) -> {t}\n"
             f"  return %m : {t}\n}}\n")
 
 
@@ -66,7 +68,7 @@ def _reduction(r):
 def module_text(mode):
     """The MLIR module of every calibration function for ``mode`` ("quick" or "full")."""
     sizes = SIZES[mode]
-    parts = ([_matmul(n) for n in sizes["mm"]] + [_conv(h) for h in sizes["conv"]]
+    parts = ([_matmul(*shape) for shape in sizes["mm"]] + [_conv(h) for h in sizes["conv"]]
              + [_elementwise(n) for n in sizes["ew"]] + [_reduction(r) for r in sizes["red"]])
     return "\n".join(parts)
 
@@ -79,7 +81,7 @@ def calls(mode):
     def arr(*shape):
         return rng.standard_normal(shape).astype(np.float32)
 
-    out = [(f"mm_{n}", [arr(n, n), arr(n, n)]) for n in sizes["mm"]]
+    out = [(f"mm_{m}x{k}x{n}", [arr(m, k), arr(k, n)]) for m, k, n in sizes["mm"]]
     out += [(f"conv_{h}", [arr(1, h, h, 16), arr(3, 3, 16, 16)]) for h in sizes["conv"]]
     out += [(f"ew_{n}", [arr(n)]) for n in sizes["ew"]]
     out += [(f"red_{r}", [arr(r, 256)]) for r in sizes["red"]]

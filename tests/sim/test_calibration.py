@@ -68,6 +68,22 @@ def test_median_interleaved_takes_turns_and_keeps_the_median(monkeypatch):
     assert order == ["a", "b"] * 4
 
 
+def test_a_compute_class_fits_its_flops_and_its_bytes():
+    overhead, gflops, gbps = 5.0, 100.0, 10.0
+
+    def us(flops, nbytes):
+        return overhead + flops / (gflops * 1e3) + nbytes / (gbps * 1e3)
+    shapes = [(2 * m * k * n, 4 * (m * k + k * n + m * n)) for m, k, n in
+              ((64, 64, 64), (256, 256, 256), (16, 256, 256), (64, 256, 1024))]
+    cost = kernel_costs({"matmul": [(f, us(f, b), b) for f, b in shapes]}).get("matmul")
+    assert (cost.overhead_us, cost.rate, cost.byte_rate) == pytest.approx((overhead, gflops, gbps))
+    # Times that do not grow with the bytes: the flops line alone.
+    flat = calibration.fit_compute([(1e6, 20.0, 1e5), (2e6, 30.0, 1e3), (4e6, 50.0, 1e2)])
+    assert flat == ClassCost(pytest.approx(10.0), pytest.approx(100.0))
+    falling = calibration.fit_compute([(1e6, 15.0, 1e5), (2e6, 30.0, 1e3), (4e6, 50.0, 1e2)])
+    assert falling.byte_rate is None and falling.rate > 0
+
+
 def test_kernel_costs_fit_each_class_with_two_sizes_or_more():
     costs = kernel_costs({"matmul": [(1e6, 12.0), (3e6, 32.0)], "copy": [(1000, 3.0), (5000, 5.0)],
                           "conv": [(1e6, 9.0)]})
