@@ -1,33 +1,31 @@
 """How far the simulator's times are from real runs on this machine (issue 23 item 4).
 
-    python benchmarks/sim_accuracy.py [--quick] [--repeats=N] [--no-mpi] [--json=out.json]
+    python benchmarks/sim_accuracy.py [--rounds=N] [--repeats=N] [--quick] [--no-mpi] [--json=out.json]
 
-One run does three things, in this order, so that every figure sees the same host load:
+Calibration and real runs take turns, ``--rounds`` times (default 3), so that both see the
+same load on a shared host. Each round:
 
-1. **Calibrates** this host twice (``rt.runtime.sim.calibration.calibrate``, what
-   ``rt calibrate --devices=N`` writes), for 2 and for 4 devices: kernel classes measured with
-   N devices busy at once, memory bandwidth, in-process links fitted on N ranks, and (N = 2)
-   MPI loopback links (``mpiexec -n 2`` ping-pong) where mpi4py and mpiexec are installed.
-   Each case is simulated on the calibration of its device count.
+1. **Calibrates** this host (``rt.runtime.sim.calibration.calibrate``, what ``rt calibrate
+   --devices=N`` writes) for 2 and for 4 devices: kernel classes measured with N devices busy
+   at once, memory, in-process links, the host's cost of an SPMD call (``host.call_us``) and,
+   for 2, the MPI loopback (links and call cost) where mpi4py and mpiexec are installed. The
+   calibration programs (rt.runtime.sim.calibration_programs) are not the programs below.
 2. **Runs each program for real** (benchmarks/sim_accuracy_programs.py): SPMD programs on N
    in-process ranks (``rt.load(..., ranks=N)``, each rank its own ``local-task`` device), the
-   pipeline on k devices of one process, and the MPI cases on ``mpiexec -n 2`` processes
-   (``channel="mpi"``). Real time = the fastest wall time of ``--repeats`` calls.
-3. **Simulates each program** on the calibrated topology (N devices, ring links with the
-   calibrated link figures of the path the program's data takes: ``collective`` for SPMD ranks
-   in one process, whose collectives meet in a rendezvous of rank threads; ``copy`` for the
-   pipeline, whose ``flow.tensor.transfer``s are copies between devices; ``mpi`` for the MPI
-   processes) in a dry run (the calibrated model is deterministic, so nothing needs
-   computing); simulated time = the virtual time of one call.
+   pipelines on k devices of one process, the MPI cases on ``mpiexec -n 2`` processes
+   (``channel="mpi"``, every call after a barrier, the barrier's own time taken off). A traced
+   run first gives the program's dispatch profile; the real time of the round is the median
+   of ``--repeats`` calls.
+3. **Simulates each program** in a dry run on the round's calibrated topology (N devices, the
+   links of the path its data takes: ``collective`` for ranks of one process, ``copy`` for the
+   pipelines' ``flow.tensor.transfer``s, ``mpi`` for the processes): ``calibrated`` with
+   kernels from the calibrated classes (a priori), ``profiled`` with the dispatch profile of
+   the round's traced run. The simulated time is the prediction: the topology carries the
+   host's cost of a call (rt.runtime.sim.host_costs), nothing is added outside the model.
 
-The simulator models device queues, kernels, transfers and collectives, not the host's own
-cost of a call (Python, the VM, handing the call to N rank threads or processes). That cost is
-measured in the same run with a call of the same layout that does no work (``@id``), and the
-**prediction is simulated time + that per-call cost**; both terms are printed. Error = |predicted
-- real| / real; the script prints each case, the mean and the worst. The host is shared (2
-cores, other agents' jobs): every figure, calibration and real runs alike, is the fastest of
-its repeats (the run least disturbed by other jobs; medians moved by 2x with the load average),
-the calibration runs in the same process just before, and the load average is printed.
+Per case the script reports the median over rounds of the real time and of each prediction,
+and error = (predicted - real) / real; then the mean and worst |error| over the in-process
+cases and over all. The load average (1 minute) is printed before each round and at the end.
 """
 import argparse
 import importlib.util
@@ -44,7 +42,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import rt  # noqa: E402
 import sim_accuracy_programs as programs  # noqa: E402
 from iree_peer import machine  # noqa: E402
-from rt.runtime.sim.calibration import DEFAULT_URI, calibrate, fastest_us  # noqa: E402
+from rt.runtime.sim.calibration import DEFAULT_URI, calibrate, median_us  # noqa: E402
 from rt.runtime.sim.profile import ProfileTable  # noqa: E402
 
 URI = DEFAULT_URI
@@ -76,15 +74,15 @@ def compile_case(builder, layout, count):
 
 
 def real_us(vmfb, function, inputs, layout, count, repeats, tracer=None):
-    """The fastest wall µs of one call on real local devices (in-process ranks or k devices);
+    """The median wall µs of a call on real local devices (in-process ranks or k devices);
     with ``tracer`` the calls are traced (for a profile, not for their time)."""
     if layout == "devices":
         with rt.load(vmfb, devices=[URI] * count, tracer=tracer) as module:
             f = getattr(module, function)
-            return fastest_us(lambda: f(*inputs, to_host=False), repeats)
+            return median_us(lambda: f(*inputs, to_host=False), repeats)
     with rt.load(vmfb, ranks=count, devices=[URI], tracer=tracer) as module:
         f = getattr(module, function)
-        return fastest_us(lambda: f.spmd(inputs, to_host=False), repeats)
+        return median_us(lambda: f.spmd(inputs, to_host=False), repeats)
 
 
 def profile_file(events, folder, name):
@@ -112,13 +110,12 @@ def simulated_us(vmfb, function, inputs, layout, topology):
 def mpi_worker(folder, repeats):
     """Under ``mpiexec -n 2``: time every ``NN.vmfb`` in ``folder`` on this rank
     (``channel="mpi"``); rank 0 also writes the dispatch profile of traced calls beside it and
-    prints ``{case: fastest µs}`` as one JSON line."""
+    prints ``{case: median µs}`` as one JSON line."""
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
     builders = {name: builder for name, builder, _, _ in MPI_CASES}
-    builders["id"] = lambda: programs.call_overhead(2)
     found = {}
     for name in sorted(n for n in os.listdir(folder) if n.endswith(".vmfb")):
         with open(os.path.join(folder, name[:-5] + ".json")) as f:
@@ -127,7 +124,7 @@ def mpi_worker(folder, repeats):
         mine, path = inputs[rank], os.path.join(folder, name)
         tracer = rt.Tracer()
         with rt.load(path, channel="mpi", tracer=tracer) as module:
-            fastest_us(lambda: getattr(module, function)(*mine, to_host=False), repeats)
+            median_us(lambda: getattr(module, function)(*mine, to_host=False), repeats)
         if rank == 0:
             profile_file(tracer.events, folder, case)
         with rt.load(path, channel="mpi") as module:
@@ -136,19 +133,17 @@ def mpi_worker(folder, repeats):
             def call():
                 comm.Barrier()
                 f(*mine, to_host=False)
-            barrier = fastest_us(comm.Barrier, repeats)
-            found[case] = fastest_us(call, repeats) - barrier
+            barrier = median_us(comm.Barrier, repeats)
+            found[case] = median_us(call, repeats) - barrier
     if rank == 0:
         print(json.dumps(found), flush=True)
 
 
 def run_mpi(folder, repeats):
-    """``{case: real µs}`` of the MPI cases and the per-call cost (key "id"); their profiles
-    are left in ``folder``."""
+    """``{case: real µs}`` of the MPI cases; their profiles are left in ``folder``."""
     from rt.runtime.hal.drivers.mpi_channel import mpiexec_path
 
-    cases = MPI_CASES + [("id", lambda: programs.call_overhead(2), 2, "mpi")]
-    for index, (name, builder, count, _) in enumerate(cases):
+    for index, (name, builder, count, _) in enumerate(MPI_CASES):
         vmfb, _, _ = compile_case(builder, "spmd", count)
         with open(os.path.join(folder, f"{index:02d}.vmfb"), "wb") as f:
             f.write(vmfb)
@@ -162,19 +157,37 @@ def run_mpi(folder, repeats):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def host_cost_us(layout, count, repeats):
-    """The host's µs per call of this layout without work: ``@id`` on ``count`` in-process
-    ranks, or on one device for a single-call program."""
-    vmfb, function, inputs = compile_case(lambda: programs.call_overhead(count if layout == "spmd" else 1), "spmd", 1)
-    if layout == "spmd":
-        return real_us(vmfb, function, inputs, "spmd", count, repeats * 3)
-    return real_us(vmfb, function, inputs[0], "devices", 1, repeats * 3)
+def one_round(compiled, quick, use_mpi, repeats, folder):
+    """``({case: (real, calibrated, profiled) µs}, calibrations)`` of one round."""
+    cals = {n: calibrate([URI] * n, quick=quick, mpi=use_mpi and n == 2) for n in (2, 4)}
+    found = {}
+    for name, builder, count, layout in CASES:
+        vmfb, function, inputs = compiled[name]
+        tracer = rt.Tracer()
+        real_us(vmfb, function, inputs, layout, count, max(3, repeats // 3), tracer)
+        profile = profile_file(tracer.events, folder, name)
+        real = real_us(vmfb, function, inputs, layout, count, repeats)
+        topology = cals[count].topology_dict("copy" if layout == "devices" else "collective")
+        found[name] = (real, *[simulated_us(vmfb, function, inputs, layout, t)
+                               for t in (topology, {**topology, "profile": profile})])
+    if use_mpi and cals[2].mpi_link is not None:
+        measured = run_mpi(folder, repeats)
+        topology = cals[2].topology_dict("mpi")
+        for name, _, count, _ in MPI_CASES:
+            vmfb, function, inputs = compiled[name]
+            profile = os.path.join(folder, name.replace(" ", "_") + ".profile.json")
+            found[name] = (measured[name], *[simulated_us(vmfb, function, inputs, "spmd", t)
+                                             for t in (topology, {**topology, "profile": profile})])
+    elif use_mpi:
+        print(f"MPI cases skipped this round: {cals[2].mpi_note}")
+    return found, cals
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="quick calibration, fewer repeats")
-    parser.add_argument("--repeats", type=int, default=None, help="timed calls per case (default 15, quick 5)")
+    parser.add_argument("--quick", action="store_true", help="quick calibration, fewer repeats, one round")
+    parser.add_argument("--rounds", type=int, default=None, help="calibration + real runs, taking turns (default 3)")
+    parser.add_argument("--repeats", type=int, default=None, help="timed calls per case and round (default 15, quick 5)")
     parser.add_argument("--no-mpi", action="store_true", help="skip the MPI cases")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     parser.add_argument("--mpi-worker", default=None, help=argparse.SUPPRESS)
@@ -183,67 +196,70 @@ def main():
     if args.mpi_worker:
         mpi_worker(args.mpi_worker, repeats)
         return
+    rounds = args.rounds or (1 if args.quick else 3)
     started = time.perf_counter()
-    print(machine(), f"load average {os.getloadavg()[0]:.2f}", flush=True)
+    print(machine(), flush=True)
     use_mpi = not args.no_mpi
-    if use_mpi:
-        if importlib.util.find_spec("mpi4py") is None:
-            print("MPI cases skipped: mpi4py is not installed (pip install -e '.[mpi]')")
-            use_mpi = False
-    cals = {n: calibrate([URI] * n, quick=args.quick, mpi=use_mpi and n == 2) for n in (2, 4)}
-    if use_mpi and cals[2].mpi_link is None:
-        print(f"MPI cases skipped: {cals[2].mpi_note}")
+    if use_mpi and importlib.util.find_spec("mpi4py") is None:
+        print("MPI cases skipped: mpi4py is not installed (pip install -e '.[mpi]')")
         use_mpi = False
-    for n, cal in cals.items():
-        print(f"calibration with {n} devices:")
-        for line in cal.header():
-            print("  " + line)
-    rows, costs = [], {}
+    cases = CASES + (MPI_CASES if use_mpi else [])
+    compiled = {name: compile_case(builder, "devices" if layout == "devices" else "spmd", count)
+                for name, builder, count, layout in cases}
+    per_round, loads = [], []
     with tempfile.TemporaryDirectory() as folder:
-        for name, builder, count, layout in CASES:
-            vmfb, function, inputs = compile_case(builder, layout, count)
-            tracer = rt.Tracer()
-            real_us(vmfb, function, inputs, layout, count, repeats, tracer)
-            profile = profile_file(tracer.events, folder, name)
-            real = real_us(vmfb, function, inputs, layout, count, repeats)
-            links = "copy" if layout == "devices" else "collective"
-            topology = cals[count].topology_dict(links)
-            sims = [simulated_us(vmfb, function, inputs, layout, t)
-                    for t in (topology, {**topology, "profile": profile})]
-            if (layout, count) not in costs:
-                costs[(layout, count)] = host_cost_us(layout, count, repeats)
-            rows.append((name, real, *sims, costs[(layout, count)]))
-            print(_row(*rows[-1]), flush=True)
-        if use_mpi:
-            measured = run_mpi(folder, repeats)
-            topology = cals[2].topology_dict("mpi")
-            for name, builder, count, _ in MPI_CASES:
-                vmfb, function, inputs = compile_case(builder, "spmd", count)
-                profile = os.path.join(folder, name.replace(" ", "_") + ".profile.json")
-                sims = [simulated_us(vmfb, function, inputs, "spmd", t)
-                        for t in (topology, {**topology, "profile": profile})]
-                rows.append((name, measured[name], *sims, measured["id"]))
-                print(_row(*rows[-1]), flush=True)
+        for index in range(rounds):
+            loads.append(os.getloadavg()[0])
+            print(f"round {index + 1}/{rounds}: load average {loads[-1]:.2f}", flush=True)
+            found, cals = one_round(compiled, args.quick, use_mpi, repeats, folder)
+            per_round.append(found)
+            for n, cal in cals.items():
+                print(f"  calibration with {n} devices: {_figures(cal)}")
+            for name, (real, calibrated, profiled) in found.items():
+                print(f"  {name:<32} real {real / 1e3:7.3f} ms, calibrated {calibrated / 1e3:7.3f} ms, "
+                      f"profiled {profiled / 1e3:7.3f} ms", flush=True)
+    loads.append(os.getloadavg()[0])
+    rows = []
+    for name, _, _, _ in cases:
+        seen = [r[name] for r in per_round if name in r]
+        if seen:
+            rows.append((name, *[statistics.median(v[k] for v in seen) for k in range(3)], len(seen)))
+    print(f"\nmedians over {rounds} round(s) (load average {', '.join(f'{x:.1f}' for x in loads)}):")
+    for row in rows:
+        print(_row(*row))
     groups = (("in-process", [r for r in rows if not r[0].startswith("MPI")]), ("all", rows))
     for column, label in ((2, "calibrated classes"), (3, "profiled kernels")):
         for group, chosen in groups:
-            errors = [abs(row[column] + row[4] - row[1]) / row[1] for row in chosen]
+            errors = [abs(row[column] - row[1]) / row[1] for row in chosen]
             worst = max(range(len(chosen)), key=errors.__getitem__)
             print(f"{label:<19} {group:<10} {len(chosen):>2} cases: mean relative error "
                   f"{100 * statistics.fmean(errors):.1f}%, worst {100 * errors[worst]:.1f}% ({chosen[worst][0]})")
     print(f"{time.perf_counter() - started:.0f} s in all")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"machine": machine(), "rows": [
-                {"case": n, "real_us": r, "calibrated_us": c, "profiled_us": p, "host_us": h}
-                for n, r, c, p, h in rows]}, f, indent=1)
+            json.dump({"machine": machine(), "load_averages": loads, "rounds": per_round, "rows": [
+                {"case": n, "real_us": r, "calibrated_us": c, "profiled_us": p, "rounds": k}
+                for n, r, c, p, k in rows]}, f, indent=1)
 
 
-def _row(name, real, calibrated, profiled, host):
+def _figures(cal):
+    """The calibrated links (α + S/β) and host call costs, one line."""
+    parts = [f"{label} {fit.latency_us:.1f} us + S / {fit.bandwidth_gbps:.3g} GB/s"
+             for label, fit in (("collective", cal.collective_link), ("copy", cal.copy_link),
+                                ("mpi", cal.mpi_link)) if fit is not None]
+    parts += [f"call {us:.0f} us on {n} ranks" for n, us in cal.call_us.items()]
+    if cal.mpi_call_us is not None:
+        parts.append(f"call {cal.mpi_call_us:.0f} us on 2 MPI processes")
+    matmul = cal.kernels[URI].get("matmul")
+    bytes_term = f" + bytes / {matmul.byte_rate:.3g} GB/s" if matmul.byte_rate else ""
+    return "; ".join(parts + [f"matmul {matmul.overhead_us:.1f} us + flops / {matmul.rate:.3g} GFLOP/s{bytes_term}"])
+
+
+def _row(name, real, calibrated, profiled, rounds):
     def error(sim):
-        return f"{100 * (sim + host - real) / real:+6.1f}%"
-    return (f"{name:<32} real {real / 1e3:7.3f} ms | host {host / 1e3:6.3f} + simulated: calibrated "
-            f"{calibrated / 1e3:7.3f} ms {error(calibrated)}, profiled {profiled / 1e3:7.3f} ms {error(profiled)}")
+        return f"{100 * (sim - real) / real:+6.1f}%"
+    return (f"{name:<32} real {real / 1e3:7.3f} ms | simulated: calibrated {calibrated / 1e3:7.3f} ms "
+            f"{error(calibrated)}, profiled {profiled / 1e3:7.3f} ms {error(profiled)}  ({rounds} rounds)")
 
 
 if __name__ == "__main__":

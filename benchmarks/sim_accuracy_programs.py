@@ -10,7 +10,6 @@
   the result comes back to ``s0``.
 * ``collective(kind, n, nbytes)``: one ``shard.all_reduce`` (sum) or ``all_gather`` of ``nbytes``
   per rank over ``n`` ranks.
-* ``call_overhead(n)``: ``@id`` returns its input (no work): the host's cost of a call.
 
 Each builder returns ``(mlir text, function name, inputs)`` where inputs is a list per rank of
 numpy arrays (one list for a single-rank program).
@@ -193,8 +192,3 @@ def collective(kind, n, nbytes):
             f"  %r = {op}\n  return %r : {_t(out)}\n}}\n")
     return text, "f", [[np.full(count, r + 1, np.float32)] for r in range(n)]
 
-
-def call_overhead(n):
-    text = (f"shard.grid @g(shape = {n})\nfunc.func @f(%x: {_t(4)}) -> {_t(4)} {{\n"
-            f"  return %x : {_t(4)}\n}}\n")
-    return text, "f", [[np.ones(4, np.float32)] for _ in range(n)]

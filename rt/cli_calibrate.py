@@ -1,6 +1,6 @@
 """``rt calibrate -o host.yaml [--devices=N|URI,URI...] [--mpi] [--links=KIND] [--quick]``: measure this host's
-devices (kernel throughput per dispatch class, memory bandwidth) and links (in-process ranks;
-MPI loopback with ``--mpi``) and write a topology describing the machine
+devices (kernel throughput per dispatch class, memory bandwidth), links (in-process ranks;
+MPI loopback with ``--mpi``) and the host's cost of a call, and write a topology describing the machine
 (rt.runtime.sim.calibration; docs/MULTI_DEVICE.md §10). The default takes about half a minute,
 ``--quick`` a few seconds (fewer sizes and repetitions).
 """

@@ -12,7 +12,7 @@ traffic), ``collective_plan`` (hierarchical collectives, the automatic choice, Î
 ``collective_bench`` (one collective alone, for ``rt benchmark-collectives``), ``faults``
 (``--inject`` specs), ``report`` (``--report=r.json``), ``chakra_trace`` with ``chakra_format``
 (``--chakra-trace``: the run as Chakra execution traces), ``sim_device`` and ``simulation``;
-``dispatch_classes`` (calibrated per-class kernel costs), ``profile`` (dispatch profiles from a
-real run's trace), ``calibration`` with ``calibration_defaults``, ``calibration_programs`` and
-``mpi_loopback`` (``rt calibrate``).
+``dispatch_classes`` (calibrated per-class kernel costs), ``host_costs`` (the host's cost of
+a call), ``profile`` (dispatch profiles from a real run's trace), ``calibration`` with
+``calibration_defaults``, ``calibration_programs`` and ``mpi_loopback`` (``rt calibrate``).
 """

@@ -1,39 +1,49 @@
 """``rt calibrate``: measure this host's devices and links, and write a topology describing them.
 
-What is measured, each time the fastest of ``reps`` timed repetitions (on a shared host the
-minimum is the figure least disturbed by other jobs; a median moves with their load), except
-kernels, whose samples (every device, every repetition) give their median: with the job's
-devices busy at once the fastest sample is one that ran alone, which the job's kernels do not:
+Every figure is a median of repeated runs (on a host shared with other jobs the median of
+samples that take turns is what a job's calls see; the fastest is a lucky one), kernels the
+median of their samples with the job's devices busy at once:
 
 * **Kernels**, per device URI: the programs of rt.runtime.sim.calibration_programs (matmuls,
   convs, elementwise ops and reductions of several sizes) run with the ``measured`` time model
   on as many devices of that URI at once as the topology has (SPMD ranks: the devices of a job
-  share the host's cores and memory bandwidth), traced: every dispatch slice gives ``(class, work, µs)``, work being
-  the dispatch's flops for matmul/conv and its binding bytes otherwise, exactly what the
-  simulator will cost. Per class a least-squares line ``µs = overhead + work / throughput``
-  (rt.runtime.sim.dispatch_classes).
+  share the host's cores and memory bandwidth), traced: every dispatch slice gives ``(class,
+  work, µs)``, work being the dispatch's flops for matmul/conv and its binding bytes otherwise,
+  exactly what the simulator will cost. Per class a least-squares line ``µs = overhead + work
+  / throughput`` (rt.runtime.sim.dispatch_classes; matmul and conv also ``+ bytes / gbps``
+  over square and skinny shapes, ``fit_compute``); the overhead is the per-dispatch launch
+  cost (the executor's dispatch of the workgroups, the barrier after it). Each rank runs on
+  data of its own, as a job's ranks do.
 * **Memory**: ``queue_copy`` (work = bytes read + written) and ``queue_fill`` (bytes written)
   of several sizes within a device: the ``copy`` and ``fill`` classes; the copy throughput is
   the device's ``memory_gbps`` (and the matmul throughput its ``peak_gflops``).
 * **In-process links**, two figures, for the two paths data takes between devices of one
-  process. ``collective``: an ``all_reduce`` of several sizes over N ranks
-  (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld`` rendezvous), minus the time
-  of a call of the same ranks that does no collective (the host's per-call cost: thread
-  hand-off and VM work, which the simulator does not model); the ring formula
-  ``2(N-1)(α + S/(Nβ))`` fitted to it gives α and β. ``copy``: ``queue_copy`` of several sizes
-  from a buffer of one device to another's (``α + S/β``), what ``flow.tensor.transfer`` does.
+  process. ``collective``: a call doing one all_reduce, of several sizes, over N ranks
+  (``rt.load(..., ranks=N)``, the ranks' channel a ``LocalWorld`` rendezvous) minus a call of
+  ``@nop`` taken moments before (the host's call cost, ``paired_difference``); the ring formula
+  ``2(N-1)(α + S/(Nβ))`` fitted to it gives α and β (``fit_ring``). ``copy``:
+  ``queue_copy`` of several sizes from a buffer of one device to another's (``α + S/β``), what
+  ``flow.tensor.transfer`` does.
+* **The host's cost of a call** (rt.runtime.sim.host_costs): a call of ``@nop`` (one
+  4-element dispatch) on the N ranks, taking turns with the all_reduces: handing the call to the
+  rank threads, the VM's work, one queue round trip (submission, the executor's wake-up, the
+  fence's signal). Written as the topology's
+  ``host: {call_us}``.
 * **MPI loopback** (``mpi=True``), between two ``mpiexec -n 2`` processes
   (rt.runtime.sim.mpi_loopback): a ping-pong over several sizes (round trip ``2(α + S/β)``,
-  the raw link, reported in the header) and, as in-process, rt's all_reduce over
-  ``channel="mpi"`` fitted to the 2-rank ring (the ``mpi`` link figures: they include rt's
-  agreement exchange and polling, which a collective pays on top of the raw link). Without
-  mpi4py or mpiexec the step is skipped, with the reason in the header.
+  the raw link, reported in the header), the ``@nop`` call on the two processes, and rt's
+  all_reduce over ``channel="mpi"`` (a call of one minus the ``@nop`` call) fitted to the
+  2-rank ring (the ``mpi`` link figures: they include rt's agreement exchange and polling,
+  which a collective pays on top of the raw link). Without mpi4py or mpiexec the step is skipped, with the
+  reason in the header.
 
 The topology (``Calibration.yaml_text(links)``) has one device per requested URI (``cpu0``,
 ``cpu1``, ...) with its ``kernels``, a link between every two devices with the ``links``
 figures (``collective``, ``copy`` or ``mpi``), a link from each device to the host (the copy
-class), a group ``all`` and a comment header saying how and when each figure was measured. Source of the method: the α-β (Hockney) model fitted from
-ping-pong, as nccl-tests / OSU report links; Vidur's and LLMCompass' per-operator profiles.
+class), the host's call cost (of the MPI processes with ``mpi`` links), a group ``all`` and a
+comment header saying how and when each figure was measured. Source of the method: the α-β
+(Hockney) model fitted from ping-pong, as nccl-tests / OSU report links; Vidur's and
+LLMCompass' per-operator profiles.
 """
 import datetime
 import importlib.util
@@ -56,20 +66,27 @@ from rt.runtime.sim.calibration_defaults import DEFAULT_URI, LINKS
 from rt.runtime.sim.dispatch_classes import COMPUTE_CLASSES, ClassCost, KernelCosts, classify
 
 REPS = {"quick": 3, "full": 7}
-LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 20), "full": (1 << 12, 1 << 16, 1 << 18, 1 << 20, 1 << 22)}
+#: Sizes of the link fits: not those of benchmarks/sim_accuracy.py's cases (64 KiB, 1 and 4 MiB).
+LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 21),
+              "full": (1 << 13, 1 << 15, 1 << 17, 1 << 19, 1 << 21, 1 << 23)}
+#: A fitted byte rate above this (GB/s) means a compute class's bytes do not matter.
+MAX_BYTE_GBPS = 1e6
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
 
 
-def fit_line(points):
-    """``(intercept >= 0, slope > 0)`` of the line through ``(x, y)`` points (y > 0) that
-    minimizes the squared *relative* errors, so that small sizes (where the intercept, a
-    latency or an overhead, dominates) weigh as much as large ones; through the origin when
-    the free fit's intercept is negative. InvalidArgumentError for fewer than two distinct x."""
+def fit_line(points, relative=True):
+    """``(intercept >= 0, slope > 0)`` of the least-squares line through ``(x, y)`` points;
+    through the origin when the free fit's intercept is negative. ``relative``: minimize the
+    squared *relative* errors (y > 0), so that small sizes (where the intercept, a latency or
+    an overhead, dominates) weigh as much as large ones: right for times whose noise grows with
+    them (kernels, copies); otherwise the squared errors themselves, for differences of two
+    timed calls, whose noise is the calls' (about the same at every size; such a difference may
+    even be negative at a small size). InvalidArgumentError for fewer than two distinct x."""
     xs = np.array([p[0] for p in points], float)
-    ys = np.maximum(np.array([p[1] for p in points], float), 1e-9)
+    ys = np.array([p[1] for p in points], float)
     if len(set(xs.tolist())) < 2:
         raise InvalidArgumentError(f"a line needs two distinct sizes, got {sorted(set(xs.tolist()))}")
-    weights = 1.0 / ys
+    weights = 1.0 / np.maximum(ys, 1e-9) if relative else np.ones_like(ys)
     slope, intercept = np.polyfit(xs, ys, 1, w=weights)
     if intercept < 0:
         w2 = weights ** 2
@@ -93,7 +110,7 @@ class Calibration:
     KernelCosts), the in-process ``collective_link`` and ``copy_link`` (None with one device),
     the MPI ``mpi_link`` (rt's collectives over MPI), ``mpi_pingpong`` (the raw link) and
     ``mpi_call_us`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per
-    in-process call without work) and ``seconds`` (how long it took)."""
+    in-process call of ``@nop``) and ``seconds`` (how long it took)."""
 
     uris: list
     kernels: dict
@@ -115,7 +132,8 @@ class Calibration:
 
     def topology_dict(self, links="collective"):
         """The topology as plain data, the links between devices with the ``links`` figures
-        ("collective", "copy": in-process; "mpi": MPI loopback)."""
+        ("collective", "copy": in-process; "mpi": MPI loopback) and ``host.call_us`` the
+        measured call cost of that setting (in-process ranks; the MPI processes for "mpi")."""
         fit = self.link(links)
         if links == "mpi" and fit is None:
             raise InvalidArgumentError(f"no MPI link was measured: {self.mpi_note}")
@@ -139,18 +157,22 @@ class Calibration:
             device_links = [{"between": [a, b], "bandwidth_gbps": _round(fit.bandwidth_gbps),
                              "latency_us": _round(fit.latency_us)}
                             for i, a in enumerate(names) for b in names[i + 1:]]
-        return {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
-                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
+        out = {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
+               "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
+        call_us = self.mpi_call_us if links == "mpi" else self.call_us.get(len(self.uris))
+        if call_us is not None:
+            out["host"] = {"call_us": _round(max(call_us, 0.0))}
+        return out
 
     def header(self, links="collective"):
         """The comment lines saying how and when each figure was measured."""
         when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         lines = [f"Written by `python -m rt calibrate` ({self.mode}, {self.seconds:.0f} s) on "
                  f"{platform.node()} ({platform.machine()}, {os.cpu_count()} cores) at {when}.",
-                 "Times: the fastest of repeated runs (kernels: the median of their samples, with the devices busy at once);",
+                 "Times: the median of repeated runs taking turns (kernels: of their samples, with the devices busy at once);",
                  "  the host is shared, so figures move with its load.",
                  "kernels: per dispatch class, a least-squares fit of µs = overhead_us + work / "
-                 "throughput",
+                 "throughput (matmul, conv: + bytes / gbps),",
                  "  over the calibration programs' dispatches (work: flops for matmul/conv, "
                  "binding bytes otherwise);",
                  "  peak_gflops = the matmul throughput, memory_gbps = the copy throughput."]
@@ -167,7 +189,7 @@ class Calibration:
             calls = ", ".join(f"{n} rank(s) {us:.0f} us" for n, us in sorted(self.call_us.items()))
             if self.mpi_call_us is not None:
                 calls += f"{', ' if calls else ''}2 MPI processes {self.mpi_call_us:.0f} us"
-            lines.append(f"host cost per call (not simulated; add it to a call's simulated time): {calls}")
+            lines.append(f"host cost per call (@nop; host.call_us below): {calls}")
         return lines
 
     def yaml_text(self, links="collective"):
@@ -186,9 +208,12 @@ def _median_by_key(samples):
 
 
 def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
-    """``{class: [(work, µs), ...]}`` of the calibration programs' dispatches on ``uri``, with
-    ``devices`` such devices running the same program at once (SPMD ranks), as the devices of a
-    job share this host's cores and memory."""
+    """``{class: [(work, µs), ...]}`` of the calibration programs' dispatches on ``uri``
+    (compute classes: ``(flops, µs, binding bytes)``), with ``devices`` such devices running the
+    same program at once (SPMD ranks) on data of their own, as the ranks of a job share this
+    host's cores, caches and memory bandwidth, each with its own shard (one array shared by
+    every rank stays in cache: a 32x512x512 matmul took 188 µs on shared data, 350 µs on
+    per-rank copies, 2 devices at once)."""
     import rt
 
     vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
@@ -198,8 +223,9 @@ def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
     with rt.load(vmfb, topology=topology, ranks=devices, tracer=tracer) as module:
         for name, args in programs.calls(mode):
             function = getattr(module, name)
+            per_rank = [[a.copy() for a in args] for _ in range(devices)]
             for _ in range(reps + 1):
-                function.spmd([args] * devices)
+                function.spmd(per_rank)
     found = {}
     for event in tracer.events:
         args = event.get("args") or {}
@@ -211,7 +237,8 @@ def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
         kind = classify(name)
         work = flops if kind in COMPUTE_CLASSES and flops else nbytes
         kind = kind if kind not in COMPUTE_CLASSES or flops else "elementwise"
-        per_class.setdefault(kind, []).append((work, us))
+        point = (work, us, nbytes) if kind in COMPUTE_CLASSES else (work, us)
+        per_class.setdefault(kind, []).append(point)
     return per_class
 
 
@@ -236,7 +263,7 @@ def measure_writes(uri, mode, reps):
                     before = sim.report()["devices"]["d"]["busy_us"]
                     run().wait()
                     times.append(sim.report()["devices"]["d"]["busy_us"] - before)
-                out[kind].append((2 * size if kind == "copy" else size, min(times[1:])))
+                out[kind].append((2 * size if kind == "copy" else size, statistics.median(times[1:])))
         return out
     finally:
         sim.release()
@@ -244,67 +271,99 @@ def measure_writes(uri, mode, reps):
 
 def kernel_costs(per_class):
     """``KernelCosts`` from ``{class: [(work, µs)]}`` (classes with fewer than two sizes are
-    left out: the simulator then falls back as rt.runtime.sim.dispatch_classes says)."""
+    left out: the simulator then falls back as rt.runtime.sim.dispatch_classes says). Points
+    ``(flops, µs, bytes)`` of a compute class give ``overhead + flops / gflops + bytes / gbps``
+    (``fit_compute``)."""
     classes = []
     for kind, points in sorted(per_class.items()):
-        if len({w for w, _ in points}) < 2:
+        if len({p[0] for p in points}) < 2:
             continue
-        overhead, slope = fit_line(points)
-        classes.append((kind, ClassCost(overhead, 1.0 / (slope * 1e3))))
+        if all(len(p) == 3 for p in points):
+            classes.append((kind, fit_compute(points)))
+        else:
+            overhead, slope = fit_line([p[:2] for p in points])
+            classes.append((kind, ClassCost(overhead, 1.0 / (slope * 1e3))))
     return KernelCosts(tuple(classes))
 
 
-def _collective_module(ranks, sizes):
-    """A module with ``@id`` (no work) and ``@ar_S`` (an all_reduce of S bytes) per size."""
-    parts = [f"shard.grid @g(shape = {ranks})",
-             "func.func @id(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n}"]
-    for size in sizes:
-        t = f"tensor<{size // 4}xf32>"
-        parts.append(f"func.func @ar_{size}(%x: {t}) -> {t} {{\n  %r = shard.all_reduce %x on @g "
-                     f"grid_axes = [0] : {t} -> {t}\n  return %r : {t}\n}}")
-    return "\n".join(parts) + "\n"
+def fit_compute(points):
+    """``ClassCost(overhead, gflops, gbps)`` minimizing the squared relative errors of
+    ``µs = overhead + flops / (gflops 1e3) + bytes / (gbps 1e3)`` over ``(flops, µs, bytes)``
+    points; the one-term line over flops (``fit_line``, no byte term) when the points do not
+    separate the terms (fewer than three, a fitted term that is not positive, or a byte rate
+    over ``MAX_BYTE_GBPS``: no memory is that fast, the bytes do not matter)."""
+    flops, us, nbytes = (np.array(column, float) for column in zip(*points))
+    if len(points) >= 3:
+        weights = 1.0 / np.maximum(us, 1e-9)
+        design = np.stack([np.ones_like(flops), flops, nbytes], axis=1) * weights[:, None]
+        overhead, per_flop, per_byte = np.linalg.lstsq(design, us * weights, rcond=None)[0]
+        if overhead >= 0 and per_flop > 0 and per_byte > 1.0 / (MAX_BYTE_GBPS * 1e3):
+            return ClassCost(float(overhead), float(1.0 / (per_flop * 1e3)), float(1.0 / (per_byte * 1e3)))
+    overhead, slope = fit_line(list(zip(flops, us)))
+    return ClassCost(overhead, 1.0 / (slope * 1e3))
 
 
-def fastest_us(call, reps):
-    """The fastest of ``reps`` timed calls of ``call()`` after one warm-up, in µs."""
-    return fastest_interleaved([call], reps)[0]
-
-
-def fastest_interleaved(calls, reps):
-    """Per call of ``calls``, the fastest of ``reps`` timed calls in µs, after one warm-up
-    each; the calls take turns (round by round), so that a burst of load on a shared host
-    slows one round of every call rather than every round of one."""
+def interleaved_samples(calls, reps):
+    """Per call of ``calls``, its ``reps`` timed samples in µs, after one warm-up each; the
+    calls take turns (round by round), so that on a shared host every call sees the same mix of
+    quiet and busy spells, and the k-th samples of two calls were taken moments apart."""
     for call in calls:
         call()
-    best = [float("inf")] * len(calls)
+    samples = [[] for _ in calls]
     for _ in range(reps):
         for i, call in enumerate(calls):
             start = time.perf_counter()
             call()
-            best[i] = min(best[i], (time.perf_counter() - start) * 1e6)
-    return best
+            samples[i].append((time.perf_counter() - start) * 1e6)
+    return samples
+
+
+def median_interleaved(calls, reps):
+    """Per call, the median of its ``interleaved_samples`` (µs): what a job's calls see on a
+    shared host (the fastest is a lucky one, and lucky more often for short calls than long)."""
+    return [statistics.median(s) for s in interleaved_samples(calls, reps)]
+
+
+def median_us(call, reps):
+    """The median of ``reps`` timed calls of ``call()`` after one warm-up, in µs."""
+    return median_interleaved([call], reps)[0]
+
+
+def paired_difference(samples, base):
+    """The median of ``samples[k] - base[k]`` (µs): a call's time beyond another's, each pair
+    taken moments apart (a burst of load slows both of a pair, and cancels)."""
+    return statistics.median(a - b for a, b in zip(samples, base))
+
+
+def fit_ring(ranks, points):
+    """``(α µs, β GB/s)`` of the ring all_reduce ``2(N-1)(α + S/(Nβ))`` over ``ranks`` = N
+    fitted (``fit_line``, absolute errors) to ``points``: ``(S bytes, µs of one all_reduce)``.
+    InvalidArgumentError for fewer than two distinct sizes."""
+    intercept, slope = fit_line(points, relative=False)
+    steps = 2 * (ranks - 1)
+    return intercept / steps, steps / (ranks * slope) / 1e3
 
 
 def measure_local(uri, ranks, mode, reps):
-    """``(LinkFit, call µs)``: the in-process all_reduce fit over ``ranks`` ranks on ``uri``."""
+    """``(LinkFit, call µs)``: the in-process all_reduce over ``ranks`` ranks on ``uri``, a
+    call of ``@ar_S`` minus a call of ``@nop`` taken moments apart (``paired_difference``)
+    fitted per size (``fit_ring``), and the host's cost of a call of ``@nop`` on them (its
+    median, rt.runtime.sim.host_costs)."""
     import rt
 
     sizes = LINK_SIZES[mode]
-    vmfb = rt.compile(_collective_module(ranks, sizes), devices=["llvm-cpu"])
+    vmfb = rt.compile(programs.collective_module(ranks, sizes), devices=["llvm-cpu"])
     with rt.load(vmfb, ranks=ranks, devices=[uri]) as module:
         def call(name, count):
             args = [[np.ones(count, np.float32)]] * ranks
             function = getattr(module, name)
             return lambda: function.spmd(args, to_host=False)
-        times = fastest_interleaved([call("id", 4)] + [call(f"ar_{s}", s // 4) for s in sizes], 2 * reps)
-        call_us = times[0]
-        points = [(size, us - call_us) for size, us in zip(sizes, times[1:])]
-    intercept, slope = fit_line(points)
-    steps = 2 * (ranks - 1)
-    latency, bandwidth = intercept / steps, steps / (ranks * slope) / 1e3
-    method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, "
-              f"S = {', '.join(_bytes(s) for s in sizes)} (minus the per-call cost)")
-    return LinkFit(latency, bandwidth, method), call_us
+        nop, *times = interleaved_samples([call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes],
+                                          3 * reps)
+    latency, bandwidth = fit_ring(ranks, [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)])
+    method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
+              f"{', '.join(_bytes(s) for s in sizes)}; one all_reduce = a call of it minus a call of @nop")
+    return LinkFit(latency, bandwidth, method), statistics.median(nop)
 
 
 def measure_copy_link(uri, mode, reps):
@@ -318,7 +377,7 @@ def measure_copy_link(uri, mode, reps):
         def copy(size):
             x, y = source.allocator.allocate_buffer(size), target.allocator.allocate_buffer(size)
             return lambda: target.queue_copy(x, 0, y, 0, size).wait()
-        points = list(zip(sizes, fastest_interleaved([copy(s) for s in sizes], 2 * reps)))
+        points = list(zip(sizes, median_interleaved([copy(s) for s in sizes], 2 * reps)))
     finally:
         source.release()
         target.release()
@@ -347,9 +406,9 @@ def _mpiexec(arguments, timeout):
 
 def measure_mpi(mode, reps, timeout=300):
     """``(ping-pong LinkFit, collective LinkFit, per-call µs)`` of MPI loopback between two
-    ``mpiexec`` processes: the raw link from a ping-pong (round trip ``2(α + S/β)``) and, as
-    in-process, rt's all_reduce over ``channel="mpi"`` minus a call that does no collective,
-    fitted to the 2-rank ring ``2(α + S/(2β))``. NotFoundError (no mpi4py or mpiexec) or
+    ``mpiexec`` processes: the raw link from a ping-pong (round trip ``2(α + S/β)``); rt's
+    all_reduce over ``channel="mpi"``, a call of one minus a call of ``@nop`` (the call cost),
+    fitted to the 2-rank ring ``2(α + S/(2β))``, as in-process. NotFoundError (no mpi4py or mpiexec) or
     DeviceError (the job failed) with the reason."""
     import rt
 
@@ -365,13 +424,14 @@ def measure_mpi(mode, reps, timeout=300):
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "collectives.vmfb")
         with open(path, "wb") as f:
-            f.write(rt.compile(_collective_module(2, link_sizes), devices=["llvm-cpu"]))
+            f.write(rt.compile(programs.collective_module(2, link_sizes), devices=["llvm-cpu"]))
         times = _mpiexec(["collectives", max(reps, 5) * 4, path, *link_sizes], timeout)
-    call_us = times.pop("id")
-    intercept, slope = fit_line([(int(s), us - call_us) for s, us in times.items()])
-    collective = LinkFit(intercept / 2, 1 / slope / 1e3,
+    call_us = times["nop"]
+    latency, bandwidth = fit_ring(2, [(s, times[str(s)]) for s in link_sizes])
+    collective = LinkFit(latency, bandwidth,
                          f"ring all_reduce fit 2(a + S/(2 b)) of rt's channel=\"mpi\" over 2 mpiexec "
-                         f"processes, S = {', '.join(_bytes(s) for s in link_sizes)} (minus the per-call cost)")
+                         f"processes, S = {', '.join(_bytes(s) for s in link_sizes)}; one all_reduce = "
+                         "a call of it minus a call of @nop, each after a barrier")
     return raw, collective, call_us
 
 

@@ -1,28 +1,36 @@
 """The programs ``rt calibrate`` times: one module, one function per dispatch class and size.
 
 Each function does one kind of work on static shapes (so the compiler records each matmul's and
-conv's flops, as in any static program): ``mm_N`` an NxN matmul, ``conv_H`` a 3x3 conv over
+conv's flops, as in any static program): ``mm_MxKxN`` a matmul (square ones, and skinny ones
+whose weight matrix outweighs their arithmetic), ``conv_H`` a 3x3 conv over
 1xHxHx16 to 16 channels, ``ew_N`` an elementwise ``exp(x) + x`` over N f32, ``red_R`` the row
 sums of an Rx256 matrix. The dispatches the compiler forms from them (matmuls, encodings,
 fused elementwise ops, reductions) each feed the class their export name gives
 (rt.runtime.sim.dispatch_classes).
+
+``collective_module(ranks, sizes)`` is the program the links and the host's call cost are
+measured with (in-process ranks and ``mpiexec`` processes alike): ``@nop`` (one 4-element
+dispatch: a call's host work and one queue round trip, nothing else) and per size S ``@ar_S``
+(one all_reduce of S bytes of the call's argument, as a program's first collective reads
+its input).
 """
 import numpy as np
 
-SIZES = {"quick": {"mm": (32, 64, 128), "conv": (10, 18), "ew": (4096, 65536, 262144),
-                   "red": (64, 512, 2048)},
-         "full": {"mm": (64, 128, 192, 256, 384), "conv": (10, 18, 34), "ew": (16384, 131072, 524288, 1048576),
-                  "red": (128, 1024, 4096)}}
+SIZES = {"quick": {"mm": ((32, 32, 32), (64, 64, 64), (128, 128, 128), (16, 256, 256), (64, 256, 1024)),
+                   "conv": (10, 18), "ew": (4096, 65536, 262144), "red": (64, 512, 2048)},
+         "full": {"mm": ((64, 64, 64), (128, 128, 128), (192, 192, 192), (256, 256, 256), (384, 384, 384),
+                         (16, 256, 256), (32, 768, 256), (64, 256, 1024), (128, 1024, 256)),
+                  "conv": (10, 18, 34), "ew": (16384, 131072, 524288, 1048576), "red": (128, 1024, 4096)}}
 COPY_SIZES = {"quick": (1 << 14, 1 << 18, 1 << 20), "full": (1 << 14, 1 << 18, 1 << 20, 1 << 22)}
 _ID = "affine_map<(i) -> (i)>"
 
 
-def _matmul(n):
-    t = f"tensor<{n}x{n}xf32>"
-    return (f"func.func @mm_{n}(%a: {t}, %b: {t}) -> {t} {{\n"
+def _matmul(m, k, n):
+    a, b, t = f"tensor<{m}x{k}xf32>", f"tensor<{k}x{n}xf32>", f"tensor<{m}x{n}xf32>"
+    return (f"func.func @mm_{m}x{k}x{n}(%a: {a}, %b: {b}) -> {t} {{\n"
             f"  %z = arith.constant 0.0 : f32\n  %e = tensor.empty() : {t}\n"
             f"  %f = linalg.fill ins(%z : f32) outs(%e : {t}) -> {t}\n"
-            f"  %m = linalg.matmul ins(%a, %b : {t}, {t}) outs(%f : {t}) -> {t}\n"
+            f"  %m = linalg.matmul ins(%a, %b : {a}, {b}) outs(%f : {t}) -> {t}\n"
             f"  return %m : {t}\n}}\n")
 
 
@@ -60,7 +68,7 @@ def _reduction(r):
 def module_text(mode):
     """The MLIR module of every calibration function for ``mode`` ("quick" or "full")."""
     sizes = SIZES[mode]
-    parts = ([_matmul(n) for n in sizes["mm"]] + [_conv(h) for h in sizes["conv"]]
+    parts = ([_matmul(*shape) for shape in sizes["mm"]] + [_conv(h) for h in sizes["conv"]]
              + [_elementwise(n) for n in sizes["ew"]] + [_reduction(r) for r in sizes["red"]])
     return "\n".join(parts)
 
@@ -73,8 +81,24 @@ def calls(mode):
     def arr(*shape):
         return rng.standard_normal(shape).astype(np.float32)
 
-    out = [(f"mm_{n}", [arr(n, n), arr(n, n)]) for n in sizes["mm"]]
+    out = [(f"mm_{m}x{k}x{n}", [arr(m, k), arr(k, n)]) for m, k, n in sizes["mm"]]
     out += [(f"conv_{h}", [arr(1, h, h, 16), arr(3, 3, 16, 16)]) for h in sizes["conv"]]
     out += [(f"ew_{n}", [arr(n)]) for n in sizes["ew"]]
     out += [(f"red_{r}", [arr(r, 256)]) for r in sizes["red"]]
     return out
+
+
+def collective_module(ranks, sizes):
+    """The module of ``@nop`` and ``@ar_S`` per size S (bytes, a multiple of 4) over a grid of
+    ``ranks`` (see the module docstring)."""
+    parts = [f"shard.grid @g(shape = {ranks})",
+             f"func.func @nop(%x: tensor<4xf32>) -> tensor<4xf32> {{\n  %e = tensor.empty() : tensor<4xf32>\n"
+             f"  %r = linalg.generic {{indexing_maps = [{_ID}, {_ID}], iterator_types = [\"parallel\"]}}"
+             f" ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {{\n  ^bb0(%v: f32, %o: f32):\n"
+             f"    %s = arith.addf %v, %v : f32\n    linalg.yield %s : f32\n  }} -> tensor<4xf32>\n"
+             f"  return %r : tensor<4xf32>\n}}"]
+    for size in sizes:
+        t = f"tensor<{size // 4}xf32>"
+        parts.append(f"func.func @ar_{size}(%x: {t}) -> {t} {{\n  %r = shard.all_reduce %x on @g "
+                     f"grid_axes = [0] : {t} -> {t}\n  return %r : {t}\n}}")
+    return "\n".join(parts) + "\n"

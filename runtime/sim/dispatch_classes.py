@@ -3,12 +3,18 @@
 A topology device may carry the figures ``rt calibrate`` measured (rt.runtime.sim.calibration)::
 
     kernels:
-      matmul:      {overhead_us: 4.1, gflops: 38.5}   # work = the dispatch's flops
+      matmul:      {overhead_us: 4.1, gflops: 98.5, gbps: 9.7}   # work = the dispatch's flops
       conv:        {overhead_us: 6.0, gflops: 21.0}
       elementwise: {overhead_us: 2.2, gbps: 6.4}      # work = the bytes of its bindings
       reduction:   {overhead_us: 2.5, gbps: 5.1}
       copy:        {overhead_us: 0.8, gbps: 9.7}      # copies within the device (read + write)
       fill:        {overhead_us: 0.5, gbps: 14.0}     # fills and updates (bytes written)
+
+A compute class may also give ``gbps``: its dispatches then take ``overhead + flops / gflops
++ bytes / gbps`` (bytes: of its bindings), the time a skinny matmul spends streaming a weight
+matrix that is not in cache besides its arithmetic (measured: a 32x512x512 matmul on per-rank
+data ran at 48 GFLOP/s where square ones of the same flops ran at 80-90). ``rt calibrate`` fits
+both terms over matmuls of square and skinny shapes.
 
 A dispatch's class comes from its export name, which the compiler builds as IREE's
 ``AnnotateDispatches`` does (``main_dispatch_0_matmul_64x64x64_f32``): ``matmul``/``mmt4d``
@@ -43,15 +49,18 @@ def classify(export_name):
 
 @dataclass(frozen=True)
 class ClassCost:
-    """One class: ``overhead_us`` (µs per dispatch) and ``rate`` (1e9 flop/s for a compute
-    class, 1e9 B/s otherwise)."""
+    """One class: ``overhead_us`` (µs per dispatch: the executor's launch of its workgroups),
+    ``rate`` (1e9 flop/s for a compute class, 1e9 B/s otherwise) and, for a compute class,
+    ``byte_rate`` (1e9 B/s over the dispatch's binding bytes; None: no byte term)."""
 
     overhead_us: float
     rate: float
+    byte_rate: float | None = None
 
-    def time_us(self, work):
-        """overhead + work / rate, in µs (a rate of 1e9 per second is 1e3 per µs)."""
-        return self.overhead_us + work / (self.rate * 1e3)
+    def time_us(self, work, nbytes=0):
+        """overhead + work / rate (+ nbytes / byte_rate), in µs (1e9 per second is 1e3 per µs)."""
+        extra = nbytes / (self.byte_rate * 1e3) if self.byte_rate else 0.0
+        return self.overhead_us + work / (self.rate * 1e3) + extra
 
 
 @dataclass(frozen=True)
@@ -67,7 +76,7 @@ class KernelCosts:
         """µs of one dispatch, or None when neither its class nor elementwise is known."""
         kind = classify(export_name)
         if kind in COMPUTE_CLASSES and flops and self.get(kind) is not None:
-            return self.get(kind).time_us(flops)
+            return self.get(kind).time_us(flops, nbytes)
         cost = self.get(kind if kind not in COMPUTE_CLASSES else "elementwise")
         cost = cost or self.get("elementwise")
         return None if cost is None else cost.time_us(nbytes)
@@ -83,6 +92,8 @@ class KernelCosts:
         for name, cost in self.classes:
             unit = "gflops" if name in COMPUTE_CLASSES else "gbps"
             out[name] = {"overhead_us": cost.overhead_us, unit: cost.rate}
+            if cost.byte_rate is not None:
+                out[name]["gbps"] = cost.byte_rate
         return out
 
 
@@ -96,10 +107,13 @@ def parse(reader, value, path):
             continue
         where = tuple(path) + (name,)
         unit = "gflops" if name in COMPUTE_CLASSES else "gbps"
-        entry = reader.mapping(value[name], where, ("overhead_us", unit), required=(unit,))
+        fields = ("overhead_us", unit) + (("gbps",) if name in COMPUTE_CLASSES else ())
+        entry = reader.mapping(value[name], where, fields, required=(unit,))
         overhead = (reader.number(entry["overhead_us"], where + ("overhead_us",), strict=False,
                                   unit=" (µs)") if "overhead_us" in entry else 0.0)
         rate = reader.number(entry[unit], where + (unit,),
                              unit=" (GFLOP/s)" if unit == "gflops" else " (GB/s)")
-        classes.append((name, ClassCost(overhead, rate)))
+        byte_rate = (reader.number(entry["gbps"], where + ("gbps",), unit=" (GB/s)")
+                     if unit == "gflops" and "gbps" in entry else None)
+        classes.append((name, ClassCost(overhead, rate, byte_rate)))
     return KernelCosts(tuple(classes))

@@ -2,31 +2,34 @@
 
 * ``python -m rt.runtime.sim.mpi_loopback pingpong REPS SIZE...``: rank 0 sends SIZE bytes to
   rank 1, which sends them back (the two-sided exchange of the OSU and Intel MPI benchmarks'
-  PingPong); rank 0 prints ``{"SIZE": fastest round trip µs, ...}`` as one JSON line.
+  PingPong); rank 0 prints ``{"SIZE": median round trip µs, ...}`` as one JSON line.
 * ``python -m rt.runtime.sim.mpi_loopback collectives REPS MODULE.vmfb SIZE...``: the module
-  (rt.runtime.sim.calibration's ``@id`` and ``@ar_SIZE``) loaded with ``channel="mpi"``; every
-  call starts after a barrier; rank 0 prints ``{"id": µs, "SIZE": µs, ...}`` (fastest of REPS,
-  the barrier's own time taken off).
+  (rt.runtime.sim.calibration_programs.collective_module) loaded with ``channel="mpi"``:
+  ``@nop`` and ``@ar_SIZE`` per size, every call after a barrier, taking turns; rank 0 prints
+  ``{"nop": µs, "SIZE": µs, ...}``: the median of ``@nop`` minus the barrier before it, and
+  per size the median of ``@ar_SIZE`` minus the ``@nop`` call of the same round.
 """
 import json
+import statistics
 import sys
 import time
 
 import numpy as np
 
 
-def _fastest(calls, reps, barrier):
-    """Per call, the fastest of ``reps`` (after a warm-up), each started after ``barrier()``;
-    the calls take turns round by round (rt.runtime.sim.calibration.fastest_interleaved)."""
-    best = [float("inf")] * len(calls)
+def _samples(calls, reps, barrier):
+    """Per call, ``reps`` timed samples in µs (after a warm-up), each started after
+    ``barrier()``; the calls take turns round by round
+    (rt.runtime.sim.calibration.interleaved_samples)."""
+    samples = [[] for _ in calls]
     for i in range(reps + 1):
         for k, call in enumerate(calls):
             barrier()
             start = time.perf_counter()
             call()
             if i:
-                best[k] = min(best[k], (time.perf_counter() - start) * 1e6)
-    return best
+                samples[k].append((time.perf_counter() - start) * 1e6)
+    return samples
 
 
 def pingpong(comm, reps, sizes):
@@ -43,7 +46,8 @@ def pingpong(comm, reps, sizes):
                 comm.Recv(data, source=0)
                 comm.Send(data, dest=0)
         return run
-    return dict(zip(map(str, sizes), _fastest([exchange(s) for s in sizes], reps, comm.Barrier)))
+    samples = _samples([exchange(s) for s in sizes], reps, comm.Barrier)
+    return {str(s): statistics.median(t) for s, t in zip(sizes, samples)}
 
 
 def collectives(comm, reps, path, sizes):
@@ -53,9 +57,11 @@ def collectives(comm, reps, path, sizes):
         x, f = np.ones(count, np.float32), getattr(module, name)
         return lambda: f(x, to_host=False)
     with rt.load(path, channel="mpi") as module:
-        calls = [lambda: None, call("id", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
-        barrier, *times = _fastest(calls, reps, comm.Barrier)
-    return dict(zip(["id"] + [str(s) for s in sizes], [t - barrier for t in times]))
+        calls = [lambda: None, call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
+        barrier, nop, *times = _samples(calls, reps, comm.Barrier)
+    found = {"nop": statistics.median(a - b for a, b in zip(nop, barrier))}
+    found.update((str(s), statistics.median(a - b for a, b in zip(t, nop))) for s, t in zip(sizes, times))
+    return found
 
 
 def main(argv):

@@ -12,7 +12,8 @@ Model (docs/ARCHITECTURE.md §7, docs/MULTI_DEVICE.md):
   settled. Failures (a failed wait fence, a failing command, an injected fault, a failed
   link) fail the signal fence with the cause; nothing is left waiting.
 * Hosts (threads calling into the program) have clocks too: a host that waits on a fence
-  resumes at the virtual time the fence was signalled. Events run only while every
+  resumes at the virtual time the fence was signalled; an SPMD call starts its ranks' clocks
+  the topology's ``host.call_us`` after the caller's (rt.runtime.sim.host_costs). Events run only while every
   registered host (SPMD ranks, see ``host_group``) is blocked waiting, and in
   ``(time, key)`` order with keys built from device indices and per-device operation
   numbers, so the order of events — hence results, traces and reports — does not depend on
@@ -259,10 +260,11 @@ class Simulation:
             return self._host().time
 
     def host_group(self, count):
-        """``count`` registered hosts (SPMD ranks), starting at the caller's clock; a rank's
-        thread calls ``attach(host)`` first and ``detach(host)`` when its call is over."""
+        """``count`` registered hosts (SPMD ranks) for one call, starting at the caller's clock
+        plus the topology's host cost of a call (``host.call_us``, rt.runtime.sim.host_costs);
+        a rank's thread calls ``attach(host)`` first and ``detach(host)`` when its call is over."""
         with self._cond:
-            start = max(self._host().time, self.engine.now)
+            start = max(self._host().time, self.engine.now) + self.topology.host.call_us
             hosts = [_Host(start, Lane("host", f"rank {r}"), registered=True)
                      for r in range(count)]
             for host in hosts:

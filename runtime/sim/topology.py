@@ -6,6 +6,7 @@ A topology is a YAML file (or a dict, or ``Topology(...)``)::
     time_model: roofline                 # optional: roofline | measured (default: per device)
     collectives: {algorithm: ring}       # optional: see ALGORITHMS (default ring; with dims
                                          # hierarchical)
+    host: {call_us: 140}                 # optional: host µs per SPMD call (rt.runtime.sim.host_costs)
     devices:
       - name: gpu0                       # an identifier; "host" is reserved
         uri: local-task://llvm-cpu       # what executes the kernels (any local device URI)
@@ -48,7 +49,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
-from rt.runtime.sim import astra_sim, dispatch_classes, topology_dims
+from rt.runtime.sim import astra_sim, dispatch_classes, host_costs, topology_dims
 
 HOST = "host"
 TIME_MODELS = ("roofline", "measured")
@@ -64,7 +65,7 @@ MAX_NUMBER = 1e15
 MIN_RATE = 1e-6
 MAX_SIZE = 2**60
 _TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups", "dims", "device",
-               "profile")
+               "profile", "host")
 _DEVICE_FIELDS = ("name", "uri", "memory", "peak_gflops", "memory_gbps", "time_model", "kernels",
                   "profile")
 _LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us")
@@ -104,7 +105,8 @@ class LinkSpec:
 
 @dataclass(frozen=True)
 class Topology:
-    """Devices, links and groups; build with ``Topology.load(path)``, ``Topology.from_yaml``,
+    """Devices, links, groups and the host's per-call cost (``host``,
+    rt.runtime.sim.host_costs); build with ``Topology.load(path)``, ``Topology.from_yaml``,
     ``Topology.from_dict`` or directly (then ``validate()`` runs the same checks)."""
 
     devices: tuple
@@ -114,6 +116,7 @@ class Topology:
     algorithm: str = "ring"
     source: str = "<topology>"
     dims: tuple = ()
+    host: host_costs.HostCosts = host_costs.HostCosts()
 
     def __post_init__(self):
         object.__setattr__(self, "devices", tuple(self.devices))
@@ -206,6 +209,8 @@ class Topology:
                "groups": {k: list(v) for k, v in self.groups.items()}}
         if self.dims:
             out["dims"] = [d.to_dict() for d in self.dims]
+        if self.host != host_costs.HostCosts():
+            out["host"] = self.host.to_dict()
         return out
 
     # -- queries -----------------------------------------------------------------------------
@@ -440,7 +445,8 @@ class _Reader:
         if dims:
             links = self.dim_links(dims, devices, links)
         groups = self.groups(top.get("groups", {}), names)
-        return Topology(devices, links, groups, name, algorithm, self.source, dims)
+        host = host_costs.parse(self, top["host"]) if "host" in top else host_costs.HostCosts()
+        return Topology(devices, links, groups, name, algorithm, self.source, dims, host)
 
     def dim_devices(self, top, dims, default_model, default_profile=None):
         """The devices of a topology with ``dims``: a ``device`` template or a ``devices`` list

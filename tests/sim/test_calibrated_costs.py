@@ -44,8 +44,15 @@ def test_a_calibrated_class_costs_overhead_plus_work_over_throughput(matmul_vmfb
     assert device["busy_us"] == pytest.approx(1.0 + MM_BYTES / 1e3, abs=1e-6)
 
 
+def test_a_compute_class_with_gbps_adds_its_bytes_over_that_rate(matmul_vmfb):
+    kernels = {"matmul": {"overhead_us": 3.0, "gflops": 2.0, "gbps": 0.5}}
+    device = _busy_us(matmul_vmfb, _device(kernels=kernels))
+    assert device["busy_us"] == pytest.approx(3.0 + MM_FLOPS / 2e3 + MM_BYTES / 0.5e3, abs=1e-6)
+
+
 def test_calibrated_kernels_round_trip_through_to_dict():
-    kernels = {"matmul": {"overhead_us": 3.0, "gflops": 2.0}, "copy": {"overhead_us": 0.5, "gbps": 8.0}}
+    kernels = {"matmul": {"overhead_us": 3.0, "gflops": 2.0, "gbps": 7.0},
+               "copy": {"overhead_us": 0.5, "gbps": 8.0}}
     topology = Topology.from_dict(_device(kernels=kernels))
     assert topology.to_dict()["devices"][0]["kernels"] == kernels
     assert topology.validate() == topology
@@ -83,6 +90,8 @@ def test_a_profile_file_overrides_the_roofline_and_unlisted_dispatches_keep_it(m
     ({"matmul": {"overhead_us": 1}}, "devices[0].kernels.matmul: missing required field 'gflops'"),
     ({"copy": {"gflops": 1}}, "devices[0].kernels.copy.gflops: unknown field; expected one of overhead_us, gbps"),
     ({"matmul": {"gflops": 0}}, "devices[0].kernels.matmul.gflops: must be > 0"),
+    ({"matmul": {"gflops": 1, "gbps": -2}}, "devices[0].kernels.matmul.gbps: must be > 0"),
+    ({"elementwise": {"gbps": 1, "gflops": 2}}, "devices[0].kernels.elementwise.gflops: unknown field; expected one of overhead_us, gbps"),
     ({"fill": {"gbps": 1, "overhead_us": -1}}, "devices[0].kernels.fill.overhead_us: must be >= 0"),
     ([1], "devices[0].kernels: expected a mapping")])
 def test_bad_kernels_name_the_field(kernels, message):

@@ -1,4 +1,5 @@
 """Issue 23 item 3: ``rt calibrate`` measures this host and writes a topology that describes it."""
+import statistics
 import subprocess
 import sys
 
@@ -23,6 +24,64 @@ def test_fit_line_recovers_overhead_and_throughput():
         (0.0, (w0 * 100 * 0.5 + w1 * 200 * 2.5) / (w0 * 100**2 + w1 * 200**2)))
     with pytest.raises(InvalidArgumentError, match="two distinct sizes"):
         fit_line([(8, 1.0), (8, 2.0)])
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_fit_ring_recovers_latency_and_bandwidth_from_all_reduce_times(ranks):
+    latency, bandwidth = 30.0, 2.5  # µs, GB/s
+
+    def all_reduce(size):  # 2(N-1)(a + S/(N b)), b in 1e3 B/µs
+        return 2 * (ranks - 1) * (latency + size / (ranks * bandwidth * 1e3))
+    points = [(s, all_reduce(s)) for s in (1 << 12, 1 << 16, 1 << 20)]
+    assert calibration.fit_ring(ranks, points) == pytest.approx((latency, bandwidth))
+    with pytest.raises(InvalidArgumentError, match="a line needs two distinct sizes"):
+        calibration.fit_ring(ranks, points[:1])
+
+
+def test_fit_line_on_differences_weighs_absolute_errors_and_takes_negative_points():
+    # a difference of two calls with ±50 µs of noise: the relative fit would chase the small
+    # (noisy) points; the absolute one keeps the large sizes' slope
+    points = [(0, -20.0), (1000, 80.0), (2000, 120.0), (3000, 170.0)]
+    intercept, slope = fit_line(points, relative=False)
+    assert (intercept, slope) == pytest.approx((0.0, 830000 / 14e6))  # the free fit's intercept is < 0
+    assert fit_line([(1, 3.0), (2, 5.0), (3, 7.0)], relative=False) == pytest.approx((1.0, 2.0))
+
+
+def test_paired_difference_cancels_load_common_to_a_pair():
+    base = [100.0, 900.0, 110.0, 1000.0, 95.0]  # a call slowed by bursts of load
+    call = [140.0, 940.0, 150.0, 1040.0, 900.0]  # 40 µs more; the last one hit a burst alone
+    assert calibration.paired_difference(call, base) == pytest.approx(40.0)
+    assert statistics.median(call) - statistics.median(base) == pytest.approx(790.0)
+
+
+def test_median_interleaved_takes_turns_and_keeps_the_median(monkeypatch):
+    # a warm-up each, then 3 rounds of (a, b); durations in seconds of a fake clock
+    durations, order, clock = iter([0, 0, 1e-3, 5e-3, 3e-3, 1e-3, 2e-3, 9e-3]), [], [0.0]
+    monkeypatch.setattr(calibration.time, "perf_counter", lambda: clock[0])
+
+    def call(name):
+        def run():
+            order.append(name)
+            clock[0] += next(durations)
+        return run
+    assert calibration.median_interleaved([call("a"), call("b")], 3) == pytest.approx([2e3, 5e3])
+    assert order == ["a", "b"] * 4
+
+
+def test_a_compute_class_fits_its_flops_and_its_bytes():
+    overhead, gflops, gbps = 5.0, 100.0, 10.0
+
+    def us(flops, nbytes):
+        return overhead + flops / (gflops * 1e3) + nbytes / (gbps * 1e3)
+    shapes = [(2 * m * k * n, 4 * (m * k + k * n + m * n)) for m, k, n in
+              ((64, 64, 64), (256, 256, 256), (16, 256, 256), (64, 256, 1024))]
+    cost = kernel_costs({"matmul": [(f, us(f, b), b) for f, b in shapes]}).get("matmul")
+    assert (cost.overhead_us, cost.rate, cost.byte_rate) == pytest.approx((overhead, gflops, gbps))
+    # Times that do not grow with the bytes: the flops line alone.
+    flat = calibration.fit_compute([(1e6, 20.0, 1e5), (2e6, 30.0, 1e3), (4e6, 50.0, 1e2)])
+    assert flat == ClassCost(pytest.approx(10.0), pytest.approx(100.0))
+    falling = calibration.fit_compute([(1e6, 15.0, 1e5), (2e6, 30.0, 1e3), (4e6, 50.0, 1e2)])
+    assert falling.byte_rate is None and falling.rate > 0
 
 
 def test_kernel_costs_fit_each_class_with_two_sizes_or_more():
@@ -59,6 +118,11 @@ def test_a_calibration_is_a_topology_of_the_measured_figures():
     assert "collective links: latency 50 us, bandwidth 1.5 GB/s: fit" in header[6]
     assert "copy links: latency 3 us, bandwidth 30 GB/s: copies" in header[7]
     assert any("3 rank(s) 300 us" in line for line in header)
+    assert topology.host.call_us == 300.0
+    mpi_calls = _calibration(LinkFit(20.0, 3.0, "ping-pong"))
+    mpi_calls.mpi_call_us = 25.0
+    assert Topology.from_yaml(mpi_calls.yaml_text("mpi")).host.call_us == 25.0
+    assert Topology.from_yaml(mpi_calls.yaml_text("copy")).host.call_us == 300.0
     with pytest.raises(InvalidArgumentError, match="no MPI link was measured: skipped: no mpiexec"):
         _calibration().topology_dict("mpi")
     with pytest.raises(InvalidArgumentError, match="links must be one of collective, copy, mpi"):

@@ -1,0 +1,42 @@
+"""The host's own time per call, which no device queue, link or collective accounts for.
+
+A topology may give it (``rt calibrate`` writes it)::
+
+    host: {call_us: 140}      # µs the host spends on one SPMD call, per rank
+
+``call_us`` is what one call of an SPMD program costs the host besides its queue work: rt.spmd
+hands the call to a thread per rank, each rank enters the VM, imports its arguments and
+submits; its executor thread wakes up; at the end the fences signal, the ranks' hosts wake up
+and the threads are joined (on ``mpiexec`` processes: one VM call per process). The simulator
+charges it at the start of every SPMD call (``Simulation.host_group``): each rank's host clock
+starts ``call_us`` after the caller's, so its first submission, and all that waits on it,
+starts that much later. Without ``host`` the term is 0 (a hand-written topology models devices
+only).
+
+How it is measured: ``rt calibrate`` times ``@nop`` (one 4-element dispatch: the host's work
+and one queue round trip, no real work) on the topology's N ranks, the median of calls that
+take turns with the link measurements (rt.runtime.sim.calibration); with ``--links=mpi`` the
+same call on two ``mpiexec`` processes, each after a barrier (rt.runtime.sim.mpi_loopback). A
+plain call on one host costs a few µs (no threads to hand over to) and is not charged.
+"""
+from dataclasses import dataclass
+
+_FIELDS = ("call_us",)
+
+
+@dataclass(frozen=True)
+class HostCosts:
+    """``call_us``: µs of host time charged at the start of each SPMD call (>= 0)."""
+
+    call_us: float = 0.0
+
+    def to_dict(self):
+        return {"call_us": self.call_us}
+
+
+def parse(reader, value, path=("host",)):
+    """``HostCosts`` from a topology's ``host`` mapping; ``reader`` is the topology reader (its
+    ``mapping``/``number`` cite the file, line and field on bad input)."""
+    reader.mapping(value, path, _FIELDS, required=_FIELDS)
+    return HostCosts(reader.number(value["call_us"], tuple(path) + ("call_us",), strict=False,
+                                   unit=" (µs)"))
