@@ -9,15 +9,16 @@ the order inputs then outputs).
 """
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (DYNAMIC_INDEX, AffineMapAttr, ArrayAttr, DenseArrayBase, DenseIntOrFPElementsAttr,
-                                   IndexType, IntegerAttr, TensorType)
+                                   IndexType, IntegerAttr, TensorType, i64)
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import YieldOp
+from xdsl.dialects.linalg.ops import IndexOp, YieldOp
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from rt.compiler.dialects import arith as rt_arith
 from rt.compiler.dialects.linalg import GenericOp
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type
+from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type, is_float
 
 
 def int_list(op, key, default=None):
@@ -89,3 +90,22 @@ def generic(b, inputs, outputs, maps, iterators, result_types, body):
                     for it in iterators], result_types)
     b.add(op)
     return op.results
+
+
+def iota(b, op, type_, init):
+    """``stablehlo.iota``/``dynamic_iota`` of ``op`` into ``init`` (a ``tensor.empty`` of ``type_``):
+    a ``linalg.generic`` yielding ``linalg.index`` along ``iota_dimension``, converted to the
+    element type (signed, as the spec counts)."""
+    rank = type_.get_num_dims()
+    dim = int_list(op, "iota_dimension")[0]
+    if not 0 <= dim < rank:
+        raise error_at_op(op, f"'{op.name}': iota_dimension {dim} is out of range for {type_}")
+
+    def body(s, args):
+        index = s.add(IndexOp(dim))
+        element = element_type(type_)
+        if is_float(type_):
+            as_int = s.add(rt_arith.IndexCastOp.build(operands=[index], result_types=[i64]))
+            return [s.add(rt_arith.SIToFPOp.build(operands=[as_int], result_types=[element]))]
+        return [s.add(rt_arith.IndexCastOp.build(operands=[index], result_types=[element]))]
+    return generic(b, [], [init], affine_maps(rank, dim_exprs(rank)), ["parallel"] * rank, [type_], body)

@@ -53,7 +53,6 @@ import re
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import cf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IndexType, StringAttr, TensorType, i64
-from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import Rewriter
@@ -63,8 +62,8 @@ from rt.compiler.dialects import _stablehlo_dynamic as dyn
 from rt.compiler.dialects.flow_tensor_shape import TensorReshapeOp
 from rt.compiler.dialects.tensor import ExtractSliceOp, InsertSliceOp
 from rt.compiler.frontend import error_at_op
-from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic, int_list
-from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type, is_float
+from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic, int_list, iota
+from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type
 from rt.compiler.helpers.stablehlo.dynamic_windows import convert_dynamic_reduce_window
 from rt.compiler.helpers.stablehlo.inline import inline_dynamic_calls
 from rt.compiler.helpers.stablehlo.regions import localize_captured_values
@@ -177,20 +176,8 @@ class _Converter:
     @handles(dyn.DynamicIotaOp)
     def _dynamic_iota(self, op, b):
         type_ = op.outputs[0].type
-        rank = type_.get_num_dims()
-        dim = int_list(op, "iota_dimension")[0]
-        if not 0 <= dim < rank:
-            raise error_at_op(op, f"'{op.name}': iota_dimension {dim} is out of range for {type_}")
         init = b.add(tensor.EmptyOp(result_sizes(b, op, type_, shape_elements(b, op.inputs[0], op)), type_))
-
-        def body(s, args):
-            index = s.add(IndexOp(dim))
-            element = element_type(type_)
-            if is_float(type_):
-                as_int = s.add(arith.IndexCastOp.build(operands=[index], result_types=[i64]))
-                return [s.add(arith.SIToFPOp.build(operands=[as_int], result_types=[element]))]
-            return [s.add(arith.IndexCastOp.build(operands=[index], result_types=[element]))]
-        return generic(b, [], [init], affine_maps(rank, dim_exprs(rank)), ["parallel"] * rank, [type_], body)
+        return iota(b, op, type_, init)
 
     @handles(dyn.DynamicReshapeOp)
     def _dynamic_reshape(self, op, b):

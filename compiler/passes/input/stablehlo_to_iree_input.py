@@ -60,7 +60,7 @@ from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
 from rt.compiler.passes.pipeline import INPUT_TYPES
 from rt.runtime.errors import InvalidArgumentError
-from rt.compiler.helpers.stablehlo.builders import (affine_maps, dim_exprs, empty, generic, int_list, require_ranked,
+from rt.compiler.helpers.stablehlo.builders import (affine_maps, dim_exprs, empty, generic, int_list, iota, require_ranked,
                                                           require_static)
 from rt.compiler.helpers.stablehlo.bit_generator import convert_rng_bit_generator
 from rt.compiler.helpers.stablehlo.contraction import convert_dot, convert_dot_general
@@ -186,19 +186,7 @@ class _Converter:
     def _iota(self, op, b):
         type_ = op.outputs[0].type
         require_static(op, type_)
-        dim = int_list(op, "iota_dimension")[0]
-        rank = type_.get_num_dims()
-        if not 0 <= dim < rank:
-            raise error_at_op(op, f"'stablehlo.iota': iota_dimension {dim} is out of range for {type_}")
-
-        def body(s, args):
-            index = s.add(IndexOp(dim))
-            element = element_type(type_)
-            if is_float(type_):
-                as_int = s.add(arith.IndexCastOp.build(operands=[index], result_types=[i64]))
-                return [s.add(arith.SIToFPOp.build(operands=[as_int], result_types=[element]))]
-            return [s.add(arith.IndexCastOp.build(operands=[index], result_types=[element]))]
-        return generic(b, [], [empty(b, type_)], affine_maps(rank, dim_exprs(rank)), ["parallel"] * rank, [type_], body)
+        return iota(b, op, type_, empty(b, type_))
 
     @handles(hlo.BroadcastInDimOp)
     def _broadcast_in_dim(self, op, b):
