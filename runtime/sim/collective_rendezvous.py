@@ -118,6 +118,7 @@ class Rendezvous:
         meeting.algorithm, meeting.steps = collective_plan.plan(
             sim.topology, [d.index for d in meeting.devices], first.op.kind.name.lower(),
             first.element_count, first.op.element_size, params)
+        sim.algorithms_run[meeting.algorithm] += 1
         for op, stage, arrived in arrivals.values():
             op.waited_us += meeting.started - arrived
             stage.args["algorithm"] = meeting.algorithm      # shown on the trace's stage

@@ -2,14 +2,16 @@
 
 Shape (times in µs rounded to the nanosecond, bytes as integers)::
 
-    {"topology": "four-gpus", "deterministic": true, "dry_run": false, "algorithm": "ring",
-     "makespan_us": 812.5,
+    {"topology": "four-gpus", "deterministic": true, "dry_run": false, "algorithm": "auto",
+     "algorithms_run": {"ring": 2, "tree": 1}, "makespan_us": 812.5,
      "devices": {"gpu0": {"busy_us": 700.0, "peak_bytes": 1048576,
                           "capacity_bytes": 17179869184, "submissions": 12,
                           "time_model": "roofline"}, ...},
      "links": {"gpu0-gpu1": {"bytes": 4096, "busy_us": 12.0}, ...}}
 
-``dry_run`` is true when nothing was computed (rt.load(..., dry_run=True), ``--dry-run``): the
+``algorithm`` is the topology's setting (``auto`` lets the planner choose per collective);
+``algorithms_run`` counts the collectives by the algorithm each actually ran (an algorithm that
+does not implement an op falls back to ring). ``dry_run`` is true when nothing was computed (rt.load(..., dry_run=True), ``--dry-run``): the
 times are the roofline's and ``peak_bytes`` the virtual heaps'. ``makespan_us`` is the virtual time of the last event (every queue drained); ``busy_us`` the
 time a device's queue spent running operations, without the time it waited in collectives
 for other ranks; ``peak_bytes`` the high-water mark of the device's heap (allocator
@@ -37,6 +39,7 @@ def build(simulation, busy_us):
     return {"topology": simulation.topology.name, "deterministic": simulation.deterministic,
             "dry_run": simulation.dry_run,
             "algorithm": simulation.topology.algorithm,
+            "algorithms_run": dict(sorted(simulation.algorithms_run.items())),
             "makespan_us": _us(simulation.engine.now), "devices": devices, "links": links}
 
 
@@ -56,6 +59,9 @@ def summary(report):
     for name, d in report["devices"].items():
         lines.append(f"  {name:<{width}}  {d['busy_us']:>12.3f}  {d['busy_us'] / makespan:>6.1%}"
                      f"  {d['peak_bytes']:>14}")
+    if report.get("algorithms_run"):
+        ran = ", ".join(f"{name} x{count}" for name, count in report["algorithms_run"].items())
+        lines.append(f"  collectives ran: {ran}")
     if report["links"]:
         lines.append(f"  {'link':<{width}}  {'busy us':>12}  {'util':>6}  {'bytes':>14}")
         for name, l in report["links"].items():

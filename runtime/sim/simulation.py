@@ -150,6 +150,7 @@ class Simulation:
         self._directions = {}    # (a, b) -> Link carrying a to b
         self._routes = {}
         self._transfers = collections.Counter()
+        self.algorithms_run = collections.Counter()  # collective algorithm -> meetings it ran
         for index, spec in enumerate(topology.links):
             slow, fail, fail_at, text = self.faults.link_settings(spec.key, topology)
             meter = self.links[spec.key] = Meter(self.engine)

@@ -176,8 +176,30 @@ def test_a_program_on_a_2d_torus_runs_the_hierarchical_all_reduce(tmp_path):
     M, beta = count * 4, 50e3
     expected = 2 * 3 * (2 + M / (4 * beta)) + 2 * 3 * (2 + M / (16 * beta))
     assert report["algorithm"] == "hierarchical"
+    assert report["algorithms_run"] == {"hierarchical(0:ring,1:ring)": 1}  # what ran, once per collective
     assert report["makespan_us"] == pytest.approx(expected, abs=1e-3)
     assert math.isclose(report["links"]["npu0-npu4"]["bytes"], 2 * 3 * M / 16)
+
+
+def test_the_report_names_the_algorithm_auto_chose(tmp_path):
+    """A dim left at ``auto``: the report's ``algorithm`` is the setting (``hierarchical`` over
+    dims), ``algorithms_run`` what the planner chose for each collective, as the trace's stages
+    name it."""
+    n, count = 8, 1024
+    topo = {"dims": [{"size": n, "kind": "switch", "bandwidth_gbps": 50, "latency_us": 2}],
+            "device": {"uri": "local-sync://llvm-cpu"}}
+    tracer = rt.Tracer()
+    with rt.load(rt.compile(RING.format(n=n, count=count), devices=["llvm-cpu"]), topology=topo,
+                 ranks=n, dry_run=True, tracer=tracer) as m:
+        for _ in range(2):
+            m.ar.spmd([[rt.NotComputed((count,), np.float32)]] * n)
+        report = m.report()
+    tracer.write(tmp_path / "t.json")
+    events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+    chosen = {e["args"]["algorithm"] for e in events if e["ph"] == "X" and "algorithm" in e.get("args", {})}
+    assert report["algorithm"] == "hierarchical"
+    assert len(chosen) == 1 and "auto" not in next(iter(chosen))
+    assert report["algorithms_run"] == {next(iter(chosen)): 2}
 
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "multi_device")
