@@ -69,8 +69,7 @@ def convert_gather(op, b):
     """``stablehlo.gather`` -> a gathering ``linalg.generic`` (see the module docstring)."""
     operand, indices = op.inputs
     type_ = op.outputs[0].type
-    require_static(op, operand.type)  # the indices' batch dims (a jax.export symbolic dim) may be dynamic
-    require_ranked(op, indices.type, type_)
+    require_ranked(op, operand.type, indices.type, type_)
     dims = op.attributes.get("dimension_numbers")
     if not isinstance(dims, hlo.GatherDimensionNumbersAttr):
         raise error_at_op(op, "'stablehlo.gather' needs dimension_numbers = #stablehlo.gather<...>")
@@ -88,6 +87,12 @@ def convert_gather(op, b):
             or any(d in start_map or not 0 <= d < len(shape) for d in operand_batching)):
         raise error_at_op(op, f"'stablehlo.gather': {dims} and slice_sizes {sizes} do not fit {operand.type}, "
                               f"{indices.type} -> {type_}")
+    # a dynamic operand dim is taken whole (slice size DYNAMIC_INDEX, what the shape pass writes
+    # for jax.export's x[:, ::2]); the indexed dims keep static sizes, as their clamps need
+    if any((size == DYNAMIC_INDEX) != (sizes[d] == DYNAMIC_INDEX) or (size == DYNAMIC_INDEX and (d not in kept or d in start_map))
+           for d, size in enumerate(shape)):
+        raise error_at_op(op, f"'stablehlo.gather' of {operand.type}: rt takes a dynamic operand dim only as a whole "
+                              "slice that no index moves along")
 
     def body(s, args):
         out = [s.add(IndexOp(d)) for d in range(rank)]
@@ -112,6 +117,9 @@ def convert_gather(op, b):
                 coords.append(start if offset is None else s.add(xarith.AddiOp(start, offset)))
         return [s.add(tensor.ExtractOp(operand, coords, element_type(type_)))]
     sources = [(indices, index_batch[batch_out.index(d)]) if d in batch_out else None for d in range(rank)]
+    for d in kept:
+        if shape[d] == DYNAMIC_INDEX:
+            sources[offset_dims[kept.index(d)]] = (operand, d)
     if any(size < 0 and sources[d] is None for d, size in enumerate(type_.get_shape())) \
             or indices.type.get_shape()[vector_dim:vector_dim + 1] == (DYNAMIC_INDEX,):
         raise error_at_op(op, f"'stablehlo.gather' to {type_}: only the batch dims of the indices may be dynamic")

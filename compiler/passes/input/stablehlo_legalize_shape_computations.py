@@ -19,7 +19,8 @@ size is an ``index`` value (``helpers/stablehlo/shapes.py`` folds the shape arit
   (non-negative edges checked at run time, no interior padding);
 * ``dynamic_gather`` whose index vector is one start position and whose ``slice_sizes`` are
   shape values (``x[1:]`` on a symbolic dim) -> ``tensor.extract_slice`` at starts clamped into
-  the operand, as ``gather`` clamps; one with constant ``slice_sizes`` -> ``stablehlo.gather``;
+  the operand, as ``gather`` clamps; one with constant ``slice_sizes``, or whose run-time sizes
+  are whole dims no index moves along (``x[:, ::2]``), -> ``stablehlo.gather``;
 * ``dynamic_slice`` / ``dynamic_update_slice`` of a dynamic tensor (a ``lax.scan`` over a
   symbolic length) -> ``tensor.extract_slice`` / ``insert_slice`` at starts clamped with the
   run-time dims, as the spec clamps;
@@ -40,8 +41,8 @@ dims only across the public ABI), and region bodies that the conversion turns in
   dim: a window as long as the dim) -> a pad and a windowed reduction ``linalg.generic`` whose
   window sizes and padding are run-time values (``helpers/stablehlo/dynamic_windows.py``).
 
-Anything else dynamic (a ``dynamic_gather`` with batched indices, ``dynamic_conv``) is a
-located CompileError naming the op.
+Anything else dynamic (a ``dynamic_gather`` with a run-time size on an indexed dim,
+``dynamic_conv``) is a located CompileError naming the op.
 
 Source followed: the StableHLO specification ("Dynamism", each op's semantics) and IREE's
 StableHLO input plugin (``StableHLOToLinalg*.cpp``: dynamic broadcasts as non-expanding unless
@@ -295,8 +296,7 @@ class _Converter:
         rank = value.type.get_num_dims()
         if (numbers.get("collapsed_slice_dims") or numbers.get("operand_batching_dims")
                 or indices.type.get_num_dims() != 1 or numbers.get("index_vector_dim", 0) != 0):
-            raise error_at_op(op, f"'{op.name}' with batched or collapsed indices and slice sizes known only at run "
-                                  "time is not supported by rt; only one start position (a dynamic slice) is")
+            return [self._gather_whole_dims(op, b, numbers)]
         sizes = shape_elements(b, slice_sizes, op)
         positions = shape_elements(b, indices, op)
         dims = _dims(b, value)
@@ -306,6 +306,33 @@ class _Converter:
         type_ = op.outputs[0].type
         mixed = [static if static != DYNAMIC_INDEX else size for static, size in zip(type_.get_shape(), sizes)]
         return [b.add(ExtractSliceOp(value, starts, mixed, [1] * rank, type_))]
+
+    @staticmethod
+    def _gather_whole_dims(op, b, numbers):
+        """A ``dynamic_gather`` whose run-time slice sizes are whole dims that no index moves along
+        (``x[:, ::2]`` on a symbolic dim ``b``: ``slice_sizes = [b, 1]``) -> ``stablehlo.gather``
+        with those sizes marked dynamic (``windows.convert_gather`` takes the whole dim); a host
+        ``cf.assert`` checks each equals its dim."""
+        value, indices, slice_sizes = op.inputs
+        sizes = shape_elements(b, slice_sizes, op)
+        fixed = set(numbers.get("start_index_map")) | set(numbers.get("collapsed_slice_dims")) \
+            | set(numbers.get("operand_batching_dims"))
+        static = []
+        for d, size in enumerate(sizes):
+            if isinstance(size.owner, xarith.ConstantOp):
+                static.append(size.owner.value.value.data)
+                continue
+            if d in fixed:
+                raise error_at_op(op, f"'{op.name}': slice size {d} is known only at run time but dim {d} is indexed, "
+                                      "collapsed or batched; rt takes run-time slice sizes only for whole dims")
+            whole = b.add(tensor.DimOp(value, index_constant(b, d)))
+            _require(b, _compare(b, size, whole, "eq"), f"{op.name}: slice size {d} must be the whole dim (rt takes "
+                                                        "run-time slice sizes only for whole dims)")
+            static.append(DYNAMIC_INDEX)
+        attributes = dict(op.attributes)
+        attributes["slice_sizes"] = DenseArrayBase.from_list(i64, static)
+        return b.add(hlo.GatherOp.create(operands=[value, indices], result_types=[op.outputs[0].type],
+                                         attributes=attributes))
 
     @handles(hlo.CustomCallOp)
     def _custom_call(self, op, b):
