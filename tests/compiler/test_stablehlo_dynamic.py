@@ -259,3 +259,28 @@ def test_a_cumulative_sum_over_a_symbolic_dim(device):
     for n in (5, 1):
         x = rng.standard_normal((n, 2)).astype(np.float32)
         np.testing.assert_allclose(np.asarray(module.main(x)), np.cumsum(x, axis=0), rtol=1e-5, atol=1e-6)
+
+
+#: malformed dynamic-shape ops: each is a CompileError at the op's line, never an internal error
+BAD_DYNAMIC_OPS = {
+    "operand count": ('%0 = stablehlo.real_dynamic_slice %x, %s : (tensor<?xf32>, tensor<1xi32>) -> tensor<?xf32>',
+                      "takes 4 operands"),
+    "shape length": ('%0 = stablehlo.real_dynamic_slice %x, %s2, %s2, %s2 : (tensor<?xf32>, tensor<2xi32>, '
+                     'tensor<2xi32>, tensor<2xi32>) -> tensor<?xf32>', "start_indices has 2 elements"),
+    "float shape": ('%0 = stablehlo.dynamic_reshape %x, %f : (tensor<?xf32>, tensor<1xf32>) -> tensor<?xf32>',
+                    "must be a static integer tensor"),
+    "no operands": ('%0 = "stablehlo.get_dimension_size"() {dimension = 0 : i64} : () -> tensor<i32>',
+                    "takes 1 operands"),
+    "iota dim": ('%0 = stablehlo.dynamic_iota %s, dim = 3 : (tensor<1xi32>) -> tensor<?xf32>', "out of range"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DYNAMIC_OPS))
+def test_malformed_dynamic_ops_are_located_errors(case):
+    line, message = BAD_DYNAMIC_OPS[case]
+    result = line.split(" : ")[-1].split("-> ")[-1]
+    text = (f"func.func @f(%x: tensor<?xf32>, %s: tensor<1xi32>, %s2: tensor<2xi32>, %f: tensor<1xf32>) -> {result} {{\n"
+            f"  {line}\n  return %0 : {result}\n}}\n")
+    with pytest.raises(CompileError, match=message) as info:
+        rt.compile(text, devices=["vmvx"])
+    assert info.value.line == 2

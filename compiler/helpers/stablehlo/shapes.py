@@ -15,7 +15,7 @@ import itertools
 
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import tensor
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, TensorType
 
 from rt.compiler.dialects import arith, stablehlo as hlo
 from rt.compiler.dialects._stablehlo_dynamic import GetDimensionSizeOp
@@ -55,7 +55,7 @@ def shape_elements(b, value, op):
     which every value used here dominates); ``op`` locates errors.
     """
     type_ = value.type
-    if any(d < 0 for d in type_.get_shape()):
+    if not isinstance(type_, TensorType) or any(d < 0 for d in type_.get_shape()) or not _is_integer(type_):
         raise error_at_op(op, f"'{op.name}': a shape operand must be a static integer tensor, got {type_}")
     count = 1
     for size in type_.get_shape():

@@ -88,6 +88,19 @@ def _dynamic_sizes(b, value):
             for i, size in enumerate(value.type.get_shape()) if size == DYNAMIC_INDEX]
 
 
+def _operands(op, *names):
+    """``op``'s operands, one per name; a located CompileError naming them when the count differs."""
+    if len(op.inputs) != len(names):
+        raise error_at_op(op, f"'{op.name}' takes {len(names)} operands ({', '.join(names)}), got {len(op.inputs)}")
+    return list(op.inputs)
+
+
+def _same_lengths(op, rank, **lists):
+    for name, values in lists.items():
+        if len(values) != rank:
+            raise error_at_op(op, f"'{op.name}': {name} has {len(values)} elements for an operand of rank {rank}")
+
+
 def _require(b, condition, message):
     b.add(cf.AssertOp(condition, message))
 
@@ -136,6 +149,10 @@ class _Converter:
     handler = OpHandlers()
 
     def convert(self, op):
+        if not isinstance(op, hlo.CustomCallOp) and len(op.outputs) != 1:
+            raise error_at_op(op, f"'{op.name}' has one result, got {len(op.outputs)}")
+        if isinstance(op, dyn.GetDimensionSizeOp):
+            _operands(op, "operand")
         b = OpSink(op.location)
         results = self.handler(op)(op, b)
         if results is not None:
@@ -150,7 +167,7 @@ class _Converter:
 
     @handles(dyn.DynamicBroadcastInDimOp)
     def _dynamic_broadcast_in_dim(self, op, b):
-        value, shape = op.inputs
+        value, shape = _operands(op, "operand", "output_dimensions")
         type_ = op.outputs[0].type
         rank = type_.get_num_dims()
         sizes = shape_elements(b, shape, op)
@@ -177,21 +194,23 @@ class _Converter:
     @handles(dyn.DynamicIotaOp)
     def _dynamic_iota(self, op, b):
         type_ = op.outputs[0].type
-        init = b.add(tensor.EmptyOp(result_sizes(b, op, type_, shape_elements(b, op.inputs[0], op)), type_))
+        shape, = _operands(op, "output_shape")
+        init = b.add(tensor.EmptyOp(result_sizes(b, op, type_, shape_elements(b, shape, op)), type_))
         return iota(b, op, type_, init)
 
     @handles(dyn.DynamicReshapeOp)
     def _dynamic_reshape(self, op, b):
-        value, shape = op.inputs
+        value, shape = _operands(op, "operand", "output_shape")
         type_ = op.outputs[0].type
         sizes = result_sizes(b, op, type_, shape_elements(b, shape, op))
         return [b.add(TensorReshapeOp.build(operands=[value, _dynamic_sizes(b, value), sizes], result_types=[type_]))]
 
     @handles(dyn.RealDynamicSliceOp)
     def _real_dynamic_slice(self, op, b):
-        value, start, limit, strides = op.inputs
+        value, start, limit, strides = _operands(op, "operand", "start_indices", "limit_indices", "strides")
         type_ = op.outputs[0].type
         starts, limits, steps = (shape_elements(b, v, op) for v in (start, limit, strides))
+        _same_lengths(op, value.type.get_num_dims(), start_indices=starts, limit_indices=limits, strides=steps)
         sizes = []
         for lo, hi, step in zip(starts, limits, steps):
             span = b.add(xarith.AddiOp.build(operands=[_sub(b, hi, lo), _sub(b, step, index_constant(b, 1))],
@@ -202,12 +221,14 @@ class _Converter:
 
     @handles(dyn.DynamicPadOp)
     def _dynamic_pad(self, op, b):
-        value, padding, low, high, interior = op.inputs
+        value, padding, low, high, interior = _operands(op, "operand", "padding_value", "edge_padding_low",
+                                                        "edge_padding_high", "interior_padding")
         type_ = op.outputs[0].type
         if any(constant_ints(interior) or [1]):
             raise error_at_op(op, f"'{op.name}' with interior padding (or padding not known at compile time) is "
                                   "not supported by rt; give interior padding as a constant of zeros")
         lows, highs = shape_elements(b, low, op), shape_elements(b, high, op)
+        _same_lengths(op, value.type.get_num_dims(), edge_padding_low=lows, edge_padding_high=highs)
         zero = index_constant(b, 0)
         for edge in lows + highs:
             _require(b, _compare(b, edge, zero, "sge"), f"{op.name}: negative edge padding is not supported by rt")
@@ -217,7 +238,7 @@ class _Converter:
 
     @handles(hlo.PadOp)
     def _pad(self, op, b):
-        value, padding = op.inputs
+        value, padding = _operands(op, "operand", "padding_value")
         type_ = op.outputs[0].type
         if not _is_dynamic(value.type):
             return None  # static: iree-stablehlo-to-iree-input converts it
@@ -229,7 +250,8 @@ class _Converter:
 
     @handles(hlo.SliceOp)
     def _slice(self, op, b):
-        value, type_ = op.inputs[0], op.outputs[0].type
+        value, = _operands(op, "operand")
+        type_ = op.outputs[0].type
         if not _is_dynamic(value.type):
             return None
         starts, limits = int_list(op, "start_indices"), int_list(op, "limit_indices")
@@ -246,6 +268,8 @@ class _Converter:
 
     @handles(hlo.DynamicSliceOp)
     def _dynamic_slice(self, op, b):
+        if not op.inputs:
+            raise error_at_op(op, f"'{op.name}' takes an operand and its start indices, got no operands")
         value, indices = op.inputs[0], list(op.inputs[1:])
         type_ = op.outputs[0].type
         if not _is_dynamic(value.type):
@@ -256,6 +280,9 @@ class _Converter:
 
     @handles(hlo.DynamicUpdateSliceOp)
     def _dynamic_update_slice(self, op, b):
+        if len(op.inputs) < 2:
+            raise error_at_op(op, f"'{op.name}' takes an operand, an update and start indices, got "
+                                  f"{len(op.inputs)} operands")
         value, update, indices = op.inputs[0], op.inputs[1], list(op.inputs[2:])
         if not _is_dynamic(value.type) and not _is_dynamic(update.type):
             return None
@@ -282,7 +309,7 @@ class _Converter:
 
     @handles(dyn.DynamicGatherOp)
     def _dynamic_gather(self, op, b):
-        value, indices, slice_sizes = op.inputs
+        value, indices, slice_sizes = _operands(op, "operand", "start_indices", "slice_sizes")
         numbers = op.attributes.get("dimension_numbers")
         known = constant_ints(slice_sizes)
         if known is not None:
