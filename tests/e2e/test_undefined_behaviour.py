@@ -127,3 +127,18 @@ def test_int_min_by_minus_one_wraps(device):
         want = INT_MIN_BY_MINUS_ONE[case.op]
         want = -(1 << (WIDTH[t] - 1)) if want == "min" else want
         np.testing.assert_array_equal(_run(device, "int_min", case), np.full(N, want, DTYPE[t]), err_msg=case.name)
+
+
+def test_host_scalar_shifts_give_the_devices_answer():
+    """The same shifts on host scalars (VM registers, where vm.shl masks the amount): the
+    compiler selects the devices' answer for amounts >= the width."""
+    source = "\n".join(f"func.func @{op.split('.')[1]}_{t}(%x: {t}, %a: {t}) -> {t} {{\n"
+                       f"  %y = {op} %x, %a : {t}\n  return %y : {t}\n}}" for op in SHIFTS for t in INTS)
+    module = rt.load(rt.compile(source, devices=["vmvx"]), devices=["local-sync://vmvx"])
+    for op in SHIFTS:
+        for t in INTS:
+            amounts = np.unique(_shift_amounts(t))
+            x = np.resize(np.array([-5, 7, -1, 100], np.int64), amounts.size).astype(DTYPE[t])
+            fn = getattr(module, f"{op.split('.')[1]}_{t}")
+            got = np.array([fn(DTYPE[t](v), DTYPE[t](a)) for v, a in zip(x, amounts)], DTYPE[t])
+            np.testing.assert_array_equal(got, _shift_want(op, x, amounts, t), err_msg=f"{op} {t}")

@@ -130,7 +130,27 @@ def _int_binary(e, op):
         name = f"{name}_{t}"
     dst = e.define(op.result, op)
     _emit(e, name, dst, a, b)
+    if isinstance(op, _SHIFTS):
+        _saturate_shift(e, op, t, dst, a, b, bits or op.result.type.width.data)
     _narrow_result(e, dst, bits)
+
+
+#: shifts: the VM masks the amount (IREE's vm.shl); rt's answer for amounts >= the width is the
+#: devices' (docs/ARCHITECTURE.md, "Undefined behaviour"): 0, or the sign fill for shrsi
+_SHIFTS = (arith.ShLIOp, arith.ShRUIOp, rt_arith.ShRUIOp, arith.ShRSIOp, rt_arith.ShRSIOp)
+
+
+def _saturate_shift(e, op, t, dst, a, amount, width):
+    """``dst`` (the masked shift of ``a``) replaced by the out-of-range answer when ``amount``,
+    read unsigned, is at least ``width``."""
+    in_range = e.scratch("i32")
+    _emit(e, f"cmp_lt_{t}_u", in_range, amount, e.const(t, width))
+    fill = e.scratch(t)
+    if isinstance(op, (arith.ShRSIOp, rt_arith.ShRSIOp)):
+        _emit(e, f"shr_{t}_s", fill, a, e.const(t, width - 1))
+    else:
+        _emit(e, f"const_{t}_zero", fill)
+    _emit(e, f"select_{t}", dst, in_range, dst, fill)
 
 
 def _floordivsi(e, op):
