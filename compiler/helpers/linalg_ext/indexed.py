@@ -21,6 +21,7 @@ from xdsl.ir.affine import AffineExpr
 from rt.compiler.dialects import arith
 from rt.compiler.helpers.linalg_ext.builders import (all_true, dim_size, index, index_const, inline, select,
                                                      to_index)
+from rt.compiler.helpers.linalg_ext.scattering import addresses_rows, scatter_rows
 from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic
 from rt.compiler.helpers.stablehlo.elementwise import element_type
 
@@ -55,7 +56,10 @@ def gather(b, op):
 
 
 def scatter(b, op):
-    """``iree_linalg_ext.scatter`` -> a pulling generic (see the module docstring); the result."""
+    """``iree_linalg_ext.scatter`` -> :func:`scattering.scatter_rows` where the indices address
+    whole rows, else a pulling generic (see the module docstring); the result."""
+    if addresses_rows(op):
+        return scatter_rows(b, op)
     original, updates = op.original, op.updates
     rank, update_rank, batch = original.type.get_num_dims(), updates.type.get_num_dims(), op.batch_rank()
     masked = op.mask is not None

@@ -19,30 +19,19 @@ func.func @argmax(%x: tensor<2x6xf32>, %v: tensor<2xf32>, %i: tensor<2xi32>) -> 
 
 // -----
 
-// Tests that a short sort is a rank count (a reduction over the row) and a pull of each rank.
-// CHECK-LABEL: func.func @short_sort
-// CHECK: linalg.fill
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
-// CHECK: arith.cmpi slt
-// CHECK: arith.addi
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// Tests that a static sort is a host loop of merge passes: one parallel generic per doubling of
+// the run width, the width a loop-carried index; a row of 100 needs one loop (widths below 128).
+// CHECK-LABEL: func.func @static_sort
+// CHECK: scf.while
+// CHECK: arith.cmpi ult
+// CHECK: scf.condition
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+// CHECK: arith.divui
+// CHECK: arith.cmpf olt
+// CHECK: scf.yield
+// CHECK-NOT: scf.while
 // CHECK-NOT: iree_linalg_ext.sort
-func.func @short_sort(%x: tensor<8xi32>) -> tensor<8xi32> {
-  %r = iree_linalg_ext.sort dimension(0) outs(%x : tensor<8xi32>) {
-  ^bb0(%a: i32, %b: i32):
-    %c = arith.cmpi slt, %a, %b : i32
-    iree_linalg_ext.yield %c : i1
-  } -> tensor<8xi32>
-  return %r : tensor<8xi32>
-}
-
-// -----
-
-// Tests that a long static sort is merge sorted: one parallel generic per doubling of the run width.
-// CHECK-LABEL: func.func @long_sort
-// CHECK-COUNT-7: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-// CHECK-NOT: linalg.generic
-func.func @long_sort(%x: tensor<100xf32>) -> tensor<100xf32> {
+func.func @static_sort(%x: tensor<100xf32>) -> tensor<100xf32> {
   %r = iree_linalg_ext.sort dimension(0) outs(%x : tensor<100xf32>) {
   ^bb0(%a: f32, %b: f32):
     %c = arith.cmpf olt, %a, %b : f32
@@ -53,12 +42,34 @@ func.func @long_sort(%x: tensor<100xf32>) -> tensor<100xf32> {
 
 // -----
 
-// Tests that scatter pulls: a generic over (original, updates) whose update dims are reductions.
+// Tests that a dynamic sort gets the four loops of merge passes (search steps 8, 16, 24, 32)
+// bounded by the row's run-time length.
+// CHECK-LABEL: func.func @dynamic_sort
+// CHECK: tensor.dim
+// CHECK-COUNT-4: scf.while
+// CHECK-NOT: scf.while
+func.func @dynamic_sort(%x: tensor<?xi32>) -> tensor<?xi32> {
+  %r = iree_linalg_ext.sort dimension(0) outs(%x : tensor<?xi32>) {
+  ^bb0(%a: i32, %b: i32):
+    %c = arith.cmpi slt, %a, %b : i32
+    iree_linalg_ext.yield %c : i1
+  } -> tensor<?xi32>
+  return %r : tensor<?xi32>
+}
+
+// -----
+
+// Tests that a scatter addressing whole rows sorts the row keys of its updates, folds each row's
+// updates in batch order by a sequential scan, finds each row's last entry and pulls it.
 // CHECK-LABEL: func.func @scatter
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
 // CHECK: tensor.extract %i
-// CHECK: arith.cmpi eq
+// CHECK: scf.while
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]
 // CHECK: arith.addi
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]
+// CHECK: arith.cmpi sle
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
 // CHECK: arith.select
 func.func @scatter(%u: tensor<3x2xi32>, %i: tensor<3x1xi32>, %o: tensor<5x2xi32>) -> tensor<5x2xi32> {
   %r = iree_linalg_ext.scatter dimension_map = [0] unique_indices(false) ins(%u, %i : tensor<3x2xi32>, tensor<3x1xi32>) outs(%o : tensor<5x2xi32>) {
@@ -67,6 +78,25 @@ func.func @scatter(%u: tensor<3x2xi32>, %i: tensor<3x1xi32>, %o: tensor<5x2xi32>
     iree_linalg_ext.yield %c : i32
   } -> tensor<5x2xi32>
   return %r : tensor<5x2xi32>
+}
+
+// -----
+
+// Tests that a scatter whose index lands in a slice dim (a window at an offset) pulls: a generic
+// over (original, updates) whose update dims are reductions.
+// CHECK-LABEL: func.func @window_scatter
+// CHECK-NOT: scf.while
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: tensor.extract %i
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+func.func @window_scatter(%u: tensor<2x3xi32>, %i: tensor<2x1xi32>, %o: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  %r = iree_linalg_ext.scatter dimension_map = [1] unique_indices(false) ins(%u, %i : tensor<2x3xi32>, tensor<2x1xi32>) outs(%o : tensor<4x8xi32>) {
+  ^bb0(%a: i32, %b: i32):
+    %c = arith.addi %a, %b : i32
+    iree_linalg_ext.yield %c : i32
+  } -> tensor<4x8xi32>
+  return %r : tensor<4x8xi32>
 }
 
 // -----
