@@ -5,11 +5,15 @@
   (rt's gathering generics). A gather's indices are clamped into the source (IREE leaves them
   undefined out of range; rt never reads outside); map_load yields its padding value where the
   indices are out of bounds, as IREE does.
-* ``scatter`` / ``map_store``: a generic that pulls: every output element loops, in order, over
-  every update (input) element and applies the region (copies it) where that element's target
-  is this output element. O(output x updates) work, but exact for any region and for repeated
-  indices (applied in batch order, as IREE's sequential loop does); targets out of bounds never
-  match, so those updates are skipped.
+* ``scatter`` whose indices address only the leading (non-slice) dims (ScatterND,
+  ScatterElements, the embedding gradient): :mod:`scattering` (sort the updates' rows, fold
+  each row's updates in batch order, pull), O(updates x slice + output).
+* other scatters (an index landing in a slice dim: a window at an offset) and ``map_store``: a
+  generic that pulls: every output element loops, in order, over every update (input) element
+  and applies the region (copies it) where that element's target is this output element.
+  O(output x updates) work. Both are exact for any region and for repeated indices (applied
+  in batch order, as IREE's sequential loop does); updates whose target is out of bounds (or
+  masked off) are skipped.
 
 Source followed: IREE ``TilingInterfaceImpl.cpp`` (``ScatterOp``, ``GatherOp``, ``MapLoadOp``,
 ``MapStoreOp::generateScalarImplementation``).

@@ -1,7 +1,7 @@
 """``iree_linalg_ext`` ops along one dimension -> ``linalg.generic``s (helper, not a pass).
 
-* ``sort``: the outputs sorted stably by the comparator region (:mod:`sorting`: merge sort of
-  long static rows, rank sort of short or dynamic ones).
+* ``sort``: the outputs sorted stably by the comparator region (:mod:`sorting`: a host loop of
+  merge passes, O(n log n), any row length).
 * ``topk`` / ``topk_v2``: the values sorted together with their indices (the given ones, ties
   broken by them, or their positions, ties broken by the stable sort), then the first k copied
   into the outputs.

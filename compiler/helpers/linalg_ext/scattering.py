@@ -31,13 +31,14 @@ from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr
 
 from rt.compiler.dialects import arith
+from rt.compiler.dialects.linalg import FillOp
 from rt.compiler.helpers.linalg_ext.builders import (constant, dim_size, empty_of, from_index, index, index_const,
                                                      inline, select, to_index)
 from rt.compiler.helpers.linalg_ext.sorting import sorted_rows
 from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic
 from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type
 
-I64 = IntegerType(64)
+I32, I64 = IntegerType(32), IntegerType(64)
 
 
 def addresses_rows(op):
@@ -103,7 +104,7 @@ def _scatter(b, op, leading, batch_sizes, row_sizes, count, rows):
     original, updates = op.original, op.updates
     rank, batch = original.type.get_num_dims(), op.batch_rank()
     has_index_dim = op.indices.type.get_num_dims() > batch
-    order_type = IntegerType(32)
+    order_type = I32
     batch_shape = [updates.type.get_shape()[k] for k in range(batch)]
     length = count if DYNAMIC_INDEX in batch_shape else _static_product(batch_shape)
 
@@ -195,13 +196,15 @@ def _last_entries(b, keys, row_sizes, count, row_shape):
             at_most = s.add(arith.CmpIOp(s.add(tensor.ExtractOp(keys, [mid], I64)), wanted, "sle"))
             active = s.add(arith.CmpIOp(lo, hi, "slt"))
             lo = select(s, s.add(xarith.AndIOp(active, at_most)), s.add(xarith.AddiOp(mid, one)), lo)
-            hi = select(s, s.add(xarith.AndIOp(active, s.add(xarith.XOrIOp(at_most, constant(s, 1, IntegerType(1)))))),
-                        mid, hi)
+            above = s.add(xarith.XOrIOp(at_most, constant(s, 1, IntegerType(1))))
+            hi = select(s, s.add(xarith.AndIOp(active, above)), mid, hi)
         before = s.add(xarith.MaxSIOp(s.add(xarith.SubiOp(lo, one)), zero))
         hit = s.add(xarith.AndIOp(s.add(arith.CmpIOp(lo, zero, "sgt")),
                                   s.add(arith.CmpIOp(s.add(tensor.ExtractOp(keys, [before], I64)), wanted, "eq"))))
-        found = select(s, hit, s.add(xarith.SubiOp(lo, one)), index_const(s, -1))
-        return [from_index(s, found, IntegerType(32))]
-    init = empty_of(b, row_shape, IntegerType(32))
+        return [select(s, hit, from_index(s, s.add(xarith.SubiOp(lo, one)), I32), args[0])]
+    # the body selects its output (the -1 fill) where the row has no entry: a producer the
+    # elementwise fusion keeps whole, so the pull reads the search once per row, not per element
+    empty = empty_of(b, row_shape, I32)
+    init = b.add(FillOp([constant(b, -1, I32)], [empty], [empty.type]))
     return generic(b, [], [init], affine_maps(leading, dim_exprs(leading)), ["parallel"] * leading, [init.type],
                    search)[0]
