@@ -101,6 +101,27 @@ func.func @window_scatter(%u: tensor<2x3xi32>, %i: tensor<2x1xi32>, %o: tensor<4
 
 // -----
 
+// Tests that a topk_v2 with k = 2 selects by slots: the outputs split into 2 x 2 slots, one
+// reduction generic carrying them (an insertion, then the is_sorted bubble sort), and the slots
+// assembled back.
+// CHECK-LABEL: func.func @topk_slots
+// CHECK: linalg.generic {indexing_maps = [affine_map<() -> (0)>, affine_map<() -> ()>]
+// CHECK: linalg.generic {indexing_maps = [affine_map<() -> (1)>, affine_map<() -> ()>]
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]
+// CHECK-COUNT-3: arith.cmpf ogt
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]
+// CHECK-NOT: scf.while
+func.func @topk_slots(%x: tensor<9xf32>, %v: tensor<2xf32>, %i: tensor<2xi32>) -> (tensor<2xf32>, tensor<2xi32>) {
+  %r:2 = iree_linalg_ext.topk_v2 dimension(0) is_sorted ins(%x : tensor<9xf32>) outs(%v, %i : tensor<2xf32>, tensor<2xi32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %c : i1
+  } -> tensor<2xf32>, tensor<2xi32>
+  return %r#0, %r#1 : tensor<2xf32>, tensor<2xi32>
+}
+
+// -----
+
 // Tests that affine.delinearize_index becomes division and remainder by the basis strides.
 // CHECK-LABEL: func.func @delinearize
 // CHECK-NOT: affine.delinearize_index
