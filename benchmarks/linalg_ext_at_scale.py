@@ -83,7 +83,8 @@ func.func @run(%x: tensor<{n}xf32>) -> (tensor<{k}xf32>, tensor<{k}xi32>) {{
   %ei = tensor.empty() : tensor<{k}xi32>
   %v = linalg.fill ins(%ninf : f32) outs(%ev : tensor<{k}xf32>) -> tensor<{k}xf32>
   %i = linalg.fill ins(%z : i32) outs(%ei : tensor<{k}xi32>) -> tensor<{k}xi32>
-  %r:2 = iree_linalg_ext.topk dimension(0) ins(%x : tensor<{n}xf32>) outs(%v, %i : tensor<{k}xf32>, tensor<{k}xi32>) {{
+  %r:2 = iree_linalg_ext.topk dimension(0) ins(%x : tensor<{n}xf32>)
+      outs(%v, %i : tensor<{k}xf32>, tensor<{k}xi32>) {{
   ^bb0(%a: f32, %b: f32):
     %gt = arith.cmpf ogt, %a, %b : f32
     iree_linalg_ext.yield %gt : i1
@@ -118,7 +119,8 @@ func.func @run(%x: tensor<{n}xf32>) -> tensor<{n}xf32> {{
   %e = tensor.empty() : tensor<{n}xf32>
   %ea = tensor.empty() : tensor<f32>
   %acc = linalg.fill ins(%z : f32) outs(%ea : tensor<f32>) -> tensor<f32>
-  %r:2 = iree_linalg_ext.scan dimension(0) inclusive(true) ins(%x : tensor<{n}xf32>) outs(%e, %acc : tensor<{n}xf32>, tensor<f32>) {{
+  %r:2 = iree_linalg_ext.scan dimension(0) inclusive(true) ins(%x : tensor<{n}xf32>)
+      outs(%e, %acc : tensor<{n}xf32>, tensor<f32>) {{
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     iree_linalg_ext.yield %s : f32
