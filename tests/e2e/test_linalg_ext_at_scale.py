@@ -44,6 +44,17 @@ func.func @scatter_elements(%orig: tensor<?xi32>, %upd: tensor<?xi32>, %idx: ten
   return %r : tensor<?xi32>
 }
 
+func.func @scatter_narrow_slices(%orig: tensor<5x?xi32>, %upd: tensor<?x?xi32>, %idx: tensor<?x1xi32>)
+    -> tensor<5x?xi32> {
+  %r = iree_linalg_ext.scatter dimension_map = [0] unique_indices(false)
+      ins(%upd, %idx : tensor<?x?xi32>, tensor<?x1xi32>) outs(%orig : tensor<5x?xi32>) {
+  ^bb0(%u: i32, %o: i32):
+    %s = arith.addi %u, %o : i32
+    iree_linalg_ext.yield %s : i32
+  } -> tensor<5x?xi32>
+  return %r : tensor<5x?xi32>
+}
+
 func.func @top8(%x: tensor<?xf32>) -> (tensor<8xf32>, tensor<8xi32>) {
   %ninf = arith.constant 0xFF800000 : f32
   %z = arith.constant 0 : i32
@@ -131,6 +142,16 @@ def test_scatter_of_30000_unique_indices_is_a_permutation(module):
     want = orig.copy()
     want[perm] = upd
     np.testing.assert_array_equal(np.asarray(module.scatter_elements(orig, upd, perm.reshape(-1, 1))), want)
+
+
+def test_scatter_slices_narrower_than_the_rows_leave_the_rest(module):
+    orig = np.arange(20, dtype=np.int32).reshape(5, 4)
+    upd = np.array([[100, 200], [1000, 2000], [7, 7]], np.int32)
+    idx = np.array([[1], [1], [4]], np.int32)
+    want = orig.copy()
+    want[1, :2] += [1100, 2200]
+    want[4, :2] += 7
+    np.testing.assert_array_equal(np.asarray(module.scatter_narrow_slices(orig, upd, idx)), want)
 
 
 def test_topk_of_30000_keeps_the_first_of_equal_values(module):

@@ -32,8 +32,8 @@ from xdsl.ir.affine import AffineExpr
 
 from rt.compiler.dialects import arith
 from rt.compiler.dialects.linalg import FillOp
-from rt.compiler.helpers.linalg_ext.builders import (constant, dim_size, empty_of, from_index, index, index_const,
-                                                     inline, select, to_index)
+from rt.compiler.helpers.linalg_ext.builders import (all_true, constant, dim_size, empty_of, from_index, index,
+                                                     index_const, inline, select, to_index)
 from rt.compiler.helpers.linalg_ext.sorting import sorted_rows
 from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic
 from rt.compiler.helpers.stablehlo.elementwise import OpSink, element_type
@@ -136,11 +136,18 @@ def _scatter(b, op, leading, batch_sizes, row_sizes, count, rows):
     folded = _fold(b, op, leading, batch_sizes, row_sizes, keys, order)
     last = _last_entries(b, keys, row_sizes, count, [(original, k) for k in range(leading)])
 
+    # a slice may be narrower than the original's trailing dims: the rest keeps its value
+    narrower = {k: dim_size(b, updates, batch + k) for k in range(rank - leading)
+                if DYNAMIC_INDEX in (updates.type.get_shape()[batch + k], original.type.get_shape()[leading + k])
+                or updates.type.get_shape()[batch + k] != original.type.get_shape()[leading + k]}
+
     def pull(s, args):
         position, current = to_index(s, args[0]), args[1]
-        coords = [position] + [index(s, leading + k) for k in range(rank - leading)]
-        value = s.add(tensor.ExtractOp(folded, coords, element_type(original.type)))
-        return [select(s, s.add(arith.CmpIOp(position, index_const(s, 0), "sge")), value, current)]
+        slice_ivs = [index(s, leading + k) for k in range(rank - leading)]
+        value = s.add(tensor.ExtractOp(folded, [position] + slice_ivs, element_type(original.type)))
+        inside = [s.add(arith.CmpIOp(slice_ivs[k], size, "slt")) for k, size in narrower.items()]
+        hit = all_true(s, [s.add(arith.CmpIOp(position, index_const(s, 0), "sge"))] + inside)
+        return [select(s, hit, value, current)]
     maps = affine_maps(rank, [AffineExpr.dimension(k) for k in range(leading)], dim_exprs(rank))
     return generic(b, [last], [original], maps, ["parallel"] * rank, [original.type], pull)
 
@@ -169,7 +176,7 @@ def _fold(b, op, leading, batch_sizes, row_sizes, keys, order):
         update = s.add(tensor.ExtractOp(updates, entry + slice_ivs, element_type(updates.type)))
         value = inline(s, op.region, [update, select(s, first, start, carried)])[0]
         return [value, value]
-    slice_sizes = [(original, leading + k) for k in range(slice_rank)]
+    slice_sizes = [(updates, batch + k) for k in range(slice_rank)]
     folded = empty_of(b, [(keys, 0)] + slice_sizes, element)
     acc = empty_of(b, slice_sizes, element)
     d = AffineExpr.dimension
