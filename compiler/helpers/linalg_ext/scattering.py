@@ -1,13 +1,13 @@
 """``iree_linalg_ext.scatter`` whose indices address only the leading (non-slice) dims, in
-O(updates x slice + output) work (helper of the scatter lowering).
+O(B log B + updates + output) work (helper of the scatter lowering).
 
 The update batch (``B`` entries, its dims flattened) addresses rows of ``original``: a row is
 the coordinates of the leading ``rank - slice_rank`` dims, numbered row-major (``R`` rows);
 each batch entry's slice lands on the trailing dims of its row. Then:
 
 1. ``keys[b]``: the row batch entry ``b`` addresses, or ``R`` (past every row) when the entry is
-   masked off or its row is out of range (skipped, as IREE's scalar loop skips nothing but
-   rt defines: out-of-range updates are dropped); ``order[b] = b``. One generic over ``B``.
+   masked off or its row is out of range (rt's rule: such updates are skipped; IREE leaves an
+   out-of-range scatter undefined); ``order[b] = b``. One generic over ``B``.
 2. ``(keys, order)`` sorted stably by key (:func:`sorting.sorted_rows`): the entries of one row
    now sit together, in batch order.
 3. A sequential scan over the sorted entries (the ``b`` dim a reduction loop, the slice dims
@@ -16,7 +16,8 @@ each batch entry's slice lands on the trailing dims of its row. Then:
    applied in batch order, as IREE's sequential loop applies them.
 4. ``last[row]``: the position of the row's last sorted entry, or -1 (a binary search of the
    sorted keys, unrolled). One generic over the rows.
-5. The result: ``folded[last[row]]`` where ``last[row] >= 0``, else ``original``. One generic.
+5. The result: ``folded[last[row]]`` where ``last[row] >= 0`` (and within the update's slice,
+   which may be narrower than the row), else ``original``. One generic.
 
 Host ``scf.if``: with no update or an empty original the result is ``original`` (nothing is
 read from an empty tensor).
