@@ -1,6 +1,7 @@
 """``iree_linalg_ext`` sort/scatter/topk at sizes an O(n^2) lowering would not finish in time
 (issue 21), against numpy on llvm-cpu and vmvx: dynamic sorts stay stable, a scatter-add with
-repeated indices (an embedding gradient) applies them in order, topk keeps IREE's tie order."""
+repeated indices (an embedding gradient) applies them in order, a map_store relayout, topk keeps
+IREE's tie order."""
 import numpy as np
 import pytest
 
@@ -53,6 +54,16 @@ func.func @scatter_narrow_slices(%orig: tensor<5x?xi32>, %upd: tensor<?x?xi32>, 
     iree_linalg_ext.yield %s : i32
   } -> tensor<5x?xi32>
   return %r : tensor<5x?xi32>
+}
+
+func.func @transpose_store(%x: tensor<60000xf32>, %o: tensor<300x200xf32>) -> tensor<300x200xf32> {
+  %true = arith.constant true
+  %r = iree_linalg_ext.map_store %x into %o {
+  ^bb0(%i: index):
+    %p:2 = affine.delinearize_index %i into (200, 300) : index, index
+    iree_linalg_ext.yield %p#1, %p#0, %true : index, index, i1
+  } : tensor<60000xf32> into tensor<300x200xf32> -> tensor<300x200xf32>
+  return %r : tensor<300x200xf32>
 }
 
 func.func @top8(%x: tensor<?xf32>) -> (tensor<8xf32>, tensor<8xi32>) {
@@ -152,6 +163,12 @@ def test_scatter_slices_narrower_than_the_rows_leave_the_rest(module):
     want[1, :2] += [1100, 2200]
     want[4, :2] += 7
     np.testing.assert_array_equal(np.asarray(module.scatter_narrow_slices(orig, upd, idx)), want)
+
+
+def test_map_store_of_60000_elements_transposes(module):
+    x = np.arange(60000, dtype=np.float32)
+    got = np.asarray(module.transpose_store(x, np.zeros((300, 200), np.float32)))
+    np.testing.assert_array_equal(got, x.reshape(200, 300).T)
 
 
 def test_topk_of_30000_keeps_the_first_of_equal_values(module):

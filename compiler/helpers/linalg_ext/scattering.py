@@ -1,5 +1,5 @@
-"""``iree_linalg_ext.scatter`` whose indices address only the leading (non-slice) dims, in
-O(B log B + updates + output) work (helper of the scatter lowering).
+"""``iree_linalg_ext.scatter`` whose indices address only the leading (non-slice) dims, and
+``map_store``, in O(B log B + updates + output) work (helper of their lowerings).
 
 The update batch (``B`` entries, its dims flattened) addresses rows of ``original``: a row is
 the coordinates of the leading ``rank - slice_rank`` dims, numbered row-major (``R`` rows);
@@ -25,10 +25,12 @@ read from an empty tensor).
 Source followed: IREE ``ScatterOp::generateScalarImplementation`` (``TilingInterfaceImpl.cpp``)
 for the semantics (updates applied in batch order through the region).
 """
+import dataclasses
+
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerType
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
 
 from rt.compiler.dialects import arith
@@ -71,12 +73,56 @@ def _split(s, flat, sizes):
     return coords[::-1]
 
 
+@dataclasses.dataclass(frozen=True)
+class RowScatter:
+    """A scatter into rows, as the steps of the module docstring take it.
+
+    original: the tensor scattered into; updates: ``(batch..., slice...)`` values, the slice on
+    the trailing dims of ``original`` (possibly narrower); batch: the batch rank of ``updates``;
+    targets(sink, batch_coords) -> (row coordinates over the leading dims, None for 0; an i1
+    "apply" or None); combine(sink, update, current) -> the new value."""
+    original: SSAValue
+    updates: SSAValue
+    batch: int
+    targets: object
+    combine: object
+
+
 def scatter_rows(b, op):
-    """``iree_linalg_ext.scatter`` (``addresses_rows(op)``) -> the steps of the module docstring."""
-    original, updates = op.original, op.updates
-    rank, batch = original.type.get_num_dims(), op.batch_rank()
-    slice_rank = updates.type.get_num_dims() - batch
-    leading = rank - slice_rank
+    """``iree_linalg_ext.scatter`` (``addresses_rows(op)``) -> :func:`scatter_into_rows`."""
+    batch = op.batch_rank()
+    leading = op.original.type.get_num_dims() - (op.updates.type.get_num_dims() - batch)
+    has_index_dim = op.indices.type.get_num_dims() > batch
+
+    def targets(s, batch_coords):
+        row = [None] * leading
+        for k, dim in enumerate(op.dimension_map.get_values()):
+            coords = batch_coords + ([index_const(s, k)] if has_index_dim else [])
+            row[dim] = to_index(s, s.add(tensor.ExtractOp(op.indices, coords, element_type(op.indices.type))))
+        mask = None if op.mask is None else s.add(tensor.ExtractOp(op.mask, batch_coords, element_type(op.mask.type)))
+        return row, mask
+    return scatter_into_rows(b, RowScatter(op.original, op.updates, batch, targets,
+                                           lambda s, update, current: inline(s, op.region, [update, current])[0]))
+
+
+def map_store_rows(b, op):
+    """``iree_linalg_ext.map_store`` -> :func:`scatter_into_rows`: every source element is a batch
+    entry whose row is the whole output coordinate its region yields (stored where the region's
+    mask is true and the coordinate in bounds; a later source element wins)."""
+    source, output = op.inputs[0], op.outputs[0]
+
+    def targets(s, batch_coords):
+        *coords, mask = inline(s, op.region, batch_coords)
+        return coords, mask
+    return scatter_into_rows(b, RowScatter(output, source, source.type.get_num_dims(), targets,
+                                           lambda s, update, current: update))
+
+
+def scatter_into_rows(b, spec):
+    """The steps of the module docstring for ``spec`` (a :class:`RowScatter`); [result]."""
+    original, updates, batch = spec.original, spec.updates, spec.batch
+    rank = original.type.get_num_dims()
+    leading = rank - (updates.type.get_num_dims() - batch)
     batch_sizes = [dim_size(b, updates, k) for k in range(batch)]
     row_sizes = [dim_size(b, original, k) for k in range(leading)]
     count, rows = _product(b, batch_sizes), _product(b, row_sizes)
@@ -84,14 +130,14 @@ def scatter_rows(b, op):
     if 0 in static:
         return [original]
     if DYNAMIC_INDEX not in static:
-        return _scatter(b, op, leading, batch_sizes, row_sizes, count, rows)
+        return _scatter(b, spec, leading, batch_sizes, row_sizes, count, rows)
     zero = index_const(b, 0)
     empty = None
     for size in batch_sizes + [dim_size(b, original, k) for k in range(rank)]:
         none = b.add(arith.CmpIOp(size, zero, "eq"))
         empty = none if empty is None else b.add(xarith.OrIOp(empty, none))
     then_sink, else_sink = OpSink(b.location), OpSink(b.location)
-    results = _scatter(else_sink, op, leading, batch_sizes, row_sizes, count, rows)
+    results = _scatter(else_sink, spec, leading, batch_sizes, row_sizes, count, rows)
     regions = []
     for sink, values in ((then_sink, [original]), (else_sink, results)):
         sink.add(scf.YieldOp(*values))
@@ -101,40 +147,32 @@ def scatter_rows(b, op):
     return list(branch.results)
 
 
-def _scatter(b, op, leading, batch_sizes, row_sizes, count, rows):
-    original, updates = op.original, op.updates
-    rank, batch = original.type.get_num_dims(), op.batch_rank()
-    has_index_dim = op.indices.type.get_num_dims() > batch
-    order_type = I32
+def _scatter(b, spec, leading, batch_sizes, row_sizes, count, rows):
+    original, updates, batch = spec.original, spec.updates, spec.batch
+    rank = original.type.get_num_dims()
     batch_shape = [updates.type.get_shape()[k] for k in range(batch)]
     length = count if DYNAMIC_INDEX in batch_shape else _static_product(batch_shape)
 
     def key(s, args):
-        b_coords = _split(s, index(s, 0), batch_sizes)
-        row = [None] * leading
-        for k, dim in enumerate(op.dimension_map.get_values()):
-            coords = b_coords + ([index_const(s, k)] if has_index_dim else [])
-            row[dim] = to_index(s, s.add(tensor.ExtractOp(op.indices, coords, element_type(op.indices.type))))
+        row, valid = spec.targets(s, _split(s, index(s, 0), batch_sizes))
         zero = index_const(s, 0)
-        row = [zero if v is None else v for v in row]
-        valid = None
         flat = zero
         for v, size in zip(row, row_sizes):
-            inside = s.add(xarith.AndIOp(s.add(arith.CmpIOp(v, zero, "sge")), s.add(arith.CmpIOp(v, size, "slt"))))
-            valid = inside if valid is None else s.add(xarith.AndIOp(valid, inside))
+            if v is None:
+                v = zero
+            else:
+                inside = s.add(xarith.AndIOp(s.add(arith.CmpIOp(v, zero, "sge")), s.add(arith.CmpIOp(v, size, "slt"))))
+                valid = inside if valid is None else s.add(xarith.AndIOp(valid, inside))
             flat = s.add(xarith.AddiOp(s.add(xarith.MuliOp(flat, size)), v))
-        if op.mask is not None:
-            masked = s.add(tensor.ExtractOp(op.mask, b_coords, element_type(op.mask.type)))
-            valid = masked if valid is None else s.add(xarith.AndIOp(valid, masked))
         if valid is not None:
             flat = select(s, valid, flat, rows)
-        return [from_index(s, flat, I64), from_index(s, index(s, 0), order_type)]
-    inits = [empty_of(b, [length], t) for t in (I64, order_type)]
+        return [from_index(s, flat, I64), from_index(s, index(s, 0), I32)]
+    inits = [empty_of(b, [length], t) for t in (I64, I32)]
     maps = affine_maps(1, dim_exprs(1), dim_exprs(1))
     keys, order = generic(b, [], inits, maps, ["parallel"], [i.type for i in inits], key)
     keys, order = sorted_rows(b, [keys, order], 0,
                               lambda s, theirs, mine: s.add(arith.CmpIOp(theirs[0], mine[0], "slt")))
-    folded = _fold(b, op, leading, batch_sizes, row_sizes, keys, order)
+    folded = _fold(b, spec, leading, batch_sizes, row_sizes, keys, order)
     last = _last_entries(b, keys, row_sizes, count, [(original, k) for k in range(leading)])
 
     # a slice may be narrower than the original's trailing dims: the rest keeps its value
@@ -153,10 +191,10 @@ def _scatter(b, op, leading, batch_sizes, row_sizes, count, rows):
     return generic(b, [last], [original], maps, ["parallel"] * rank, [original.type], pull)
 
 
-def _fold(b, op, leading, batch_sizes, row_sizes, keys, order):
+def _fold(b, spec, leading, batch_sizes, row_sizes, keys, order):
     """Step 3: ``folded[b, slice...]`` (see the module docstring)."""
-    original, updates = op.original, op.updates
-    rank, batch = original.type.get_num_dims(), op.batch_rank()
+    original, updates, batch = spec.original, spec.updates, spec.batch
+    rank = original.type.get_num_dims()
     slice_rank = rank - leading
     element = element_type(original.type)
 
@@ -175,7 +213,7 @@ def _fold(b, op, leading, batch_sizes, row_sizes, keys, order):
         entry = _split(s, to_index(s, s.add(tensor.ExtractOp(order, [position], element_type(order.type)))),
                        batch_sizes)
         update = s.add(tensor.ExtractOp(updates, entry + slice_ivs, element_type(updates.type)))
-        value = inline(s, op.region, [update, select(s, first, start, carried)])[0]
+        value = spec.combine(s, update, select(s, first, start, carried))
         return [value, value]
     slice_sizes = [(updates, batch + k) for k in range(slice_rank)]
     folded = empty_of(b, [(keys, 0)] + slice_sizes, element)

@@ -12,8 +12,8 @@ scan                   one generic, the scan dim a sequential reduction loop    
 arg_compare            one reduction generic over (value, index)                   O(n)
 gather, map_load       one gathering generic over the output (``tensor.extract``)   O(output)
 scatter (rows)         sort of the row keys, sequential fold per row, pull         O(b log b + upd + out)
+map_store              the same, each source element an entry (its region's row)   O(s log s + out)
 scatter (window)       one pulling generic over (output, updates)                  O(out x upd)
-map_store              one pulling generic over (output, source)                   O(out x src)
 winograd.*             constant-matrix generics (F(6, 3))                          O(64) / tile
 =====================  ==========================================================  ===========
 

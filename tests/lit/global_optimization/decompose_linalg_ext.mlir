@@ -101,6 +101,28 @@ func.func @window_scatter(%u: tensor<2x3xi32>, %i: tensor<2x1xi32>, %o: tensor<4
 
 // -----
 
+// Tests that map_store goes the row-scatter way: keys from the region (mask folded in), a host
+// sort loop, the sequential fold (a copy) and the pull; no generic over (output, source).
+// CHECK-LABEL: func.func @map_store
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]
+// CHECK: arith.cmpi ult
+// CHECK: scf.while
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]
+// CHECK-NOT: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: return
+func.func @map_store(%x: tensor<6xf32>, %o: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c5 = arith.constant 5 : index
+  %r = iree_linalg_ext.map_store %x into %o {
+  ^bb0(%i: index):
+    %p:2 = affine.delinearize_index %i into (2, 3) : index, index
+    %m = arith.cmpi ult, %i, %c5 : index
+    iree_linalg_ext.yield %p#0, %p#1, %m : index, index, i1
+  } : tensor<6xf32> into tensor<2x3xf32> -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
 // Tests that a topk_v2 with k = 2 selects by slots: the outputs split into 2 x 2 slots, one
 // reduction generic carrying them (an insertion, then the is_sorted bubble sort), and the slots
 // assembled back.
