@@ -313,8 +313,9 @@ class TopkOp(_RowOp):
 
     The k (the outputs' size along ``dimension``) elements that go first by the comparator
     region, in that order, ties broken by the smaller index; indices from ``indices`` or the
-    position along ``dimension``. rt does not merge in the outputs' initial contents (IREE
-    treats them as candidates; its users fill them with the comparator's identity).
+    position along ``dimension``. The outputs' initial contents are candidates too, as in
+    IREE (its users fill them with the comparator's identity), when k is static and at most 16;
+    rt ignores them for a larger or dynamic k or outputs straight from ``tensor.empty``.
     """
 
     name = "iree_linalg_ext.topk"
@@ -344,7 +345,9 @@ class TopkOp(_RowOp):
 @irdl_op_definition
 class TopkV2Op(_RowOp):
     """``topk_v2 dimension(d) is_sorted? ins(%values[, %indices] : ...) outs(%out_values[, %out_indices] : ...)``:
-    :class:`TopkOp` with optional output indices; rt always gives the k in comparator order."""
+    :class:`TopkOp` with optional output indices; rt always gives the k in comparator order, and
+    with ``is_sorted`` (k static, at most 16) orders ties as IREE's bubble sort after each
+    insertion does (``helpers/linalg_ext/selection.py``)."""
 
     name = "iree_linalg_ext.topk_v2"
     is_sorted = opt_prop_def(UnitAttr)

@@ -3,23 +3,24 @@
 ``inline`` clones an op's region into a generic body (block arguments bound to given values,
 the ``iree_linalg_ext.yield`` operands returned); ``index``/``to_index``/``from_index``/
 ``index_const``/``dim_size`` build index scalars; ``empty_of`` builds a ``tensor.empty`` whose
-dynamic dims come from ``tensor.dim`` of existing values; ``select``/``all_true`` combine
-values and i1 conditions; ``linearize``/``delinearize`` expand the affine index ops into
-``arith``. (``generic``, ``affine_maps`` and ``dim_exprs`` are the StableHLO
-input's builders, shared.)
+dynamic dims come from ``tensor.dim`` of existing values or index values; ``while_loop`` a
+host ``scf.while`` (loops of dispatches); ``select``/``all_true`` combine values and i1
+conditions; ``linearize``/``delinearize`` expand the affine index ops into ``arith``.
+(``generic``, ``affine_maps`` and ``dim_exprs`` are the StableHLO input's builders, shared.)
 
 Source followed: MLIR ``linalg.generic`` (block arguments inputs then outputs,
 ``linalg.index``) and IREE's ``generateScalarImplementation`` (region cloned with an
 ``IRMapping``).
 """
 from xdsl.dialects import arith as xarith
-from xdsl.dialects import tensor
+from xdsl.dialects import scf, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, TensorType
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.traits import IsTerminator
 
 from rt.compiler.dialects import arith
-from rt.compiler.helpers.stablehlo.elementwise import constant
+from rt.compiler.helpers.stablehlo.elementwise import OpSink, constant
 
 
 def inline(b, region, args):
@@ -78,12 +79,16 @@ def dim_size(b, value, dim):
 
 
 def empty_of(b, shape_sources, element):
-    """``tensor.empty`` of element type ``element``; ``shape_sources`` gives per dim an int (static)
-    or ``(value, dim)`` (that dim's size, static or dynamic)."""
+    """``tensor.empty`` of element type ``element``; ``shape_sources`` gives per dim an int (static),
+    ``(value, dim)`` (that dim's size, static or dynamic) or an index value (a dynamic size)."""
     shape, sizes = [], []
     for source in shape_sources:
         if isinstance(source, int):
             shape.append(source)
+            continue
+        if isinstance(source, SSAValue):
+            shape.append(DYNAMIC_INDEX)
+            sizes.append(source)
             continue
         value, dim = source
         size = value.type.get_shape()[dim]
@@ -91,6 +96,23 @@ def empty_of(b, shape_sources, element):
         if size == DYNAMIC_INDEX:
             sizes.append(dim_size(b, value, dim))
     return b.add(tensor.EmptyOp(sizes, TensorType(element, shape)))
+
+
+def while_loop(b, inits, more, step):
+    """A host ``scf.while`` carrying ``inits``: ``more(sink, values)`` gives the i1 "run the body",
+    ``step(sink, values)`` the next values (same types); the final values."""
+    types = [v.type for v in inits]
+    regions = []
+    for make in (lambda s, values: scf.ConditionOp(more(s, values), *values),
+                 lambda s, values: scf.YieldOp(*step(s, values))):
+        block = Block(arg_types=types)
+        sink = OpSink(b.location)
+        sink.add(make(sink, list(block.args)))
+        block.add_ops(sink.ops)
+        regions.append(Region(block))
+    loop = scf.WhileOp(list(inits), types, *regions)
+    b.add(loop)
+    return list(loop.results)
 
 
 def _basis_value(b, entry):

@@ -5,11 +5,16 @@
   (rt's gathering generics). A gather's indices are clamped into the source (IREE leaves them
   undefined out of range; rt never reads outside); map_load yields its padding value where the
   indices are out of bounds, as IREE does.
-* ``scatter`` / ``map_store``: a generic that pulls: every output element loops, in order, over
-  every update (input) element and applies the region (copies it) where that element's target
-  is this output element. O(output x updates) work, but exact for any region and for repeated
-  indices (applied in batch order, as IREE's sequential loop does); targets out of bounds never
-  match, so those updates are skipped.
+* ``scatter`` whose indices address only the leading (non-slice) dims (ScatterND,
+  ScatterElements, the embedding gradient) and ``map_store`` (each source element a batch entry
+  whose row is the output coordinate its region yields): :mod:`scattering` (sort the entries'
+  rows, fold each row's entries in batch order, pull), O(B log B + updates + output).
+* other scatters (an index landing in a slice dim: a window at an offset): a generic that
+  pulls: every output element loops, in order, over every update element and applies the
+  region where that element's target is this output element. O(output x updates) work.
+  Both forms are exact for any region and for repeated indices (applied in batch order, as
+  IREE's sequential loop does); updates whose target is out of bounds (or masked off) are
+  skipped.
 
 Source followed: IREE ``TilingInterfaceImpl.cpp`` (``ScatterOp``, ``GatherOp``, ``MapLoadOp``,
 ``MapStoreOp::generateScalarImplementation``).
@@ -21,6 +26,7 @@ from xdsl.ir.affine import AffineExpr
 from rt.compiler.dialects import arith
 from rt.compiler.helpers.linalg_ext.builders import (all_true, dim_size, index, index_const, inline, select,
                                                      to_index)
+from rt.compiler.helpers.linalg_ext.scattering import addresses_rows, map_store_rows, scatter_rows
 from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic
 from rt.compiler.helpers.stablehlo.elementwise import element_type
 
@@ -55,7 +61,10 @@ def gather(b, op):
 
 
 def scatter(b, op):
-    """``iree_linalg_ext.scatter`` -> a pulling generic (see the module docstring); the result."""
+    """``iree_linalg_ext.scatter`` -> :func:`scattering.scatter_rows` where the indices address
+    whole rows, else a pulling generic (see the module docstring); the result."""
+    if addresses_rows(op):
+        return scatter_rows(b, op)
     original, updates = op.original, op.updates
     rank, update_rank, batch = original.type.get_num_dims(), updates.type.get_num_dims(), op.batch_rank()
     masked = op.mask is not None
@@ -97,17 +106,5 @@ def map_load(b, op):
 
 
 def map_store(b, op):
-    """``iree_linalg_ext.map_store`` -> a pulling generic (see the module docstring); the result."""
-    source, output = op.inputs[0], op.outputs[0]
-    rank, source_rank = output.type.get_num_dims(), source.type.get_num_dims()
-
-    def body(s, args):
-        x, current = args
-        *targets, mask = inline(s, op.region, [index(s, rank + d) for d in range(source_rank)])
-        hit = all_true(s, [mask] + [s.add(arith.CmpIOp(t, index(s, d), "eq")) for d, t in enumerate(targets)])
-        return [select(s, hit, x, current)]
-    maps = affine_maps(rank + source_rank, [AffineExpr.dimension(rank + d) for d in range(source_rank)],
-                       dim_exprs(rank))
-    return generic(b, [source], [output], maps, ["parallel"] * rank + ["reduction"] * source_rank,
-                   [output.type], body)
-
+    """``iree_linalg_ext.map_store`` -> :func:`scattering.map_store_rows`; the result."""
+    return map_store_rows(b, op)

@@ -1,7 +1,7 @@
 """``iree_linalg_ext`` ops along one dimension -> ``linalg.generic``s (helper, not a pass).
 
-* ``sort``: the outputs sorted stably by the comparator region (:mod:`sorting`: merge sort of
-  long static rows, rank sort of short or dynamic ones).
+* ``sort``: the outputs sorted stably by the comparator region (:mod:`sorting`: a host loop of
+  merge passes, O(n log n), any row length).
 * ``topk`` / ``topk_v2``: the values sorted together with their indices (the given ones, ties
   broken by them, or their positions, ties broken by the stable sort), then the first k copied
   into the outputs.
@@ -20,6 +20,7 @@ from xdsl.ir.affine import AffineExpr
 from rt.compiler.dialects import arith
 from rt.compiler.helpers.linalg_ext.builders import (dim_size, empty_of, from_index, index, index_const, inline,
                                                      select)
+from rt.compiler.helpers.linalg_ext.selection import selects_by_slots, topk_slots
 from rt.compiler.helpers.linalg_ext.sorting import sorted_rows
 from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic
 from rt.compiler.helpers.stablehlo.elementwise import element_type
@@ -37,9 +38,12 @@ def sort(b, op):
 
 
 def topk(b, op):
-    """``iree_linalg_ext.topk`` / ``topk_v2`` -> the values (with their indices: the given ones or
-    their positions) sorted along the dim, then the first k copied into the outputs (positions
-    past the row's length keep the outputs' values); (values[, indices])."""
+    """``iree_linalg_ext.topk`` / ``topk_v2`` -> :func:`selection.topk_slots` for a static k up to
+    16; else the values (with their indices: the given ones or their positions) sorted along the
+    dim, then the first k copied into the outputs (positions past the row's length keep the
+    outputs' values); (values[, indices])."""
+    if selects_by_slots(op):
+        return topk_slots(b, op)
     values, dim = op.inputs[0], op.dimension.value.data
     rank = values.type.get_num_dims()
     outputs = list(op.outputs)

@@ -1,16 +1,19 @@
 """``rt-decompose-linalg-ext``: the ``iree_linalg_ext`` index/sort family as ``linalg.generic``s.
 
-Each op becomes one or two generics on tensors (``compiler/helpers/linalg_ext``), which the
-rest of the pipeline forms into dispatches and compiles on every device like any linalg:
+Each op becomes a few generics on tensors (``compiler/helpers/linalg_ext``; a sort a host
+``scf.while`` of them), which the rest of the pipeline forms into dispatches and compiles on
+every device like any linalg (``b``: a scatter's update batch):
 
 =====================  ==========================================================  ===========
 op                     generics                                                    work
 =====================  ==========================================================  ===========
-sort, topk, topk_v2    ranks along the dim, then a pull of each rank's element      O(n^2)/row
+sort, topk, topk_v2    host loop of merge passes (sequential merge along the dim)  O(n log n)
 scan                   one generic, the scan dim a sequential reduction loop       O(n)
 arg_compare            one reduction generic over (value, index)                   O(n)
 gather, map_load       one gathering generic over the output (``tensor.extract``)   O(output)
-scatter, map_store     one pulling generic over (output, updates)                  O(out x upd)
+scatter (rows)         sort of the row keys, sequential fold per row, pull         O(b log b + upd + out)
+map_store              the same, each source element an entry (its region's row)   O(s log s + out)
+scatter (window)       one pulling generic over (output, updates)                  O(out x upd)
 winograd.*             constant-matrix generics (F(6, 3))                          O(64) / tile
 =====================  ==========================================================  ===========
 
