@@ -16,6 +16,19 @@ def host_cpu_features():
     return frozenset(name for name, enabled in _detect().items() if enabled)
 
 
+#: Features an llvm-cpu object may test at run time instead of requiring them: bit i of the
+#: word the loader writes into the object's ``abi.HOST_CPU_DATA_SYMBOL`` is set when the host
+#: has ``RUNTIME_FEATURES[i]`` (the dot-product mmt4d kernels, codegen/llvm_cpu/mmt4d_dot.py).
+RUNTIME_FEATURES = ("avx512bf16", "avx512vnni")
+
+
+@functools.cache
+def host_cpu_data():
+    """The ``RUNTIME_FEATURES`` bits of this host, as an int."""
+    have = host_cpu_features()
+    return sum(1 << i for i, name in enumerate(RUNTIME_FEATURES) if name in have)
+
+
 @functools.cache
 def known_cpu_features():
     """Every x86 feature name the host detection reports on (enabled or not)."""

@@ -113,3 +113,12 @@ def test_other_bodies_stay_on_the_generic_loops():
     run(lib, 0, [a, b, o], (2, 2, 2, 3), (1, 1, 2), threads=2)
     want = (a[..., 0].sum(2)[:, :, None, :, None] - b[..., 0].sum(2)[:, None, :, None, :])
     np.testing.assert_allclose(o, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dist", [WHOLE, SPLIT], ids=["whole_tiles", "split_tiles"])
+def test_batch_mmt4d_runs_the_vnni_dot_kernel(dist):
+    if "avx512vnni" not in cpu_target("host").features:
+        pytest.skip("host has no AVX512-VNNI")
+    k = _kernel(("i8", "i32"), (16, 16, 4), dist)
+    assert _recognized(k)
+    _run(("i8", "i32"), (16, 16, 4), dist)
