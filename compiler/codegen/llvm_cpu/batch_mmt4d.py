@@ -224,7 +224,7 @@ def _plan(ctx, op, where):
     dot = mmt4d_dot.dot_kind(ctx.target.features, types, tile)
     if dot is not None:
         return BatchMmt4dPlan(ctx, op, where, tile, None, dot)
-    dot = mmt4d_dot.runtime_kind(ctx.target, types, tile)  # with the target's loops as fallback
+    dot = mmt4d_dot.runtime_kind(ctx.target, types, tile)  # with the loops below as fallback
     if types in mmt4d.FLOAT_TYPES:
         return BatchMmt4dPlan(ctx, op, where, tile, None, dot)
     if (types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES and types[2] == "i32"

@@ -441,9 +441,8 @@ class Mmt4dPlan:
     K0 = 1, RHS n0 -- read K0-major --, OUT n0: row-major matrices viewed in place, with the op's
     ``bounds``; an in-place LHS with K0 = 1 is packed panel by panel, ``lhs_panel`` of
     ``emit_tiles``), ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2 or 4,
-    ``mmt4d_dot.emit_dot_tiles`` for contiguous bf16 -> f32 (K0 = 2) and i8 -> i32 (K0 = 4)
-    ones on targets with AVX512-BF16 / AVX512-VNNI (chosen at run time on portable AVX-512
-    targets: ``mmt4d_dot.emit_dot_or``), else its ``as_generics`` form. An op with ``bounds`` that the tile kernel cannot run is a
+    ``mmt4d_dot.emit_dot_or`` for the AVX512-BF16 / VNNI tiles (bf16 -> f32 K0 = 2, i8 -> i32
+    K0 = 4; on portable AVX-512 targets chosen at run time), else its ``as_generics`` form. An op with ``bounds`` that the tile kernel cannot run is a
     CompileError (its views reach past the matrices, which the generic form would read)."""
 
     def __init__(self, ctx, op, where):
@@ -474,10 +473,8 @@ class Mmt4dPlan:
                      or (in_place and not_scratch and out.shape[2:] == tile[:2]
                          and rhs.shape[3] == tile[2] and tile[0] * tile[1] <= 1024))
         self.int_lanes = None
-        self.dot = None  # the dot-product kernel, or a run-time choice of it (mmt4d_dot)
-        if shaped and not self.rhs_k_major:
-            self.dot = (mmt4d_dot.dot_kind(ctx.target.features, types, tile)
-                        or mmt4d_dot.runtime_kind(ctx.target, types, tile))
+        self.dot = (mmt4d_dot.plan_kind(ctx.target, types, tile)  # or a run-time choice
+                    if shaped and not self.rhs_k_major else None)
         if (shaped and not self.rhs_k_major and types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES
                 and types[2] == "i32" and tile[2] in mmt4d_int.K0S):
             self.int_lanes = mmt4d_int.chunk_lanes(ctx.target.features, tile[1])
@@ -529,15 +526,14 @@ class Mmt4dPlan:
                     for v in (op.lhs, op.rhs, op.out)]
         accumulate = ir.Constant(ir.IntType(1), int(op.accumulate))
         k1 = sizes.get(op.lhs.shape[1])
-        if self.dot is None:
-            self._emit_own(pointers, ranges, k1, accumulate)
-            return
         strides = (k1, sizes.get(op.rhs.shape[1]), sizes.get(op.out.shape[1]))
-        mmt4d_dot.emit_dot_or(b, self.ctx.target, self.dot, (pointers, ranges[0], ranges[1], strides,
-                                                             k1, self.tile, accumulate),
-                              lambda: self._emit_own(pointers, ranges, k1, accumulate))
+        if self.dot is None:
+            return self._emit_own(pointers, ranges, k1, strides, accumulate)
+        mmt4d_dot.emit_dot_or(b, self.ctx.target, self.dot, (pointers, *ranges[:2], strides, k1,
+                                                             self.tile, accumulate),
+                              lambda: self._emit_own(pointers, ranges, k1, strides, accumulate))
 
-    def _emit_own(self, pointers, ranges, k1, accumulate):
+    def _emit_own(self, pointers, ranges, k1, strides, accumulate):
         """The target's own tile loops: emit_tiles (floats) or mmt4d_int.emit_int_tiles."""
         b, sizes, op = self.ctx.b, self.ctx.sizes, self.op
         if self.fast:
@@ -557,7 +553,6 @@ class Mmt4dPlan:
                 self._emit_tiles(pointers, ranges[0], ranges[1], view_strides, k1, accumulate,
                                  bounds, block)
         else:
-            strides = (k1, sizes.get(op.rhs.shape[1]), sizes.get(op.out.shape[1]))
             mmt4d_int.emit_int_tiles(b, pointers, ranges[0], ranges[1], strides, k1, self.tile,
                                      accumulate, op.lhs.element_type, self.int_lanes)
 

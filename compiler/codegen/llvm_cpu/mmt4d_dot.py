@@ -16,6 +16,13 @@ accumulator:
   the end: a second ``vpdpbusd`` per RHS vector sums the column (LHS bytes all 1). All of it
   wraps mod 2**32, so the result is exactly linalg.mmt4d's wrapping i32 sum.
 
+Which kernel runs (``plan_kind``): a target with the feature runs the dot kernel alone; a
+portable AVX-512BW target (``x86-64-v4``: data tiling gives it the same layouts,
+``layout_kind``) carries it as an internal function compiled with the feature and calls it
+when the host's bit in ``abi.HOST_CPU_DATA_SYMBOL`` (written by the loader from CPUID) says
+the host has the feature, else runs the target's own widening loops of the same layout
+(``emit_dot_or``); a named CPU without the feature never gets these layouts.
+
 Source: IREE's mmt4d ukernels (runtime/src/iree/builtins/ukernel/arch/x86_64/
 mmt4d_x86_64_avx512_bf16.c: bf16bf16f32 16x16x2 via vdpbf16ps; mmt4d_x86_64_avx512_vnni.c),
 oneDNN's s8s8 compensation (``cpu/x64/jit_brgemm``: u8 shift by 128 and a column-sum term),
@@ -89,6 +96,12 @@ def runtime_kind(target, types, tile):
         return None
     kind = dot_kind(set(target.features) | set(RUNTIME_FEATURES), types, tile)
     return kind if kind is not None and KINDS[kind][2] not in target.features else None
+
+
+def plan_kind(target, types, tile):
+    """``dot_kind`` for ``target``'s features, else ``runtime_kind``: the KINDS key of the
+    kernel an mmt4d of ``types`` and ``tile`` runs (see ``emit_dot_or``), or None."""
+    return dot_kind(target.features, types, tile) or runtime_kind(target, types, tile)
 
 
 def emit_dot_or(b, target, kind, args, fallback):
