@@ -8,6 +8,7 @@ running a module needs no LLVM.
 import functools
 
 from rt.devices.llvm_cpu._host_cpu import host_cpu_features as _detect
+from rt.devices.llvm_cpu.abi import RUNTIME_FEATURES
 
 
 @functools.cache
@@ -16,15 +17,10 @@ def host_cpu_features():
     return frozenset(name for name, enabled in _detect().items() if enabled)
 
 
-#: Features an llvm-cpu object may test at run time instead of requiring them: bit i of the
-#: word the loader writes into the object's ``abi.HOST_CPU_DATA_SYMBOL`` is set when the host
-#: has ``RUNTIME_FEATURES[i]`` (the dot-product mmt4d kernels, codegen/llvm_cpu/mmt4d_dot.py).
-RUNTIME_FEATURES = ("avx512bf16", "avx512vnni")
-
-
 @functools.cache
 def host_cpu_data():
-    """The ``RUNTIME_FEATURES`` bits of this host, as an int."""
+    """The ``abi.RUNTIME_FEATURES`` bits of this host, as an int (the word the loader writes
+    into an object's ``abi.HOST_CPU_DATA_SYMBOL``)."""
     have = host_cpu_features()
     return sum(1 << i for i, name in enumerate(RUNTIME_FEATURES) if name in have)
 

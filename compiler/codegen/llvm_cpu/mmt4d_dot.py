@@ -34,7 +34,6 @@ from rt.compiler.codegen.llvm_cpu.interface import F32, I32, I64, PTR
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.target import CODEGEN_FEATURES, closure
 from rt.devices.llvm_cpu import abi
-from rt.devices.llvm_cpu.cpu_features import RUNTIME_FEATURES
 
 I8 = ir.IntType(8)
 I16 = ir.IntType(16)
@@ -94,7 +93,7 @@ def runtime_kind(target, types, tile):
     give that tile on a target without the feature."""
     if not _portable(target):
         return None
-    kind = dot_kind(set(target.features) | set(RUNTIME_FEATURES), types, tile)
+    kind = dot_kind(set(target.features) | set(abi.RUNTIME_FEATURES), types, tile)
     return kind if kind is not None and KINDS[kind][2] not in target.features else None
 
 
@@ -118,7 +117,7 @@ def emit_dot_or(b, target, kind, args, fallback):
     if data is None:  # external linkage: the optimizer may not assume it stays 0
         data = ir.GlobalVariable(b.module, I64, abi.HOST_CPU_DATA_SYMBOL)
         data.initializer, data.align = I64(0), 8
-    bit = I64(1 << RUNTIME_FEATURES.index(feature))
+    bit = I64(1 << abi.RUNTIME_FEATURES.index(feature))
     has = b.icmp_unsigned("!=", b.and_(b.load(data, typ=I64, align=8), bit), I64(0))
     with b.if_else(has) as (then, otherwise):
         with then:

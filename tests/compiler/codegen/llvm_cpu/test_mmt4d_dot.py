@@ -18,7 +18,8 @@ from rt.compiler.codegen.llvm_cpu.library import LibraryBuilder
 from rt.compiler.codegen.llvm_cpu.target import cpu_target
 from rt.compiler.codegen.llvm_cpu.kernel_codegen import emit_kernel
 from rt.devices.llvm_cpu import abi, loader
-from rt.devices.llvm_cpu.cpu_features import RUNTIME_FEATURES, host_cpu_data, host_cpu_features
+from rt.devices.llvm_cpu.abi import RUNTIME_FEATURES
+from rt.devices.llvm_cpu.cpu_features import host_cpu_data, host_cpu_features
 from rt.devices.llvm_cpu.testing import emit_empty
 from rt.runtime.errors import ModuleFormatError
 
