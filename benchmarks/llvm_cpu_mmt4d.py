@@ -6,8 +6,9 @@ Rows:
 - mmt4d: an M=N=K=size f32 mmt4d with the host's default tile (16x16x1 on AVX-512) on 1 and
   2 threads, best of ``repeats`` dispatches; numpy ``A @ B`` (its BLAS, default threads) on
   the same sizes in the same run.
-- mmt4d f16 -> f32 (16x16x1) and i8 -> i32 (16x16x2, pmaddwd / vpdpwssd): the same sizes
-  through Kernel IR (``kernel_ir.Mmt4d`` compiled by ``kernel_codegen.emit_kernel``, 4 x 4
+- mmt4d f16 -> f32 (16x16x1), i8 -> i32 (16x16x2, pmaddwd / vpdpwssd), bf16 -> f32 (16x16x1
+  widened to f32 FMAs; 16x16x2 vdpbf16ps with AVX512-BF16) and i8 -> i32 16x16x4 (vpdpbusd
+  with AVX512-VNNI; ``mmt4d_dot``): the same sizes through Kernel IR (``kernel_ir.Mmt4d`` compiled by ``kernel_codegen.emit_kernel``, 4 x 4
   tiles per workgroup as the compiler distributes them), GFLOP/s or GOP/s.
 - empty dispatch: Python ``library.dispatch`` of an export that returns at once
   (1 workgroup on 1 thread; 2 workgroups on 2 threads), mean over many calls.
@@ -18,6 +19,7 @@ import json
 import platform
 import time
 
+import ml_dtypes
 import numpy as np
 
 from rt.compiler.codegen import kernel_ir as kir
@@ -49,8 +51,10 @@ def _mean(fn, calls):
 
 
 #: (input, output, K0) of the Kernel IR mmt4d rows (exports 3, 4, ...).
-TYPED = (("f16", "f32", 1), ("i8", "i32", 2))
-NUMPY = {"f16": np.float16, "i8": np.int8, "f32": np.float32, "i32": np.int32}
+TYPED = (("f16", "f32", 1), ("i8", "i32", 2), ("bf16", "f32", 1), ("bf16", "f32", 2),
+         ("i8", "i32", 4))
+NUMPY = {"f16": np.float16, "i8": np.int8, "f32": np.float32, "i32": np.int32,
+         "bf16": ml_dtypes.bfloat16}
 
 
 def build_library():
@@ -64,7 +68,7 @@ def build_library():
         views = (kir.View(0, in_type, (kir.Constant(0), kir.Constant(2), tile[0], k0)),
                  kir.View(1, in_type, (kir.Constant(1), kir.Constant(2), tile[1], k0)),
                  kir.View(2, out_type, (kir.Constant(0), kir.Constant(1), tile[0], tile[1])))
-        emit_kernel(lb, kir.Kernel(f"mmt4d_{in_type}", 3, 3, (kir.Mmt4d(*views),),
+        emit_kernel(lb, kir.Kernel(f"mmt4d_{in_type}_{k0}", 3, 3, (kir.Mmt4d(*views),),
                                    kir.Distribution((1, 0), (4, 4), ((1, 0),))))
     obj = lb.build()
     return target, tile, LOADER.load(obj.format, obj.data, obj.metadata)

@@ -3,11 +3,15 @@
 Each table lists ``(M0, N0, K0)`` tiles, the widest first followed by its power-of-two
 truncations for narrow M; ``choose_matmul_tile`` picks one for an encoding's static iteration sizes:
 
+- x86-64, bf16 x bf16 -> f32 with AVX512-BF16: 16x16x2 (VDPBF16PS, ``mmt4d_dot``);
+- x86-64, i8 x i8 -> i32 with AVX512-VNNI: 16x16x4 (VPDPBUSD, ``mmt4d_dot``); both also on a
+  portable AVX-512BW target (``x86-64-v4``...), whose objects choose at run time between the
+  dot-product kernel and the widening loops of the same layout (``mmt4d_dot.layout_kind``);
 - x86-64, float inputs with an f32/f16 result (bf16 inputs with an f32/bf16 result): the
   target's CPU family's tile (``cpu_families``: Zen 4/5 and generic AVX-512 16x16x1, Intel
   AVX-512 8x32x1, AVX2 6x16x1, generic AVX 8x8x1, SSE 8x4x1);
-- x86-64, i8 x i8 or i16 x i16 -> i32: AVX-512 VNNI / AVX-512BW 16x16x2 (VPDPWSSD /
-  VPMADDWD on zmm), AVX2 8x8x2, SSE 8x4x2;
+- x86-64, i8 x i8 or i16 x i16 -> i32: AVX-512BW 16x16x2 (VPMADDWD on zmm; i16 also with
+  VNNI, as VPDPWSSD), AVX2 8x8x2, SSE 8x4x2;
 - vmvx: 8x8x1 for float inputs, 8x8x4 for integers (rt's vmvx microkernels take any static
   tile; K0 = 1 for floats lets propagated layouts feed the next matmul, as on llvm-cpu).
 
@@ -28,7 +32,9 @@ def _family(m0, n0, k0):
 def x86_64_matmul_tiles(element_types, config):
     """Tiles for an llvm-cpu x86-64 target ``config`` (dict), best first; [] when the element
     types ``(lhs, rhs, out)`` (MLIR names) have no data-tiling tiles. Float tiles are the
-    target's CPU family's (``cpu_families``); integer ones follow the features."""
+    target's CPU family's (``cpu_families``); integer ones and the dot-product (AVX512-BF16,
+    AVX512-VNNI) ones follow the features."""
+    from rt.compiler.codegen.llvm_cpu.mmt4d_dot import KINDS, layout_kind
     from rt.compiler.targets.cpu_families import family_of
     from rt.compiler.targets.llvm_cpu import target_from_config
 
@@ -36,6 +42,9 @@ def x86_64_matmul_tiles(element_types, config):
     target = target_from_config(config)
     features = set(target.features)
     bf16 = lhs == rhs == "bf16" and out in ("f32", "bf16")  # widened to f32 in the mmt4d kernel
+    dot = layout_kind(target, element_types)
+    if dot is not None:
+        return _family(16, 16, KINDS[dot][1])
     if bf16 or (out in ("f32", "f16") and lhs.startswith("f") and rhs.startswith("f")):
         return _family(*family_of(target).f32_tile)
     if out == "i32" and lhs == rhs and lhs in ("i8", "i16"):

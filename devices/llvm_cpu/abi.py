@@ -32,6 +32,15 @@ ABI_VERSION = 0
 LIBRARY_QUERY_SYMBOL = "rt_library_query"
 #: Name of the constant descriptor the query returns (a local symbol of the object).
 LIBRARY_DESCRIPTOR_SYMBOL = "rt_library_v0"
+#: Optional writable 8-byte global of an object: the loader writes the host's
+#: ``RUNTIME_FEATURES`` bits there before any export runs (IREE passes the same word to its
+#: kernels as ``iree_hal_executable_environment_v0_t.processor.data[0]``), so one object can
+#: carry a kernel for a feature the host may lack and pick it at run time.
+HOST_CPU_DATA_SYMBOL = "rt_host_cpu_data"
+#: Features an object may test at run time instead of requiring them: bit i of the
+#: ``HOST_CPU_DATA_SYMBOL`` word is set when the host has ``RUNTIME_FEATURES[i]`` (the
+#: dot-product mmt4d kernels, compiler/codegen/llvm_cpu/mmt4d_dot.py). Append only.
+RUNTIME_FEATURES = ("avx512bf16", "avx512vnni")
 
 #: Limits checked by the loader and the launcher (IREE uses 64 for both as well).
 MAX_BINDINGS = 64

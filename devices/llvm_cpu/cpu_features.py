@@ -8,12 +8,21 @@ running a module needs no LLVM.
 import functools
 
 from rt.devices.llvm_cpu._host_cpu import host_cpu_features as _detect
+from rt.devices.llvm_cpu.abi import RUNTIME_FEATURES
 
 
 @functools.cache
 def host_cpu_features():
     """The features this host has, as a frozenset of names without ``+`` (``"avx512f"``)."""
     return frozenset(name for name, enabled in _detect().items() if enabled)
+
+
+@functools.cache
+def host_cpu_data():
+    """The ``abi.RUNTIME_FEATURES`` bits of this host, as an int (the word the loader writes
+    into an object's ``abi.HOST_CPU_DATA_SYMBOL``)."""
+    have = host_cpu_features()
+    return sum(1 << i for i, name in enumerate(RUNTIME_FEATURES) if name in have)
 
 
 @functools.cache

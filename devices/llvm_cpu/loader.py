@@ -8,6 +8,9 @@ sealed), so running a module needs no LLVM. Loading runs no code from the object
 descriptor is decoded from the object's bytes (``descriptor.read_library_descriptor``) instead
 of calling its ``rt_library_query``, and export addresses are looked up by symbol name.
 
+An object may define ``abi.HOST_CPU_DATA_SYMBOL`` (8 writable bytes): the loader writes the
+host's run-time feature bits there (``cpu_features.host_cpu_data``) before any export runs.
+
 Metadata keys: ``sha256`` (required: hex digest of the object bytes; the structural checks
 cannot see flipped bytes inside code or data, and running those would crash), and optionally
 ``cpu_features`` (``"+avx512f,..."``) and ``abi_version`` (int), checked before mapping. The
@@ -18,9 +21,9 @@ from collections.abc import Mapping
 
 from rt.devices.llvm_cpu import _launcher, abi
 from rt.devices.llvm_cpu._code_mapping import import_address
-from rt.devices.llvm_cpu.cpu_features import missing_features
+from rt.devices.llvm_cpu.cpu_features import host_cpu_data, missing_features
 from rt.devices.llvm_cpu.descriptor import read_library_descriptor
-from rt.devices.llvm_cpu.elf import SHF_EXECINSTR, read_elf_object
+from rt.devices.llvm_cpu.elf import SHF_EXECINSTR, SHF_WRITE, read_elf_object
 from rt.devices.llvm_cpu.image import Image
 from rt.devices.llvm_cpu.library import LlvmCpuExecutableLibrary
 from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, UnimplementedError
@@ -54,6 +57,20 @@ def _resolve_imports(names):
             f"llvm-cpu object imports {', '.join(missing)}, which this process cannot resolve "
             f"(libm not loaded?); rebuild without calls to them")
     return addresses
+
+
+def _write_host_cpu_data(elf, image, name):
+    """Write ``host_cpu_data()`` into the object's ``abi.HOST_CPU_DATA_SYMBOL`` if it defines
+    one (an 8-byte symbol of a writable section); raise ModuleFormatError for any other
+    symbol of that name."""
+    sym = elf.symbol(abi.HOST_CPU_DATA_SYMBOL)
+    if sym is None:
+        return
+    if not sym.defined or sym.size != 8 or not elf.sections[sym.section].flags & SHF_WRITE:
+        raise ModuleFormatError(f"llvm-cpu library '{name}': '{abi.HOST_CPU_DATA_SYMBOL}' must "
+                                f"be a defined 8-byte symbol of a writable section, got size "
+                                f"{sym.size} in section {sym.section}")
+    image.mapping.write(image.address(sym) - image.base, host_cpu_data().to_bytes(8, "little"))
 
 
 class LlvmCpuLoader(ExecutableLoader):
@@ -126,6 +143,7 @@ class LlvmCpuLoader(ExecutableLoader):
         descriptor = read_library_descriptor(elf, data)
         self._check_descriptor(descriptor)
         image = Image(elf, data, _resolve_imports(elf.undefined_symbols))
+        _write_host_cpu_data(elf, image, descriptor.name)
         fns = []
         for export, symbol in zip(descriptor.exports, descriptor.export_symbols):
             sym = elf.symbol(symbol)

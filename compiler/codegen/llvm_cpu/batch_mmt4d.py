@@ -6,7 +6,8 @@ Kernel IR carries batched data tiling as a Generic with kind hint ``"batch_mmt4d
 ``[B, M1, N1, M0, N0]`` (d0, d1, d2, d4, d5) and a multiply-add body (inputs optionally
 extended to OUT's type first), after the fill of OUT. When the views are contiguous bindings
 with static inner tiles and the element types have a tile kernel (mmt4d.emit_tiles for
-``mmt4d.FLOAT_TYPES``, mmt4d_int.emit_int_tiles for i8 / i16 -> i32 with K0 = 2), each batch
+``mmt4d.FLOAT_TYPES``, mmt4d_int.emit_int_tiles for i8 / i16 -> i32 with K0 = 2 or 4,
+mmt4d_dot.emit_dot_tiles for the AVX512-BF16 / VNNI tiles ``mmt4d_dot.dot_kind`` takes), each batch
 slice ``[b]`` runs that kernel over the workgroup's M1 x N1 range, accumulating into OUT.
 A zero fill of OUT right before it is absorbed (the tile kernels then overwrite OUT
 instead of accumulating). The fast loops need whole inner tiles and the whole K1 range in the
@@ -31,7 +32,7 @@ from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.kernel_ir import Opcode
-from rt.compiler.codegen.llvm_cpu import mmt4d, mmt4d_int
+from rt.compiler.codegen.llvm_cpu import mmt4d, mmt4d_dot, mmt4d_int
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I32, I64
@@ -80,9 +81,9 @@ def _matches(op):
 class BatchMmt4dPlan(GenericPlan):
     """A GenericPlan (the fallback loops) plus the per-batch tile kernel."""
 
-    def __init__(self, ctx, op, where, tile, int_lanes):
+    def __init__(self, ctx, op, where, tile, int_lanes, dot=None):
         super().__init__(ctx, op, where)
-        self.tile, self.int_lanes = tile, int_lanes
+        self.tile, self.int_lanes, self.dot = tile, int_lanes, dot
         self.fill = None
         #: kernel_codegen skips an absorbed fill's own checks when this plan's cover its view
         self.checks_absorbed_fill = op.bounds is not None
@@ -162,15 +163,22 @@ class BatchMmt4dPlan(GenericPlan):
             pointers = [b.gep(base, [b.mul(lb.index, vs[0])], inbounds=True,
                               source_etype=storage_type(v.element_type))
                         for base, vs, v in zip(bases, view_strides, views)]
-            if self.int_lanes is None:
-                mmt4d.emit_tiles(b, pointers, ranges[1], ranges[2], tile_strides, k1, self.tile,
-                                 accumulate, (lhs.element_type, out.element_type),
-                                 "f16c" in self.ctx.target.features,
-                                 rhs_k_major=rhs.strides is not None, bounds=bounds)
+            def own():
+                if self.int_lanes is None:
+                    mmt4d.emit_tiles(b, pointers, ranges[1], ranges[2], tile_strides, k1,
+                                     self.tile, accumulate, (lhs.element_type, out.element_type),
+                                     "f16c" in self.ctx.target.features,
+                                     rhs_k_major=rhs.strides is not None, bounds=bounds)
+                else:
+                    mmt4d_int.emit_int_tiles(b, pointers, ranges[1], ranges[2], strides, k1,
+                                             self.tile, accumulate, lhs.element_type,
+                                             self.int_lanes)
+            if self.dot is None:
+                own()
             else:
-                mmt4d_int.emit_int_tiles(b, pointers, ranges[1], ranges[2], strides, k1,
-                                         self.tile, accumulate, lhs.element_type,
-                                         self.int_lanes)
+                mmt4d_dot.emit_dot_or(b, self.ctx.target, self.dot,
+                                      (pointers, ranges[1], ranges[2], strides, k1, self.tile,
+                                       accumulate), own)
 
 
 def _in_place_views(lhs, rhs, out, tile):
@@ -213,11 +221,15 @@ def _plan(ctx, op, where):
         if op.bounds is None or types != ("f32",) * 3 or not _in_place_views(*views, tile):
             return None
         return BatchMmt4dPlan(ctx, op, where, tile, None)
+    dot = mmt4d_dot.dot_kind(ctx.target.features, types, tile)
+    if dot is not None:
+        return BatchMmt4dPlan(ctx, op, where, tile, None, dot)
+    dot = mmt4d_dot.runtime_kind(ctx.target, types, tile)  # with the loops below as fallback
     if types in mmt4d.FLOAT_TYPES:
-        return BatchMmt4dPlan(ctx, op, where, tile, None)
+        return BatchMmt4dPlan(ctx, op, where, tile, None, dot)
     if (types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES and types[2] == "i32"
-            and tile[2] == 2):
+            and tile[2] in mmt4d_int.K0S):
         lanes = mmt4d_int.chunk_lanes(ctx.target.features, tile[1])
         if lanes is not None:
-            return BatchMmt4dPlan(ctx, op, where, tile, lanes)
+            return BatchMmt4dPlan(ctx, op, where, tile, lanes, dot)
     return None

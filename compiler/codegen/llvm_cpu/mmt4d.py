@@ -28,7 +28,7 @@ not 20.48). Integer operands: mmt4d_int.py.
 from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
-from rt.compiler.codegen.llvm_cpu import intrinsics, mmt4d_int
+from rt.compiler.codegen.llvm_cpu import intrinsics, mmt4d_dot, mmt4d_int
 from rt.compiler.codegen.llvm_cpu.buffers import opaque
 from rt.compiler.codegen.llvm_cpu import sizes as sz
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
@@ -440,8 +440,9 @@ class Mmt4dPlan:
     f32 operands also any strided views whose innermost dim is contiguous (LHS k0 unless
     K0 = 1, RHS n0 -- read K0-major --, OUT n0: row-major matrices viewed in place, with the op's
     ``bounds``; an in-place LHS with K0 = 1 is packed panel by panel, ``lhs_panel`` of
-    ``emit_tiles``), ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2,
-    else its ``as_generics`` form. An op with ``bounds`` that the tile kernel cannot run is a
+    ``emit_tiles``), ``mmt4d_int.emit_int_tiles`` for contiguous i8/i16 -> i32 ones with K0 = 2 or 4,
+    ``mmt4d_dot.emit_dot_or`` for the AVX512-BF16 / VNNI tiles (bf16 -> f32 K0 = 2, i8 -> i32
+    K0 = 4; on portable AVX-512 targets chosen at run time), else its ``as_generics`` form. An op with ``bounds`` that the tile kernel cannot run is a
     CompileError (its views reach past the matrices, which the generic form would read)."""
 
     def __init__(self, ctx, op, where):
@@ -472,8 +473,10 @@ class Mmt4dPlan:
                      or (in_place and not_scratch and out.shape[2:] == tile[:2]
                          and rhs.shape[3] == tile[2] and tile[0] * tile[1] <= 1024))
         self.int_lanes = None
+        self.dot = (mmt4d_dot.plan_kind(ctx.target, types, tile)  # or a run-time choice
+                    if shaped and not self.rhs_k_major else None)
         if (shaped and not self.rhs_k_major and types[0] == types[1] and types[0] in mmt4d_int.INPUT_TYPES
-                and types[2] == "i32" and tile[2] == 2):
+                and types[2] == "i32" and tile[2] in mmt4d_int.K0S):
             self.int_lanes = mmt4d_int.chunk_lanes(ctx.target.features, tile[1])
         # an LHS viewed in place in a row-major A[M, K] (K0 = 1): packed panel by panel
         self.lhs_panel = (self.fast and op.bounds is not None and lhs.strides is not None
@@ -511,7 +514,7 @@ class Mmt4dPlan:
 
     def emit(self, ranges):
         """Compute this workgroup's OUT tiles; ``ranges`` over (M1, N1, K1, M0, N0, K0)."""
-        if not self.fast and self.int_lanes is None:
+        if not self.fast and self.int_lanes is None and self.dot is None:
             fill_ranges = [ranges[0], ranges[1], ranges[3], ranges[4]]
             if len(self.generics) == 2:
                 self.generics[0].emit(fill_ranges)
@@ -523,6 +526,16 @@ class Mmt4dPlan:
                     for v in (op.lhs, op.rhs, op.out)]
         accumulate = ir.Constant(ir.IntType(1), int(op.accumulate))
         k1 = sizes.get(op.lhs.shape[1])
+        strides = (k1, sizes.get(op.rhs.shape[1]), sizes.get(op.out.shape[1]))
+        if self.dot is None:
+            return self._emit_own(pointers, ranges, k1, strides, accumulate)
+        mmt4d_dot.emit_dot_or(b, self.ctx.target, self.dot, (pointers, *ranges[:2], strides, k1,
+                                                             self.tile, accumulate),
+                              lambda: self._emit_own(pointers, ranges, k1, strides, accumulate))
+
+    def _emit_own(self, pointers, ranges, k1, strides, accumulate):
+        """The target's own tile loops: emit_tiles (floats) or mmt4d_int.emit_int_tiles."""
+        b, sizes, op = self.ctx.b, self.ctx.sizes, self.op
         if self.fast:
             view_strides = [[sizes.get(s) for s in sz.view_strides(v)]
                             for v in (op.lhs, op.rhs, op.out)]
@@ -540,7 +553,6 @@ class Mmt4dPlan:
                 self._emit_tiles(pointers, ranges[0], ranges[1], view_strides, k1, accumulate,
                                  bounds, block)
         else:
-            strides = (k1, sizes.get(op.rhs.shape[1]), sizes.get(op.out.shape[1]))
             mmt4d_int.emit_int_tiles(b, pointers, ranges[0], ranges[1], strides, k1, self.tile,
                                      accumulate, op.lhs.element_type, self.int_lanes)
 

@@ -1,4 +1,4 @@
-"""The integer mmt4d kernel: i8 x i8 -> i32 and i16 x i16 -> i32 with K0 = 2 (pmaddwd).
+"""The integer mmt4d kernel: i8 x i8 -> i32 and i16 x i16 -> i32 with K0 = 2 or 4 (pmaddwd).
 
 Same layouts and loop nest as the f32 kernel of mmt4d.py (LHS [M1, K1, M0, 2], RHS
 [N1, K1, N0, 2], OUT [M1, N1, M0, N0] i32, all contiguous), for the integer tiles data tiling
@@ -9,7 +9,9 @@ each pair into one i32 lane (``a0*b0 + a1*b1``), which is added to the row's acc
 (LLVM turns the add into ``vpdpwssd`` where AVX-512 VNNI exists). The result is exact: the
 only pair sum that leaves i32 (both i16 products equal to 2**30) wraps exactly like the
 i32 arithmetic of linalg.mmt4d. N0 is split into chunks of the widest pmaddwd the target has
-(16 lanes with AVX-512BW, 8 with AVX2, 4 with SSE2).
+(16 lanes with AVX-512BW, 8 with AVX2, 4 with SSE2). K0 = 4 (the i8 layout of the VNNI
+kernel, mmt4d_dot.py, run where the host lacks VNNI) takes two pmaddwd per row and chunk,
+one per pair of K0.
 
 Source: IREE's mmt4d ukernel tiles for x86_64 (runtime/src/iree/builtins/ukernel/arch/
 x86_64/mmt4d_x86_64_avx512_vnni.c: s8s8s32 / s16s16s32 with K0 = 2 via vpmaddwd/vpdpwssd).
@@ -25,6 +27,8 @@ _PMADDWD = ((16, "avx512bw", "llvm.x86.avx512.pmaddw.d.512"),
             (8, "avx2", "llvm.x86.avx2.pmadd.wd"),
             (4, "sse2", "llvm.x86.sse2.pmadd.wd"))
 INPUT_TYPES = ("i8", "i16")
+#: K0s the kernel takes: 2 (one pmaddwd pair), or 4 (two, the VNNI layout of mmt4d_dot)
+K0S = (2, 4)
 
 
 def chunk_lanes(features, n0):
@@ -45,10 +49,9 @@ def _pmaddwd(b, lanes, x, y):
     return b.call(fn, [x, y])
 
 
-def _lanes(b, vector, start, count):
+def _words(b, vector, indices):
     return b.shuffle_vector(vector, ir.Constant(vector.type, ir.Undefined),
-                            ir.Constant(ir.VectorType(I32, count),
-                                        list(range(start, start + count))))
+                            ir.Constant(ir.VectorType(I32, len(indices)), indices))
 
 
 def emit_int_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, accumulate,
@@ -57,11 +60,12 @@ def emit_int_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile,
 
     pointers: (lhs, rhs, out) element-0 pointers (``input_type`` i8/i16 and i32 elements);
     outer_strides: (K1 of LHS, K1 of RHS, N1 of OUT) as i64; k1_total: i64; tile: static
-    (M0, N0, 2); accumulate: i1; lanes: the pmaddwd width (``chunk_lanes``).
+    (M0, N0, K0) with K0 in ``K0S``; accumulate: i1; lanes: the pmaddwd width (``chunk_lanes``).
     """
     lhs, rhs, out = pointers
     lhs_k1, rhs_k1, out_n1 = outer_strides
     m0, n0, k0 = tile
+    pairs = k0 // 2
     ety = ir.IntType(8 if input_type == "i8" else 16)
     chunks = n0 // lanes
     acc_ty = ir.VectorType(I32, lanes)
@@ -87,19 +91,23 @@ def emit_int_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile,
             with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
                 rhs_v = b.load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), ety),
                                typ=ir.VectorType(ety, n0 * k0), align=ety.width // 8)
-                rhs16 = widen(rhs_v, n0 * k0)
-                cols = [_lanes(b, rhs16, c * 2 * lanes, 2 * lanes) for c in range(chunks)]
+                rhs_words = b.bitcast(widen(rhs_v, n0 * k0), ir.VectorType(I32, n0 * pairs))
+                # cols[c][p]: pair p of the lanes columns of chunk c, as 2 * lanes i16
+                cols = [[b.bitcast(_words(b, rhs_words, [(c * lanes + n) * pairs + p
+                                                         for n in range(lanes)]),
+                                   ir.VectorType(I16, 2 * lanes)) for p in range(pairs)]
+                        for c in range(chunks)]
                 lhs_v = b.load(gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), ety),
                                typ=ir.VectorType(ety, m0 * k0), align=ety.width // 8)
-                pairs = b.bitcast(widen(lhs_v, m0 * k0), ir.VectorType(I32, m0))
+                lhs_words = b.bitcast(widen(lhs_v, m0 * k0), ir.VectorType(I32, m0 * pairs))
                 acc = list(lk.carried)
                 for r in range(m0):
-                    splat = b.shuffle_vector(pairs, ir.Constant(pairs.type, ir.Undefined),
-                                             ir.Constant(ir.VectorType(I32, lanes), [r] * lanes))
-                    a = b.bitcast(splat, ir.VectorType(I16, 2 * lanes))
-                    for c in range(chunks):
-                        i = r * chunks + c
-                        acc[i] = b.add(acc[i], _pmaddwd(b, lanes, cols[c], a))
+                    for p in range(pairs):
+                        a = b.bitcast(_words(b, lhs_words, [r * pairs + p] * lanes),
+                                      ir.VectorType(I16, 2 * lanes))
+                        for c in range(chunks):
+                            i = r * chunks + c
+                            acc[i] = b.add(acc[i], _pmaddwd(b, lanes, cols[c][p], a))
                 lk.next_carried = acc
             for r in range(m0):
                 for c in range(chunks):

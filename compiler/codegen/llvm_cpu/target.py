@@ -95,7 +95,7 @@ IMPLIES = {
 }
 
 
-def _closure(names):
+def closure(names):
     """``names`` plus every feature they imply."""
     done, todo = set(), list(names)
     while todo:
@@ -181,7 +181,7 @@ def cpu_target(name="host", features=""):
                                    f"of {['host', *NAMED_CPUS]}")
     # Turning a feature off also turns off everything that implies it (-avx drops avx2...).
     off = set(extra_off)
-    enabled = sorted(f for f in _closure(base + extra_on) if not _closure([f]) & off)
+    enabled = sorted(f for f in closure(base + extra_on) if not closure([f]) & off)
     return CpuTarget(name, cpu, tuple(enabled))
 
 

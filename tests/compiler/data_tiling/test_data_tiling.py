@@ -38,11 +38,27 @@ def test_x86_f32_tiles_follow_cpu_features(features, tile):
     assert x86_64_matmul_tiles(("f32", "f32", "f32"), config)[0] == tile
 
 
-@pytest.mark.parametrize("features,tile", [("+avx512f,+avx512bw,+avx512vnni", (16, 16, 2)),
-                                           ("+avx,+avx2", (8, 8, 2)), ("", (8, 4, 2))])
-def test_x86_i8_tiles_use_k0_2(features, tile):
-    config = {"target_triple": "x86_64-unknown-linux", "cpu_features": features}
+@pytest.mark.parametrize("cpu,features,tile", [("skylake-avx512", "+avx512f,+avx512bw", (16, 16, 2)),
+                                               ("x86-64", "+avx,+avx2", (8, 8, 2)),
+                                               ("x86-64", "", (8, 4, 2))])
+def test_x86_i8_tiles_use_k0_2(cpu, features, tile):
+    config = {"target_triple": "x86_64-unknown-linux", "cpu": cpu, "cpu_features": features}
     assert x86_64_matmul_tiles(("i8", "i8", "i32"), config)[0] == tile
+
+
+@pytest.mark.parametrize("types,cpu,features,tile", [
+    (("i8", "i8", "i32"), "cascadelake", "+avx512bw,+avx512vnni", (16, 16, 4)),
+    (("i16", "i16", "i32"), "cascadelake", "+avx512bw,+avx512vnni", (16, 16, 2)),
+    (("bf16", "bf16", "f32"), "cooperlake", "+avx512bf16", (16, 16, 2)),
+    (("bf16", "bf16", "bf16"), "cooperlake", "+avx512bf16", (8, 32, 1)),
+    (("bf16", "bf16", "f32"), "cascadelake", "+avx512bw", (8, 32, 1)),
+    # a portable AVX-512 target keeps the dot-product layouts: its objects choose at run time
+    (("bf16", "bf16", "f32"), "x86-64", "+avx512bw", (16, 16, 2)),
+    (("i8", "i8", "i32"), "x86-64-v4", "", (16, 16, 4)),
+    (("i8", "i8", "i32"), "x86-64-v3", "", (8, 8, 2))])
+def test_x86_dot_product_tiles_need_the_feature(types, cpu, features, tile):
+    config = {"target_triple": "x86_64-unknown-linux", "cpu": cpu, "cpu_features": features}
+    assert x86_64_matmul_tiles(types, config)[0] == tile
 
 
 def test_narrow_m_and_n_pick_truncated_tiles():

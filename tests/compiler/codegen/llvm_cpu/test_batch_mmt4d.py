@@ -14,6 +14,7 @@ from rt.compiler.codegen.llvm_cpu.interface import KernelInterface
 from rt.compiler.codegen.llvm_cpu.kernel_codegen import KernelContext
 from rt.compiler.codegen.llvm_cpu.library import LibraryBuilder
 from rt.compiler.codegen.llvm_cpu.target import cpu_target
+from rt.devices.llvm_cpu import loader
 
 C = kir.Constant
 P, R = "parallel", "reduction"
@@ -65,11 +66,11 @@ WHOLE = ((2, 1, 0), (2, 2, 1), (2, 1, 0), (2, 1, 0))
 SPLIT = ((4, 1), (4, 2), (4, 1), (5, 1))
 
 
-def _run(types, tile, dist, sizes=(3, 2, 3, 5), **kw):
+def _run(types, tile, dist, sizes=(3, 2, 3, 5), cpu="host", **kw):
     k = _kernel(types, tile, dist, **kw)
     bsz, m1, n1, k1 = sizes
     m0, n0, k0 = tile
-    lib = compile_kernels([k])
+    lib = compile_kernels([k], cpu=cpu)
     in_np, out_np = NP[types[0]], NP[types[1]]
     if types[0] == "i8":
         a = RNG.integers(-128, 128, (bsz, m1, k1, m0, k0)).astype(in_np)
@@ -113,3 +114,21 @@ def test_other_bodies_stay_on_the_generic_loops():
     run(lib, 0, [a, b, o], (2, 2, 2, 3), (1, 1, 2), threads=2)
     want = (a[..., 0].sum(2)[:, :, None, :, None] - b[..., 0].sum(2)[:, None, :, None, :])
     np.testing.assert_allclose(o, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dist", [WHOLE, SPLIT], ids=["whole_tiles", "split_tiles"])
+def test_batch_mmt4d_runs_the_vnni_dot_kernel(dist):
+    if "avx512vnni" not in cpu_target("host").features:
+        pytest.skip("host has no AVX512-VNNI")
+    k = _kernel(("i8", "i32"), (16, 16, 4), dist)
+    assert _recognized(k)
+    _run(("i8", "i32"), (16, 16, 4), dist)
+
+
+@pytest.mark.parametrize("host_bits", [0, None], ids=["fallback", "host"])
+def test_batch_mmt4d_on_a_portable_target_chooses_at_run_time(host_bits, monkeypatch):
+    if host_bits is None and "avx512vnni" not in cpu_target("host").features:
+        pytest.skip("host has no AVX512-VNNI")
+    if host_bits is not None:
+        monkeypatch.setattr(loader, "host_cpu_data", lambda: host_bits)
+    _run(("i8", "i32"), (16, 16, 4), WHOLE, cpu="x86-64-v4")

@@ -75,5 +75,13 @@ def test_extreme_values_wrap_like_i32_arithmetic_and_accumulate(etype):
 def test_narrow_n_or_other_k0_stays_on_the_generic_path():
     k = _check("i8", (16, 2, 2), "host")
     assert _int_lanes(k, "host") is None
-    k = _check("i8", (8, 8, 4), "host")
+    k = _check("i8", (8, 8, 3), "host")
     assert _int_lanes(k, "host") is None
+
+
+@pytest.mark.parametrize("etype", ["i8", "i16"])
+@pytest.mark.parametrize("cpu,tile,lanes", [("x86-64-v4", (16, 16, 4), 16), ("x86-64-v3", (8, 8, 4), 8)])
+def test_k0_4_takes_two_pmaddwd_per_row(etype, cpu, tile, lanes):
+    k = _check(etype, tile, cpu, accumulate=True)
+    assert _int_lanes(k, cpu) == lanes
+    _check(etype, tile, cpu, extreme=True, sizes=(1, 1, 3))
