@@ -3,7 +3,8 @@
 Cases (f32): ``matmul1024`` / ``matmul2048`` (N^3), ``bmm`` batch_matmul 16x256^3, ``mlp``
 64x784-512-512-10 (bias + relu), ``conv`` 3x3 56x56x64->64 (NHWC input pre-padded to 58x58,
 HWCF filter), ``encoder`` a transformer encoder layer (sequence 128, model 256, 4 heads, FFN
-512, post-norm, exact GELU). rt and IREE compile the linalg programs of
+512, post-norm, exact GELU), ``encoder_ffn1024`` the same with FFN 1024 and ``encoder_s512``
+with 512 tokens and FFN 1024. rt and IREE compile the linalg programs of
 ``benchmarks/programs`` and ``examples`` (IREE with ``--iree-opt-data-tiling
 --iree-llvmcpu-target-cpu=host``), and the encoder from the StableHLO JAX exports of it; PyTorch
 and JAX run the same math with their own kernels.
@@ -26,6 +27,7 @@ IREE 3.13 comes from ``benchmarks/iree_peer.py`` and is skipped when it cannot b
         [--json OUT] [--venv DIR] [--torch-spec torch] [--no-iree]
 """
 import argparse
+import functools
 import json
 import os
 import pathlib
@@ -42,9 +44,15 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 JAX_PINS = ["jax==0.10.2", "jaxlib==0.10.2"]
-#: FFN 512: at 1024 rt's compiler asks 1 MiB of workgroup scratch for the GELU fused into an
-#: unset_encoding dispatch (its limit is 512 KiB), a compiler limit this benchmark leaves alone
-ENCODER = dict(seq=128, d=256, heads=4, ffn=512)
+#: the encoder layers: sequence, model width, heads, FFN width
+ENCODERS = {"encoder": dict(seq=128, d=256, heads=4, ffn=512),
+            "encoder_ffn1024": dict(seq=128, d=256, heads=4, ffn=1024),
+            "encoder_s512": dict(seq=512, d=256, heads=4, ffn=1024)}
+
+
+def _encoder_shapes(seq, d, heads, ffn):
+    return [(seq, d)] + [(d, d)] * 4 + [(d,)] * 2 + [(d, ffn), (ffn, d)]
+
 
 #: case: (rt/IREE program or None for the JAX export, function, input shapes)
 CASES = {
@@ -54,8 +62,7 @@ CASES = {
     "mlp": ("examples/mlp.mlir", "mlp", [(64, 784), (784, 512), (512,), (512, 512), (512,),
                                          (512, 10), (10,)]),
     "conv": ("benchmarks/programs/conv_3x3_56x56x64.mlir", "conv", [(1, 58, 58, 64), (3, 3, 64, 64)]),
-    "encoder": (None, "main", [(ENCODER["seq"], ENCODER["d"])] + [(ENCODER["d"], ENCODER["d"])] * 4
-                + [(ENCODER["d"],)] * 2 + [(ENCODER["d"], ENCODER["ffn"]), (ENCODER["ffn"], ENCODER["d"])]),
+    **{name: (None, "main", _encoder_shapes(**cfg)) for name, cfg in ENCODERS.items()},
 }
 
 
@@ -77,8 +84,8 @@ def _torch_fns(torch):
     def norm(x, g, b):
         return F.layer_norm(x, x.shape[-1:], g, b, 1e-5)
 
-    def encoder(x, wq, wk, wv, wo, g, b, w1, w2):
-        s, d, h = ENCODER["seq"], ENCODER["d"], ENCODER["heads"]
+    def encoder(cfg, x, wq, wk, wv, wo, g, b, w1, w2):
+        s, d, h = cfg["seq"], cfg["d"], cfg["heads"]
         q, k, v = ((x @ w).reshape(s, h, d // h).transpose(0, 1) for w in (wq, wk, wv))
         att = torch.softmax(q @ k.transpose(1, 2) / (d // h) ** 0.5, dim=-1) @ v
         y = norm(x + att.transpose(0, 1).reshape(s, d) @ wo, g, b)
@@ -86,7 +93,8 @@ def _torch_fns(torch):
 
     return {
         "matmul1024": lambda a, b: a @ b, "matmul2048": lambda a, b: a @ b,
-        "bmm": torch.bmm, "conv": conv, "encoder": encoder,
+        "bmm": torch.bmm, "conv": conv,
+        **{name: functools.partial(encoder, cfg) for name, cfg in ENCODERS.items()},
         "mlp": lambda x, w1, b1, w2, b2, w3, b3: (
             torch.relu(torch.relu(x @ w1 + b1) @ w2 + b2) @ w3 + b3),
     }
@@ -100,8 +108,8 @@ def _jax_fns(jax):
         var = ((x - mean) ** 2).mean(-1, keepdims=True)
         return (x - mean) / jnp.sqrt(var + 1e-5) * g + b
 
-    def encoder(x, wq, wk, wv, wo, g, b, w1, w2):
-        s, d, h = ENCODER["seq"], ENCODER["d"], ENCODER["heads"]
+    def encoder(cfg, x, wq, wk, wv, wo, g, b, w1, w2):
+        s, d, h = cfg["seq"], cfg["d"], cfg["heads"]
         q, k, v = (jnp.transpose((x @ w).reshape(s, h, d // h), (1, 0, 2)) for w in (wq, wk, wv))
         scores = q @ jnp.transpose(k, (0, 2, 1)) / np.float32((d // h) ** 0.5)
         att = jax.nn.softmax(scores, axis=-1) @ v
@@ -114,7 +122,7 @@ def _jax_fns(jax):
 
     return {
         "matmul1024": jnp.matmul, "matmul2048": jnp.matmul, "bmm": jnp.matmul, "conv": conv,
-        "encoder": encoder,
+        **{name: functools.partial(encoder, cfg) for name, cfg in ENCODERS.items()},
         "mlp": lambda x, w1, b1, w2, b2, w3, b3: (
             jax.nn.relu(jax.nn.relu(x @ w1 + b1) @ w2 + b2) @ w3 + b3),
     }
@@ -143,8 +151,8 @@ def _engine(name, threads, work):
         def build(case):
             args = [jax.device_put(a) for a in inputs(case)]
             fn = jax.jit(fns[case])
-            if case == "encoder":  # rt and IREE compile the same program from its StableHLO
-                (work / "encoder.mlir").write_text(fn.lower(*args).as_text())
+            if case in ENCODERS:  # rt and IREE compile the same program from its StableHLO
+                (work / f"{case}.mlir").write_text(fn.lower(*args).as_text())
             return lambda: np.asarray(fn(*args).block_until_ready())
         return build, f"jax {jax.__version__}"
     sys.path.insert(0, str(HERE))
@@ -153,7 +161,7 @@ def _engine(name, threads, work):
 
         def build(case):
             path, fn, _ = CASES[case]
-            text = (work / "encoder.mlir").read_text() if path is None else (ROOT / path).read_text()
+            text = (work / f"{case}.mlir").read_text() if path is None else (ROOT / path).read_text()
             module = rt.load(rt.compile(text, devices=["llvm-cpu"]),
                              devices=[f"local-task://llvm-cpu?threads={threads}"])
             f, args = getattr(module, fn), inputs(case)
@@ -167,7 +175,7 @@ def _engine(name, threads, work):
 
     def build(case):
         path, fn, _ = CASES[case]
-        text = (work / "encoder.mlir").read_text() if path is None else (ROOT / path).read_text()
+        text = (work / f"{case}.mlir").read_text() if path is None else (ROOT / path).read_text()
         text = text.replace("module @jit_encoder", "module @module", 1)  # iree_module's name
         vmfb = ic.compile_str(text, target_backends=["llvm-cpu"],
                               input_type="stablehlo" if path is None else "auto",

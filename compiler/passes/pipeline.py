@@ -185,6 +185,8 @@ PHASES = (
     )),
     Phase("global-optimization", (
         P("rt-decompose-linalg-ext", "global_optimization.decompose_linalg_ext:DecomposeLinalgExtPass"),
+        P("iree-dispatch-creation-elementwise-op-fusion",
+          "global_optimization.elementwise_op_fusion:ElementwiseOpFusionPass"),
         P("iree-dispatch-creation-set-encoding", "global_optimization.set_encoding:SetEncodingPass",
           data_tiling="data_tiling"),
         P("iree-dispatch-creation-propagate-encodings",

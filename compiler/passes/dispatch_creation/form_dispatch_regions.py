@@ -17,7 +17,9 @@ Grouping, per block:
    contraction or a set_encoding (the pack walks packed tiles, so a fused producer would need
    its whole result in workgroup scratch) joins it, and so does, for a convolution root, the
    producer of its init (a bias broadcast: it writes the output tile the conv then adds into)
-   or of an operand of its fused epilogue (a broadcast bias or clamp bound, a residual); ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` and
+   or of an operand of its fused epilogue (a broadcast bias or clamp bound, a residual); an
+   ``unset_encoding`` root takes an elementwise producer only when that producer's static result
+   fits llvm-cpu's workgroup scratch whole (the unpack reads any element of it); ``tensor.empty``/``flow.tensor.empty``/``linalg.fill`` and
    generics splatting 0-d tensors (``_splat_like``) are cloned into every region that uses them. A fill still used on the host becomes ``flow.tensor.splat``.
 5. relayouts read or written in place (only when every device target's backend names
    ``in_place_mmt4d`` in its ``kernel_ir_features``: llvm-cpu, whose mmt4d
@@ -269,10 +271,32 @@ class _Grouping:
                 if not kinds.is_elementwise(producer) or not (
                         allow_elementwise or _conv_takes(root, member, value)):
                     continue
+                if isinstance(root, UnsetEncodingOp) and not _fits_whole_in_scratch(producer):
+                    continue
                 users = {_top_level_user(u, self.block) for u in _users(producer)}
                 if all(self.group_of.get(u) is group for u in users):
                     self.claim(group, producer)
                     work.append(producer)
+
+
+def _fits_whole_in_scratch(op):
+    """Whether every result of ``op`` has a static size within llvm-cpu's per-workgroup scratch
+    (``SCRATCH_LIMIT``). An elementwise producer of packed tiles fused into an
+    ``unset_encoding`` dispatch is computed whole into workgroup scratch (the unpack reads any
+    element of it, so the scratch is not tiled); a larger one stays a dispatch of its own, which
+    tiles like any elementwise op, instead of a kernel that cannot be compiled."""
+    from rt.compiler.codegen.llvm_cpu.buffers import SCRATCH_LIMIT
+
+    total = 0
+    for result in op.results:
+        shape = result.type.get_shape() if isinstance(result.type, TensorType) else ()
+        if any(s < 0 for s in shape):
+            return False
+        count = 1
+        for s in shape:
+            count *= s
+        total += count * max(1, result.type.element_type.bitwidth // 8)
+    return total <= SCRATCH_LIMIT
 
 
 def _splat_like(op):

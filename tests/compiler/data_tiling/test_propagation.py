@@ -115,3 +115,43 @@ def test_a_width_that_is_not_a_multiple_of_16_keeps_its_unpack():
     names = [n.split("_", 1)[1] for n in _dispatch_names(chain_source(20, (24, 40, 16)), "llvm-cpu")]
     # the unpacked 20x40 is the next matmul's LHS, packed panel by panel inside it
     assert "unset_encoding_20x40_f32" in names and "set_encoding_20x40_f32" not in names
+
+
+#: exp(x @ w) returned beside (x @ w) * exp(x @ w): the exp runs on the packed result and is
+#: read both plain (returned) and by the product; at N = 2048 the exp's packed result (1 MiB)
+#: exceeds llvm-cpu's 512 KiB workgroup scratch, so it must not be fused whole into an unpack.
+_EXP_TWICE = """
+func.func @f(%x: tensor<128x64xf32>, %w: tensor<64xNxf32>) -> (tensor<128xNxf32>, tensor<128xNxf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128xNxf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<128xNxf32>) -> tensor<128xNxf32>
+  %m = linalg.matmul ins(%x, %w : tensor<128x64xf32>, tensor<64xNxf32>) outs(%f : tensor<128xNxf32>) -> tensor<128xNxf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<128xNxf32>) outs(%e : tensor<128xNxf32>) {
+  ^bb0(%p: f32, %o: f32):
+    %r = math.exp %p : f32
+    linalg.yield %r : f32
+  } -> tensor<128xNxf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m, %a : tensor<128xNxf32>, tensor<128xNxf32>) outs(%e : tensor<128xNxf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.mulf %p, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<128xNxf32>
+  return %a, %b : tensor<128xNxf32>, tensor<128xNxf32>
+}
+"""
+
+
+@pytest.mark.parametrize("n", [256, 2048])
+def test_an_epilogue_too_large_for_scratch_stays_apart_from_its_unpack(n):
+    source = _EXP_TWICE.replace("N", str(n))
+    flow = rt.compile(source, devices=["llvm-cpu"], compile_to="flow").decode()
+    separate = f"elementwise_128x{n}_f32" in flow
+    assert separate == (n == 2048)  # 128 x 256 f32 (128 KiB) still fuses into its unpack
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((128, 64)) * 0.1).astype(np.float32)
+    w = (rng.standard_normal((64, n)) * 0.1).astype(np.float32)
+    m = x.astype(np.float64) @ w.astype(np.float64)
+    for target, uri in DEVICES:
+        a, b = rt.load(rt.compile(source, devices=[target]), devices=[uri]).f(x, w)
+        np.testing.assert_allclose(np.asarray(a), np.exp(m), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(b), m * np.exp(m), rtol=1e-5, atol=1e-6)
