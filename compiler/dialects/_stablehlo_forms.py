@@ -20,8 +20,8 @@ from xdsl.parser import Parser
 from xdsl.traits import Pure
 
 from rt.compiler.dialects._format import AttrDict, Directive, OpFormat
-from rt.compiler.dialects._stablehlo_attrs import (ConvDimensionNumbersAttr, DotDimensionNumbersAttr, PrecisionAttr,
-                                                   RngAlgorithmAttr, RngDistributionAttr)
+from rt.compiler.dialects._stablehlo_attrs import (ConvDimensionNumbersAttr, DotDimensionNumbersAttr, FftTypeAttr,
+                                                   PrecisionAttr, RngAlgorithmAttr, RngDistributionAttr)
 from rt.compiler.dialects._stablehlo_syntax import Binary, HloOp, ReturnOp, TypesOrFunction, _string
 from rt.compiler.dialects._syntax import print_attr_dict
 
@@ -149,6 +149,7 @@ KEYWORDS = {
     "stablehlo.dot": {"precision": ("precision_config", _Precision)},
     "stablehlo.rng": {"distribution": ("rng_distribution", _Word(RngDistributionAttr))},
     "stablehlo.rng_bit_generator": {"algorithm": ("rng_algorithm", _Word(RngAlgorithmAttr))},
+    "stablehlo.fft": {"type": ("fft_type", _Word(FftTypeAttr)), "length": ("fft_length", _IntList)},
 }
 
 

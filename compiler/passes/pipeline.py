@@ -160,6 +160,7 @@ PHASES = (
     Phase("input", (
         P("verify", "input.verify:VerifyPass"),
         P("rt-tosa-to-stablehlo", "input.tosa_to_stablehlo:TosaToStableHLOPass", input_type="input_type"),
+        P("iree-stablehlo-preprocessing-lower-complex", "input.lower_complex:LowerComplexPass"),
         P("iree-stablehlo-to-iree-input", "input.stablehlo_to_iree_input:StableHLOToIREEInputPass",
           input_type="input_type"),
         P("iree-import-ml-program", "input.import_ml_program:ImportMLProgramPass"),

@@ -39,7 +39,8 @@ def test_options_reach_passes_through_the_table():
     assert by_name["iree-dispatch-creation-set-encoding"].data_tiling is False
     assert [str(s) for s in by_name["iree-hal-assign-target-devices"].targets] == ["d=vmvx"]
     prefix = pipeline.build_passes(None, until="cse")
-    assert [p.name for p in prefix] == ["verify", "rt-tosa-to-stablehlo", "iree-stablehlo-to-iree-input",
+    assert [p.name for p in prefix] == ["verify", "rt-tosa-to-stablehlo", "iree-stablehlo-preprocessing-lower-complex",
+                                       "iree-stablehlo-to-iree-input",
                                        "iree-import-ml-program",
                                        "iree-flow-inject-tensor-tracing", "rt-unpack-packed-storage", "canonicalize",
                                        "cse"]
