@@ -62,7 +62,7 @@ def lower_fft(op, h, source):
                               f"({'complex' if complex_in else 'real'} -> {'complex' if complex_out else 'real'})")
     rank = len(in_shape)
     axes = list(range(rank - 1, rank - 1 - k, -1))
-    z = source if source.im is not None else Pair(source.re, h.zeros_like(source.re))
+    z = source
     if kind == "IRFFT":
         for axis in axes[1:]:
             z = _along(h, z, axis, lambda y: _transform(h, y, inverse=True))
@@ -111,8 +111,8 @@ def _hermitian(h, z, n):
 
 
 def _transform(h, z, inverse, keep=None):
-    """The DFT of Pair ``z`` along its last dim (inverse: conjugate twiddles and 1/n), cut to
-    the first ``keep`` outputs."""
+    """The DFT of Pair ``z`` (``im`` None: real input) along its last dim (inverse: conjugate
+    twiddles and 1/n), cut to the first ``keep`` outputs."""
     n = z.re.type.get_shape()[-1]
     keep = n if keep is None else keep
     if n & (n - 1) == 0 and n >= 2:
@@ -148,7 +148,8 @@ def _bit_reversed(h, value, n):
 
 
 def _radix2(h, z, n, inverse):
-    re, im = (_bit_reversed(h, v, n) for v in z)
+    re = _bit_reversed(h, z.re, n)
+    im = h.zeros_like(re) if z.im is None else _bit_reversed(h, z.im, n)
     element = re.type.get_element_type()
     dtype = storage_dtype(element)
     sign = 1.0 if inverse else -1.0
@@ -181,6 +182,6 @@ def _dft_matmul(h, z, n, keep, inverse):
 
     def dot(x, w):
         return h.op(hlo.DotGeneralOp, [x, w], out_type, dot_dimension_numbers=dims)
-    re = h.sub(dot(z.re, w_re), dot(z.im, w_im))
-    im = h.add(dot(z.re, w_im), dot(z.im, w_re))
-    return Pair(re, im)
+    if z.im is None:  # real input (RFFT): two products
+        return Pair(dot(z.re, w_re), dot(z.re, w_im))
+    return Pair(h.sub(dot(z.re, w_re), dot(z.im, w_im)), h.add(dot(z.re, w_im), dot(z.im, w_re)))
