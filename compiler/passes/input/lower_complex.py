@@ -17,7 +17,9 @@ holds every ``tensor<..xcomplex<fN>>`` value inside a function as a (real, imagi
 * ``fft`` (FFT, IFFT, RFFT, IRFFT) -> ``iree_linalg_ext.fft`` stages for power-of-two lengths, a
   DFT matmul otherwise (``helpers/stablehlo/complex_fft.py``).
 
-Complex function arguments and results, complex values carried through regions
+Calls to private functions with complex arguments or results (JAX outlines ``jnp.fft`` so) are
+inlined first (``helpers/stablehlo/complex_calls.py``). Complex arguments and results of public
+functions, complex values carried through regions
 (``while``/``if``/``reduce``...) and any other op on complex values are a located CompileError
 saying what is supported (return ``stablehlo.real`` / ``stablehlo.imag`` of the value).
 
@@ -33,6 +35,7 @@ from rt.compiler.dialects import util
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.frontend.elements import elements_to_numpy, make_elements
 from rt.compiler.helpers.stablehlo import complex as cx
+from rt.compiler.helpers.stablehlo.complex_calls import inline_complex_calls
 from rt.compiler.helpers.stablehlo.complex_fft import lower_fft
 from rt.compiler.helpers.stablehlo.elementwise import OpSink
 from rt.compiler.op_handlers import OpHandlers, handles
@@ -59,6 +62,7 @@ class LowerComplexPass(Pass):
     name = "iree-stablehlo-preprocessing-lower-complex"
 
     def run(self, module, ctx):
+        inline_complex_calls(module)
         ops = [op for op in module.walk() if _touches_complex(op)]
         for fn in module.walk():
             if isinstance(fn, func.FuncOp):

@@ -1,6 +1,7 @@
 // Complex numbers and stablehlo.fft (passes/input/lower_complex.py, helpers/stablehlo/complex*.py) and
 // iree_linalg_ext.fft in IREE's syntax (helpers/linalg_ext/fft.py). Expected values: numpy 2.4 in complex128
-// on the f32 inputs written here, rounded to f32. fft_6, rfft_12 and irfft_5 take the DFT-matmul path.
+// on the f32 inputs written here, rounded to f32. fft_6, rfft_12 and irfft_5 take the DFT-matmul path;
+// @jax_outlined_rfft_irfft is JAX 0.10.2's form of jnp.fft (private functions with complex signatures).
 
 func.func @negate() {
   %re = util.unfoldable_constant dense<[0.5, -1.25, 2.0, 0.0]> : tensor<4xf32>
@@ -231,4 +232,37 @@ func.func @linalg_ext_fft_stages() {
   check.expect_almost_eq_const(%c#0, dense<[0.926709294, 1.08494806, 1.6747148, 5.3395381, -1.63194942, -1.82904851, 0.802114129, 1.04353428]> : tensor<8xf32>) : tensor<8xf32>
   check.expect_almost_eq_const(%c#1, dense<[-1.08763885, -0.507242262, -1.42656088, -0.711996078, -1.30065453, -0.223485067, -1.4157294, 0.07737647]> : tensor<8xf32>) : tensor<8xf32>
   return
+}
+
+func.func @jax_outlined_rfft_irfft() {
+  %x = util.unfoldable_constant dense<[[0.563729584, 0.0804884434, -0.402075469, -0.719231367, 0.892481446, 0.174508899, 0.760793924, -0.0803037584], [-0.408377409, 0.404467672, 0.429391533, -0.193493903, -0.0488012172, -0.0317381397, 0.893105567, -0.789889455]]> : tensor<2x8xf32>
+  %0 = call @fft(%x) : (tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>>
+  %cst = stablehlo.constant dense<(1.000000e+00,2.000000e+00)> : tensor<complex<f32>>
+  %1 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<complex<f32>>) -> tensor<2x5xcomplex<f32>>
+  %2 = stablehlo.multiply %0, %1 : tensor<2x5xcomplex<f32>>
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %3 = call @_pad(%2, %c) : (tensor<2x5xcomplex<f32>>, tensor<i32>) -> tensor<2x5xcomplex<f32>>
+  %4 = call @fft_0(%3) : (tensor<2x5xcomplex<f32>>) -> tensor<2x8xf32>
+  %5 = stablehlo.real %3 : (tensor<2x5xcomplex<f32>>) -> tensor<2x5xf32>
+  %6 = stablehlo.imag %3 : (tensor<2x5xcomplex<f32>>) -> tensor<2x5xf32>
+  check.expect_almost_eq_const(%5, dense<[[1.2703917, -3.3057282, 3.20655751, 0.575134277, 2.35946727], [0.25466466, 0.0600433424, 0.932550073, 2.14144206, 1.47597229]]> : tensor<2x5xf32>) : tensor<2x5xf32>
+  check.expect_almost_eq_const(%6, dense<[[2.54078341, 1.79425335, 1.14045262, -2.07271576, 4.71893454], [0.509329319, -1.21214032, -4.9154644, -1.68648338, 2.95194459]]> : tensor<2x5xf32>) : tensor<2x5xf32>
+  check.expect_almost_eq_const(%4, dense<[[0.572723269, -1.05806804, -1.31464922, 0.884250402, 1.93802023, 0.215572774, 0.618835211, -0.586292982], [0.999838471, 1.22066891, -0.135393664, -0.501177669, -0.100904197, 0.93173629, 0.101777866, -2.26188135]]> : tensor<2x8xf32>) : tensor<2x8xf32>
+  return
+}
+
+func.func private @fft(%arg0: tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>> {
+  %0 = stablehlo.fft %arg0, type = RFFT, length = [8] : (tensor<2x8xf32>) -> tensor<2x5xcomplex<f32>>
+  return %0 : tensor<2x5xcomplex<f32>>
+}
+
+func.func private @_pad(%arg0: tensor<2x5xcomplex<f32>>, %arg1: tensor<i32>) -> tensor<2x5xcomplex<f32>> {
+  %0 = stablehlo.convert %arg1 : (tensor<i32>) -> tensor<complex<f32>>
+  %1 = stablehlo.pad %arg0, %0, low = [0, 0], high = [0, 0], interior = [0, 0] : (tensor<2x5xcomplex<f32>>, tensor<complex<f32>>) -> tensor<2x5xcomplex<f32>>
+  return %1 : tensor<2x5xcomplex<f32>>
+}
+
+func.func private @fft_0(%arg0: tensor<2x5xcomplex<f32>>) -> tensor<2x8xf32> {
+  %0 = stablehlo.fft %arg0, type = IRFFT, length = [8] : (tensor<2x5xcomplex<f32>>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
 }

@@ -78,6 +78,25 @@ func.func @rfft_6(%a: tensor<6xf32>) -> tensor<4xf32> {
   return %im : tensor<4xf32>
 }
 
+// -----
+
+// Tests that a call to a private function returning a complex tensor (JAX's outlined jnp.fft) is inlined and the function dropped.
+// CHECK-LABEL: func.func @outlined
+// CHECK-NOT: call
+// CHECK: %[[P:.+]] = stablehlo.add %a, %a : tensor<2xf32>
+// CHECK: return %[[P]]
+// CHECK-NOT: func.func private @twice
+func.func @outlined(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %z = call @twice(%a, %b) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xcomplex<f32>>
+  %re = stablehlo.real %z : (tensor<2xcomplex<f32>>) -> tensor<2xf32>
+  return %re : tensor<2xf32>
+}
+func.func private @twice(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xcomplex<f32>> {
+  %z = stablehlo.complex %a, %b : tensor<2xcomplex<f32>>
+  %s = stablehlo.add %z, %z : tensor<2xcomplex<f32>>
+  return %s : tensor<2xcomplex<f32>>
+}
+
 // BAD: lower_complex_bad.mlir.in:1:1: error: argument 0 of @complex_argument has complex type tensor<4xcomplex<f32>>; {{.*}} as tensor<4xf32>
 // BAD: lower_complex_bad.mlir.in:10:8: error: 'stablehlo.power' on complex numbers is not supported by rt; supported: {{.*}}multiply
 // BAD: lower_complex_bad.mlir.in:19:8: error: 'stablehlo.compare' LT of complex numbers: complex numbers have no order
