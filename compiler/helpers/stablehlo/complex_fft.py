@@ -42,7 +42,10 @@ def lower_fft(op, h, source):
     """``stablehlo.fft`` ``op`` of ``source`` (a Pair; ``im`` None for real input) -> a Pair
     (FFT, IFFT, RFFT) or the real result value (IRFFT). Located errors for shapes the spec
     does not allow."""
-    kind = op.attributes["fft_type"].value.data
+    kind_attr = op.attributes.get("fft_type")
+    if not isinstance(kind_attr, hlo.FftTypeAttr):
+        raise error_at_op(op, "'stablehlo.fft' needs fft_type = #stablehlo<fft_type FFT|IFFT|RFFT|IRFFT>")
+    kind = kind_attr.value.data
     lengths = int_list(op, "fft_length")
     operand, result = op.inputs[0].type, op.outputs[0].type
     require_static(op, operand, result)

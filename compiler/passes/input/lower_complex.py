@@ -19,7 +19,7 @@ holds every ``tensor<..xcomplex<fN>>`` value inside a function as a (real, imagi
 
 Calls to private functions with complex arguments or results (JAX outlines ``jnp.fft`` so) are
 inlined first (``helpers/stablehlo/complex_calls.py``). Complex arguments and results of public
-functions, complex values carried through regions
+functions, complex tensors of dynamic shape, complex values carried through regions
 (``while``/``if``/``reduce``...) and any other op on complex values are a located CompileError
 saying what is supported (return ``stablehlo.real`` / ``stablehlo.imag`` of the value).
 
@@ -105,6 +105,10 @@ class _Lowering:
         fn = self.handler(op)
         if fn is None:
             raise error_at_op(op, f"'{op.name}' on complex numbers is not supported by rt; supported: {SUPPORTED}")
+        for value in (*op.operands, *op.results):
+            if cx.is_complex(value.type) and any(d < 0 for d in value.type.get_shape()):
+                raise error_at_op(op, f"'{op.name}' on {value.type}: rt splits complex tensors of static shape "
+                                      "only; give the dims static sizes")
         sink = OpSink(op.location)
         results = fn(op, cx.Hlo(sink))
         block = op.parent_block()
@@ -130,6 +134,8 @@ class _Lowering:
 
     @handles(hlo.ConstantOp)
     def _constant(self, op, h):
+        if "value" not in op.attributes:
+            raise error_at_op(op, "'stablehlo.constant' needs a 'value' attribute (dense<...> : tensor<...>)")
         return [self._split(op.outputs[0].type, op.attributes["value"],
                             lambda part, attr: h.op(hlo.ConstantOp, [], part, value=attr))]
 
@@ -155,7 +161,10 @@ class _Lowering:
 
     @handles(hlo.CompareOp)
     def _compare(self, op, h):
-        direction = op.attributes["comparison_direction"].value.data
+        direction = op.attributes.get("comparison_direction")
+        if not isinstance(direction, hlo.ComparisonDirectionAttr):
+            raise error_at_op(op, "'stablehlo.compare' needs comparison_direction (#stablehlo<comparison_direction EQ>)")
+        direction = direction.value.data
         if direction not in ("EQ", "NE"):
             raise error_at_op(op, f"'stablehlo.compare' {direction} of complex numbers: complex numbers have no "
                                   "order; compare them with EQ or NE, or compare their real/imag parts")

@@ -101,4 +101,6 @@ func.func private @twice(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xcompl
 // BAD: lower_complex_bad.mlir.in:10:8: error: 'stablehlo.power' on complex numbers is not supported by rt; supported: {{.*}}multiply
 // BAD: lower_complex_bad.mlir.in:19:8: error: 'stablehlo.compare' LT of complex numbers: complex numbers have no order
 // BAD: lower_complex_bad.mlir.in:26:8: error: 'stablehlo.fft' type = RFFT, length = [8]: tensor<8xf32> -> tensor<4xcomplex<f32>> does not fit; the last 1 dims must be [8] -> [5]
+// BAD: lower_complex_bad.mlir.in:34:8: error: 'stablehlo.complex' on tensor<?xcomplex<f32>>: rt splits complex tensors of static shape only
+// BAD: lower_complex_bad.mlir.in:44:8: error: 'stablehlo.reduce' on complex numbers is not supported by rt
 // BAD: exit=1
