@@ -76,7 +76,8 @@ def storage_dtype(element_type):
         return np.dtype(np.complex64 if isinstance(element_type.element_type, Float32Type) else np.complex128)
     raise UnimplementedError(
         f"constants of element type {element_type} are not supported by rt; "
-        "supported: iN/uiN (N <= 64), index, f16, bf16, f32, f64, complex<f32>, complex<f64>, " + ", ".join(n for n in SMALL_FLOATS if n != "bf16")
+        "supported: iN/uiN (N <= 64), index, f16, bf16, f32, f64, complex<f32>, complex<f64>, "
+        + ", ".join(n for n in SMALL_FLOATS if n != "bf16")
     )
 
 

@@ -16,7 +16,8 @@ def _constant(text):
 
 @pytest.mark.parametrize("element, dtype", [("f32", np.complex64), ("f64", np.complex128)])
 def test_complex_literal_values_and_round_trip(element, dtype):
-    module, attr = _constant(f"dense<[[(1.5,-2.0), (0.0,3.25)], [(-1.0,0.5), (2.0,0.0)]]> : tensor<2x2xcomplex<{element}>>")
+    module, attr = _constant(f"dense<[[(1.5,-2.0), (0.0,3.25)], [(-1.0,0.5), (2.0,0.0)]]> "
+                             f": tensor<2x2xcomplex<{element}>>")
     values = elements_to_numpy(attr)
     assert values.dtype == dtype
     np.testing.assert_array_equal(values, np.array([[1.5 - 2j, 3.25j], [-1 + 0.5j, 2]], dtype))

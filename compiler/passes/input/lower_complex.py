@@ -163,7 +163,8 @@ class _Lowering:
     def _compare(self, op, h):
         direction = op.attributes.get("comparison_direction")
         if not isinstance(direction, hlo.ComparisonDirectionAttr):
-            raise error_at_op(op, "'stablehlo.compare' needs comparison_direction (#stablehlo<comparison_direction EQ>)")
+            raise error_at_op(op, "'stablehlo.compare' needs comparison_direction "
+                                  "(#stablehlo<comparison_direction EQ>)")
         direction = direction.value.data
         if direction not in ("EQ", "NE"):
             raise error_at_op(op, f"'stablehlo.compare' {direction} of complex numbers: complex numbers have no "
