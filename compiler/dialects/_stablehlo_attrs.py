@@ -1,7 +1,7 @@
 """The attributes of the ``stablehlo`` dialect (``dialects/stablehlo.py``).
 
 ``#stablehlo<comparison_direction EQ>``, ``#stablehlo<comparison_type FLOAT>``,
-``#stablehlo<precision DEFAULT>`` (one keyword each, also read as ``#stablehlo.KIND<VALUE>``),
+``#stablehlo<precision DEFAULT>``, ``#stablehlo<fft_type FFT>`` (one keyword each, also read as ``#stablehlo.KIND<VALUE>``),
 ``#stablehlo.dot<...>`` (dot_general dimension numbers), ``#stablehlo.gather<...>``,
 ``#stablehlo.scatter<...>`` and
 ``#stablehlo.conv<...>`` (struct attributes read with ``_stablehlo_structs.py``).
@@ -67,6 +67,14 @@ class RngDistributionAttr(_EnumAttr):
 class RngAlgorithmAttr(_EnumAttr):
     name = "stablehlo.rng_algorithm"
     VALUES: ClassVar[tuple] = ("DEFAULT", "THREE_FRY", "PHILOX")
+
+
+@irdl_attr_definition
+class FftTypeAttr(_EnumAttr):
+    """``#stablehlo<fft_type RFFT>``: forward/inverse, complex-to-complex or real/complex halves."""
+
+    name = "stablehlo.fft_type"
+    VALUES: ClassVar[tuple] = ("FFT", "IFFT", "RFFT", "IRFFT")
 
 
 @irdl_attr_definition

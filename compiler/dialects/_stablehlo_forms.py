@@ -20,8 +20,8 @@ from xdsl.parser import Parser
 from xdsl.traits import Pure
 
 from rt.compiler.dialects._format import AttrDict, Directive, OpFormat
-from rt.compiler.dialects._stablehlo_attrs import (ConvDimensionNumbersAttr, DotDimensionNumbersAttr, PrecisionAttr,
-                                                   RngAlgorithmAttr, RngDistributionAttr)
+from rt.compiler.dialects._stablehlo_attrs import (ConvDimensionNumbersAttr, DotDimensionNumbersAttr, FftTypeAttr,
+                                                   PrecisionAttr, RngAlgorithmAttr, RngDistributionAttr)
 from rt.compiler.dialects._stablehlo_syntax import Binary, HloOp, ReturnOp, TypesOrFunction, _string
 from rt.compiler.dialects._syntax import print_attr_dict
 
@@ -152,6 +152,7 @@ KEYWORDS = {
     "stablehlo.get_dimension_size": {"dim": ("dimension", _Int)},
     "stablehlo.dynamic_broadcast_in_dim": {"dims": ("broadcast_dimensions", _IntList)},
     "stablehlo.dynamic_iota": {"dim": ("iota_dimension", _Int)},
+    "stablehlo.fft": {"type": ("fft_type", _Word(FftTypeAttr)), "length": ("fft_length", _IntList)},
 }
 
 

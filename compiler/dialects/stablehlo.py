@@ -12,8 +12,9 @@ Ops (StableHLO spec names): the elementwise unary and binary ops, ``compare``, `
 ``broadcast``, ``reshape``, ``transpose``, ``dot``, ``dot_general``, ``reduce``,
 ``reduce_window``, ``convolution``, ``gather``, ``scatter``, ``sort``, ``torch_index_select``, ``concatenate``,
 ``slice``, ``dynamic_slice``, ``dynamic_update_slice``, ``reverse``, ``pad``,
-``batch_norm_inference``, ``while``, ``if``, ``case``, ``custom_call``, ``return``, and the
-dynamic-shape ops ``jax.export`` writes for symbolic dimensions (``_stablehlo_dynamic.py``). The
+``batch_norm_inference``, ``while``, ``if``, ``case``, ``custom_call``, ``return``, ``complex``,
+``real``, ``imag``, ``fft``, and the dynamic-shape ops ``jax.export`` writes for symbolic dimensions
+(``_stablehlo_dynamic.py``). The
 attributes are in ``_stablehlo_attrs.py``, the op bases and type directives in
 ``_stablehlo_syntax.py``, the structural ops' pretty forms in ``_stablehlo_forms.py``. The
 generic form's ``<{...}>`` properties (recent MLIR prints JAX's gather that way) are read as
@@ -24,19 +25,20 @@ Source followed: the StableHLO specification (openxla/stablehlo ``docs/spec.md``
 """
 from typing import ClassVar
 
+from xdsl.dialects.builtin import ComplexType, TensorType
 from xdsl.ir import Dialect
 from xdsl.irdl import (irdl_op_definition, operand_def, opt_attr_def,
                        region_def, traits_def, var_operand_def, var_region_def, var_result_def)
 from xdsl.traits import Pure
 
-from rt.compiler.dialects._format import AttrDict, Operands, OpFormat
+from rt.compiler.dialects._format import AttrDict, Operand, Operands, OpFormat
 from rt.compiler.dialects._stablehlo_dynamic import DYNAMIC_OPS
 from rt.compiler.dialects._stablehlo_forms import ConvolutionForm, Generic, ReduceForm, WhileForm
 from rt.compiler.dialects._stablehlo_syntax import (Binary, CallTarget, Compare, ConstantValue, Convert, HloAttrDict,
                                                     HloOp, LoopOp, PropertiesAsAttributes, ReturnOp, Select,
                                                     TypesOrFunction, Unary)
 from rt.compiler.dialects._stablehlo_attrs import (ComparisonDirectionAttr, ComparisonTypeAttr,
-                                                   ConvDimensionNumbersAttr, DotDimensionNumbersAttr,
+                                                   ConvDimensionNumbersAttr, DotDimensionNumbersAttr, FftTypeAttr,
                                                    GatherDimensionNumbersAttr, PrecisionAttr,
                                                    RngAlgorithmAttr, RngDistributionAttr,
                                                    ScatterDimensionNumbersAttr)
@@ -276,6 +278,62 @@ class ReshapeOp(Convert):
     """``stablehlo.reshape %x : (tensor<4x4xf32>) -> tensor<16xf32>``."""
 
     name = "stablehlo.reshape"
+
+
+# ---------------------------------------------------------------------------------------------
+# Complex numbers (``passes/input/lower_complex.py`` splits them into real and imaginary parts)
+
+
+class _ComplexTypes(TypesOrFunction):
+    """`` tensor<..xcomplex<f32>>`` (both parts then are ``tensor<..xf32>``) or a function type."""
+
+    def __init__(self):
+        super().__init__(["lhs", "rhs"], ["result"])
+
+    def parse(self, state):
+        super().parse(state)
+        result = state.types["result"]
+        if state.types["lhs"] is result and isinstance(result.get_element_type(), ComplexType):
+            part = TensorType(result.get_element_type().element_type, result.get_shape())
+            state.types["lhs"] = state.types["rhs"] = part
+
+    def print(self, op, printer):
+        element = op.result.type.get_element_type()
+        if isinstance(element, ComplexType) and op.lhs.type == op.rhs.type == TensorType(
+                element.element_type, op.result.type.get_shape()):
+            printer.print_attribute(op.result.type)
+            return
+        super().print(op, printer)
+
+
+@irdl_op_definition
+class ComplexOp(Binary):
+    """``stablehlo.complex %re, %im : tensor<4xcomplex<f32>>``: a complex tensor from its parts."""
+
+    name = "stablehlo.complex"
+    FORMAT: ClassVar = OpFormat(" ", Operand("lhs"), ", ", Operand("rhs"), AttrDict(), " : ", _ComplexTypes())
+
+
+@irdl_op_definition
+class RealOp(Convert):
+    """``stablehlo.real %z : (tensor<4xcomplex<f32>>) -> tensor<4xf32>`` (a real operand: itself)."""
+
+    name = "stablehlo.real"
+
+
+@irdl_op_definition
+class ImagOp(Convert):
+    """``stablehlo.imag %z : (tensor<4xcomplex<f32>>) -> tensor<4xf32>`` (a real operand: zeros)."""
+
+    name = "stablehlo.imag"
+
+
+@irdl_op_definition
+class FftOp(Generic):
+    """``stablehlo.fft %x, type = RFFT, length = [32] : (tensor<32xf32>) -> tensor<17xcomplex<f32>>``
+    (attributes ``fft_type``, ``fft_length``): a DFT over the last ``len(fft_length)`` dims."""
+
+    name = "stablehlo.fft"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -519,12 +577,12 @@ STABLEHLO_OPS = [
     ClampOp, ConvertOp, BitcastConvertOp, ReshapeOp, ConstantOp, IotaOp, BroadcastInDimOp, BroadcastOp,
     TransposeOp, DotOp, DotGeneralOp, ConcatenateOp, SliceOp, ReverseOp, PadOp, ReduceOp, CustomCallOp, ReturnOp, DynamicSliceOp,
     DynamicUpdateSliceOp, TorchIndexSelectOp, BatchNormInferenceOp, WhileOp, IfOp, CaseOp, GatherOp, ConvolutionOp,
-    ReduceWindowOp, ScatterOp, SortOp, RngOp, RngBitGeneratorOp,
+    ReduceWindowOp, ScatterOp, SortOp, RngOp, RngBitGeneratorOp, ComplexOp, RealOp, ImagOp, FftOp,
 ] + DYNAMIC_OPS
 
 STABLEHLO_ATTRS = [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr,
                    GatherDimensionNumbersAttr, ConvDimensionNumbersAttr, ScatterDimensionNumbersAttr,
-                   RngDistributionAttr, RngAlgorithmAttr]
+                   RngDistributionAttr, RngAlgorithmAttr, FftTypeAttr]
 
 
 def build_dialect():

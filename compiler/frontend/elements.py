@@ -50,7 +50,9 @@ def storage_dtype(element_type):
     """numpy dtype holding one element of ``element_type``: bf16 and the f8 types as ml_dtypes
     dtypes; sub-byte integers one per byte (buffers pack them, see encode-host-tensors).
 
-    Raises UnimplementedError for element types rt has no storage for (complex, f4, ...).
+    ``complex<f32>``/``complex<f64>`` as complex64/complex128 (interleaved real, imaginary: a
+    ``complex<f32>[N]`` buffer is ``f32[N, 2]``). Raises UnimplementedError for element types rt
+    has no storage for (complex of other parts, f4, ...).
     """
     if (small := small_float_name(element_type)) is not None:
         return SMALL_FLOATS[small].dtype
@@ -70,9 +72,12 @@ def storage_dtype(element_type):
         return np.dtype(np.float32)
     elif isinstance(element_type, Float64Type):
         return np.dtype(np.float64)
+    elif isinstance(element_type, ComplexType) and isinstance(element_type.element_type, Float32Type | Float64Type):
+        return np.dtype(np.complex64 if isinstance(element_type.element_type, Float32Type) else np.complex128)
     raise UnimplementedError(
         f"constants of element type {element_type} are not supported by rt; "
-        "supported: iN/uiN (N <= 64), index, f16, bf16, f32, f64, " + ", ".join(n for n in SMALL_FLOATS if n != "bf16")
+        "supported: iN/uiN (N <= 64), index, f16, bf16, f32, f64, complex<f32>, complex<f64>, "
+        + ", ".join(n for n in SMALL_FLOATS if n != "bf16")
     )
 
 
@@ -194,7 +199,13 @@ class ElementsAttr(TypedAttribute, BuiltinAttribute):
 
 
 def _print_element(printer, value, element_type):
-    if isinstance(element_type, IntegerType) and element_type.width.data == 1:
+    if isinstance(element_type, ComplexType):
+        printer.print_string("(")
+        _print_element(printer, np.real(value), element_type.element_type)
+        printer.print_string(",")
+        _print_element(printer, np.imag(value), element_type.element_type)
+        printer.print_string(")")
+    elif isinstance(element_type, IntegerType) and element_type.width.data == 1:
         printer.print_string("true" if bool(value) else "false")
     elif isinstance(element_type, IntegerType | IndexType):
         printer.print_string(str(int(value)))
@@ -227,8 +238,9 @@ def make_elements(shaped_type, values):
     """Build the attribute for a tensor constant of ``shaped_type`` (static shape).
 
     ``values``: a scalar (splat) or an array-like of the type's shape, in storage dtype
-    (bf16 and f8 as ml_dtypes arrays). Small non-splat constants become xDSL ``DenseIntOrFPElementsAttr``,
-    everything else an :class:`ElementsAttr`. Raises InvalidArgumentError on a shape mismatch.
+    (bf16 and f8 as ml_dtypes arrays, complex as complex64/128). Small non-splat constants become
+    xDSL ``DenseIntOrFPElementsAttr``, everything else (complex constants too) an
+    :class:`ElementsAttr`. Raises InvalidArgumentError on a shape mismatch.
     """
     shape = tuple(shaped_type.get_shape())
     element_type = shaped_type.get_element_type()
@@ -243,7 +255,8 @@ def make_elements(shaped_type, values):
                 f"constant of type {shaped_type}: got {arr.size} values, expected {count}"
             )
         payload = ConstantPayload(shape, dtype, array=arr.reshape(shape).astype(dtype))
-    if count > HANDLE_THRESHOLD or small_float_name(element_type) is not None:
+    if (count > HANDLE_THRESHOLD or small_float_name(element_type) is not None
+            or isinstance(element_type, ComplexType)):
         return ElementsAttr(shaped_type, ConstantPayloadAttr(payload))
     flat = payload.to_numpy().reshape(-1)
     if isinstance(element_type, Float16Type | Float32Type | Float64Type):

@@ -38,6 +38,7 @@ import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ComplexType,
     DenseResourceAttr,
     FileLineColLoc,
     Float16Type,
@@ -395,8 +396,16 @@ class RtParser(Parser):
     def _element_value(self, element, element_type):
         text = element.span.text.lstrip("-").lstrip()
         span = element.span
-        if isinstance(element.value, tuple):
-            self.raise_error("complex literals are not supported by rt", span)
+        if isinstance(element_type, ComplexType) != isinstance(element.value, tuple):
+            self.raise_error(f"complex literal (re, im) and element type {element_type} do not match; a "
+                             "complex<fN> tensor takes (re, im) pairs, other element types plain numbers", span)
+        if isinstance(element_type, ComplexType):
+            if any(isinstance(part, bool) for part in element.value):
+                self.raise_error(f"boolean parts are not valid for element type {element_type}", span)
+            parts = [float(part) for part in element.value]
+            for part in parts:
+                self._check_float_range(part, element_type.element_type, span.start, span.end)
+            return complex(*parts)
         if isinstance(element_type, AnyFloat):
             if isinstance(element.value, int) and text[:2].lower() == "0x" and not isinstance(element.value, bool):
                 if element.is_negative:

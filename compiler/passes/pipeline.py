@@ -162,6 +162,7 @@ PHASES = (
         P("rt-tosa-to-stablehlo", "input.tosa_to_stablehlo:TosaToStableHLOPass", input_type="input_type"),
         P("iree-stablehlo-legalize-shape-computations",
           "input.stablehlo_legalize_shape_computations:StableHLOLegalizeShapeComputationsPass"),
+        P("iree-stablehlo-preprocessing-lower-complex", "input.lower_complex:LowerComplexPass"),
         P("iree-stablehlo-to-iree-input", "input.stablehlo_to_iree_input:StableHLOToIREEInputPass",
           input_type="input_type"),
         P("iree-import-ml-program", "input.import_ml_program:ImportMLProgramPass"),

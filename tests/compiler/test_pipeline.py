@@ -40,6 +40,7 @@ def test_options_reach_passes_through_the_table():
     assert [str(s) for s in by_name["iree-hal-assign-target-devices"].targets] == ["d=vmvx"]
     prefix = pipeline.build_passes(None, until="cse")
     assert [p.name for p in prefix] == ["verify", "rt-tosa-to-stablehlo", "iree-stablehlo-legalize-shape-computations",
+                                       "iree-stablehlo-preprocessing-lower-complex",
                                        "iree-stablehlo-to-iree-input",
                                        "iree-import-ml-program",
                                        "iree-flow-inject-tensor-tracing", "rt-unpack-packed-storage", "canonicalize",

@@ -15,6 +15,7 @@ scatter (rows)         sort of the row keys, sequential fold per row, pull      
 map_store              the same, each source element an entry (its region's row)   O(s log s + out)
 scatter (window)       one pulling generic over (output, updates)                  O(out x upd)
 winograd.*             constant-matrix generics (F(6, 3))                          O(64) / tile
+fft                    one butterfly generic per stage (``linalg_ext/fft.py``)      O(n)/stage
 =====================  ==========================================================  ===========
 
 Example::
@@ -38,10 +39,11 @@ import dataclasses
 from xdsl.dialects.builtin import TensorType
 from xdsl.rewriter import Rewriter
 
+from rt.compiler.dialects import _linalg_ext_fft as ext_fft
 from rt.compiler.dialects import _linalg_ext_ops as ext
 from rt.compiler.dialects import affine
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.helpers.linalg_ext import builders, indexed, rows, winograd
+from rt.compiler.helpers.linalg_ext import builders, fft, indexed, rows, winograd
 from rt.compiler.helpers.stablehlo.elementwise import OpSink
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
@@ -49,16 +51,17 @@ from rt.compiler.passes.base import Pass
 
 @dataclasses.dataclass(frozen=True)
 class DecomposeLinalgExtPass(Pass):
-    """Replace every sort/topk/scan/arg_compare/gather/scatter/map_load/map_store/winograd op."""
+    """Replace every sort/topk/scan/arg_compare/gather/scatter/map_load/map_store/winograd/fft op."""
 
     name = "rt-decompose-linalg-ext"
     handler = OpHandlers()
 
     def run(self, module, ctx):
         # the index ops last: the linalg_ext regions that hold them are inlined first
-        for family in (ext.OPS, (affine.LinearizeIndexOp, affine.DelinearizeIndexOp)):
+        ext_ops = ext.OPS + ext_fft.OPS
+        for family in (ext_ops, (affine.LinearizeIndexOp, affine.DelinearizeIndexOp)):
             for op in [o for o in module.walk() if isinstance(o, family) and self.handler(o) is not None]:
-                if isinstance(op, ext.OPS) and not all(isinstance(v.type, TensorType) for v in op.outputs):
+                if isinstance(op, ext_ops) and not all(isinstance(v.type, TensorType) for v in op.outputs):
                     raise error_at_op(op, f"'{op.name}' on buffers is not supported by rt; use tensor operands")
                 b = OpSink(op.location)
                 results = self.handler(op)(op, b)
@@ -107,3 +110,7 @@ class DecomposeLinalgExtPass(Pass):
     @handles(ext.WinogradInputTransformOp, ext.WinogradFilterTransformOp, ext.WinogradOutputTransformOp)
     def _winograd(self, op, b):
         return winograd.transform(b, op)
+
+    @handles(ext_fft.FftOp)
+    def _fft(self, op, b):
+        return fft.fft_stage(b, op)
