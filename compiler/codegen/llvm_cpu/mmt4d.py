@@ -25,6 +25,8 @@ widened row. An f32 OUT accumulates with fused multiply-adds; an f16 OUT accumul
 ukernel computes it and its large_linalg_matmul f16 test expects: 2048 x 0.01 sums to 20.28,
 not 20.48). Integer operands: mmt4d_int.py.
 """
+import functools
+
 from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
@@ -55,11 +57,18 @@ def default_tile(target):
     return family_of(target).f32_tile
 
 
+@functools.lru_cache(maxsize=None)
+def _splat_operands(scalar_type, count):
+    """(undef ``<count x scalar_type>``, zero i32 shuffle mask): constants shared by every splat,
+    so that llvmlite builds and prints each once instead of once per splat (a tile of an
+    unrolled mmt4d kernel makes hundreds; the IR text is unchanged)."""
+    return (ir.Constant(ir.VectorType(scalar_type, count), ir.Undefined),
+            ir.Constant(ir.VectorType(I32, count), [0] * count))
+
+
 def _splat(b, scalar, count):
-    vty = ir.VectorType(scalar.type, count)
-    v = b.insert_element(ir.Constant(vty, ir.Undefined), scalar, I32(0))
-    return b.shuffle_vector(v, ir.Constant(vty, ir.Undefined),
-                            ir.Constant(ir.VectorType(I32, count), [0] * count))
+    undef, mask = _splat_operands(scalar.type, count)
+    return b.shuffle_vector(b.insert_element(undef, scalar, I32(0)), undef, mask)
 
 
 def _range(b, total, count, index):
