@@ -7,12 +7,16 @@ generic over that shape reads u, v and ``w[j]`` and writes ``u + w v`` where the
 0 and ``u - w v`` where it is 1; the results are reshaped back to ``[..., n]``. Work is O(n)
 per stage, so the log2(n) stages of an FFT are O(n log n).
 
+Dynamic dims: leading ones keep their run-time size; a dynamic innermost ``n`` is checked on the
+host to be a multiple of ``m`` (IREE's stages need a power-of-two length), so empty tensors pass.
+
 Source followed: IREE ``FftOp::generateScalarImplWithCoeffBuf`` (``TilingInterfaceImpl.cpp``):
 the same butterfly arithmetic, in the same order of operations.
 """
 import numpy as np
 from xdsl.dialects import arith as xarith
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.dialects import cf, tensor
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType
 from xdsl.ir.affine import AffineExpr
 
 from rt.compiler.dialects import arith
@@ -20,7 +24,7 @@ from rt.compiler.dialects.flow_tensor_shape import TensorReshapeOp
 from rt.compiler.frontend.diagnostics import error_at_op
 from rt.compiler.frontend.elements import make_elements, storage_dtype
 from rt.compiler.helpers.linalg_ext.builders import index, index_const
-from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, empty, generic
+from rt.compiler.helpers.stablehlo.builders import affine_maps, dim_exprs, generic
 
 
 def _constant_stage(op):
@@ -42,13 +46,23 @@ def fft_stage(b, op):
     re, im = op.outputs
     type_ = re.type
     shape = list(type_.get_shape())
-    if any(d < 0 for d in shape):
-        raise error_at_op(op, f"'iree_linalg_ext.fft' on {type_}: rt takes static shapes")
     stage, n = _constant_stage(op), shape[-1]
-    m = 1 << stage if stage >= 1 else 0
-    if not 2 <= m <= n:
-        raise error_at_op(op, f"'iree_linalg_ext.fft': stage {stage} does not fit the innermost dim {n} "
-                              f"(1 <= stage <= log2({n}))")
+    m = 1 << stage if 1 <= stage < 63 else 0
+    if m < 2 or (n != DYNAMIC_INDEX and m > n):
+        length = "n" if n == DYNAMIC_INDEX else n
+        raise error_at_op(op, f"'iree_linalg_ext.fft': stage {stage} does not fit the innermost dim "
+                              f"{'?' if n == DYNAMIC_INDEX else n} (1 <= stage <= log2({length}))")
+    # dynamic dims: the leading ones keep their size, the innermost n is cut in n / m blocks
+    # (a host check that m divides it, as IREE's stages need a power-of-two length)
+    sizes = {i: b.add(tensor.DimOp(re, index_const(b, i))) for i, d in enumerate(shape) if d == DYNAMIC_INDEX}
+    whole = [sizes[i] for i in sorted(sizes)]
+    blocks = []
+    if n == DYNAMIC_INDEX:
+        rest = b.add(xarith.RemUIOp(sizes[len(shape) - 1], index_const(b, m)))
+        b.add(cf.AssertOp(b.add(arith.CmpIOp(rest, index_const(b, 0), "eq")),
+                          f"iree_linalg_ext.fft: stage {stage} needs an innermost dim that is a multiple of {m}"))
+        blocks = [b.add(xarith.DivUIOp(sizes[len(shape) - 1], index_const(b, m)))]
+    split = [sizes[i] for i in sorted(sizes) if i < len(shape) - 1] + blocks
     half = m // 2
     element = type_.get_element_type()
     coeff_type = TensorType(element, [half])
@@ -62,8 +76,8 @@ def fft_stage(b, op):
         if any(c.type.get_shape() != (half,) for c in coefficients):
             raise error_at_op(op, f"'iree_linalg_ext.fft': stage {stage} takes {half} coefficients, got "
                                   f"{coefficients[0].type}")
-    blocked = TensorType(element, shape[:-1] + [n // m, 2, half])
-    parts = [b.add(TensorReshapeOp.build(operands=[v, [], []], result_types=[blocked])) for v in (re, im)]
+    blocked = TensorType(element, shape[:-1] + [n // m if n != DYNAMIC_INDEX else DYNAMIC_INDEX, 2, half])
+    parts = [b.add(TensorReshapeOp.build(operands=[v, whole, split], result_types=[blocked])) for v in (re, im)]
     rank = len(shape) + 2
     d = AffineExpr.dimension
     lead = [d(i) for i in range(rank - 2)]
@@ -82,6 +96,6 @@ def fft_stage(b, op):
             out.append(s.add(arith.SelectOp.build(operands=[is_upper, plus, minus], result_types=[u.type])))
         return out
     inputs = coefficients + [parts[0], parts[1], parts[0], parts[1]]
-    results = generic(b, inputs, [empty(b, blocked), empty(b, blocked)], maps, ["parallel"] * rank,
-                      [blocked, blocked], body)
-    return [b.add(TensorReshapeOp.build(operands=[r, [], []], result_types=[type_])) for r in results]
+    results = generic(b, inputs, [b.add(tensor.EmptyOp(split, blocked)), b.add(tensor.EmptyOp(split, blocked))], maps,
+                      ["parallel"] * rank, [blocked, blocked], body)
+    return [b.add(TensorReshapeOp.build(operands=[r, split, whole], result_types=[type_])) for r in results]
