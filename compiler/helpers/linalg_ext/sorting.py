@@ -1,8 +1,11 @@
 """Stable sorting of tensor rows with ``linalg.generic``s (helper of the sort/topk lowerings).
 
 ``sorted_rows(b, keys, dim, before)`` sorts every tensor of ``keys`` (same shape) along ``dim``
-by ``before(sink, theirs, mine)`` (the i1 "their element goes before mine", a strict weak
-order), stably (ties keep their order), and returns the sorted tensors:
+by ``before(sink, theirs, mine)`` (the i1 "their element goes before mine"), stably (ties keep
+their order), and returns the sorted tensors. ``before`` may be a strict weak order (XLA's ``<``)
+or its non-strict form (``sge``, as IREE's ONNX importer writes for TopK and NonMaxSuppression):
+two elements it orders both ways (or neither way) are a tie, as in IREE's scalar sort, which
+swaps neighbours only where the comparator fails:
 
 * a static row longer than ``RANK_SORT_MAX`` is merge sorted: ``ceil(log2 n)`` generics, the
   k-th merging runs of ``2^k`` elements; each output element finds, by a binary search unrolled
@@ -65,7 +68,7 @@ def _rank_sort(b, keys, dim, before):
         goes_first = before(s, theirs, mine)
         tie = s.add(arith.CmpIOp(goes_first, before(s, mine, theirs), "eq"))
         earlier = s.add(arith.CmpIOp(index(s, rank), index(s, dim), "slt"))
-        first = s.add(xarith.OrIOp(goes_first, s.add(xarith.AndIOp(tie, earlier))))
+        first = select(s, tie, earlier, goes_first)
         return [s.add(xarith.AddiOp(acc, s.add(arith.ExtUIOp.build(operands=[first], result_types=[I32]))))]
     maps = affine_maps(rank + 1, *([dim_exprs(rank)] * n), *([_other(rank, dim)] * n), dim_exprs(rank))
     order = generic(b, keys + keys, [zero], maps, ["parallel"] * rank + ["reduction"], [order.type], count)[0]
@@ -135,6 +138,8 @@ def _merge_pass(b, keys, dim, before, width, n):
 
         def right(j):
             return at(m.add(m.add(start, m.c(width)), m.min(m.max(j, m.c(0)), m.max(m.sub(n_right, m.c(1)), m.c(0)))))
+        def strictly_before(theirs, mine):
+            return m.both(before(s, theirs, mine), m.negate(before(s, mine, theirs)))
         p = index(s, dim)
         start = s.add(xarith.MuliOp(s.add(xarith.DivUIOp(p, m.c(2 * width))), m.c(2 * width)))
         q = m.sub(p, start)
@@ -144,7 +149,7 @@ def _merge_pass(b, keys, dim, before, width, n):
         for _ in range(steps):
             mid = s.add(xarith.DivUIOp(m.add(lo, hi), m.c(2)))
             j = m.sub(q, mid)
-            right_first = before(s, right(m.sub(j, m.c(1))), left(mid))
+            right_first = strictly_before(right(m.sub(j, m.c(1))), left(mid))
             below = m.both(m.both(m.lt(mid, n_left), m.lt(m.c(0), j)), m.negate(right_first))
             active = m.lt(lo, hi)
             lo = select(s, m.both(active, below), m.add(mid, m.c(1)), lo)
@@ -152,7 +157,7 @@ def _merge_pass(b, keys, dim, before, width, n):
         j = m.sub(q, lo)
         x, y = left(lo), right(j)
         right_done = m.negate(m.lt(j, n_right))
-        take_left = m.either(right_done, m.both(m.lt(lo, n_left), m.negate(before(s, y, x))))
+        take_left = m.either(right_done, m.both(m.lt(lo, n_left), m.negate(strictly_before(y, x))))
         return [select(s, take_left, a, c) for a, c in zip(x, y)]
     inits = _empties(b, keys)
     maps = affine_maps(rank, *([dim_exprs(rank)] * len(keys)))

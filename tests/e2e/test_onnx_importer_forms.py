@@ -1,0 +1,61 @@
+"""Programs shaped like what IREE 3.13's ONNX importer writes (``iree-import-onnx``, then
+``iree-compile --compile-to=input``), against numpy on llvm-cpu and vmvx: the forms ONNX's backend
+node tests found rt getting wrong (``benchmarks/onnx_node_tests.py``)."""
+import numpy as np
+import pytest
+
+import rt
+
+PROGRAM = """
+func.func @topk_sge(%x: tensor<3x4xi64>) -> (tensor<3x3xi64>, tensor<3x3xi64>) {
+  %e = tensor.empty() : tensor<3x4xi64>
+  %pos = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<3x4xi64>) {
+  ^bb0(%out: i64):
+    %i = linalg.index 1 : index
+    %c = arith.index_cast %i : index to i64
+    linalg.yield %c : i64
+  } -> tensor<3x4xi64>
+  %s:2 = iree_linalg_ext.sort dimension(1) outs(%x, %pos : tensor<3x4xi64>, tensor<3x4xi64>) {
+  ^bb0(%a: i64, %b: i64, %c: i64, %d: i64):
+    %ge = arith.cmpi sge, %a, %b : i64
+    iree_linalg_ext.yield %ge : i1
+  } -> tensor<3x4xi64>, tensor<3x4xi64>
+  %v = tensor.extract_slice %s#0[0, 0] [3, 3] [1, 1] : tensor<3x4xi64> to tensor<3x3xi64>
+  %i = tensor.extract_slice %s#1[0, 0] [3, 3] [1, 1] : tensor<3x4xi64> to tensor<3x3xi64>
+  return %v, %i : tensor<3x3xi64>, tensor<3x3xi64>
+}
+
+func.func @sort_long_oge(%x: tensor<100xf32>, %p: tensor<100xi32>) -> (tensor<100xf32>, tensor<100xi32>) {
+  %s:2 = iree_linalg_ext.sort dimension(0) outs(%x, %p : tensor<100xf32>, tensor<100xi32>) {
+  ^bb0(%a: f32, %b: f32, %c: i32, %d: i32):
+    %ge = arith.cmpf oge, %a, %b : f32
+    iree_linalg_ext.yield %ge : i1
+  } -> tensor<100xf32>, tensor<100xi32>
+  return %s#0, %s#1 : tensor<100xf32>, tensor<100xi32>
+}
+"""
+
+DEVICES = [("llvm-cpu", "local-sync://llvm-cpu"), ("vmvx", "local-sync://vmvx")]
+
+
+@pytest.fixture(scope="module", params=DEVICES, ids=[d for d, _ in DEVICES])
+def module(request):
+    target, uri = request.param
+    return rt.load(rt.compile(PROGRAM, devices=[target]), devices=[uri])
+
+
+def test_sort_with_a_non_strict_comparator_keeps_ties_in_order(module):
+    """TopK as the importer writes it (``sge``, ties both ways): ties keep their order."""
+    x = np.array([[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 1, 1]], np.int64)
+    values, indices = module.topk_sge(x)
+    order = np.argsort(-x, axis=1, kind="stable")[:, :3]
+    np.testing.assert_array_equal(np.asarray(indices), order)
+    np.testing.assert_array_equal(np.asarray(values), np.take_along_axis(x, order, 1))
+
+
+def test_merge_sort_with_a_non_strict_comparator_keeps_ties_in_order(module):
+    x = np.random.default_rng(3).integers(0, 5, 100).astype(np.float32)
+    values, positions = module.sort_long_oge(x, np.arange(100, dtype=np.int32))
+    order = np.argsort(-x, kind="stable")
+    np.testing.assert_array_equal(np.asarray(positions), order)
+    np.testing.assert_array_equal(np.asarray(values), x[order])
