@@ -33,6 +33,27 @@ func.func @sort_long_oge(%x: tensor<100xf32>, %p: tensor<100xi32>) -> (tensor<10
   } -> tensor<100xf32>, tensor<100xi32>
   return %s#0, %s#1 : tensor<100xf32>, tensor<100xi32>
 }
+
+func.func @pad_by_input(%x: tensor<3x2xf32>, %pads: tensor<4xi64>) -> tensor<3x4xf32> {
+  %cst = arith.constant 0.5 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %p0 = tensor.extract %pads[%c0] : tensor<4xi64>
+  %p1 = tensor.extract %pads[%c1] : tensor<4xi64>
+  %p2 = tensor.extract %pads[%c2] : tensor<4xi64>
+  %p3 = tensor.extract %pads[%c3] : tensor<4xi64>
+  %l0 = arith.index_cast %p0 : i64 to index
+  %l1 = arith.index_cast %p1 : i64 to index
+  %h0 = arith.index_cast %p2 : i64 to index
+  %h1 = arith.index_cast %p3 : i64 to index
+  %r = tensor.pad %x low[%l0, %l1] high[%h0, %h1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %cst : f32
+  } : tensor<3x2xf32> to tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
 """
 
 DEVICES = [("llvm-cpu", "local-sync://llvm-cpu"), ("vmvx", "local-sync://vmvx")]
@@ -59,3 +80,12 @@ def test_merge_sort_with_a_non_strict_comparator_keeps_ties_in_order(module):
     order = np.argsort(-x, kind="stable")
     np.testing.assert_array_equal(np.asarray(positions), order)
     np.testing.assert_array_equal(np.asarray(values), x[order])
+
+
+@pytest.mark.parametrize("pads", [(0, 1, 0, 1), (0, 2, 0, 0), (0, 0, 0, 2)])
+def test_pad_by_dynamic_amounts_into_a_static_result(module, pads):
+    """ONNX Pad with its pads as an input: dynamic pads, the result type static (valid in MLIR)."""
+    x = np.arange(6, dtype=np.float32).reshape(3, 2)
+    got = module.pad_by_input(x, np.array(pads, np.int64))
+    want = np.pad(x, ((pads[0], pads[2]), (pads[1], pads[3])), constant_values=0.5)
+    np.testing.assert_array_equal(np.asarray(got), want)
