@@ -1,21 +1,21 @@
 """``iree_linalg_ext``: IREE's structured ops that linalg cannot express.
 
-The op classes live in two modules so that the index/sort family and the attention family can
+The op classes live in three modules so that the index/sort family and the attention family can
 grow apart: :mod:`_linalg_ext_ops` (sort, scatter, gather, topk, scan, arg_compare, fft,
-map_load/map_store, winograd, quantize/dequantize) and :mod:`_linalg_ext_attention`
-(attention, online_attention). This module only assembles the dialect.
+map_load/map_store, winograd), :mod:`_linalg_ext_attention` (attention, online_attention) and
+:mod:`_linalg_ext_quant` (quantize_affine, dequantize_affine). This module only assembles the dialect.
 
 Source followed: IREE ``compiler/src/iree/compiler/Dialect/LinalgExt/IR/LinalgExtOps.td``.
 """
 from xdsl.ir import Dialect
 
-from rt.compiler.dialects import _linalg_ext_attention, _linalg_ext_ops
+from rt.compiler.dialects import _linalg_ext_attention, _linalg_ext_ops, _linalg_ext_quant
 
 
 def build_dialect():
     """The ``iree_linalg_ext`` Dialect: every op and attribute of both op modules."""
     return Dialect(
         "iree_linalg_ext",
-        list(_linalg_ext_ops.OPS) + list(_linalg_ext_attention.OPS),
+        list(_linalg_ext_ops.OPS) + list(_linalg_ext_attention.OPS) + list(_linalg_ext_quant.OPS),
         list(_linalg_ext_ops.ATTRIBUTES) + list(_linalg_ext_attention.ATTRIBUTES),
     )

@@ -12,6 +12,7 @@ arg_compare            one reduction generic over (value, index)                
 gather, map_load       one gathering generic over the output (``tensor.extract``)   O(output)
 scatter, map_store     one pulling generic over (output, updates)                  O(out x upd)
 winograd.*             constant-matrix generics (F(6, 3))                          O(64) / tile
+(de)quantize_affine    one elementwise generic with the op's indexing maps          O(output)
 =====================  ==========================================================  ===========
 
 Example::
@@ -36,9 +37,10 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.rewriter import Rewriter
 
 from rt.compiler.dialects import _linalg_ext_ops as ext
+from rt.compiler.dialects import _linalg_ext_quant as quant
 from rt.compiler.dialects import affine
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.helpers.linalg_ext import builders, indexed, rows, winograd
+from rt.compiler.helpers.linalg_ext import builders, indexed, quantize, rows, winograd
 from rt.compiler.helpers.stablehlo.elementwise import OpSink
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
@@ -46,16 +48,17 @@ from rt.compiler.passes.base import Pass
 
 @dataclasses.dataclass(frozen=True)
 class DecomposeLinalgExtPass(Pass):
-    """Replace every sort/topk/scan/arg_compare/gather/scatter/map_load/map_store/winograd op."""
+    """Replace every sort/topk/scan/arg_compare/gather/scatter/map_load/map_store/winograd/
+    (de)quantize_affine op."""
 
     name = "rt-decompose-linalg-ext"
     handler = OpHandlers()
 
     def run(self, module, ctx):
         # the index ops last: the linalg_ext regions that hold them are inlined first
-        for family in (ext.OPS, (affine.LinearizeIndexOp, affine.DelinearizeIndexOp)):
+        for family in (ext.OPS + quant.OPS, (affine.LinearizeIndexOp, affine.DelinearizeIndexOp)):
             for op in [o for o in module.walk() if isinstance(o, family) and self.handler(o) is not None]:
-                if isinstance(op, ext.OPS) and not all(isinstance(v.type, TensorType) for v in op.outputs):
+                if isinstance(op, ext.OPS + quant.OPS) and not all(isinstance(v.type, TensorType) for v in op.outputs):
                     raise error_at_op(op, f"'{op.name}' on buffers is not supported by rt; use tensor operands")
                 b = OpSink(op.location)
                 results = self.handler(op)(op, b)
@@ -104,3 +107,11 @@ class DecomposeLinalgExtPass(Pass):
     @handles(ext.WinogradInputTransformOp, ext.WinogradFilterTransformOp, ext.WinogradOutputTransformOp)
     def _winograd(self, op, b):
         return winograd.transform(b, op)
+
+    @handles(quant.QuantizeAffineOp)
+    def _quantize(self, op, b):
+        return quantize.quantize(b, op)
+
+    @handles(quant.DequantizeAffineOp)
+    def _dequantize(self, op, b):
+        return quantize.dequantize(b, op)
