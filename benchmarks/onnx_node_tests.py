@@ -71,6 +71,8 @@ def generate(work, sample, seed, name_filter):
         onnx.save(case.model, os.path.join(folder, "model.onnx"))
         inputs, outputs = ([numpy_helper.to_array(v) if isinstance(v, onnx.TensorProto) else v for v in vs]
                            for vs in case.data_sets[0])
+        # a numpy scalar (Pad's constant value, QuantizeLinear's zero point) is a 0-d tensor
+        inputs, outputs = ([np.asarray(v) if isinstance(v, np.generic) else v for v in vs] for vs in (inputs, outputs))
         # onnx keeps bf16 data as 2-byte void arrays: the same bits as ml_dtypes' bfloat16
         inputs, outputs = ([v.view(ml_dtypes.bfloat16) if isinstance(v, np.ndarray) and v.dtype.kind == "V"
                             and v.dtype.itemsize == 2 else v for v in vs] for vs in (inputs, outputs))
@@ -104,6 +106,8 @@ def _matches(got, want):
         return f"{len(got)} results, expected {len(want)}"
     for k, (g, w) in enumerate(zip(got, want)):
         g = np.asarray(g)
+        if g.dtype.kind in "iu" and w.dtype.kind in "iu" and g.dtype.itemsize == w.dtype.itemsize:
+            g = g.view(w.dtype)  # MLIR's integers are signless: ui8 data comes back as i8 bits
         if g.shape != w.shape:
             return f"result {k} has shape {g.shape}, expected {w.shape}"
         if w.dtype.kind in "biu" or w.dtype == bool:

@@ -1,4 +1,4 @@
-"""``tensor`` as xDSL 0.74.0 defines it, plus ``tensor.bitcast`` and MLIR's slice verification.
+"""``tensor`` as xDSL 0.74.0 defines it, plus ``tensor.bitcast`` and MLIR's slice and pad verification.
 
 xDSL 0.74.0 already has cast, concat, dim, empty, collapse/expand_shape, reshape,
 extract(_slice), insert(_slice), from_elements, splat, pad. rt adds ``tensor.bitcast %t :
@@ -6,16 +6,17 @@ tensor<4xi32> to tensor<4xf32>`` (same shape, same element width), and verifies
 ``extract_slice`` / ``insert_slice`` as MLIR does, which xDSL does not: static offsets inside
 the sliced tensor, the last static position inside it (``slice along dimension 0 runs
 out-of-bounds: 10 >= 10``), non-negative sizes, and the slice type equal to the sizes or a
-rank-reduced version of them (unit dims dropped). ``tensor.gather`` and ``tensor.scatter`` are
+rank-reduced version of them (unit dims dropped); and ``tensor.pad`` as MLIR does (a result dim
+may be static where dynamic pads leave the inferred dim unknown). ``tensor.gather`` and ``tensor.scatter`` are
 deliberately absent: rt rejects them with a located "not supported" error.
 
 Source followed: MLIR ``TensorOps.td``, ``TensorOps.cpp`` (``produceSliceErrorMsg``) and
-``ViewLikeInterface.cpp`` (``verifyInBoundsSlice``).
+``ViewLikeInterface.cpp`` (``verifyInBoundsSlice``), ``PadOp::verify``/``verifyRegions``.
 """
 from typing import ClassVar
 
 from xdsl.dialects import tensor as xtensor
-from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, TensorType
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -104,8 +105,38 @@ class InsertSliceOp(xtensor.InsertSliceOp):
         _check_slice(self, self.source.type, self.dest.type, "source")
 
 
+class PadOp(xtensor.PadOp):
+    """``tensor.pad`` verified as MLIR does: the result type is the one inferred from the source
+    and the static pads, except that a dim the inference leaves dynamic (a dynamic source dim or
+    pad) may be static in the result (``tensor<?xf32>`` padded by ``%n`` may be written
+    ``tensor<8xf32>``, as IREE's ONNX importer does). xDSL insists that such dims be dynamic."""
+
+    def verify_(self):
+        type(self).get_irdl_definition().verify(self)
+        low, high = self.static_low.get_values(), self.static_high.get_values()
+        source, result = self.source.type.get_shape(), self.result.type.get_shape()
+        if not len(low) == len(high) == len(source) == len(result):
+            raise VerifyException(f"expected {len(source)} low and high pads and a rank-{len(source)} result, "
+                                  f"got {len(low)}, {len(high)} and rank {len(result)}")
+        for what, static, values in (("low", low, self.low), ("high", high, self.high)):
+            if static.count(DYNAMIC_INDEX) != len(values):
+                raise VerifyException(f"expected {static.count(DYNAMIC_INDEX)} dynamic {what} pads, got {len(values)}")
+        for k, (extent, before, after, got) in enumerate(zip(source, low, high, result)):
+            if DYNAMIC_INDEX in (extent, before, after) or got == extent + before + after:
+                continue
+            raise VerifyException(f"result dim {k} is {'?' if got == DYNAMIC_INDEX else got}, but the source "
+                                  f"dim {extent} padded by {before} and {after} gives {extent + before + after}")
+        block = self.region.block
+        if len(block.args) != len(source) or any(not isinstance(a.type, IndexType) for a in block.args):
+            raise VerifyException(f"expected the region to take {len(source)} index arguments, got "
+                                  f"({', '.join(str(a.type) for a in block.args)})")
+        yielded = [v.type for v in block.last_op.operands] if block.last_op is not None else []
+        if yielded != [self.result.type.element_type]:
+            raise VerifyException(f"expected the region to yield one {self.result.type.element_type}, got {yielded}")
+
+
 def build_dialect():
-    """xDSL's tensor Dialect with MLIR's slice verification, plus rt's extra ops."""
-    ours = {op.name: op for op in (ExtractSliceOp, InsertSliceOp)}
+    """xDSL's tensor Dialect with MLIR's slice and pad verification, plus rt's extra ops."""
+    ours = {op.name: op for op in (ExtractSliceOp, InsertSliceOp, PadOp)}
     ops = [ours.get(op.name, op) for op in xtensor.Tensor.operations]
     return Dialect("tensor", ops + [BitcastOp], list(xtensor.Tensor.attributes))

@@ -27,6 +27,7 @@ CASES = {
     "insert_slice_offset_out_of_bounds.mlir": (5, 8, "offset 1 is out-of-bounds: 4 >= 4"),
     "extract_slice_type_mismatch.mlir": (4, 8, "expected result type to be 'tensor<3x2xf32>'"),
     "softmax_dimension_out_of_range.mlir": (5, 8, "dimension 2 is out of range"),
+    "pad_result_type_mismatch.mlir": (5, 8, "result dim 1 is 5, but the source dim 2 padded by 1 and 1 gives 4"),
 }
 
 

@@ -58,7 +58,7 @@ def topk(b, op):
             return first
         tie = s.add(arith.CmpIOp(first, inline(s, op.region, [mine[0], theirs[0]])[0], "eq"))
         smaller = s.add(arith.CmpIOp(theirs[1], mine[1], "slt"))
-        return s.add(xarith.OrIOp(first, s.add(xarith.AndIOp(tie, smaller))))
+        return select(s, tie, smaller, first)
     ordered = sorted_rows(b, keys, dim, before)
     length = dim_size(b, values, dim)
 

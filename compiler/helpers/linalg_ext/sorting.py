@@ -1,8 +1,11 @@
 """Stable sorting of tensor rows with ``linalg.generic``s (helper of the sort/topk/scatter lowerings).
 
 ``sorted_rows(b, keys, dim, before)`` sorts every tensor of ``keys`` (same shape) along ``dim``
-by ``before(sink, theirs, mine)`` (the i1 "their element goes before mine", a strict weak
-order), stably (ties keep their order), and returns the sorted tensors. Rows of any length,
+by ``before(sink, theirs, mine)`` (the i1 "their element goes before mine"), stably (ties keep
+their order), and returns the sorted tensors. ``before`` may be a strict weak order (XLA's ``<``)
+or its non-strict form (``sge``, as IREE's ONNX importer writes for TopK and NonMaxSuppression):
+two elements it orders both ways (or neither way) are a tie, as in IREE's scalar sort, which
+swaps neighbours only where the comparator fails. Rows of any length,
 static or dynamic, are merge sorted bottom-up: a host ``scf.while`` runs one merge pass (one
 generic, a dispatch) per doubling of the run width ``w = 1, 2, 4, ...`` while ``w < n``, the
 width a loop-carried index (a push constant of the dispatch). A pass walks each row once, as
@@ -96,8 +99,11 @@ def merge_pass(b, keys, dim, before, width, n):
         i = select(s, fresh, start, i_state)
         j = select(s, fresh, left_end, j_state)
         x, y = at(i), at(j)
+
+        def strictly_before(theirs, mine):  # a non-strict comparator's ties stay in order
+            return m.both(before(s, theirs, mine), m.negate(before(s, mine, theirs)))
         right_done = m.negate(m.lt(j, right_end))
-        take_left = m.either(right_done, m.both(m.lt(i, left_end), m.negate(before(s, y, x))))
+        take_left = m.either(right_done, m.both(m.lt(i, left_end), m.negate(strictly_before(y, x))))
         one = m.c(1)
         i_next = select(s, take_left, m.add(i, one), i)
         j_next = select(s, take_left, j, m.add(j, one))

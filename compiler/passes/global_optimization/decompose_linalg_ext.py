@@ -16,6 +16,7 @@ map_store              the same, each source element an entry (its region's row)
 scatter (window)       one pulling generic over (output, updates)                  O(out x upd)
 winograd.*             constant-matrix generics (F(6, 3))                          O(64) / tile
 fft                    one butterfly generic per stage (``linalg_ext/fft.py``)      O(n)/stage
+(de)quantize_affine    one elementwise generic with the op's indexing maps          O(output)
 =====================  ==========================================================  ===========
 
 Example::
@@ -41,9 +42,10 @@ from xdsl.rewriter import Rewriter
 
 from rt.compiler.dialects import _linalg_ext_fft as ext_fft
 from rt.compiler.dialects import _linalg_ext_ops as ext
+from rt.compiler.dialects import _linalg_ext_quant as quant
 from rt.compiler.dialects import affine
 from rt.compiler.frontend.diagnostics import error_at_op
-from rt.compiler.helpers.linalg_ext import builders, fft, indexed, rows, winograd
+from rt.compiler.helpers.linalg_ext import builders, fft, indexed, quantize, rows, winograd
 from rt.compiler.helpers.stablehlo.elementwise import OpSink
 from rt.compiler.op_handlers import OpHandlers, handles
 from rt.compiler.passes.base import Pass
@@ -51,14 +53,15 @@ from rt.compiler.passes.base import Pass
 
 @dataclasses.dataclass(frozen=True)
 class DecomposeLinalgExtPass(Pass):
-    """Replace every sort/topk/scan/arg_compare/gather/scatter/map_load/map_store/winograd/fft op."""
+    """Replace every sort/topk/scan/arg_compare/gather/scatter/map_load/map_store/winograd/fft/
+    (de)quantize_affine op."""
 
     name = "rt-decompose-linalg-ext"
     handler = OpHandlers()
 
     def run(self, module, ctx):
         # the index ops last: the linalg_ext regions that hold them are inlined first
-        ext_ops = ext.OPS + ext_fft.OPS
+        ext_ops = ext.OPS + ext_fft.OPS + quant.OPS
         for family in (ext_ops, (affine.LinearizeIndexOp, affine.DelinearizeIndexOp)):
             for op in [o for o in module.walk() if isinstance(o, family) and self.handler(o) is not None]:
                 if isinstance(op, ext_ops) and not all(isinstance(v.type, TensorType) for v in op.outputs):
@@ -114,3 +117,11 @@ class DecomposeLinalgExtPass(Pass):
     @handles(ext_fft.FftOp)
     def _fft(self, op, b):
         return fft.fft_stage(b, op)
+
+    @handles(quant.QuantizeAffineOp)
+    def _quantize(self, op, b):
+        return quantize.quantize(b, op)
+
+    @handles(quant.DequantizeAffineOp)
+    def _dequantize(self, op, b):
+        return quantize.dequantize(b, op)
