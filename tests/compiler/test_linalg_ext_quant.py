@@ -47,3 +47,30 @@ def test_bad_op_is_a_located_error(body, old, new, message):
         parse_module(_program(body.replace(old, new)), "bad.mlir")
     assert "bad.mlir:" in str(info.value)
     assert message in str(info.value)
+
+
+DYNAMIC_QUANTIZE = """
+func.func @main(%x: tensor<?x?xf32>, %scale: tensor<?xf32>, %zp: tensor<?xi16>) -> tensor<?x?xi16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xi16>
+  %q = iree_linalg_ext.quantize_affine <indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], quant_min = -32768, quant_max = 32767> ins(%x, %scale, %zp : tensor<?x?xf32>, tensor<?xf32>, tensor<?xi16>) outs(%e : tensor<?x?xi16>) -> tensor<?x?xi16>
+  return %q : tensor<?x?xi16>
+}
+"""
+
+
+@pytest.mark.parametrize("device", ["local-task://llvm-cpu", "local-sync://vmvx"])
+def test_quantize_on_dynamic_and_empty_shapes_matches_numpy(device):
+    """round(x / scale) (half to even) + zero point, per axis 1, clamped to the storage range."""
+    import numpy as np
+
+    import rt
+    module = rt.load(rt.compile(DYNAMIC_QUANTIZE, devices=[device.split("://")[1]]), devices=[device])
+    scale, zp = np.array([0.5, 1.0, 2.0], np.float32), np.array([0, 10, -3], np.int16)
+    for rows in (2, 0):
+        x = np.array([[1, 2, 3], [-4, 5.5, 6e5]] * 2, np.float32)[:rows]
+        want = np.clip(np.round(x / scale) + zp, -32768, 32767).astype(np.int16)
+        np.testing.assert_array_equal(np.asarray(module.main(x, scale, zp)), want)
