@@ -106,3 +106,15 @@ def test_value_used_before_its_definition_is_located_not_a_hang():
             "  return %s : i32\n}\n")
     assert _error(text) == ("<input>:2:8: error: 'arith.addi' op operand #0 %a (defined at <input>:3:8) does not "
                             "dominate this use: define a value before using it")
+
+
+def test_tensor_global_not_declared_is_located_at_its_use():
+    """Found by compiler_fuzz (seed 20261128 case 505, the ml_program.global line deleted): the
+    error named no location."""
+    text = ("func.func @f() -> tensor<f32> {\n  %0 = ml_program.global_load @counter : tensor<f32>\n"
+            "  return %0 : tensor<f32>\n}\n")
+    assert _error(text) == ("<input>:2:8: error: 'util.global.load' names @counter, which is not a util.global of "
+                            "this module (declare it at module level: util.global or ml_program.global)")
+    text = ("func.func @g(%a: tensor<2xf32>) {\n  ml_program.global_store @counter = %a : tensor<2xf32>\n"
+            "  return\n}\n")
+    assert _error(text).startswith("<input>:2:3: error: 'util.global.store' names @counter, which is not")

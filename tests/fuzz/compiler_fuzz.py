@@ -7,9 +7,9 @@ moved, a span deleted, a punctuation character inserted, the text cut short), co
 Every case must end in a compiled module or a :class:`CompileError` with ``file:line:col``:
 anything else (another exception, an error without a location, a crash, a hang) is a finding.
 
-Each batch of cases runs in a child process with a timeout; a batch that crashes or hangs is
-split until the single case is found. The suite runs a small seeded count
-(``tests/fuzz/test_compiler_fuzz.py``); a long run is::
+Each batch of cases runs in a child process with a CPU-time limit (and a far longer clock
+limit); a batch that crashes or hangs is split until the single case is found. The suite runs a
+small seeded count (``tests/fuzz/test_compiler_fuzz.py``); a long run is::
 
     python tests/fuzz/compiler_fuzz.py --cases 10000 [--seed 1] [--batch 200] [--jobs 2]
 
@@ -24,6 +24,8 @@ import json
 import os
 import random
 import re
+import resource
+import signal
 import subprocess
 import sys
 
@@ -31,7 +33,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = sorted(glob.glob(os.path.join(os.path.dirname(HERE), "e2e", "programs", "*.mlir")))
 #: the programs the CI run draws from: the smaller ones, so a case compiles in about a second
 SMALL = [p for p in PROGRAMS if os.path.getsize(p) <= 2500]
+#: CPU seconds a case may take before its batch counts as hung (plus 60 for starting up)
 CASE_SECONDS = 20
+#: clock seconds a batch may take to start (import rt) before it counts as hung, plus CASE_SECONDS a case
+START_SECONDS = 600
 
 _NUMBER = re.compile(r"(?<![\w.%@#])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.])")
 _DIM = re.compile(r"(?<=[<x])(?:\d+|\?)(?=x)")
@@ -119,6 +124,8 @@ def _worker(seed, first, count, all_programs):
     """Run cases ``first .. first+count-1`` here; print one JSON line of outcomes and findings."""
     import warnings
 
+    budget = cpu_budget(count)
+    resource.setrlimit(resource.RLIMIT_CPU, (budget, budget + 5))
     warnings.simplefilter("ignore")
     outcomes, findings = collections.Counter(), []
     for index in range(first, first + count):
@@ -132,12 +139,24 @@ def _worker(seed, first, count, all_programs):
     print(json.dumps({"outcomes": outcomes, "findings": findings}))
 
 
+def cpu_budget(count):
+    """CPU seconds a batch of ``count`` cases may spend before it counts as hung."""
+    return 60 + CASE_SECONDS * count
+
+
 def _batch(seed, first, count, all_programs):
+    """Run a batch in a child process: ``(status, result)``. The child limits its own CPU time
+    (``cpu_budget``; a case spinning forever ends in SIGXCPU); the clock limit is far looser, for
+    a wait that never ends: on a loaded machine a batch waits for a core far longer than it
+    computes (under a load average of 40 on 2 cores a 1-case batch took more than the 80 s the
+    clock once gave it just to import rt)."""
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--seed", str(seed), "--first", str(first),
            "--cases", str(count)] + (["--all-programs"] if all_programs else [])
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60 + CASE_SECONDS * count)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=START_SECONDS + CASE_SECONDS * count)
     except subprocess.TimeoutExpired:
+        return "hang", None
+    if out.returncode == -signal.SIGXCPU:
         return "hang", None
     if out.returncode != 0:
         return "crash", f"exit {out.returncode}: {out.stderr.strip()[-300:]}"

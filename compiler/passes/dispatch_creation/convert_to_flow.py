@@ -106,6 +106,25 @@ def _dynamic_values(sizes):
     return [s for s in sizes if not isinstance(s, int)]
 
 
+def _concat_extents(op, axis):
+    """The dims of ``op``'s (a tensor.concat's) result: an int or an index value per dim.
+
+    The result's concat dim is the inputs' sum. Every other dim is one value that the result and
+    every input's update share (a static size where the result or any input has one, else the
+    first input's dim): the inputs agree there (rt-insert-shape-checks asserts it at run time),
+    and iree-stream-encode-host-tensors proves an update one contiguous byte range only when its
+    row extents are the target's own values.
+    """
+    result_dims = materialize_dims(op.result, op)
+    extents = []
+    for d, size in enumerate(_mixed(op.result.type.get_shape(), result_dims)):
+        if d != axis and not isinstance(size, int):
+            size = next((item.type.get_shape()[d] for item in op.inputs
+                         if item.type.get_shape()[d] != DYNAMIC_INDEX), size)
+        extents.append(size)
+    return extents
+
+
 @dataclasses.dataclass(frozen=True)
 class ConvertToFlowPass(Pass):
     """Host tensor data movement -> flow.tensor.* ops."""
@@ -253,12 +272,16 @@ class ConvertToFlowPass(Pass):
         if any(s != 1 for s in result_type.get_shape()[:axis]):
             return
         insert = _at(op)
-        result_dims = materialize_dims(op.result, op)
+        shape = result_type.get_shape()
+        extents = _concat_extents(op, axis)
+        result_dims = [_index(insert, extents[d]) for d, s in enumerate(shape) if s == DYNAMIC_INDEX]
         current = insert(flow.TensorEmptyOp.build(operands=[result_dims], result_types=[result_type])).result
         offset = _index(insert, 0)
         for item in op.inputs:
-            item_dims = materialize_dims(item, op)
-            starts = [offset if d == axis else _index(insert, 0) for d in range(len(result_type.get_shape()))]
+            own = _mixed(item.type.get_shape(), materialize_dims(item, op))
+            item_dims = [own[d] if d == axis else _index(insert, extents[d])
+                         for d, s in enumerate(item.type.get_shape()) if s == DYNAMIC_INDEX]
+            starts = [offset if d == axis else _index(insert, 0) for d in range(len(shape))]
             current = insert(flow.TensorUpdateOp.build(
                 operands=[current, result_dims, starts, item, item_dims], result_types=[result_type])).result
             size = _mixed(item.type.get_shape(), item_dims)[axis]

@@ -11,6 +11,8 @@ source location and the dims, so a bad call fails before anything is dispatched:
 * linalg ops: every loop dim must have one size: all operand dims an indexing map ties to the
   same loop dim (``d2`` of a matmul: LHS dim 1 and RHS dim 0) are compared when any is dynamic;
 * ``tensor.cast``: a dynamic source dim cast to a static one must equal it;
+* ``tensor.concat``: every dim but the concatenated one must be the same in each input (and
+  equal the result's where that is static);
 * ``tensor.extract_slice`` / ``insert_slice``: offsets and sizes non-negative, the slice inside
   the source (extract) or destination (insert), and an inserted source's dims equal to the
   sizes. A static ``insert_slice`` whose source shape disagrees with its sizes is a located
@@ -122,6 +124,22 @@ def _cast(op):
                            f"to {dst}: dimension {d} of the source is not {t}")
 
 
+def _concat(op):
+    axis = op.dim.value.data
+    checks = _Checks(op)
+    for d, want in enumerate(op.result.type.get_shape()):
+        if d == axis:
+            continue
+        static = want != DYNAMIC_INDEX
+        first = want if static else checks.dim(op.inputs[0], d)
+        for k, item in enumerate(op.inputs):
+            if k == 0 and not static:
+                continue
+            checks.require("eq", checks.dim(item, d), first,
+                           f"dim {d} of input {k} is not the result's {want}" if static else
+                           f"input {k} dim {d} must equal input 0 dim {d} (only dim {axis} is concatenated)")
+
+
 def _mixed(static, dynamic):
     dynamic = list(dynamic)
     return [dynamic.pop(0) if s == DYNAMIC_INDEX else s for s in static]
@@ -174,6 +192,8 @@ class InsertShapeChecksPass(Pass):
         for op in list(module.walk()):
             if isinstance(op, xtensor.CastOp):
                 _cast(op)
+            elif isinstance(op, xtensor.ConcatOp):
+                _concat(op)
             elif isinstance(op, xtensor.ExtractSliceOp):
                 _slice(op, op.source, True)
             elif isinstance(op, xtensor.InsertSliceOp):

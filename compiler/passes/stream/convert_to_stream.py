@@ -388,7 +388,7 @@ class _Converter:
     def _util_global_load(self, op):
         if not isinstance(op.result.type, TensorType):
             return
-        glob = _find_global(self.module, op.global_name.root_reference.data)
+        glob = _find_global(self.module, op)
         aff = self._affinity(op)
         load = self._before(op, util.GlobalLoadOp.build(result_types=[glob.type], properties=dict(op.properties)))
         size = self._sizeof(op, op.result.type, [], aff)
@@ -400,7 +400,7 @@ class _Converter:
     def _util_global_store(self, op):
         if not isinstance(op.value.type, TensorType):
             return
-        glob = _find_global(self.module, op.global_name.root_reference.data)
+        glob = _find_global(self.module, op)
         res = self.lookup(op, op.value)
         value = self._transfer(op, res, glob.type.lifetime.data, res.affinity)
         self._before(op, util.GlobalStoreOp.build(operands=[value], properties=dict(op.properties)))
@@ -578,11 +578,14 @@ class _Converter:
         self.dead.append(op)
 
 
-def _find_global(module, name):
+def _find_global(module, user):
+    """The util.global ``user`` (a util.global.load/store) names; a CompileError at ``user`` if none."""
+    name = user.global_name.root_reference.data
     for op in module.body.block.ops:
         if isinstance(op, util.GlobalOp) and op.sym_name.data == name:
             return op
-    raise error_at_op(module, f"util.global @{name} not found")
+    raise error_at_op(user, f"'{user.name}' names @{name}, which is not a util.global of this module (declare it "
+                            f"at module level: util.global or ml_program.global)")
 
 
 def _scalar_attr(value, element_type):

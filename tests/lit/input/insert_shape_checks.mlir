@@ -54,3 +54,19 @@ func.func @ext(%s: tensor<?xf32>, %o: index, %n: index) -> tensor<?xf32> {
   %r = tensor.extract_slice %s[%o] [%n] [1] : tensor<?xf32> to tensor<?xf32>
   return %r : tensor<?xf32>
 }
+
+// -----
+
+// Tests that a concat of dynamic rows asserts each input's row length equals the static result's, else input 0's.
+// CHECK-LABEL: func.func @cat
+// CHECK: cf.assert {{.*}}"{{.*}}: tensor.concat: dim 1 of input 0 is not the result's 3"
+// CHECK-NOT: cf.assert
+// CHECK: tensor.concat dim(0) %a, %b
+// CHECK: cf.assert {{.*}}"{{.*}}: tensor.concat: input 1 dim 1 must equal input 0 dim 1 (only dim 0 is concatenated)"
+// CHECK-NOT: cf.assert
+// CHECK: tensor.concat dim(0) %b, %a
+func.func @cat(%a: tensor<2x?xf32>, %b: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %r = tensor.concat dim(0) %a, %b : (tensor<2x?xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  %s = tensor.concat dim(0) %b, %a : (tensor<?x3xf32>, tensor<2x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x3xf32>
+}
