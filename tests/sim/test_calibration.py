@@ -165,7 +165,11 @@ def test_rt_calibrate_quick_writes_a_topology_that_simulates_this_host(tmp_path)
     with rt.load(rt.compile(text, data_tiling=False), topology=out) as m:
         np.testing.assert_array_equal(m.mm(a, a.T), a @ a.T)
         busy = m.report()["devices"]["cpu0"]["busy_us"]
-    assert busy == pytest.approx(topology.device("cpu0").kernels.get("matmul").time_us(2 * 64 * 64 * 32), abs=1e-3)
+    # the matmul class's time of the dispatch's work: its flops and, where the fit kept a byte
+    # term (gbps), the bytes of its bindings (a and b read, the 64x64 result written)
+    nbytes = (64 * 32 + 32 * 64 + 64 * 64) * 4
+    expected = topology.device("cpu0").kernels.get("matmul").time_us(2 * 64 * 64 * 32, nbytes)
+    assert busy == pytest.approx(expected, abs=1e-3)
 
 
 @pytest.mark.parametrize("flags, message", [
