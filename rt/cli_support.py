@@ -9,7 +9,6 @@ for a mistyped flag or command, and a quiet end when stdout is a closed pipe.
   does when its reader goes away: killed by SIGPIPE (exit status 141 in a shell), with no
   message; the streams are detached first so that nothing is flushed into the closed pipe.
 """
-import difflib
 import os
 import signal
 import sys
@@ -39,6 +38,7 @@ def version_text():
 
 def did_you_mean(given, known):
     """``"; did you mean --input?"`` for the nearest of ``known`` to ``given``, or ``""``."""
+    import difflib  # lazily: `rt run` does not need it at start
     nearest = difflib.get_close_matches(given, sorted(set(known)), n=1, cutoff=0.6)
     return f"; did you mean {nearest[0]}?" if nearest else ""
 

@@ -10,7 +10,6 @@ flags rt has no counterpart for; otherwise it names the nearest rt flag (or IREE
 Source followed: the flags of IREE's tools (``iree-compile --help``, ``iree-run-module --help``,
 ``iree-benchmark-module --help``; TargetOptions, GlobalOptimizationOptions, Google Benchmark).
 """
-import difflib
 
 from rt.runtime.errors import InvalidArgumentError
 
@@ -312,6 +311,7 @@ def iree_spellings(command):
 
 
 def _unknown(command, flag, rt_flags):
+    import difflib  # lazily: `rt run` does not need it at start
     if flag in INSTEAD:
         return f"{flag} is an IREE flag rt does not implement; instead: {INSTEAD[flag]}"
     known = {}

@@ -7,7 +7,6 @@ branch targets as ``^pc``, callees, globals, rodata and strings by name, and sou
 
 Errors: ModuleFormatError / NotFoundError from loading (the dump never prints a bad module).
 """
-import hashlib
 import json
 import os
 import re
@@ -79,6 +78,7 @@ def disassemble(module, ordinal):
 
 def dump_module(module):
     """The whole manifest plus the disassembly of every function, as text."""
+    import hashlib  # lazily: `rt run` does not need it at start
     m = module
     out = [f"module {m.name} version {m.version} ({m.size} bytes, source {m.source})"]
     if m.attributes:
