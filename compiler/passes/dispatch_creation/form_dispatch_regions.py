@@ -507,9 +507,9 @@ class FormDispatchRegionsPass(Pass):
                 group = grouping.group_of[op]
             elif isinstance(op, SetEncodingOp) and grouping.folded(op):
                 continue
-            elif _splat_like(op) and all(
-                    _top_level_user(u, block) in grouping.group_of for u in _users(op)):
-                continue
+            elif _splat_like(op) and all(  # cloned into its users' dispatches: operands only (a
+                    u.parent_block() is block and u in grouping.group_of for u in _users(op)):
+                continue  # value read by tensor.extract inside a body is not cloned; it gets a dispatch
             elif kinds.is_dispatchable(op) and not kinds.is_clonable(op):
                 group = grouping.new_group(op)
             elif isinstance(op, linalg.FillOp) and any(

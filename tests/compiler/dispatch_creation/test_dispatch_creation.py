@@ -134,3 +134,35 @@ def test_unsupported_public_signature_is_a_located_error():
         _compile("func.func @f(%m: memref<4xf32>) {\n  return\n}", "bad.mlir")
     assert info.value.file == "bad.mlir" and info.value.line == 1
     assert "argument 0 of @f has type memref<4xf32>" in info.value.message
+
+
+def test_a_splat_like_generic_read_only_inside_a_body_gets_a_dispatch():
+    """A generic with no inputs (a table built from linalg.index) that its consumer reads only by
+    tensor.extract inside the body is not an operand to clone: it must be a dispatch of its own
+    (it was left outside every dispatch, a CompileError), and the lookup gives the table's values."""
+    import numpy as np
+
+    import rt
+    text = """
+func.func @table_lookup(%i: tensor<4xi32>) -> tensor<4xi32> {
+  %init = tensor.empty() : tensor<16xi32>
+  %table = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%init : tensor<16xi32>) {
+  ^bb0(%o: i32):
+    %k = linalg.index 0 : index
+    %v = arith.index_cast %k : index to i32
+    %sq = arith.muli %v, %v : i32
+    linalg.yield %sq : i32
+  } -> tensor<16xi32>
+  %e = tensor.empty() : tensor<4xi32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%i : tensor<4xi32>) outs(%e : tensor<4xi32>) {
+  ^bb0(%x: i32, %o: i32):
+    %at = arith.index_cast %x : i32 to index
+    %y = tensor.extract %table[%at] : tensor<16xi32>
+    linalg.yield %y : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+"""
+    for device in ("llvm-cpu", "vmvx"):
+        module = rt.load(rt.compile(text, devices=[device]), devices=[f"local-sync://{device}"])
+        np.testing.assert_array_equal(np.asarray(module.table_lookup(np.array([0, 3, 7, 15], np.int32))), [0, 9, 49, 225])
