@@ -11,7 +11,6 @@ Source followed: IREE ``runtime/src/iree/io/parameter_index.h`` and
 ``parameter_index_provider.h`` (one index per scope; ``iree-run-module --parameters=scope=file``).
 """
 import dataclasses
-import difflib
 import os
 
 import numpy as np
@@ -136,6 +135,8 @@ class ParameterIndex:
         found = entries.get(key)
         if found is None:
             files = ", ".join(self.sources(scope))
+            import difflib  # an error path
+
             near = difflib.get_close_matches(key, list(entries), n=3)
             hint = f"; nearest keys: {', '.join(near)}" if near else ""
             count = f"{len(entries)} parameter{'s' if len(entries) != 1 else ''}"
