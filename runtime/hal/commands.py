@@ -7,47 +7,17 @@ length)`` — ``buffer`` None means binding-table slot ``slot`` (IREE's ``iree_h
 — and pools become tuples. ``BufferRef`` is also how Python code passes an indirect binding to
 ``CommandBuffer.dispatch`` / ``fill_buffer`` / ``copy_buffer`` / ``update_buffer``.
 
-The records behave as frozen dataclasses (positional or keyword construction, equality and
-hash over the fields within one record class, a ``Name(field=value, ...)`` repr, assignment
-refused with AttributeError) but are plain ``__slots__`` classes: declaring seven dataclasses
-cost every ``rt run`` about 3 ms of its start.
+The records are ``rt.runtime.record.Record`` classes (they behave as frozen dataclasses, which
+cost a run's start ~3 ms to declare); each spells out its ``__init__``, as some are built for
+every dispatch.
 """
 from rt.runtime.hal.collective import CollectiveOp
+from rt.runtime.record import Record
 
 _set = object.__setattr__
 
 
-class _Record:
-    """Base of the records: the fields are ``__slots__`` (in constructor order), set once."""
-
-    __slots__ = ()
-
-    def _values(self):
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __setattr__(self, name, value):
-        raise AttributeError(f"cannot assign to field {name!r}: a {type(self).__name__} is immutable")
-
-    def __delattr__(self, name):
-        raise AttributeError(f"cannot delete field {name!r}: a {type(self).__name__} is immutable")
-
-    def __eq__(self, other):
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self):
-        return hash(self._values())
-
-    def __repr__(self):
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__qualname__}({fields})"
-
-    def __reduce__(self):
-        return type(self), self._values()
-
-
-class BufferRef(_Record):
+class BufferRef(Record):
     """A buffer range, or (``buffer`` None) a range of binding-table slot ``slot``.
 
     offset / length: bytes; length None means to the end of the buffer (direct refs only).
@@ -62,7 +32,7 @@ class BufferRef(_Record):
         _set(self, "length", length)
 
 
-class FillCommand(_Record):
+class FillCommand(Record):
     """Fill ``target`` (a BufferRef) with the ``pattern_length``-byte ``pattern``."""
 
     kind = "fill_buffer"
@@ -74,7 +44,7 @@ class FillCommand(_Record):
         _set(self, "pattern_length", pattern_length)
 
 
-class CopyCommand(_Record):
+class CopyCommand(Record):
     """Copy ``source`` to ``target`` (BufferRefs of the same length)."""
 
     kind = "copy_buffer"
@@ -85,7 +55,7 @@ class CopyCommand(_Record):
         _set(self, "target", target)
 
 
-class UpdateCommand(_Record):
+class UpdateCommand(Record):
     """Write the host bytes ``source`` into ``target`` (a BufferRef)."""
 
     kind = "update_buffer"
@@ -96,7 +66,7 @@ class UpdateCommand(_Record):
         _set(self, "target", target)
 
 
-class DispatchCommand(_Record):
+class DispatchCommand(Record):
     """Run export ``ordinal`` of ``executable`` over ``workgroup_count`` (x, y, z) with the
     push ``constants`` (tuple of int) and ``bindings`` (tuple of BufferRef)."""
 
@@ -111,14 +81,14 @@ class DispatchCommand(_Record):
         _set(self, "bindings", bindings)
 
 
-class BarrierCommand(_Record):
+class BarrierCommand(Record):
     """An execution barrier: later commands see the effects of earlier ones."""
 
     kind = "execution_barrier"
     __slots__ = ()
 
 
-class CollectiveCommand(_Record):
+class CollectiveCommand(Record):
     """``iree_hal_command_buffer_collective``: ``op`` is the packed ``iree_hal_collective_op_t``
     (``rt.runtime.hal.collective.CollectiveOp.unpack``), ``channel`` a ``Channel``."""
 

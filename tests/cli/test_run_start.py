@@ -22,7 +22,7 @@ sys.exit(code)
 """
 #: modules (and packages, with their submodules) a run of an f32 program must not import
 NOT_NEEDED = ("xdsl", "rt.compiler", "llvmlite", "ml_dtypes", "hashlib", "_hashlib", "difflib",
-              "statistics", "rt.cli_collectives", "rt.cli_calibrate", "rt.replay_cli",
+              "statistics", "dataclasses", "rt.cli_collectives", "rt.cli_calibrate", "rt.replay_cli",
               "rt.profile_report", "rt.benchmark_runner", "rt.runtime.io.parameters_module",
               "rt.runtime.io.parameter_index")
 
