@@ -1,5 +1,5 @@
 import sys
 
-from rt.cli import main
+from rt.cli import process_main
 
-sys.exit(main())
+sys.exit(process_main())

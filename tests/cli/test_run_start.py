@@ -55,3 +55,20 @@ def test_a_subcommand_parser_is_the_full_parsers():
         assert alone[command].format_help() == full[command].format_help()
         assert [a.option_strings for a in alone[command]._actions] == \
             [a.option_strings for a in full[command]._actions]
+
+
+def test_the_process_entry_keeps_output_atexit_and_exit_code(tmp_path):
+    vmfb = tmp_path / "add.vmfb"
+    vmfb.write_bytes(testing.add_module("vmvx"))
+    script = ("import atexit, gc, sys\n"
+              "from rt.cli import process_main\n"
+              "atexit.register(lambda: print('atexit ran; frozen', gc.get_freeze_count() > 0))\n"
+              "sys.exit(process_main())\n")
+    run = ["run", str(vmfb), "--function=add", "--input=4xf32=1,2,3,4", "--input=4xf32=0.5"]
+    out = subprocess.run([sys.executable, "-c", script, *run], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ("EXEC @add\nresult[0]: hal.buffer_view\n4xf32=1.5 2.5 3.5 4.5\n"
+                          "atexit ran; frozen True\n")
+    out = subprocess.run([sys.executable, "-c", script, *run[:-1]], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and out.stdout == "atexit ran; frozen True\n"
+    assert out.stderr.startswith("rt run: ")
