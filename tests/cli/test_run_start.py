@@ -24,7 +24,8 @@ sys.exit(code)
 NOT_NEEDED = ("xdsl", "rt.compiler", "llvmlite", "ml_dtypes", "hashlib", "_hashlib", "difflib",
               "statistics", "dataclasses", "rt.cli_collectives", "rt.cli_calibrate", "rt.replay_cli",
               "rt.profile_report", "rt.benchmark_runner", "rt.runtime.io.parameters_module",
-              "rt.runtime.io.parameter_index")
+              "rt.runtime.io.parameter_index", "rt.runtime.vm.builder", "rt.runtime.vm.dump",
+              "rt.runtime.vm._generated.isa_emitters", "rt.runtime.sim")
 
 
 @pytest.mark.parametrize("backend", ["llvm-cpu", "vmvx"])
