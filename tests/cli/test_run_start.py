@@ -25,7 +25,7 @@ NOT_NEEDED = ("xdsl", "rt.compiler", "llvmlite", "ml_dtypes", "hashlib", "_hashl
               "statistics", "dataclasses", "rt.cli_collectives", "rt.cli_calibrate", "rt.replay_cli",
               "rt.profile_report", "rt.benchmark_runner", "rt.runtime.io.parameters_module",
               "rt.runtime.io.parameter_index", "rt.runtime.vm.builder", "rt.runtime.vm.dump",
-              "rt.runtime.vm._generated.isa_emitters", "rt.runtime.sim")
+              "rt.runtime.vm._generated.isa_emitters", "rt.runtime.sim", "signal")
 
 
 @pytest.mark.parametrize("backend", ["llvm-cpu", "vmvx"])
@@ -62,14 +62,15 @@ def test_the_process_entry_keeps_output_atexit_and_exit_code(tmp_path):
     vmfb = tmp_path / "add.vmfb"
     vmfb.write_bytes(testing.add_module("vmvx"))
     script = ("import atexit, gc, sys\n"
-              "from rt.cli import process_main\n"
-              "atexit.register(lambda: print('atexit ran; frozen', gc.get_freeze_count() > 0))\n"
+              "from rt.__main__ import process_main\n"  # as the rt command's wrapper does
+              "atexit.register(lambda: print('atexit ran; frozen', gc.get_freeze_count() > 0,\n"
+              "                              gc.get_threshold()[0]))\n"
               "sys.exit(process_main())\n")
     run = ["run", str(vmfb), "--function=add", "--input=4xf32=1,2,3,4", "--input=4xf32=0.5"]
     out = subprocess.run([sys.executable, "-c", script, *run], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout == ("EXEC @add\nresult[0]: hal.buffer_view\n4xf32=1.5 2.5 3.5 4.5\n"
-                          "atexit ran; frozen True\n")
+                          "atexit ran; frozen True 10000\n")
     out = subprocess.run([sys.executable, "-c", script, *run[:-1]], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 1 and out.stdout == "atexit ran; frozen True\n"
+    assert out.returncode == 1 and out.stdout == "atexit ran; frozen True 10000\n"
     assert out.stderr.startswith("rt run: ")
