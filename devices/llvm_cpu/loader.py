@@ -33,17 +33,22 @@ from rt.runtime.hal.executable_loader import ExecutableLoader
 _BUILTIN_SHA256_BYTES = 1 << 18
 
 
+def _builtin_sha256():
+    """CPython's built-in SHA-256 constructor, or None where the build has none."""
+    for name in ("_sha256", "_sha2"):  # CPython 3.11; 3.12+
+        try:
+            return __import__(name).sha256
+        except ImportError:
+            pass
+    return None
+
+
 def _sha256_hex(data):
     """The SHA-256 hex digest of ``data`` (bytes)."""
-    if len(data) <= _BUILTIN_SHA256_BYTES:
-        try:
-            from _sha256 import sha256  # CPython 3.11
-        except ImportError:
-            from _sha2 import sha256  # CPython 3.12+
-        return sha256(data).hexdigest()
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
+    sha256 = _builtin_sha256() if len(data) <= _BUILTIN_SHA256_BYTES else None
+    if sha256 is None:
+        from hashlib import sha256
+    return sha256(data).hexdigest()
 
 
 _MATH_F32 = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt",
