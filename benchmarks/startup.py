@@ -13,6 +13,10 @@ Rows:
   itself) adds to a start. Where IREE 3.13's wheels are installed (``iree_peer.iree_dir()``),
   an ``iree-run-module`` row runs the same add compiled by ``iree-compile`` (a C program: the
   floor a Python runtime is measured against).
+- imports: for each ``rt run``, the sum of ``-X importtime`` self times (min per module over
+  ``repeats`` runs) of the modules it imports beyond those of ``python -c "import numpy"``, and
+  the part of it in rt's own modules (``rt.*``): less noisy than whole-process times on a shared
+  machine, though ``-X importtime`` itself inflates each import.
 - load: milliseconds to map every llvm-cpu executable of examples/mlp.mlir (min of
   ``repeats``), with rt's loader (``image.Image``, what ``LOADER.load`` runs after its checks)
   and with llvmlite's MCJIT (``add_object_file`` + ``finalize_object``, the loader rt used
@@ -74,7 +78,34 @@ def measure_start(repeats, tmp):
             seconds = _wall(cmd, env)
             if not warm:
                 best[name] = min(best[name], seconds)
+    return best, commands
+
+
+def _import_self_us(cmd, env, repeats):
+    """{module: min self microseconds} from ``python -X importtime`` runs of ``cmd``."""
+    best = {}
+    for _ in range(repeats):
+        err = subprocess.run([cmd[0], "-X", "importtime", *cmd[1:]], env=env, check=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True).stderr
+        for line in err.splitlines():
+            fields = line.partition(":")[2].split("|")
+            if line.startswith("import time:") and len(fields) == 3 and fields[0].strip().isdigit():
+                name = fields[2].strip()
+                best[name] = min(best.get(name, 1 << 62), int(fields[0]))
     return best
+
+
+def measure_imports(commands, repeats):
+    """{rt run name: (ms of imports beyond numpy's, ms of them in rt.* modules)}."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    numpy = _import_self_us(commands["python -c 'import numpy'"], env, repeats)
+    sums = {}
+    for name, cmd in commands.items():
+        if name.startswith("rt run"):
+            extra = {m: us for m, us in _import_self_us(cmd, env, repeats).items() if m not in numpy}
+            sums[name] = (sum(extra.values()) / 1e3,
+                          sum(us for m, us in extra.items() if m == "rt" or m.startswith("rt.")) / 1e3)
+    return sums
 
 
 def _iree_command(src, tmp):
@@ -155,7 +186,8 @@ def main():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        start = measure_start(args.repeats, tmp)
+        start, commands = measure_start(args.repeats, tmp)
+        imports = measure_imports(commands, args.repeats)
         count, load = measure_load(args.repeats, tmp)
         install = measure_install(tmp) if args.install else None
     base = start["python -c 'import numpy'"]
@@ -164,6 +196,9 @@ def main():
     print(f"start time, min of {args.repeats} interleaved runs:")
     for name, seconds in start.items():
         print(f"  {name:36s} {1e3 * seconds:7.1f} ms  {seconds / base:5.2f}x numpy import")
+    print(f"imports beyond numpy's (-X importtime self times, min of {args.repeats}):")
+    for name, (total, own) in imports.items():
+        print(f"  {name:36s} {total:7.1f} ms, of which rt.* {own:5.1f} ms")
     print(f"mapping the {count} llvm-cpu executables of examples/mlp.mlir, min of {args.repeats}:")
     for name, ms in load.items():
         print(f"  {name:36s} {ms:7.2f} ms")
@@ -171,7 +206,7 @@ def main():
         print(f"install (pip install -e \".[test]\", fresh clone and venv): {install:.1f} s")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"start_s": start, "executables": count, "load_ms": load,
+            json.dump({"start_s": start, "imports_ms": imports, "executables": count, "load_ms": load,
                        "install_s": install}, f, indent=1)
 
 

@@ -17,13 +17,13 @@ Types numpy lacks take ``ml_dtypes`` arrays (IREE's Python bindings do the same)
 ``f8E4M3FNUZ``, ``f8E5M2FNUZ``, ``f8E8M0FNU``), ``i4``/``si4`` -> ``int4``, ``ui4`` -> ``uint4``
 (``i2``/``ui2`` likewise); a signless ``i4``/``i2`` also takes the unsigned dtype. Plain numpy
 integer arrays are accepted for sub-byte types when every value is in range (checked: an
-InvalidArgumentError names the argument and the range). Results come back in these dtypes.
+InvalidArgumentError names the argument and the range). Results come back in these dtypes;
+``ml_dtypes`` is imported only when one of them is involved.
 """
 import functools
 import json
 import re
 
-import ml_dtypes
 import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, UnimplementedError
@@ -43,16 +43,21 @@ _FLOAT_TYPES = {"f64", "f32", "f16", "bf16", "f8E5M2", "f8E4M3FN", "f8E5M2FNUZ",
 _DTYPE_NAMES = {np.dtype(np.bool_): "i1", np.dtype(np.int8): "i8", np.dtype(np.uint8): "ui8",
                 np.dtype(np.int16): "i16", np.dtype(np.uint16): "ui16", np.dtype(np.int32): "i32",
                 np.dtype(np.uint32): "ui32", np.dtype(np.int64): "i64", np.dtype(np.uint64): "ui64",
-                np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
-                np.dtype(ml_dtypes.bfloat16): "bf16", np.dtype(ml_dtypes.float8_e5m2): "f8E5M2",
-                np.dtype(ml_dtypes.float8_e4m3fn): "f8E4M3FN",
-                np.dtype(ml_dtypes.float8_e5m2fnuz): "f8E5M2FNUZ",
-                np.dtype(ml_dtypes.float8_e4m3fnuz): "f8E4M3FNUZ",
-                np.dtype(ml_dtypes.float8_e8m0fnu): "f8E8M0FNU",
-                np.dtype(ml_dtypes.int4): "i4", np.dtype(ml_dtypes.uint4): "ui4",
-                np.dtype(ml_dtypes.int2): "i2", np.dtype(ml_dtypes.uint2): "ui2"}
-#: signless sub-byte element -> the ml_dtypes dtypes it accepts (either signedness).
-_SUB_BYTE_SIGNLESS = {"i4": (ml_dtypes.int4, ml_dtypes.uint4), "i2": (ml_dtypes.int2, ml_dtypes.uint2)}
+                np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+#: ml_dtypes type name -> MLIR element name, for the types numpy lacks
+_ML_DTYPE_NAMES = {"bfloat16": "bf16", "float8_e5m2": "f8E5M2", "float8_e4m3fn": "f8E4M3FN",
+                   "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3fnuz": "f8E4M3FNUZ",
+                   "float8_e8m0fnu": "f8E8M0FNU", "int4": "i4", "uint4": "ui4", "int2": "i2", "uint2": "ui2"}
+#: signless sub-byte element -> the ml_dtypes types it accepts (either signedness).
+_SUB_BYTE_SIGNLESS = {"i4": ("int4", "uint4"), "i2": ("int2", "uint2")}
+
+
+@functools.cache
+def _ml_dtype(name):
+    """``np.dtype(ml_dtypes.<name>)``, importing ml_dtypes on first use."""
+    import ml_dtypes
+
+    return np.dtype(getattr(ml_dtypes, name))
 
 
 def dtype_is_float(dtype):
@@ -69,7 +74,10 @@ def is_sub_byte_element(element):
 def dtype_name(dtype):
     """MLIR spelling of a numpy dtype (``float32`` -> ``f32``), or its numpy name."""
     dtype = np.dtype(dtype)
-    return _DTYPE_NAMES.get(dtype, str(dtype))
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = next((mlir for ml, mlir in _ML_DTYPE_NAMES.items() if _ml_dtype(ml) == dtype), str(dtype))
+    return name
 
 
 def type_text(shape, element):
@@ -97,7 +105,7 @@ def dtype_accepted(element, dtype):
     if re.fullmatch(r"i(8|16|32|64)", element):
         return dtype.kind in "iu" and dtype.itemsize * 8 == int(element[1:])
     if element in _SUB_BYTE_SIGNLESS:
-        return dtype in [np.dtype(d) for d in _SUB_BYTE_SIGNLESS[element]]
+        return dtype in [_ml_dtype(d) for d in _SUB_BYTE_SIGNLESS[element]]
     try:
         return numpy_dtype(element) == dtype
     except UnimplementedError:

@@ -48,21 +48,15 @@ as iree-benchmark-module (Google Benchmark; rt.benchmark_runner).
 """
 import argparse
 import functools
-import json
 import os
-import statistics
 import sys
-import traceback
 
-from rt.cli_calibrate import add_parser as add_calibrate_parser
 from rt.cli_module_io import (add_mlir_compile_arguments, check_outputs, function_named, load_module, parse_inputs,
                               print_results, print_statistics, tracer_for)
 from rt.cli_multi_device import (add_arguments, chakra_recorder, finish, run_mpi, run_spmd, simulated_clock,
                                  simulated_rows)
-from rt.profile_report import register as register_profile
 from rt.replay_capture import Capture
 from rt.replay_capture import add_arguments as add_capture_arguments
-from rt.replay_cli import register as register_replay
 from rt.runtime.atomic_write import atomic_write
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 
@@ -215,6 +209,9 @@ def _cmd_benchmark(args):
             else rows
         atomic_write(args.benchmark_out, gbench.report(saved, args.benchmark_out_format, ctx))
     if args.json:
+        import json
+        import statistics
+
         summary = {"function": function.name, "module": args.module, "repetitions": len(times),
                    "median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times),
                    "mean_ms": statistics.fmean(times),
@@ -265,10 +262,8 @@ def _cmd_devices(args):
     return 0
 
 
-def build_parser():
-    parser = _Parser(prog="python -m rt", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
+def _add_compile(sub):
+    """The ``compile`` subcommand's parser."""
     p = sub.add_parser("compile", help="compile an .mlir file into a .vmfb module")
     p.add_argument("input", help="input .mlir file")
     p.add_argument("-o", "--output", required=True, help="output .vmfb path (- for stdout)")
@@ -302,82 +297,144 @@ def build_parser():
                    help="like --trace-dispatch-tensors, for the dispatches whose symbol contains SYMBOL")
     p.set_defaults(func=_cmd_compile)
 
-    for name, func, text in (("run", _cmd_run, "run one function of a module and print its results"),
-                             ("benchmark", _cmd_benchmark, "time one function as iree-benchmark-module")):
-        p = sub.add_parser(name, help=text)
-        p.add_argument("module", nargs="?", help=".vmfb module or .mlir file (compiled first)")
-        p.add_argument("--module", dest="module_flag", default=None, metavar="PATH",
-                       help="the module, iree-run-module style (instead of the positional)")
-        p.add_argument("--function", default=None, help="exported function to call")
-        p.add_argument("--input", action="append", default=[], metavar="SPEC",
-                       help="argument in IREE syntax: 2x3xf32=1,2,3,4,5,6 | i32=4 | 2.5 | @x.npy")
-        p.add_argument("--device", action="append", default=[], metavar="URI",
-                       help="device URI bound to the module's devices in order (repeatable)")
-        p.add_argument("--trace", default=None, metavar="FILE.json",
-                       help="write a Chrome/Perfetto trace (a lane per device queue)")
-        p.add_argument("--untrusted", action="store_true",
-                       help="safe mode: refuse native executables unless allowed or signed")
-        p.add_argument("--allow-executable", action="append", default=[], metavar="SHA256",
-                       help="with --untrusted: a native executable to accept (repeatable)")
-        p.add_argument("--trusted-key", action="append", default=[], metavar="KEY.pub",
-                       help="with --untrusted: a public key whose module signatures to accept")
-        p.add_argument("--parameters", action="append", default=[], metavar="[SCOPE=]FILE",
-                       help="parameter file (.irpa or .safetensors) for the module's parameters (repeatable)")
-        p.add_argument("--print-statistics", action="store_true",
-                       help="print each device's allocator statistics after the run")
-        add_mlir_compile_arguments(p)
-        add_arguments(p)
-        add_capture_arguments(p)
-        p.set_defaults(func=func)
-        if name == "run":
-            p.add_argument("--output", action="append", default=[], metavar="SPEC",
-                           help="per result: - (print), empty (drop), @FILE (write) or +FILE (append); "
-                                "FILE.npy an ndarray, other names the raw bytes (as iree-run-module)")
-            p.add_argument("--output_max_element_count", type=int, default=1024, metavar="N",
-                           help="print up to N elements of each result and elide the rest (default 1024)")
-        else:
-            p.add_argument("--benchmark_repetitions", type=int, default=1, metavar="N",
-                           help="Google Benchmark repetitions; with N > 1 mean/median/stddev/cv rows follow")
-            p.add_argument("--benchmark_min_time", "--min-time", default=None, metavar="T|Ts|Nx",
-                           help="per repetition: iterate until T seconds (default 0.5s), or N iterations (Nx)")
-            p.add_argument("--repetitions", type=int, default=None, metavar="N",
-                           help="rt's shorthand for --benchmark_min_time=Nx: N timed calls")
-            p.add_argument("--benchmark_format", choices=("console", "json", "csv"), default="console",
-                           help="report format on stdout (default console)")
-            p.add_argument("--benchmark_out", default=None, metavar="FILE",
-                           help="also write the report to FILE, in --benchmark_out_format")
-            p.add_argument("--benchmark_out_format", choices=("console", "json", "csv"), default="json",
-                           help="format of --benchmark_out (default json)")
-            p.add_argument("--benchmark_display_aggregates_only", action="store_true",
-                           help="with repetitions: show only the aggregate rows on stdout")
-            p.add_argument("--benchmark_report_aggregates_only", action="store_true",
-                           help="with repetitions: only the aggregate rows, on stdout and in --benchmark_out")
-            p.add_argument("--warmup", type=int, default=1, help="untimed calls first (default 1)")
-            p.add_argument("--json", default=None, metavar="FILE",
-                           help="also write rt's summary of the timed calls (median/min/max ms) as JSON")
 
+def _add_run_or_benchmark(sub, name):
+    """The ``run`` or ``benchmark`` (``name``) subcommand's parser: the same module, input and
+    device flags; run adds the output flags, benchmark Google Benchmark's."""
+    func, text = (_cmd_run, "run one function of a module and print its results") if name == "run" else \
+        (_cmd_benchmark, "time one function as iree-benchmark-module")
+    p = sub.add_parser(name, help=text)
+    p.add_argument("module", nargs="?", help=".vmfb module or .mlir file (compiled first)")
+    p.add_argument("--module", dest="module_flag", default=None, metavar="PATH",
+                   help="the module, iree-run-module style (instead of the positional)")
+    p.add_argument("--function", default=None, help="exported function to call")
+    p.add_argument("--input", action="append", default=[], metavar="SPEC",
+                   help="argument in IREE syntax: 2x3xf32=1,2,3,4,5,6 | i32=4 | 2.5 | @x.npy")
+    p.add_argument("--device", action="append", default=[], metavar="URI",
+                   help="device URI bound to the module's devices in order (repeatable)")
+    p.add_argument("--trace", default=None, metavar="FILE.json",
+                   help="write a Chrome/Perfetto trace (a lane per device queue)")
+    p.add_argument("--untrusted", action="store_true",
+                   help="safe mode: refuse native executables unless allowed or signed")
+    p.add_argument("--allow-executable", action="append", default=[], metavar="SHA256",
+                   help="with --untrusted: a native executable to accept (repeatable)")
+    p.add_argument("--trusted-key", action="append", default=[], metavar="KEY.pub",
+                   help="with --untrusted: a public key whose module signatures to accept")
+    p.add_argument("--parameters", action="append", default=[], metavar="[SCOPE=]FILE",
+                   help="parameter file (.irpa or .safetensors) for the module's parameters (repeatable)")
+    p.add_argument("--print-statistics", action="store_true",
+                   help="print each device's allocator statistics after the run")
+    add_mlir_compile_arguments(p)
+    add_arguments(p)
+    add_capture_arguments(p)
+    p.set_defaults(func=func)
+    if name == "run":
+        p.add_argument("--output", action="append", default=[], metavar="SPEC",
+                       help="per result: - (print), empty (drop), @FILE (write) or +FILE (append); "
+                            "FILE.npy an ndarray, other names the raw bytes (as iree-run-module)")
+        p.add_argument("--output_max_element_count", type=int, default=1024, metavar="N",
+                       help="print up to N elements of each result and elide the rest (default 1024)")
+    else:
+        p.add_argument("--benchmark_repetitions", type=int, default=1, metavar="N",
+                       help="Google Benchmark repetitions; with N > 1 mean/median/stddev/cv rows follow")
+        p.add_argument("--benchmark_min_time", "--min-time", default=None, metavar="T|Ts|Nx",
+                       help="per repetition: iterate until T seconds (default 0.5s), or N iterations (Nx)")
+        p.add_argument("--repetitions", type=int, default=None, metavar="N",
+                       help="rt's shorthand for --benchmark_min_time=Nx: N timed calls")
+        p.add_argument("--benchmark_format", choices=("console", "json", "csv"), default="console",
+                       help="report format on stdout (default console)")
+        p.add_argument("--benchmark_out", default=None, metavar="FILE",
+                       help="also write the report to FILE, in --benchmark_out_format")
+        p.add_argument("--benchmark_out_format", choices=("console", "json", "csv"), default="json",
+                       help="format of --benchmark_out (default json)")
+        p.add_argument("--benchmark_display_aggregates_only", action="store_true",
+                       help="with repetitions: show only the aggregate rows on stdout")
+        p.add_argument("--benchmark_report_aggregates_only", action="store_true",
+                       help="with repetitions: only the aggregate rows, on stdout and in --benchmark_out")
+        p.add_argument("--warmup", type=int, default=1, help="untimed calls first (default 1)")
+        p.add_argument("--json", default=None, metavar="FILE",
+                       help="also write rt's summary of the timed calls (median/min/max ms) as JSON")
+
+
+def _add_collectives(sub):
+    """The ``benchmark-collectives`` subcommand's parser (rt.cli_collectives)."""
     from rt.cli_collectives import add_subcommand
 
     add_subcommand(sub)
+
+
+def _add_devices(sub):
+    """The ``devices`` subcommand's parser."""
     p = sub.add_parser("devices", help="list HAL drivers, devices and the host CPU's features")
     p.set_defaults(func=_cmd_devices)
+
+
+def _add_dump(sub):
+    """The ``dump`` subcommand's parser."""
     p = sub.add_parser("dump", help="print a .vmfb: manifest, segments and disassembly")
     p.add_argument("module", help="path to a .vmfb file")
     p.add_argument("--executables-to", default=None, metavar="DIR",
                    help="also write each executable's binary (llvm-cpu: NAME.o) and metadata (NAME.json) into DIR")
     p.set_defaults(func=_cmd_dump)
+
+
+def _add_keygen(sub):
+    """The ``keygen`` subcommand's parser."""
     p = sub.add_parser("keygen", help="make an Ed25519 key pair for signing modules")
     p.add_argument("-o", "--output", required=True, metavar="NAME", help="writes NAME.key, NAME.pub")
     p.set_defaults(func=_cmd_keygen)
+
+
+def _add_sign(sub):
+    """The ``sign`` subcommand's parser."""
     p = sub.add_parser("sign", help="sign a .vmfb with an Ed25519 private key")
     p.add_argument("module", help="path to a .vmfb file")
     p.add_argument("--key", required=True, metavar="NAME.key", help="private key (PEM)")
     p.add_argument("-o", "--output", default=None, help="signed module path (default: in place)")
     p.set_defaults(func=_cmd_sign)
+
+
+def _add_opt(sub):
+    """The ``opt`` subcommand's parser."""
     sub.add_parser("opt", help="run compiler passes on an .mlir file and print the result")
-    add_calibrate_parser(sub)
-    register_replay(sub)
-    register_profile(sub)
+
+
+def _add_calibrate(sub):
+    """The ``calibrate`` subcommand's parser (rt.cli_calibrate)."""
+    from rt.cli_calibrate import add_parser
+
+    add_parser(sub)
+
+
+def _add_replay(sub):
+    """The ``replay`` subcommand's parser (rt.replay_cli)."""
+    from rt.replay_cli import register
+
+    register(sub)
+
+
+def _add_profile(sub):
+    """The ``profile`` subcommand's parser (rt.profile_report)."""
+    from rt.profile_report import register
+
+    register(sub)
+
+
+#: each subcommand's parser builder, in the order ``python -m rt --help`` lists them
+_SUBPARSERS = {"compile": _add_compile, "run": functools.partial(_add_run_or_benchmark, name="run"),
+               "benchmark": functools.partial(_add_run_or_benchmark, name="benchmark"),
+               "benchmark-collectives": _add_collectives, "devices": _add_devices, "dump": _add_dump,
+               "keygen": _add_keygen, "sign": _add_sign, "opt": _add_opt, "calibrate": _add_calibrate,
+               "replay": _add_replay, "profile": _add_profile}
+
+
+def build_parser(command=None):
+    """The ``python -m rt`` parser; with ``command``, its subparser is the only one built (a run
+    starts faster; every flag, message and help text is the same as in the full parser)."""
+    parser = _Parser(prog="python -m rt", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name in (_SUBPARSERS if command is None else (command,)):
+        _SUBPARSERS[name](sub)
     return parser
 
 
@@ -433,7 +490,7 @@ def main(argv=None):
             return 0
         if command in _PASSTHROUGH:
             return _PASSTHROUGH[command](argv[1:])
-        parser = build_parser()
+        parser = build_parser(command)
         if command is not None:
             from rt.iree_flags import translate
 
@@ -451,6 +508,8 @@ def main(argv=None):
         code = 130
     except Exception as e:
         if os.environ.get("RT_TRACEBACK"):
+            import traceback
+
             traceback.print_exc()
         code = _fail(command, f"internal error: {type(e).__name__}: {e} (set RT_TRACEBACK=1 for details)")
     if code and getattr(args, "channel", None) == "mpi":
@@ -459,4 +518,20 @@ def main(argv=None):
         from rt.runtime.hal.drivers.mpi_channel import end_job
 
         end_job(code)
+    return code
+
+
+def process_main():
+    """The ``python -m rt`` / ``rt`` process: :func:`main` on ``sys.argv``; returns its exit code.
+
+    The objects still alive afterwards are then frozen out of the garbage collector
+    (``gc.freeze``), so that the interpreter's teardown does not traverse every imported
+    module's objects in its final collections (~20 ms of a small ``rt run``, issue 24 item 6).
+    atexit handlers, stream flushes and module finalization run as usual; only objects caught
+    in reference cycles may end without their ``__del__``, which Python never promises at exit.
+    """
+    code = main()
+    import gc
+
+    gc.freeze()
     return code

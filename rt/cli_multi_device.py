@@ -177,13 +177,13 @@ def chakra_recorder(module, args):
 def finish(module, args, chakra=None):
     """After a run: the summary table, ``--report`` and ``--chakra-trace`` (``chakra``: the
     recorder of ``chakra_recorder``; a simulated module only)."""
-    from rt.runtime.sim.report import summary, to_json
-
     sim = getattr(module, "simulation", None)
     if sim is None:
         if args.report:
             raise InvalidArgumentError("--report needs a simulation: give --topology or --deterministic")
         return
+    from rt.runtime.sim.report import summary, to_json
+
     report = sim.report()
     print(summary(report))
     if args.report:

@@ -10,7 +10,6 @@ for a mistyped flag or command, and a quiet end when stdout is a closed pipe.
   message; the streams are detached first so that nothing is flushed into the closed pipe.
 """
 import os
-import signal
 import sys
 
 #: packages whose versions --version reports
@@ -45,6 +44,7 @@ def did_you_mean(given, known):
 
 def end_on_broken_pipe():
     """Stdout's reader has gone: detach stdout and die of SIGPIPE, as C tools do."""
+    import signal  # lazily: its enum tables cost a run's start ~1 ms
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

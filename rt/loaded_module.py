@@ -18,7 +18,6 @@ import threading
 import time
 import weakref
 
-import ml_dtypes
 import numpy as np
 
 from rt._call import CallPath, located, surfaced
@@ -258,6 +257,8 @@ def _host_array(abi, index, arg, value):
         raise abi.mismatch(index, type_text(array.shape, dtype_name(array.dtype)))
     cast = array.astype(target)
     if not floating and not np.array_equal(cast, array):
+        import ml_dtypes  # an error path: iinfo that also knows int4 / int2
+
         info = ml_dtypes.iinfo(target) if target.kind in "iuV" else None
         limits = f" ({info.min}..{info.max})" if info is not None else ""
         raise abi.mismatch(index, f"values out of range of {arg.element}{limits}")

@@ -20,7 +20,6 @@ import json
 import os
 
 from rt.runtime.errors import InvalidArgumentError, ModuleFormatError
-from rt.runtime.io.parameter_index import ParameterIndex
 
 ATTRIBUTE = "rt.parameters"
 
@@ -40,6 +39,8 @@ def parameter_index(parameters):
     Raises InvalidArgumentError for an unsupported value, NotFoundError for a missing file and
     the readers' errors for bad files.
     """
+    from rt.runtime.io.parameter_index import ParameterIndex  # lazily: most modules have none
+
     if isinstance(parameters, ParameterIndex):
         return parameters
     index = ParameterIndex()
@@ -83,9 +84,9 @@ def declared_parameters(module):
 def parameters_module(module, parameters):
     """The ``io_parameters`` module for ``module`` (a vm Module) and ``parameters``, or None when
     the module does not import it and no parameters were given."""
-    from rt.runtime.io.parameters_module import IoParametersModule
-
     imports = {imp.module_name for imp in module.imports}
     if "io_parameters" not in imports and parameters is None:
         return None
+    from rt.runtime.io.parameters_module import IoParametersModule
+
     return IoParametersModule(parameter_index(parameters), declared_parameters(module))

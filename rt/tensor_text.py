@@ -29,7 +29,6 @@ import io
 import os
 import re
 
-import ml_dtypes
 import numpy as np
 
 from rt.abi import ELEMENT_TYPES, dtype_is_float, dtype_name, numpy_dtype
@@ -78,6 +77,8 @@ def _values(text, shape, element, spec):
         raise InvalidArgumentError(f"--input={spec}: {len(values)} values for a {count}-element tensor; "
                                    "give every element or one value to splat")
     if dtype.kind == "V" and not dtype_is_float(dtype):
+        import ml_dtypes  # a sub-byte integer: ml_dtypes is loaded already
+
         info = ml_dtypes.iinfo(dtype)
         if not all(info.min <= v <= info.max for v in values):
             raise InvalidArgumentError(f"--input={spec}: a value is out of range of {element} "
@@ -259,6 +260,8 @@ def _npy_bytes(array, spec):
         if dtype_is_float(array.dtype):  # bf16 / f8: their bits, as iree-run-module saves them
             array = array.view(f"V{array.dtype.itemsize}")
         else:  # i4 / i2: one integer per byte
+            import ml_dtypes  # loaded already: the array is of one of its types
+
             array = array.astype(np.int8 if ml_dtypes.iinfo(array.dtype).min < 0 else np.uint8)
     out = io.BytesIO()
     try:

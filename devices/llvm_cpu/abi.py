@@ -22,7 +22,7 @@ Layouts are given as ``Struct`` values (x86-64 SysV: natural alignment, pointers
 ``compiler/codegen/llvm_cpu`` turns them into LLVM struct types; ``_launcher.pyx`` declares
 matching C structs and checks them against ``Struct.offset`` at import time.
 """
-from dataclasses import dataclass
+from rt.runtime.record import Record
 
 #: Executable format string of a relocatable x86-64 ELF object (mapped by ``image.Image``).
 FORMAT = "llvm-cpu-object-x86_64"
@@ -69,13 +69,11 @@ STATUS_NAMES = {
 _KIND_SIZE = {"u32": 4, "u64": 8, "ptr": 8}
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Record):
     """One struct member: ``kind`` is ``"u32"``, ``"u64"`` or ``"ptr"``; ``count`` > 1 is an array."""
 
-    name: str
-    kind: str
-    count: int = 1
+    __slots__ = ("name", "kind", "count")
+    _defaults = {"count": 1}
 
 
 class Struct:

@@ -14,23 +14,18 @@ Source: the checks IREE's embedded ELF loader makes on ``iree_hal_executable_lib
 """
 import bisect
 import struct
-from dataclasses import dataclass
 
 from rt.devices.llvm_cpu import abi
 from rt.devices.llvm_cpu.elf import _R_X86_64_64, SHF_EXECINSTR, fail
 from rt.runtime.errors import ModuleFormatError, UnimplementedError
 from rt.runtime.hal.executable_library import ExportInfo
+from rt.runtime.record import Record
 
 
-@dataclass(frozen=True)
-class LibraryDescriptor:
+class LibraryDescriptor(Record):
     """A decoded descriptor: ``exports`` (ExportInfo) and the symbol naming each export's code."""
 
-    version: int
-    name: str
-    cpu_features: str
-    exports: tuple
-    export_symbols: tuple
+    __slots__ = ("version", "name", "cpu_features", "exports", "export_symbols")
 
 
 class _Image:

@@ -16,7 +16,6 @@ cannot see flipped bytes inside code or data, and running those would crash), an
 ``cpu_features`` (``"+avx512f,..."``) and ``abi_version`` (int), checked before mapping. The
 code generator (``rt.compiler.codegen.llvm_cpu.library``) writes all three.
 """
-import hashlib
 from collections.abc import Mapping
 
 from rt.devices.llvm_cpu import _launcher, abi
@@ -28,6 +27,29 @@ from rt.devices.llvm_cpu.image import Image
 from rt.devices.llvm_cpu.library import LlvmCpuExecutableLibrary
 from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, UnimplementedError
 from rt.runtime.hal.executable_loader import ExecutableLoader
+
+#: objects up to this many bytes are hashed by CPython's built-in SHA-256; larger ones by
+#: hashlib's OpenSSL one, faster per byte but ~3 ms to import (a run of a small module pays it).
+_BUILTIN_SHA256_BYTES = 1 << 18
+
+
+def _builtin_sha256():
+    """CPython's built-in SHA-256 constructor, or None where the build has none."""
+    for name in ("_sha256", "_sha2"):  # CPython 3.11; 3.12+
+        try:
+            return __import__(name).sha256
+        except ImportError:
+            pass
+    return None
+
+
+def _sha256_hex(data):
+    """The SHA-256 hex digest of ``data`` (bytes)."""
+    sha256 = _builtin_sha256() if len(data) <= _BUILTIN_SHA256_BYTES else None
+    if sha256 is None:
+        from hashlib import sha256
+    return sha256(data).hexdigest()
+
 
 _MATH_F32 = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt",
              "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
@@ -128,7 +150,7 @@ class LlvmCpuLoader(ExecutableLoader):
             raise ModuleFormatError("llvm-cpu object: metadata has no 'sha256' digest of the "
                                     "object bytes; the code generator records one in every "
                                     "executable's metadata")
-        if hashlib.sha256(data).hexdigest() != digest.lower():
+        if _sha256_hex(data) != digest.lower():
             raise ModuleFormatError(f"llvm-cpu object: sha256 of the {len(data)} bytes does not "
                                     f"match the metadata's {digest!r} (corrupted executable)")
         reason = self.unsupported_reason(format, metadata)

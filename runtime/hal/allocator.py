@@ -5,13 +5,12 @@ memory type and usage bits, ``query_statistics``. rt adds an optional capacity (
 device memory size) past which allocation raises ``ResourceExhaustedError``.
 """
 import abc
-from dataclasses import dataclass
 
 from rt.runtime.hal.buffer import BufferUsage, MemoryType
+from rt.runtime.record import Record
 
 
-@dataclass(frozen=True)
-class AllocatorStatistics:
+class AllocatorStatistics(Record):
     """A snapshot of one allocator's heap, in bytes and counts.
 
     bytes_allocated: total ever allocated; bytes_freed: total ever released; bytes_live:
@@ -19,13 +18,8 @@ class AllocatorStatistics:
     free_count: number of allocations / releases; capacity: heap limit (None = unlimited).
     """
 
-    bytes_allocated: int
-    bytes_freed: int
-    bytes_live: int
-    bytes_peak: int
-    allocation_count: int
-    free_count: int
-    capacity: int | None
+    __slots__ = ("bytes_allocated", "bytes_freed", "bytes_live", "bytes_peak", "allocation_count", "free_count",
+                 "capacity")
 
 
 class Allocator(abc.ABC):

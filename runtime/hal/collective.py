@@ -13,11 +13,11 @@ whole send buffer, split in n equal blocks; send_recv's ``param`` packs the targ
 low 16 bits and the source rank in the high 16 (0xFFFF = none: nothing sent / zeros received).
 """
 import enum
-from dataclasses import dataclass
 
 import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError
+from rt.runtime.record import Record
 
 
 class CollectiveKind(enum.IntEnum):
@@ -77,13 +77,10 @@ SHORT_NAMES = dict(zip(CollectiveElementType, ("si8", "ui8", "si16", "ui16", "si
 _NO_RANK = 0xFFFF
 
 
-@dataclass(frozen=True)
-class CollectiveOp:
+class CollectiveOp(Record):
     """One collective: ``kind``, ``reduction`` and ``element_type`` (the enums above)."""
 
-    kind: CollectiveKind
-    reduction: CollectiveReduction
-    element_type: CollectiveElementType
+    __slots__ = ("kind", "reduction", "element_type")
 
     @classmethod
     def unpack(cls, packed, where="collective"):

@@ -1,79 +1,107 @@
 """Python views of recorded commands (``CommandBuffer.commands``).
 
 The records are defined once, as C structs in ``_commands.pxd`` (what recording writes and
-replay reads); these frozen dataclasses show one record each, with the command buffer's
+replay reads); these immutable records show one record each, with the command buffer's
 indices resolved into objects: a buffer reference is ``BufferRef(buffer, slot, offset,
 length)`` — ``buffer`` None means binding-table slot ``slot`` (IREE's ``iree_hal_buffer_ref_t``)
 — and pools become tuples. ``BufferRef`` is also how Python code passes an indirect binding to
 ``CommandBuffer.dispatch`` / ``fill_buffer`` / ``copy_buffer`` / ``update_buffer``.
+
+The records are ``rt.runtime.record.Record`` classes (they behave as frozen dataclasses, which
+cost a run's start ~3 ms to declare); each spells out its ``__init__``, as some are built for
+every dispatch.
 """
-from dataclasses import dataclass
-
 from rt.runtime.hal.collective import CollectiveOp
+from rt.runtime.record import Record
+
+_set = object.__setattr__
 
 
-@dataclass(frozen=True)
-class BufferRef:
+class BufferRef(Record):
     """A buffer range, or (``buffer`` None) a range of binding-table slot ``slot``.
 
     offset / length: bytes; length None means to the end of the buffer (direct refs only).
     """
 
-    buffer: object = None
-    slot: int = 0
-    offset: int = 0
-    length: int = None
+    __slots__ = ("buffer", "slot", "offset", "length")
+
+    def __init__(self, buffer=None, slot=0, offset=0, length=None):
+        _set(self, "buffer", buffer)
+        _set(self, "slot", slot)
+        _set(self, "offset", offset)
+        _set(self, "length", length)
 
 
-@dataclass(frozen=True)
-class FillCommand:
+class FillCommand(Record):
+    """Fill ``target`` (a BufferRef) with the ``pattern_length``-byte ``pattern``."""
+
     kind = "fill_buffer"
-    target: BufferRef
-    pattern: int
-    pattern_length: int
+    __slots__ = ("target", "pattern", "pattern_length")
+
+    def __init__(self, target, pattern, pattern_length):
+        _set(self, "target", target)
+        _set(self, "pattern", pattern)
+        _set(self, "pattern_length", pattern_length)
 
 
-@dataclass(frozen=True)
-class CopyCommand:
+class CopyCommand(Record):
+    """Copy ``source`` to ``target`` (BufferRefs of the same length)."""
+
     kind = "copy_buffer"
-    source: BufferRef
-    target: BufferRef
+    __slots__ = ("source", "target")
+
+    def __init__(self, source, target):
+        _set(self, "source", source)
+        _set(self, "target", target)
 
 
-@dataclass(frozen=True)
-class UpdateCommand:
+class UpdateCommand(Record):
+    """Write the host bytes ``source`` into ``target`` (a BufferRef)."""
+
     kind = "update_buffer"
-    source: bytes
-    target: BufferRef
+    __slots__ = ("source", "target")
+
+    def __init__(self, source, target):
+        _set(self, "source", source)
+        _set(self, "target", target)
 
 
-@dataclass(frozen=True)
-class DispatchCommand:
+class DispatchCommand(Record):
+    """Run export ``ordinal`` of ``executable`` over ``workgroup_count`` (x, y, z) with the
+    push ``constants`` (tuple of int) and ``bindings`` (tuple of BufferRef)."""
+
     kind = "dispatch"
-    executable: object
-    ordinal: int
-    workgroup_count: tuple
-    constants: tuple
-    bindings: tuple
+    __slots__ = ("executable", "ordinal", "workgroup_count", "constants", "bindings")
+
+    def __init__(self, executable, ordinal, workgroup_count, constants, bindings):
+        _set(self, "executable", executable)
+        _set(self, "ordinal", ordinal)
+        _set(self, "workgroup_count", workgroup_count)
+        _set(self, "constants", constants)
+        _set(self, "bindings", bindings)
 
 
-@dataclass(frozen=True)
-class BarrierCommand:
+class BarrierCommand(Record):
+    """An execution barrier: later commands see the effects of earlier ones."""
+
     kind = "execution_barrier"
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class CollectiveCommand:
+class CollectiveCommand(Record):
     """``iree_hal_command_buffer_collective``: ``op`` is the packed ``iree_hal_collective_op_t``
     (``rt.runtime.hal.collective.CollectiveOp.unpack``), ``channel`` a ``Channel``."""
 
     kind = "collective"
-    channel: object
-    op: int
-    param: int
-    send: BufferRef
-    recv: BufferRef
-    element_count: int
+    __slots__ = ("channel", "op", "param", "send", "recv", "element_count")
+
+    def __init__(self, channel, op, param, send, recv, element_count):
+        _set(self, "channel", channel)
+        _set(self, "op", op)
+        _set(self, "param", param)
+        _set(self, "send", send)
+        _set(self, "recv", recv)
+        _set(self, "element_count", element_count)
 
 
 def operand(value):

@@ -8,23 +8,23 @@ the call; failures while executing only ever reach the signal fence.
 """
 import abc
 import fnmatch
-from dataclasses import dataclass
 
 from rt.runtime.hal.buffer import BufferUsage, MemoryType
 from rt.runtime.hal.command_buffer import CommandBufferMode, CommandCategory
 from rt.runtime.hal.fence import Fence
 from rt.runtime.hal.trace import Lane, check_sink
+from rt.runtime.record import Record
 
 
-@dataclass(frozen=True)
-class DeviceLimits:
+class DeviceLimits(Record):
     """Device limits checked while recording.
 
     min_buffer_offset_alignment: bytes a dispatch binding's offset within its allocation must
     be a multiple of (IREE's default ``--iree-stream-resource-min-offset-alignment``, 64).
     """
 
-    min_buffer_offset_alignment: int = 64
+    __slots__ = ("min_buffer_offset_alignment",)
+    _defaults = {"min_buffer_offset_alignment": 64}
 
 
 class Device(abc.ABC):

@@ -6,22 +6,18 @@ driver ``local-sync`` creating device ``llvm-cpu``; the URI query holds paramete
 (``?threads=2&heap_capacity=64M``), each validated by the driver.
 """
 import abc
-from dataclasses import dataclass
 
 from rt.runtime.errors import InvalidArgumentError
+from rt.runtime.record import Record
 
 _SUFFIXES = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
-@dataclass(frozen=True)
-class DeviceInfo:
+class DeviceInfo(Record):
     """One creatable device: ``uri``; ``available`` False with ``reason`` when it is not."""
 
-    uri: str
-    driver: str
-    device: str
-    available: bool
-    reason: str | None = None
+    __slots__ = ("uri", "driver", "device", "available", "reason")
+    _defaults = {"reason": None}
 
 
 def parse_int_param(name, text, minimum, maximum, where, suffixes=False):

@@ -7,11 +7,12 @@ sint32 = 0x11000020. ``encoding_type`` follows ``iree_hal_encoding_type_t``.
 Types numpy lacks (bf16, the f8 family, i4/ui4, i2/ui2) map to ``ml_dtypes`` dtypes, as IREE's
 Python bindings do. Sub-byte integers are stored packed as IREE stores them
 (``iree_hal_element_packed_byte_count``): two i4 (four i2) per byte, element 0 in the low
-bits, the last byte zero-padded; on the host (numpy) they take one byte each.
+bits, the last byte zero-padded; on the host (numpy) they take one byte each. ``ml_dtypes``
+is imported only when one of its types is asked for (a run of an f32 program never needs it).
 """
 import enum
+import functools
 
-import ml_dtypes
 import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError, UnimplementedError
@@ -97,13 +98,15 @@ _TO_DTYPE = {
     _E.COMPLEX_FLOAT_64: np.complex64, _E.COMPLEX_FLOAT_128: np.complex128,
     _E.OPAQUE_8: np.uint8, _E.OPAQUE_16: np.uint16, _E.OPAQUE_32: np.uint32,
     _E.OPAQUE_64: np.uint64,
-    _E.INT_2: ml_dtypes.int2, _E.SINT_2: ml_dtypes.int2, _E.UINT_2: ml_dtypes.uint2,
-    _E.INT_4: ml_dtypes.int4, _E.SINT_4: ml_dtypes.int4, _E.UINT_4: ml_dtypes.uint4,
-    _E.BFLOAT_16: ml_dtypes.bfloat16,
-    _E.FLOAT_8_E5M2: ml_dtypes.float8_e5m2, _E.FLOAT_8_E4M3_FN: ml_dtypes.float8_e4m3fn,
-    _E.FLOAT_8_E5M2_FNUZ: ml_dtypes.float8_e5m2fnuz,
-    _E.FLOAT_8_E4M3_FNUZ: ml_dtypes.float8_e4m3fnuz,
-    _E.FLOAT_8_E8M0_FNU: ml_dtypes.float8_e8m0fnu,
+}
+#: element types numpy lacks -> the name of their ml_dtypes type
+_ML_DTYPE_NAMES = {
+    _E.INT_2: "int2", _E.SINT_2: "int2", _E.UINT_2: "uint2",
+    _E.INT_4: "int4", _E.SINT_4: "int4", _E.UINT_4: "uint4",
+    _E.BFLOAT_16: "bfloat16",
+    _E.FLOAT_8_E5M2: "float8_e5m2", _E.FLOAT_8_E4M3_FN: "float8_e4m3fn",
+    _E.FLOAT_8_E5M2_FNUZ: "float8_e5m2fnuz", _E.FLOAT_8_E4M3_FNUZ: "float8_e4m3fnuz",
+    _E.FLOAT_8_E8M0_FNU: "float8_e8m0fnu",
 }
 # numpy dtype -> the element type a tensor of it gets (signless integers, as MLIR's iN).
 _FROM_DTYPE = {
@@ -115,15 +118,23 @@ _FROM_DTYPE = {
     np.dtype(np.float16): _E.FLOAT_16, np.dtype(np.float32): _E.FLOAT_32,
     np.dtype(np.float64): _E.FLOAT_64,
     np.dtype(np.complex64): _E.COMPLEX_FLOAT_64, np.dtype(np.complex128): _E.COMPLEX_FLOAT_128,
-    np.dtype(ml_dtypes.int2): _E.INT_2, np.dtype(ml_dtypes.uint2): _E.UINT_2,
-    np.dtype(ml_dtypes.int4): _E.INT_4, np.dtype(ml_dtypes.uint4): _E.UINT_4,
-    np.dtype(ml_dtypes.bfloat16): _E.BFLOAT_16,
-    np.dtype(ml_dtypes.float8_e5m2): _E.FLOAT_8_E5M2,
-    np.dtype(ml_dtypes.float8_e4m3fn): _E.FLOAT_8_E4M3_FN,
-    np.dtype(ml_dtypes.float8_e5m2fnuz): _E.FLOAT_8_E5M2_FNUZ,
-    np.dtype(ml_dtypes.float8_e4m3fnuz): _E.FLOAT_8_E4M3_FNUZ,
-    np.dtype(ml_dtypes.float8_e8m0fnu): _E.FLOAT_8_E8M0_FNU,
 }
+
+
+@functools.cache
+def _ml_dtypes_tables():
+    """({element type: ml_dtypes dtype}, {ml_dtypes dtype: element type}) for the types numpy
+    lacks, built (importing ml_dtypes) on first use; a dtype maps to its first element type
+    in ``_ML_DTYPE_NAMES`` (signless for int4 / int2)."""
+    import ml_dtypes
+
+    to_dtype = {et: np.dtype(getattr(ml_dtypes, name)) for et, name in _ML_DTYPE_NAMES.items()}
+    from_dtype = {}
+    for et, dtype in to_dtype.items():
+        from_dtype.setdefault(dtype, et)
+    return to_dtype, from_dtype
+
+
 _MLIR_NAMES = {
     _E.BOOL_8: "i1", _E.INT_2: "i2", _E.SINT_2: "si2", _E.UINT_2: "ui2", _E.INT_4: "i4", _E.SINT_4: "si4", _E.UINT_4: "ui4",
     _E.INT_8: "i8", _E.SINT_8: "si8", _E.UINT_8: "ui8",
@@ -222,12 +233,16 @@ def dtype_to_element_type(dtype):
     Raises ``UnimplementedError`` for dtypes IREE has no element type for (object, str, ...).
     """
     dt = np.dtype(dtype)
+    found = _FROM_DTYPE.get(dt)
+    if found is not None:
+        return found
+    ml_from_dtype = _ml_dtypes_tables()[1]
     try:
-        return _FROM_DTYPE[dt]
+        return ml_from_dtype[dt]
     except KeyError:
         raise UnimplementedError(
             f"numpy dtype {dt} has no HAL element type; use one of "
-            + ", ".join(str(d) for d in _FROM_DTYPE)
+            + ", ".join(str(d) for d in (*_FROM_DTYPE, *ml_from_dtype))
         ) from None
 
 
@@ -239,8 +254,10 @@ def element_type_to_dtype(element_type):
     widths without a numpy type, unnamed codes).
     """
     et = as_element_type(element_type)
-    try:
+    if et in _TO_DTYPE:
         return np.dtype(_TO_DTYPE[et])
+    try:
+        return _ml_dtypes_tables()[0][et]
     except KeyError:
         raise UnimplementedError(
             f"element type {element_type_name(et)} (0x{int(et):08X}) has no numpy dtype; "

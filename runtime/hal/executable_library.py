@@ -6,11 +6,11 @@ IREE's ``iree_hal_executable_library_t`` (runtime/src/iree/hal/local/executable_
 a table of exports, each a function run once per workgroup.
 """
 import abc
-from dataclasses import dataclass
+
+from rt.runtime.record import Record
 
 
-@dataclass(frozen=True)
-class ExportInfo:
+class ExportInfo(Record):
     """One dispatchable entry point of an executable.
 
     name: export symbol (e.g. ``matmul_dispatch_0``); binding_count: number of buffer
@@ -18,10 +18,8 @@ class ExportInfo:
     workgroup_size: the static (x, y, z) local size it was compiled for.
     """
 
-    name: str
-    binding_count: int
-    constant_count: int
-    workgroup_size: tuple = (1, 1, 1)
+    __slots__ = ("name", "binding_count", "constant_count", "workgroup_size")
+    _defaults = {"workgroup_size": (1, 1, 1)}
 
 
 class ExecutableLibrary(abc.ABC):

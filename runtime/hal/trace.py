@@ -24,20 +24,18 @@ loop reads the same clock). Zones on one lane nest: every ``zone_begin`` is matc
 """
 import abc
 import time
-from dataclasses import dataclass
 
 from rt.runtime.errors import InvalidArgumentError
+from rt.runtime.record import Record
 
 now_ns = time.perf_counter_ns
 
 
-@dataclass(frozen=True)
-class Lane:
+class Lane(Record):
     """One timeline: ``process`` (a device label, or ``"host"``) and ``name`` within it
     (``"queue"``, ``"waits"``, ``"host"``)."""
 
-    process: str
-    name: str
+    __slots__ = ("process", "name")
 
 
 HOST_LANE = Lane("host", "host")

@@ -10,22 +10,19 @@ reported, naming the parameter, the files searched and what the module expects.
 Source followed: IREE ``runtime/src/iree/io/parameter_index.h`` and
 ``parameter_index_provider.h`` (one index per scope; ``iree-run-module --parameters=scope=file``).
 """
-import dataclasses
-import difflib
 import os
 
 import numpy as np
 
 from rt.runtime.errors import InvalidArgumentError, NotFoundError
+from rt.runtime.record import Record
 
 
-@dataclasses.dataclass(frozen=True)
-class ArrayEntry:
+class ArrayEntry(Record):
     """An in-memory parameter: a numpy array (bytes as stored, C order), with its element type
     (``element``, MLIR spelling) and ``shape`` checked against the module like a safetensors one."""
 
-    key: str
-    array: np.ndarray
+    __slots__ = ("key", "array")
 
     @property
     def length(self):
@@ -136,6 +133,8 @@ class ParameterIndex:
         found = entries.get(key)
         if found is None:
             files = ", ".join(self.sources(scope))
+            import difflib  # an error path
+
             near = difflib.get_close_matches(key, list(entries), n=3)
             hint = f"; nearest keys: {', '.join(near)}" if near else ""
             count = f"{len(entries)} parameter{'s' if len(entries) != 1 else ''}"

@@ -31,7 +31,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cpython.ref cimport PyObject
 
-import signal
+import _signal  # signal's C core: signal.py's enum tables cost a run's start ~1 ms
 
 from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError, VMTrapError
 from rt.runtime.vm._native cimport ImportCall, NativeFunction
@@ -367,7 +367,7 @@ def hook_interrupts():
     raises KeyboardInterrupt). A later ``signal.signal(SIGINT, ...)`` replaces both, so a
     program handling SIGINT itself keeps its work running. Returns whether the hook is in
     place; the VM calls it when it loads, the device libraries when they load."""
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if _signal.getsignal(_signal.SIGINT) is not _signal.default_int_handler:
         return False
     return rt_vm_hook_sigint() == 1
 

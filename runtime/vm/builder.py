@@ -7,7 +7,7 @@
     data = mb.build()
 
 FunctionBuilder has one emitter method per op of isa.yaml (``add_i32``, ``cmp_lt_i32_s``,
-``global_load_ref``, ``return_``...), generated into ``_generated/isa_table.py``. Registers are
+``global_load_ref``, ``return_``...), generated into ``_generated/isa_emitters.py``. Registers are
 typed handles from ``fb.reg(type)``; arguments are ``fb.args`` in the cconv's banks (the n-th
 integer argument is integer register n, likewise for floats and refs).
 Source: iree/compiler/Dialect/VM/Target/Bytecode/BytecodeEncoder (ordinal + register encoding).
@@ -23,7 +23,8 @@ from rt.runtime.vm.bytecode import TAG_SHIFT, TAG_TYPES
 from rt.runtime.vm.cconv import BANK_OF, TYPE_OF, parse_cconv
 from rt.runtime.vm.format import write_module
 from rt.runtime.vm.manifest import IDENT, MAX_ALIGNMENT, MAX_REGISTERS, QUALIFIED, SYMBOL
-from rt.runtime.vm._generated.isa_table import OPS, Emitters
+from rt.runtime.vm._generated.isa_emitters import Emitters
+from rt.runtime.vm._generated.isa_table import OPS
 
 BANK_OF_TYPE = {"i32": "i", "i64": "i", "f32": "f", "f64": "f", "ref": "r"}
 BANK_NAMES = {"i": "integer (i32/i64)", "f": "float (f32/f64)", "r": "ref"}

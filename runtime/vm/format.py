@@ -27,9 +27,9 @@ Errors: every malformed input raises :class:`ModuleFormatError` naming the field
 import json
 import struct
 import zlib
-from dataclasses import dataclass
 
 from rt.runtime.errors import ModuleFormatError
+from rt.runtime.record import Record
 from rt.runtime.vm.manifest import validate_manifest
 
 MAGIC = b"RTVMFB\0\0"
@@ -47,15 +47,11 @@ _TRAILER = struct.Struct("<8sII32s64s16s")
 TRAILER_SIZE = _TRAILER.size
 
 
-@dataclass(frozen=True)
-class ModuleSignature:
+class ModuleSignature(Record):
     """The signature trailer of a signed module: who signed (``public_key``) and ``signature``
     over ``message`` (``SIGNATURE_CONTEXT`` + the signed module bytes)."""
 
-    algorithm: str
-    public_key: bytes
-    signature: bytes
-    signed: memoryview
+    __slots__ = ("algorithm", "public_key", "signature", "signed")
 
     @property
     def message(self):

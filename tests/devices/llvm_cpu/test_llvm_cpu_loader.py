@@ -1,6 +1,7 @@
 """The llvm-cpu loader: formats, metadata, CPU features, imports, corrupted objects, lifetime."""
 import gc
 import hashlib
+import sys
 
 import numpy as np
 import pytest
@@ -147,6 +148,18 @@ def test_malformed_metadata_features_rejected():
     obj = testing.empty_executable()
     with pytest.raises(ModuleFormatError, match="cpu_features is malformed"):
         LOADER.load(obj.format, obj.data, dict(obj.metadata, cpu_features="sse2"))
+
+
+@pytest.mark.parametrize("builtin", [True, False])
+def test_object_digest_is_sha256_with_or_without_the_builtin_hash(monkeypatch, builtin):
+    from rt.devices.llvm_cpu import loader
+
+    if not builtin:  # a CPython built without its own hashes: hashlib's is used for every size
+        monkeypatch.setitem(sys.modules, "_sha256", None)
+        monkeypatch.setitem(sys.modules, "_sha2", None)
+    for size in (0, 5, loader._BUILTIN_SHA256_BYTES, loader._BUILTIN_SHA256_BYTES + 1):
+        data = bytes(i * 7 % 251 for i in range(size))
+        assert loader._sha256_hex(data) == hashlib.sha256(data).hexdigest()
 
 
 def test_missing_or_wrong_sha256_rejected():
