@@ -29,8 +29,10 @@ Grouping, per block:
    pack dispatch (when N is static and its rows are not a multiple of 4 KiB apart, and K0 = 1
    or K is a static multiple of 16), and so does an ``unset_encoding`` that is the only user
    of its result when the contraction's init is a (filled) empty (an accumulating
-   contraction's packed init keeps its unpack apart; so does an elementwise consumer of the
-   unset, which then fuses with it by rule 2 as before). The lowering turns the pack ->
+   contraction's packed init keeps its unpack apart; so does an elementwise op that is the
+   unset's only consumer and reads it with the identity map, which then fuses with it by
+   rule 2 as before; attention's scores, read by a row max and an ``exp``, and its heads,
+   read by a transpose, are unpacked in place). The lowering turns the pack ->
    mmt4d -> unpack inside the dispatch into one mmt4d (or batch_mmt4d, per batch slice) over
    strided views of the row-major bindings (``codegen/lowering/fold_relayouts.py``). A
    ``linalg.matmul``'s LHS ``set_encoding`` of a non-constant whose only user is the matmul
@@ -153,9 +155,22 @@ def in_place_relayout(op):
             return False
         if not _fresh_init(source.op.outputs[0]):
             return False  # an accumulating contraction reads its packed init: the unpack stays
-        # an elementwise consumer (a bias add) fuses with the unset instead (rule 2)
-        return not any(kinds.is_elementwise(user) for user in _users(op))
+        # an elementwise consumer that rule 2 fuses with the unset (a bias add) keeps it apart
+        uses = list(op.result.uses)
+        rank = len(op.result.type.get_shape())
+        return not (len(uses) == 1 and _epilogue(uses[0].operation, op.result, uses[0].index, rank))
     return False
+
+
+def _epilogue(user, value, index, rank):
+    """Whether ``user``, reading ``value`` as its operand ``index``, fuses into the region of
+    ``value``'s producer by rule 2: an elementwise structured op (not a broadcast) reading it as
+    an input with the identity map over ``rank`` loops."""
+    if not kinds.is_elementwise(user) or isinstance(user, linalg.BroadcastOp) or not kinds.is_structured(user):
+        return False
+    m = kinds.operand_map(user, value)
+    return (m is not None and index < len(user.inputs) and kinds.is_identity(m)
+            and len(kinds.iterator_types(user)) == rank)
 
 
 def _fresh_init(value):
@@ -238,14 +253,9 @@ class _Grouping:
             if len(uses) != 1:
                 return
             user = uses[0].operation
-            if user.parent_block() is not self.block or user in self.group_of or not kinds.is_elementwise(user):
+            if user.parent_block() is not self.block or user in self.group_of:
                 return
-            if isinstance(user, linalg.BroadcastOp) or not kinds.is_structured(user):
-                return
-            m = kinds.operand_map(user, current.results[0])
-            if m is None or uses[0].index >= len(user.inputs) or not kinds.is_identity(m):
-                return
-            if len(kinds.iterator_types(user)) != len(parallel):
+            if not _epilogue(user, current.results[0], uses[0].index, len(parallel)):
                 return
             self.claim(group, user)
             current = user
