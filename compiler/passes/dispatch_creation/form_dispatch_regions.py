@@ -36,11 +36,12 @@ Grouping, per block:
    mmt4d -> unpack inside the dispatch into one mmt4d (or batch_mmt4d, per batch slice) over
    strided views of the row-major bindings (``codegen/lowering/fold_relayouts.py``). A
    ``linalg.matmul``'s LHS ``set_encoding`` of a non-constant whose only user is the matmul
-   joins as well: the kernel packs the LHS panel by panel into its stack (GotoBLAS's A panel,
-   ``codegen/llvm_cpu/mmt4d.py``), which costs about what reading the pack dispatch's output
-   does and saves that dispatch's memory round trip (broadcasting from the row-major LHS
-   directly would run 10% (K = 1040) to 2x (K = 1024) slower: BENCHMARKS.md). A
-   ``batch_matmul``'s LHS keeps its pack dispatch.
+   joins as well, and so does a ``linalg.batch_matmul``'s (per batch slice) when its N fits one
+   workgroup's columns (attention's probabilities times V, N = the head width): the kernel packs
+   the LHS panel by panel into its stack (GotoBLAS's A panel, ``codegen/llvm_cpu/mmt4d.py``),
+   which costs about what reading the pack dispatch's output does and saves that dispatch's
+   memory round trip (broadcasting from the row-major LHS directly would run 10% (K = 1040)
+   to 2x (K = 1024) slower: BENCHMARKS.md).
 
 Example::
 
@@ -126,8 +127,9 @@ def _plain_f32_matmul_encoding(encoding, contraction):
 def in_place_relayout(op):
     """Whether ``op`` is a relayout rule 5 fuses into its matmul's region: the RHS
     set_encoding of a non-constant into its only user, an f32 linalg.matmul or
-    linalg.batch_matmul, the LHS set_encoding of a non-constant into its only user, an f32
-    linalg.matmul, or the unset_encoding that is the only user of such a result."""
+    linalg.batch_matmul, the LHS set_encoding of a non-constant into its only user, such a
+    matmul or a batch_matmul of at most ``OUTPUT_BLOCK`` columns, or the unset_encoding that
+    is the only user of such a result."""
     if isinstance(op, SetEncodingOp):
         encoding = op.result.type.encoding
         uses = list(op.result.uses)
@@ -139,7 +141,7 @@ def in_place_relayout(op):
         if isinstance(source, OpResult) and isinstance(source.op, _CONSTANT_PRODUCERS):
             return False
         if uses[0].index == 0:  # the LHS: packed panel by panel inside the mmt4d kernel
-            return isinstance(uses[0].operation, MatmulOp)
+            return isinstance(uses[0].operation, MatmulOp) or _one_workgroup_column(uses[0].operation)
         k, n = source.type.get_shape()[-2:]
         if n < 0 or (n * 4) % _ALIASING_STRIDE == 0:
             return False
@@ -171,6 +173,18 @@ def _epilogue(user, value, index, rank):
     m = kinds.operand_map(user, value)
     return (m is not None and index < len(user.inputs) and kinds.is_identity(m)
             and len(kinds.iterator_types(user)) == rank)
+
+
+def _one_workgroup_column(contraction):
+    """Whether the static N of batch_matmul ``contraction`` fits one workgroup's columns of
+    output tiles on every llvm-cpu family (``cpu_families.OUTPUT_BLOCK``): each workgroup then
+    packs each LHS panel once. Its batch_mmt4d kernel has no row-sharing of matmul's kind, so
+    a wider N re-packs every panel per workgroup column (16x256x256x256: 1.25x the kernel
+    time, more than the pack dispatch it saves)."""
+    from rt.compiler.targets.cpu_families import OUTPUT_BLOCK
+
+    n = contraction.outputs[0].type.get_shape()[-1]
+    return 0 <= n <= OUTPUT_BLOCK
 
 
 def _fresh_init(value):

@@ -117,12 +117,11 @@ util.func public @kept_packs(%a: tensor<4x16xf32, #lhs>, %b: tensor<16x8xf32>, %
 
 // -----
 
-// Tests that on an llvm-cpu device a batch_matmul's RHS set_encoding of an argument and its result's unset_encoding join the batch_matmul's region, while the LHS pack keeps its own region.
+// Tests that on an llvm-cpu device a batch_matmul's LHS and RHS set_encodings of arguments and its result's unset_encoding join the batch_matmul's region (the LHS packed panel by panel in the kernel: N = 8 fits one workgroup's columns).
 // CHECK-LABEL: util.func public @batch_in_place
-// CHECK: %[[L:.+]] = flow.dispatch.region
-// CHECK-NEXT: iree_encoding.set_encoding %a
 // CHECK: %[[R:.+]] = flow.dispatch.region[%{{.+}}, %{{.+}}, %{{.+}}] -> (tensor<3x4x8xf32>) {
-// CHECK: %[[S:.+]] = iree_encoding.set_encoding %b
+// CHECK: %[[L:.+]] = iree_encoding.set_encoding %a
+// CHECK-NEXT: %[[S:.+]] = iree_encoding.set_encoding %b
 // CHECK: %[[M:.+]] = linalg.batch_matmul ins(%[[L]], %[[S]] :
 // CHECK-NEXT: %[[U:.+]] = iree_encoding.unset_encoding %[[M]]
 // CHECK-NEXT: flow.return %[[U]] : tensor<3x4x8xf32>
@@ -193,7 +192,7 @@ util.func public @batch_scores_in_place(%a: tensor<3x4x16xf32>, %b: tensor<3x16x
 
 // -----
 
-// Tests that a batch_matmul's RHS keeps its pack region when its rows are a multiple of 4 KiB apart (N = 1024), while its unset still joins the batch_matmul's region.
+// Tests that a batch_matmul's RHS keeps its pack region when its rows are a multiple of 4 KiB apart (N = 1024), and its LHS too (N wider than one workgroup's columns: each would pack the panels again), while its unset still joins the batch_matmul's region.
 // CHECK-LABEL: util.func public @batch_kept_packs
 // CHECK: flow.dispatch.region
 // CHECK-NEXT: iree_encoding.set_encoding %a
