@@ -188,6 +188,7 @@ PHASES = (
         P("rt-decompose-linalg-ext", "global_optimization.decompose_linalg_ext:DecomposeLinalgExtPass"),
         P("iree-dispatch-creation-elementwise-op-fusion",
           "global_optimization.elementwise_op_fusion:ElementwiseOpFusionPass"),
+        P("rt-global-opt-sink-row-division", "global_optimization.sink_row_division:SinkRowDivisionPass"),
         P("iree-dispatch-creation-set-encoding", "global_optimization.set_encoding:SetEncodingPass",
           data_tiling="data_tiling"),
         P("iree-dispatch-creation-propagate-encodings",

@@ -15,10 +15,11 @@ workgroup; the emitted
 code checks that at run time and otherwise runs the Generic's own loops (GenericPlan), so
 any distribution stays correct.
 
-A Generic with ``bounds`` (kernel_ir.Generic; f32 only: the RHS ``B[b, K, N]`` and / or OUT
-``C[b, M, N]`` viewed in place, lowering/fold_relayouts.py) passes each batch slice's strided
-pointers, strides and the bounds ``(M, N)`` to mmt4d.emit_tiles, whose edge tiles are masked
-(no access past a matrix). It has no loop fallback: the views reach past the matrices, so a
+A Generic with ``bounds`` (kernel_ir.Generic; f32 only: the RHS ``B[b, K, N]``, the LHS
+``A[b, M, K]`` (K0 = 1) and / or OUT ``C[b, M, N]`` viewed in place,
+lowering/fold_relayouts.py) passes each batch slice's strided pointers, strides and the bounds
+``(M, N)`` to mmt4d.emit_tiles, whose edge tiles are masked (no access past a matrix); an LHS
+in place is packed panel by panel into the stack there (``lhs_panel``, as for an Mmt4d). It has no loop fallback: the views reach past the matrices, so a
 workgroup without whole inner tiles and all of K1 (which the distribution never makes: it
 splits only B, M1 and N1) returns ``abi.STATUS_INVALID_ARGUMENT``, and a bounded Generic the
 tile kernel cannot run is a CompileError. Its checks test the matrices, per batch, inside
@@ -38,6 +39,7 @@ from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I32, I64
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
 from rt.compiler.codegen.llvm_cpu.views import domain_nonempty, extent_out_of_range, storage_type
+from rt.compiler.targets.cpu_families import family_of
 from rt.devices.llvm_cpu import abi
 from rt.runtime.errors import CompileError
 
@@ -159,6 +161,10 @@ class BatchMmt4dPlan(GenericPlan):
             bounds = (sizes.get(op.bounds[0]), sizes.get(op.bounds[1]), out.strides is not None)
         else:
             tile_strides = mmt4d.packed_strides(b, strides, self.tile)
+        lhs_panel = None
+        if op.bounds is not None and lhs.strides is not None:  # A[b, M, K] in place, K0 = 1
+            family = family_of(self.ctx.target)
+            lhs_panel = (mmt4d.panel_block(b, k1, bounds[1], family), family)
         with counted_loop(b, ranges[0][0], ranges[0][1], I64(1), "batch") as lb:
             pointers = [b.gep(base, [b.mul(lb.index, vs[0])], inbounds=True,
                               source_etype=storage_type(v.element_type))
@@ -168,7 +174,8 @@ class BatchMmt4dPlan(GenericPlan):
                     mmt4d.emit_tiles(b, pointers, ranges[1], ranges[2], tile_strides, k1,
                                      self.tile, accumulate, (lhs.element_type, out.element_type),
                                      "f16c" in self.ctx.target.features,
-                                     rhs_k_major=rhs.strides is not None, bounds=bounds)
+                                     rhs_k_major=rhs.strides is not None, bounds=bounds,
+                                     lhs_panel=lhs_panel)
                 else:
                     mmt4d_int.emit_int_tiles(b, pointers, ranges[1], ranges[2], strides, k1,
                                              self.tile, accumulate, lhs.element_type,

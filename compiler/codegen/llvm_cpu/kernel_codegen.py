@@ -13,7 +13,8 @@ Distribution: on each distributed dim i the loop range is
 
 Ops: Generic (``generic.GenericPlan``, with the register-tiled ``matmul`` fast path for f32
 contractions, ``batch_mmt4d`` for batched packed contractions, ``conv`` for convolutions
-over packed filters and ``window`` for depthwise convolutions and poolings), Mmt4d (``mmt4d`` /
+over packed filters, ``window`` for depthwise convolutions and poolings and ``transpose`` for
+transposing copies), Mmt4d (``mmt4d`` /
 ``mmt4d_int`` tiles for contiguous f32, f16 and i8/i16 operands, else as a Generic), Pack and
 Unpack (``relayout``, ``relayout_vector``), Attention (``attention``: the flash kernel).
 
@@ -31,7 +32,7 @@ from llvmlite import ir
 
 from rt.compiler.codegen import kernel_ir as kir
 from rt.compiler.codegen.llvm_cpu import (attention, batch_mmt4d, conv, matmul, mmt4d, reduction,
-                                     relayout, window)
+                                     relayout, transpose, window)
 from rt.compiler.codegen.llvm_cpu.buffers import Buffers
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I32, I64, KernelInterface
@@ -181,7 +182,8 @@ def _plan(ctx, op, where):
     if isinstance(op, kir.Generic):
         return (batch_mmt4d.plan(ctx, op, where) or conv.plan(ctx, op, where)
                 or window.plan(ctx, op, where) or matmul.plan(ctx, op, where)
-                or reduction.plan(ctx, op, where) or GenericPlan(ctx, op, where))
+                or reduction.plan(ctx, op, where) or transpose.plan(ctx, op, where)
+                or GenericPlan(ctx, op, where))
     if isinstance(op, kir.Mmt4d):
         return mmt4d.plan(ctx, op, where)
     if isinstance(op, kir.Attention):

@@ -1,7 +1,7 @@
 """Relayouts inside an mmt4d dispatch read and written in place: Pack -> Mmt4d -> Unpack as one
 Mmt4d over strided views of the row-major bindings (and the same for a batch_mmt4d).
 
-Dispatch formation puts a matmul's RHS (and a linalg.matmul's LHS) ``set_encoding`` and its
+Dispatch formation puts a matmul's RHS and LHS ``set_encoding`` and its
 result's ``unset_encoding`` into the matmul's dispatch when every device is llvm-cpu (form_dispatch_regions.py, rule 5);
 the lowering materializes them as a Pack into workgroup scratch and an Unpack from it. With
 K0 = 1 (or K a static multiple of K0) the packed operands are strided views of the plain
@@ -11,7 +11,7 @@ matrices, so no copy is needed:
   ``(N0, K0*N, 1, N)`` (K0-major tiles, rows N apart);
 - OUT ``[M1, N1, M0, N0]`` of ``C[M, N]``: element ``C[m1*M0 + m0, n1*N0 + n0]``, strides
   ``(M0*N, N0, N, 1)``;
-- LHS ``[M1, K1, M0, 1]`` of ``A[M, K]`` (an Mmt4d's, K0 = 1): element ``A[m1*M0 + m0, k1]``,
+- LHS ``[M1, K1, M0, 1]`` of ``A[M, K]`` (K0 = 1): element ``A[m1*M0 + m0, k1]``,
   strides ``(M0*K, 1, K, 1)``; the llvm-cpu kernel packs it panel by panel into its stack
   (``mmt4d.emit_panel_pack``), rows past M as zeros.
 
@@ -20,7 +20,8 @@ columns of B past N
 (masked loads, zero lanes -- the pack's zero padding) and writes C only inside ``M x N``
 (kernel_ir.Mmt4d). A batch_matmul's dispatch (``linalg.batch_mmt4d``: the Generic of kind
 ``"batch_mmt4d"``, kernel_ir.Generic) folds the same way, with a leading batch dim: RHS
-``[B, N1, K1, N0, K0]`` of ``B[b, K, N]`` with strides ``(K*N, N0, K0*N, 1, N)``, OUT
+``[B, N1, K1, N0, K0]`` of ``B[b, K, N]`` with strides ``(K*N, N0, K0*N, 1, N)``, LHS
+``[B, M1, K1, M0, 1]`` of ``A[b, M, K]`` with strides ``(M*K, M0*K, 1, K, 1)``, OUT
 ``[B, M1, N1, M0, N0]`` of ``C[b, M, N]`` with strides ``(M*N, M0*N, N0, N, 1)``, and
 ``bounds = (M, N)`` per batch slice; the zero fill of the packed OUT right before it (its
 init, which the batched form keeps) is retargeted to the strided OUT, for the tile kernel to
@@ -84,14 +85,14 @@ def _rhs_pack(op, rhs, nb, scratch_base):
 
 
 def _lhs_pack(op, lhs, nb, scratch_base):
-    """Whether Pack ``op`` packs a plain ``A[M, K]`` into exactly the LHS scratch of an Mmt4d
-    (not a batch_mmt4d: its LHS keeps the pack) with K0 = 1."""
-    if nb or not isinstance(op, kir.Pack) or op.dest.binding != lhs.binding:
+    """Whether Pack ``op`` packs a plain ``A[(batch,) M, K]`` into exactly the LHS scratch
+    with K0 = 1."""
+    if not isinstance(op, kir.Pack) or op.dest.binding != lhs.binding:
         return False
-    m0, k0 = lhs.shape[2], lhs.shape[3]
-    if (op.inner_dims_pos, op.inner_tiles) != ((0, 1), (m0, k0)) or k0 != 1:
+    m0, k0 = lhs.shape[nb + 2], lhs.shape[nb + 3]
+    if (op.inner_dims_pos, op.inner_tiles) != ((nb, nb + 1), (m0, k0)) or k0 != 1:
         return False
-    return (op.outer_dims_perm in (None, (0, 1)) and _plain_matrix(op.source, 2)
+    return (op.outer_dims_perm in (None, tuple(range(nb + 2))) and _plain_matrix(op.source, nb + 2)
             and op.source.binding < scratch_base and op.padding_value in (None, 0.0))
 
 
@@ -118,7 +119,7 @@ def fold_relayouts(ops, scratch, scratch_base, backend, subviews=None):
 
     ops: the dispatch's Kernel IR ops; scratch: ``[(element type, shape)]`` of scratch
     ordinals ``scratch_base + j``. Applies only when the dispatch has one Mmt4d or batch_mmt4d;
-    folds its RHS Pack, its LHS Pack (an Mmt4d's, K0 = 1) and / or its OUT Unpack, each when
+    folds its RHS Pack, its LHS Pack (K0 = 1) and / or its OUT Unpack, each when
     nothing else touches its scratch
     (other ops, such as an epilogue on the packed result or the copy of an accumulating
     init, keep that relayout; a batch_mmt4d's OUT may also have its zero fill right before
@@ -161,8 +162,8 @@ def fold_relayouts(ops, scratch, scratch_base, backend, subviews=None):
     dropped = []
     if lhs_packs:
         source = lhs_packs[0].source
-        m, k = source.shape  # A's own rows bound the reads
-        lhs = _row_major(source, lhs.shape, 0, (fold_size("mul", lhs.shape[2], k), 1, k, 1))
+        m, k = source.shape[nb:]  # A's own rows bound the reads
+        lhs = _row_major(source, lhs.shape, nb, (fold_size("mul", lhs.shape[nb + 2], k), 1, k, 1))
         dropped.append(lhs_packs[0].dest.binding)
     if packs:
         source = packs[0].source

@@ -29,16 +29,19 @@ Grouping, per block:
    pack dispatch (when N is static and its rows are not a multiple of 4 KiB apart, and K0 = 1
    or K is a static multiple of 16), and so does an ``unset_encoding`` that is the only user
    of its result when the contraction's init is a (filled) empty (an accumulating
-   contraction's packed init keeps its unpack apart; so does an elementwise consumer of the
-   unset, which then fuses with it by rule 2 as before). The lowering turns the pack ->
+   contraction's packed init keeps its unpack apart; so does an elementwise op that is the
+   unset's only consumer and reads it with the identity map, which then fuses with it by
+   rule 2 as before; attention's scores, read by a row max and an ``exp``, and its heads,
+   read by a transpose, are unpacked in place). The lowering turns the pack ->
    mmt4d -> unpack inside the dispatch into one mmt4d (or batch_mmt4d, per batch slice) over
    strided views of the row-major bindings (``codegen/lowering/fold_relayouts.py``). A
    ``linalg.matmul``'s LHS ``set_encoding`` of a non-constant whose only user is the matmul
-   joins as well: the kernel packs the LHS panel by panel into its stack (GotoBLAS's A panel,
-   ``codegen/llvm_cpu/mmt4d.py``), which costs about what reading the pack dispatch's output
-   does and saves that dispatch's memory round trip (broadcasting from the row-major LHS
-   directly would run 10% (K = 1040) to 2x (K = 1024) slower: BENCHMARKS.md). A
-   ``batch_matmul``'s LHS keeps its pack dispatch.
+   joins as well, and so does a ``linalg.batch_matmul``'s (per batch slice) when its N fits one
+   workgroup's columns (attention's probabilities times V, N = the head width): the kernel packs
+   the LHS panel by panel into its stack (GotoBLAS's A panel, ``codegen/llvm_cpu/mmt4d.py``),
+   which costs about what reading the pack dispatch's output does and saves that dispatch's
+   memory round trip (broadcasting from the row-major LHS directly would run 10% (K = 1040)
+   to 2x (K = 1024) slower: BENCHMARKS.md).
 
 Example::
 
@@ -124,8 +127,9 @@ def _plain_f32_matmul_encoding(encoding, contraction):
 def in_place_relayout(op):
     """Whether ``op`` is a relayout rule 5 fuses into its matmul's region: the RHS
     set_encoding of a non-constant into its only user, an f32 linalg.matmul or
-    linalg.batch_matmul, the LHS set_encoding of a non-constant into its only user, an f32
-    linalg.matmul, or the unset_encoding that is the only user of such a result."""
+    linalg.batch_matmul, the LHS set_encoding of a non-constant into its only user, such a
+    matmul or a batch_matmul of at most ``OUTPUT_BLOCK`` columns, or the unset_encoding that
+    is the only user of such a result."""
     if isinstance(op, SetEncodingOp):
         encoding = op.result.type.encoding
         uses = list(op.result.uses)
@@ -137,7 +141,7 @@ def in_place_relayout(op):
         if isinstance(source, OpResult) and isinstance(source.op, _CONSTANT_PRODUCERS):
             return False
         if uses[0].index == 0:  # the LHS: packed panel by panel inside the mmt4d kernel
-            return isinstance(uses[0].operation, MatmulOp)
+            return isinstance(uses[0].operation, MatmulOp) or _one_workgroup_column(uses[0].operation)
         k, n = source.type.get_shape()[-2:]
         if n < 0 or (n * 4) % _ALIASING_STRIDE == 0:
             return False
@@ -153,9 +157,34 @@ def in_place_relayout(op):
             return False
         if not _fresh_init(source.op.outputs[0]):
             return False  # an accumulating contraction reads its packed init: the unpack stays
-        # an elementwise consumer (a bias add) fuses with the unset instead (rule 2)
-        return not any(kinds.is_elementwise(user) for user in _users(op))
+        # an elementwise consumer that rule 2 fuses with the unset (a bias add) keeps it apart
+        uses = list(op.result.uses)
+        rank = len(op.result.type.get_shape())
+        return not (len(uses) == 1 and _epilogue(uses[0].operation, op.result, uses[0].index, rank))
     return False
+
+
+def _epilogue(user, value, index, rank):
+    """Whether ``user``, reading ``value`` as its operand ``index``, fuses into the region of
+    ``value``'s producer by rule 2: an elementwise structured op (not a broadcast) reading it as
+    an input with the identity map over ``rank`` loops."""
+    if not kinds.is_elementwise(user) or isinstance(user, linalg.BroadcastOp) or not kinds.is_structured(user):
+        return False
+    m = kinds.operand_map(user, value)
+    return (m is not None and index < len(user.inputs) and kinds.is_identity(m)
+            and len(kinds.iterator_types(user)) == rank)
+
+
+def _one_workgroup_column(contraction):
+    """Whether the static N of batch_matmul ``contraction`` fits one workgroup's columns of
+    output tiles on every llvm-cpu family (``cpu_families.OUTPUT_BLOCK``): each workgroup then
+    packs each LHS panel once. Its batch_mmt4d kernel has no row-sharing of matmul's kind, so
+    a wider N re-packs every panel per workgroup column (16x256x256x256: 1.25x the kernel
+    time, more than the pack dispatch it saves)."""
+    from rt.compiler.targets.cpu_families import OUTPUT_BLOCK
+
+    n = contraction.outputs[0].type.get_shape()[-1]
+    return 0 <= n <= OUTPUT_BLOCK
 
 
 def _fresh_init(value):
@@ -238,14 +267,9 @@ class _Grouping:
             if len(uses) != 1:
                 return
             user = uses[0].operation
-            if user.parent_block() is not self.block or user in self.group_of or not kinds.is_elementwise(user):
+            if user.parent_block() is not self.block or user in self.group_of:
                 return
-            if isinstance(user, linalg.BroadcastOp) or not kinds.is_structured(user):
-                return
-            m = kinds.operand_map(user, current.results[0])
-            if m is None or uses[0].index >= len(user.inputs) or not kinds.is_identity(m):
-                return
-            if len(kinds.iterator_types(user)) != len(parallel):
+            if not _epilogue(user, current.results[0], uses[0].index, len(parallel)):
                 return
             self.claim(group, user)
             current = user

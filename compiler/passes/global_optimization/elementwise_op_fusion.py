@@ -16,7 +16,10 @@ input) when
 * every use of ``P`` is an input of such a consumer (``P`` then disappears: fusing it into
   some users but not others would compute it twice), a consumer with reduction loops only when
   it is ``P``'s one user (a softmax's ``exp(x - max)``, read by its row sum and its
-  normalization, stays a tensor: IREE's five dispatches of ``examples/predict.mlir``), and
+  normalization, stays a tensor: IREE's five dispatches of ``examples/predict.mlir``) or ``P``
+  is cheap and reads at most one tensor (attention's ``scores / sqrt(d)``, read by the row max
+  and by the ``exp``: recomputing it costs a multiply per element and no memory traffic, and
+  the matmul's result then reaches the reductions unscaled, so its unpack runs in place), and
 * each of those consumers reads it through a permutation of its loops, or ``P`` is cheap
   (at most ``CHEAP_BODY_OPS`` arithmetic ops, no ``math`` op): a broadcast read recomputes
   ``P`` per broadcast element (a layer norm's ``1 / sqrt(var + eps)`` per row stays a value).
@@ -96,6 +99,12 @@ def _cheap(op):
     return len(ops) <= CHEAP_BODY_OPS and all(o.dialect_name() != "math" for o in ops)
 
 
+def _rereads_nothing(op):
+    """Whether ``op`` is cheap and reads at most one tensor: inlined into each of several
+    consumers it costs a few ops per element and no memory traffic over reading its result."""
+    return _cheap(op) and len(op.inputs) <= 1
+
+
 def _is_permutation(amap):
     dims = [r.position for r in amap.results if isinstance(r, AffineDimExpr)]
     return len(dims) == len(amap.results) == amap.num_dims and sorted(dims) == list(range(amap.num_dims))
@@ -107,12 +116,12 @@ def _accepts(consumer, index, producer):
         return False
     if consumer.parent_block() is not producer.parent_block() or len(consumer.body.blocks) != 1:
         return False
-    if kinds.has_reduction(consumer) and len(list(producer.results[0].uses)) != 1:
+    if kinds.has_reduction(consumer) and len(list(producer.results[0].uses)) != 1 and not _rereads_nothing(producer):
         return False
     return _is_permutation(kinds.indexing_maps(consumer)[index]) or _cheap(producer)
 
 
-def _all_uses_fuse(producer):
+def all_uses_fuse(producer):
     uses = list(producer.results[0].uses)
     return bool(uses) and all(_accepts(u.operation, u.index, producer) for u in uses)
 
@@ -239,7 +248,7 @@ def fuse_block_generics(block):
         fold_splat_inputs(generic)
     fused, op = 0, block.first_op
     while op is not None:
-        if fusable_producer(op) and _all_uses_fuse(op):
+        if fusable_producer(op) and all_uses_fuse(op):
             consumers = []
             for use in op.results[0].uses:
                 if use.operation not in consumers:

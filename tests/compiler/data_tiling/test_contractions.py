@@ -65,13 +65,13 @@ def _op(text, name):
 
 
 def test_every_contraction_forms_pack_pack_compute_unpack():
-    # (the f32 batch_matmul reads its RHS in place: form-dispatch-regions rule 5; it accumulates
-    # into a packed init, so its unpack stays)
+    # (the f32 batch_matmul reads its LHS and RHS in place: form-dispatch-regions rule 5; it
+    # accumulates into a packed init, so its unpack stays)
     names = re.findall(r"flow\.dispatch @\w+::@(\w+)", _flow_text(SOURCE))
     assert [n.split("_dispatch_")[1].split("_", 1)[1] for n in names] == [
         "set_encoding_DxD_f32", "set_encoding_D_f32", "matvec_DxD_f32", "unset_encoding_D_f32",
         "set_encoding_53_f32", "set_encoding_53x37_f32", "vecmat_37x53_f32", "unset_encoding_37_f32",
-        "set_encoding_Dx17x29_f32", "set_encoding_Dx17x21_f32", "batch_matmul_Dx17x21x29_f32",
+        "set_encoding_Dx17x21_f32", "batch_matmul_Dx17x21x29_f32",
         "unset_encoding_Dx17x21_f32",
         "set_encoding_2x9x11_i8", "set_encoding_2x11_i8", "batch_matvec_2x9x11_i8xi32", "unset_encoding_2x9_i32",
         "set_encoding_19x33_f16", "set_encoding_33x7_f16", "matmul_19x7x33_f16xf32", "unset_encoding_19x7_f32"]

@@ -1,6 +1,7 @@
 """Relayouts in place around an f32 linalg.batch_matmul (form-dispatch-regions rule 5 +
-lowering/fold_relayouts + the batch_mmt4d tile loop with bounds): an argument's RHS pack and the
-result's unpack run inside the batch_matmul's dispatch on llvm-cpu as per-batch strided views;
+lowering/fold_relayouts + the batch_mmt4d tile loop with bounds): an argument's LHS pack (panel
+by panel in the kernel), its RHS pack and the result's unpack run inside the batch_matmul's
+dispatch on llvm-cpu as per-batch strided views;
 both devices agree with numpy for divisible, non-divisible and dynamic shapes, an argument used
 elsewhere too, a result that feeds an elementwise op and an accumulating batch_matmul."""
 import numpy as np
@@ -87,14 +88,14 @@ def _dispatches(source, target):
 
 def test_llvm_cpu_reads_the_argument_and_writes_the_result_in_place():
     names = _dispatches(_source(3, 17, 33, 20), "llvm-cpu")
-    # @bmm: the LHS pack, then one dispatch for pack B + batch_matmul + unpack; b + b on its own
-    assert names[:3] == ["bmm_dispatch_0_set_encoding_3x17x33_f32",
-                         "bmm_dispatch_1_batch_matmul_3x17x20x33_f32",
-                         "bmm_dispatch_2_elementwise_3x33x20_f32"]
-    # @tanh: B still packed in place; the unpack fuses with tanh instead (rule 2)
-    assert names[4:6] == ["tanh_dispatch_1_batch_matmul_3x17x20x33_f32",
-                         "tanh_dispatch_2_unset_encoding_3x17x20_f32"]
-    assert not any("set_encoding_3x33x20" in n for n in names)
+    # @bmm: one dispatch for pack A (panel by panel in the kernel) + pack B + batch_matmul +
+    # unpack; b + b on its own
+    assert names[:2] == ["bmm_dispatch_0_batch_matmul_3x17x20x33_f32",
+                         "bmm_dispatch_1_elementwise_3x33x20_f32"]
+    # @tanh: A and B still read in place; the unpack fuses with tanh instead (rule 2)
+    assert names[2:4] == ["tanh_dispatch_0_batch_matmul_3x17x20x33_f32",
+                         "tanh_dispatch_1_unset_encoding_3x17x20_f32"]
+    assert not any("set_encoding_3x33x20" in n or "set_encoding_3x17x33" in n for n in names)
     vmvx = _dispatches(_source(3, 17, 33, 20), "vmvx")
     assert vmvx[:4] == ["bmm_dispatch_0_set_encoding_3x17x33_f32", "bmm_dispatch_1_set_encoding_3x33x20_f32",
                         "bmm_dispatch_2_batch_matmul_3x17x20x33_f32", "bmm_dispatch_3_unset_encoding_3x17x20_f32"]

@@ -117,12 +117,11 @@ util.func public @kept_packs(%a: tensor<4x16xf32, #lhs>, %b: tensor<16x8xf32>, %
 
 // -----
 
-// Tests that on an llvm-cpu device a batch_matmul's RHS set_encoding of an argument and its result's unset_encoding join the batch_matmul's region, while the LHS pack keeps its own region.
+// Tests that on an llvm-cpu device a batch_matmul's LHS and RHS set_encodings of arguments and its result's unset_encoding join the batch_matmul's region (the LHS packed panel by panel in the kernel: N = 8 fits one workgroup's columns).
 // CHECK-LABEL: util.func public @batch_in_place
-// CHECK: %[[L:.+]] = flow.dispatch.region
-// CHECK-NEXT: iree_encoding.set_encoding %a
 // CHECK: %[[R:.+]] = flow.dispatch.region[%{{.+}}, %{{.+}}, %{{.+}}] -> (tensor<3x4x8xf32>) {
-// CHECK: %[[S:.+]] = iree_encoding.set_encoding %b
+// CHECK: %[[L:.+]] = iree_encoding.set_encoding %a
+// CHECK-NEXT: %[[S:.+]] = iree_encoding.set_encoding %b
 // CHECK: %[[M:.+]] = linalg.batch_matmul ins(%[[L]], %[[S]] :
 // CHECK-NEXT: %[[U:.+]] = iree_encoding.unset_encoding %[[M]]
 // CHECK-NEXT: flow.return %[[U]] : tensor<3x4x8xf32>
@@ -148,7 +147,52 @@ util.func public @batch_in_place(%a: tensor<3x4x17xf32>, %b: tensor<3x17x8xf32>)
 
 // -----
 
-// Tests that a batch_matmul's RHS keeps its pack region when its rows are a multiple of 4 KiB apart (N = 1024), while its unset still joins the batch_matmul's region.
+// Tests that the unset_encoding of a batch_matmul's scores read by both a row max and an elementwise exp (attention's softmax) joins the batch_matmul's region (written in place): only an elementwise op that is its one consumer keeps it apart.
+// CHECK-LABEL: util.func public @batch_scores_in_place
+// CHECK: %[[R:.+]] = flow.dispatch.region[%{{.+}}, %{{.+}}, %{{.+}}] -> (tensor<3x4x8xf32>) {
+// CHECK: %[[M:.+]] = linalg.batch_matmul
+// CHECK-NEXT: %[[U:.+]] = iree_encoding.unset_encoding %[[M]]
+// CHECK-NEXT: flow.return %[[U]] : tensor<3x4x8xf32>
+// CHECK: flow.dispatch.region
+// CHECK: ins(%[[R]] : tensor<3x4x8xf32>)
+// CHECK: flow.dispatch.region
+// CHECK: ins(%[[R]], %{{.+}} : tensor<3x4x8xf32>, tensor<3x4xf32>)
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#lhs = #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#rhs = #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+#res = #iree_encoding.encoding<operand_index = 2 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [#map, #map1, #map2]>
+util.global private @__device_0 = #hal.device.target<"local", [#hal.executable.target<"llvm-cpu", "llvm-cpu-object-x86_64", {}>]> : !hal.device
+util.func public @batch_scores_in_place(%a: tensor<3x4x16xf32>, %b: tensor<3x16x8xf32>) -> tensor<3x4x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %sa = iree_encoding.set_encoding %a : tensor<3x4x16xf32> -> tensor<3x4x16xf32, #lhs>
+  %sb = iree_encoding.set_encoding %b : tensor<3x16x8xf32> -> tensor<3x16x8xf32, #rhs>
+  %e = flow.tensor.empty : tensor<3x4x8xf32, #res>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<3x4x8xf32, #res>) -> tensor<3x4x8xf32, #res>
+  %m = linalg.batch_matmul ins(%sa, %sb : tensor<3x4x16xf32, #lhs>, tensor<3x16x8xf32, #rhs>) outs(%f : tensor<3x4x8xf32, #res>) -> tensor<3x4x8xf32, #res>
+  %u = iree_encoding.unset_encoding %m : tensor<3x4x8xf32, #res> -> tensor<3x4x8xf32>
+  %e1 = tensor.empty() : tensor<3x4xf32>
+  %f1 = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %mx = linalg.generic {indexing_maps = [affine_map<(b, m, n) -> (b, m, n)>, affine_map<(b, m, n) -> (b, m)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%u : tensor<3x4x8xf32>) outs(%f1 : tensor<3x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %o, %x : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4xf32>
+  %e2 = tensor.empty() : tensor<3x4x8xf32>
+  %ex = linalg.generic {indexing_maps = [affine_map<(b, m, n) -> (b, m, n)>, affine_map<(b, m, n) -> (b, m)>, affine_map<(b, m, n) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%u, %mx : tensor<3x4x8xf32>, tensor<3x4xf32>) outs(%e2 : tensor<3x4x8xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %d = arith.subf %x, %c : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4x8xf32>
+  util.return %ex : tensor<3x4x8xf32>
+}
+
+// -----
+
+// Tests that a batch_matmul's RHS keeps its pack region when its rows are a multiple of 4 KiB apart (N = 1024), and its LHS too (N wider than one workgroup's columns: each would pack the panels again), while its unset still joins the batch_matmul's region.
 // CHECK-LABEL: util.func public @batch_kept_packs
 // CHECK: flow.dispatch.region
 // CHECK-NEXT: iree_encoding.set_encoding %a

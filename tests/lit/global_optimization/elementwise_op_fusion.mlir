@@ -144,3 +144,60 @@ func.func @splat_coefficient(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %m : tensor<4x8xf32>
 }
+
+// -----
+
+// Tests that a cheap one-input producer (attention's scores / 8) read by a row max and by the exp is inlined into both, the reduction included, while a two-input add read by a row sum and a normalization stays a tensor (inlined, each reduction would read both of its inputs).
+// CHECK-LABEL: func.func @cheap_into_reductions
+// CHECK: %[[M:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[O:.+]]: f32):
+// CHECK-NEXT: %[[D:.+]] = arith.divf %[[A]], %{{.+}} : f32
+// CHECK-NEXT: arith.maximumf %[[O]], %[[D]] : f32
+// CHECK: %[[E:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel"]} ins(%x, %[[M]] : tensor<4x8xf32>, tensor<4xf32>)
+// CHECK: arith.divf
+// CHECK: math.exp
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: arith.addf
+// CHECK: %[[S:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[R]] : tensor<4x8xf32>)
+// CHECK: linalg.generic {{.+}} ins(%[[R]], %[[S]] : tensor<4x8xf32>, tensor<4xf32>)
+func.func @cheap_into_reductions(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %eight = arith.constant 8.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %fs = linalg.fill ins(%z : f32) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.divf %a, %eight : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%s : tensor<4x8xf32>) outs(%fm : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %o, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%s, %m : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %d = arith.subf %a, %c : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%t : tensor<4x8xf32>) outs(%fs : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %o, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %n = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%t, %sum : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %r = arith.subf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %p, %n : tensor<4x8xf32>, tensor<4x8xf32>
+}
