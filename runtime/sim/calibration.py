@@ -64,11 +64,14 @@ from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 from rt.runtime.sim import calibration_programs as programs
 from rt.runtime.sim.calibration_defaults import DEFAULT_URI, LINKS
 from rt.runtime.sim.dispatch_classes import COMPUTE_CLASSES, ClassCost, KernelCosts, classify
+from rt.runtime.sim.link_table import LinkTable
 
 REPS = {"quick": 3, "full": 7}
-#: Sizes of the link fits: not those of benchmarks/sim_accuracy.py's cases (64 KiB, 1 and 4 MiB).
-LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 21),
-              "full": (1 << 13, 1 << 15, 1 << 17, 1 << 19, 1 << 21, 1 << 23)}
+#: Sizes of the link sweeps (the link tables, rt.runtime.sim.link_table, and the α–β fits):
+#: 1.5 · 2^k, a factor 2 apart as nccl-tests sweeps, and not benchmarks/sim_accuracy.py's
+#: sizes (64 KiB, 1 and 4 MiB).
+LINK_SIZES = {"quick": (3 << 12, 3 << 18, 3 << 21),
+              "full": tuple(3 << k for k in range(12, 23))}
 #: A fitted byte rate above this (GB/s) means a compute class's bytes do not matter.
 MAX_BYTE_GBPS = 1e6
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
@@ -96,12 +99,18 @@ def fit_line(points, relative=True):
 
 @dataclass(frozen=True)
 class LinkFit:
-    """A link's ``latency_us`` (α) and ``bandwidth_gbps`` (β, 1e9 B/s), and how they were
-    measured (``method``, one line)."""
+    """A link's ``latency_us`` (α) and ``bandwidth_gbps`` (β, 1e9 B/s), how they were
+    measured (``method``, one line) and ``points``: the measured ``(bytes, µs)`` of one
+    transfer alone per size, the link's table (rt.runtime.sim.link_table; () if none)."""
 
     latency_us: float
     bandwidth_gbps: float
     method: str
+    points: tuple = ()
+
+    def table(self):
+        """The ``LinkTable`` of ``points``, or None without two of them."""
+        return LinkTable.from_points(self.points) if len(self.points) >= 2 else None
 
 
 @dataclass
@@ -110,7 +119,9 @@ class Calibration:
     KernelCosts), the in-process ``collective_link`` and ``copy_link`` (None with one device),
     the MPI ``mpi_link`` (rt's collectives over MPI), ``mpi_pingpong`` (the raw link) and
     ``mpi_call_us`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per
-    in-process call of ``@nop``) and ``seconds`` (how long it took)."""
+    in-process call of ``@nop``), ``kernel_points`` (URI -> the ``{class: [points]}`` the
+    kernel fits came from, ``measure_kernels``' form, kept to re-fit) and ``seconds`` (how long
+    it took)."""
 
     uris: list
     kernels: dict
@@ -121,6 +132,7 @@ class Calibration:
     mpi_call_us: float | None = None
     mpi_note: str = "not asked for (--mpi)"
     call_us: dict = field(default_factory=dict)
+    kernel_points: dict = field(default_factory=dict)
     mode: str = "full"
     seconds: float = 0.0
 
@@ -154,8 +166,10 @@ class Calibration:
             devices.append(entry)
         device_links = []
         if fit is not None:
+            table = fit.table()
+            extra = {"table": [[s, _round(t)] for s, t in table.to_list()]} if table else {}
             device_links = [{"between": [a, b], "bandwidth_gbps": _round(fit.bandwidth_gbps),
-                             "latency_us": _round(fit.latency_us)}
+                             "latency_us": _round(fit.latency_us), **extra}
                             for i, a in enumerate(names) for b in names[i + 1:]]
         out = {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
@@ -303,25 +317,33 @@ def fit_compute(points):
     return ClassCost(overhead, 1.0 / (slope * 1e3))
 
 
-def interleaved_samples(calls, reps):
+def interleaved_samples(calls, reps, warm=False):
     """Per call of ``calls``, its ``reps`` timed samples in µs, after one warm-up each; the
-    calls take turns (round by round), so that on a shared host every call sees the same mix of
-    quiet and busy spells, and the k-th samples of two calls were taken moments apart."""
+    calls take turns (round by round, round k starting at call k mod n, so that no call always
+    follows the same one), so that on a shared host every call sees the same mix of quiet and
+    busy spells, and the k-th samples of two calls were taken moments apart. ``warm``: each
+    timed call right after an untimed one of the same call, its data in the caches as a
+    program's repeated (or just produced) data is, and what the call before left to do done;
+    without it, calls of a size sweep taking turns each found their data evicted by the
+    others (an in-process all_reduce of 1.5 MiB took 3-4x as long as the same call repeated)."""
     for call in calls:
         call()
     samples = [[] for _ in calls]
-    for _ in range(reps):
-        for i, call in enumerate(calls):
+    for k in range(reps):
+        for i in [(k + j) % len(calls) for j in range(len(calls))]:
+            call = calls[i]
+            if warm:
+                call()
             start = time.perf_counter()
             call()
             samples[i].append((time.perf_counter() - start) * 1e6)
     return samples
 
 
-def median_interleaved(calls, reps):
+def median_interleaved(calls, reps, warm=False):
     """Per call, the median of its ``interleaved_samples`` (µs): what a job's calls see on a
     shared host (the fastest is a lucky one, and lucky more often for short calls than long)."""
-    return [statistics.median(s) for s in interleaved_samples(calls, reps)]
+    return [statistics.median(s) for s in interleaved_samples(calls, reps, warm)]
 
 
 def median_us(call, reps):
@@ -359,11 +381,19 @@ def measure_local(uri, ranks, mode, reps):
             function = getattr(module, name)
             return lambda: function.spmd(args, to_host=False)
         nop, *times = interleaved_samples([call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes],
-                                          3 * reps)
-    latency, bandwidth = fit_ring(ranks, [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)])
+                                          3 * reps, warm=True)
+    points = [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)]
+    latency, bandwidth = fit_ring(ranks, points)
     method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
               f"{', '.join(_bytes(s) for s in sizes)}; one all_reduce = a call of it minus a call of @nop")
-    return LinkFit(latency, bandwidth, method), statistics.median(nop)
+    return LinkFit(latency, bandwidth, method, ring_step_points(ranks, points)), statistics.median(nop)
+
+
+def ring_step_points(ranks, points):
+    """The link table points of ring all_reduces over ``ranks`` = N: ``(S bytes, µs of one
+    all_reduce)`` -> ``(S/N bytes, µs / (2(N-1)))``, one step's transfer of one chunk (the
+    simulator's ring runs 2(N-1) such steps, each link carrying one transfer)."""
+    return tuple((s // ranks, us / (2 * (ranks - 1))) for s, us in points)
 
 
 def measure_copy_link(uri, mode, reps):
@@ -377,14 +407,14 @@ def measure_copy_link(uri, mode, reps):
         def copy(size):
             x, y = source.allocator.allocate_buffer(size), target.allocator.allocate_buffer(size)
             return lambda: target.queue_copy(x, 0, y, 0, size).wait()
-        points = list(zip(sizes, median_interleaved([copy(s) for s in sizes], 2 * reps)))
+        points = list(zip(sizes, median_interleaved([copy(s) for s in sizes], 2 * reps, warm=True)))
     finally:
         source.release()
         target.release()
     intercept, slope = fit_line(points)
     method = (f"queue_copy between two devices of one process, a + S/b fitted over S = "
               f"{', '.join(_bytes(s) for s in sizes)}")
-    return LinkFit(intercept, 1 / slope / 1e3, method)
+    return LinkFit(intercept, 1 / slope / 1e3, method, tuple(points))
 
 
 def _mpiexec(arguments, timeout):
@@ -427,11 +457,13 @@ def measure_mpi(mode, reps, timeout=300):
             f.write(rt.compile(programs.collective_module(2, link_sizes), devices=["llvm-cpu"]))
         times = _mpiexec(["collectives", max(reps, 5) * 4, path, *link_sizes], timeout)
     call_us = times["nop"]
-    latency, bandwidth = fit_ring(2, [(s, times[str(s)]) for s in link_sizes])
+    points = [(s, times[str(s)]) for s in link_sizes]
+    latency, bandwidth = fit_ring(2, points)
     collective = LinkFit(latency, bandwidth,
                          f"ring all_reduce fit 2(a + S/(2 b)) of rt's channel=\"mpi\" over 2 mpiexec "
                          f"processes, S = {', '.join(_bytes(s) for s in link_sizes)}; one all_reduce = "
-                         "a call of it minus a call of @nop, each after a barrier")
+                         "a call of it minus a call of @nop, each after a barrier",
+                         ring_step_points(2, points))
     return raw, collective, call_us
 
 
@@ -465,6 +497,7 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None)
         per_class = measure_kernels(uri, mode, reps, vmfb, uris.count(uri))
         log(f"copies and fills on {uri} ...")
         per_class.update(measure_writes(uri, mode, reps))
+        result.kernel_points[uri] = per_class
         result.kernels[uri] = kernel_costs(per_class)
     if len(uris) > 1:
         log(f"in-process all_reduce over {len(uris)} ranks ...")

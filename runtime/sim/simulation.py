@@ -156,7 +156,8 @@ class Simulation:
             meter = self.links[spec.key] = Meter(self.engine)
             for way, (a, b) in enumerate((spec.between, spec.between[::-1])):
                 link = Link(self.engine, f"{a} -> {b}", spec.bandwidth_gbps * 1e3, spec.latency_us,
-                            key=(LINK, index, way), on_transfer=self.trace.transfer, meter=meter)
+                            key=(LINK, index, way), on_transfer=self.trace.transfer, meter=meter,
+                            table=spec.table)
                 link.slowdown = slow
                 if fail:
                     link.failure = InjectedFaultError(f"link {spec.key} failed: injected fault "
