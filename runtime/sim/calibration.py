@@ -6,8 +6,9 @@ median of their samples with the job's devices busy at once:
 
 * **Kernels**, per device URI: the programs of rt.runtime.sim.calibration_programs (matmuls,
   convs, elementwise ops and reductions of several sizes) run with the ``measured`` time model
-  on as many devices of that URI at once as the topology has (SPMD ranks: the devices of a job
-  share the host's cores and memory bandwidth), traced: every dispatch slice gives ``(class,
+  on as many devices of that URI at once as the topology has, up to the host's cores (SPMD
+  ranks: the devices of a job share the host's caches and memory bandwidth; beyond the cores
+  they share the cores too, which the simulator models, rt.runtime.sim.cores), traced: every dispatch slice gives ``(class,
   work, µs)``, work being the dispatch's flops for matmul/conv and its binding bytes otherwise,
   exactly what the simulator will cost. Per class a least-squares line ``µs = overhead + work
   / throughput`` (rt.runtime.sim.dispatch_classes; matmul and conv also ``+ bytes / gbps``
@@ -119,7 +120,8 @@ class Calibration:
     KernelCosts), the in-process ``collective_link`` and ``copy_link`` (None with one device),
     the MPI ``mpi_link`` (rt's collectives over MPI), ``mpi_pingpong`` (the raw link) and
     ``mpi_call_us`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per
-    in-process call of ``@nop``), ``kernel_points`` (URI -> the ``{class: [points]}`` the
+    in-process call of ``@nop``), ``cores`` (the host cores this process may run on, which
+    the devices share: rt.runtime.sim.cores), ``kernel_points`` (URI -> the ``{class: [points]}`` the
     kernel fits came from, ``measure_kernels``' form, kept to re-fit) and ``seconds`` (how long
     it took)."""
 
@@ -133,6 +135,7 @@ class Calibration:
     mpi_note: str = "not asked for (--mpi)"
     call_us: dict = field(default_factory=dict)
     kernel_points: dict = field(default_factory=dict)
+    cores: int = 1
     mode: str = "full"
     seconds: float = 0.0
 
@@ -174,8 +177,7 @@ class Calibration:
         out = {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
         call_us = self.mpi_call_us if links == "mpi" else self.call_us.get(len(self.uris))
-        if call_us is not None:
-            out["host"] = {"call_us": _round(max(call_us, 0.0))}
+        out["host"] = {"call_us": _round(max(call_us or 0.0, 0.0)), "cores": self.cores}
         return out
 
     def header(self, links="collective"):
@@ -199,6 +201,8 @@ class Calibration:
             lines.append(f"MPI loopback: {self.mpi_note}")
         lines.append(f"device-to-device links below: the {links} figures; host links: the copy "
                      "class (latency = its overhead).")
+        lines.append(f"host.cores: the {self.cores} cores this process may run on "
+                     "(os.sched_getaffinity); more devices computing at once share them.")
         if self.call_us or self.mpi_call_us is not None:
             calls = ", ".join(f"{n} rank(s) {us:.0f} us" for n, us in sorted(self.call_us.items()))
             if self.mpi_call_us is not None:
@@ -488,13 +492,13 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None)
     mode = "quick" if quick else "full"
     reps = REPS[mode]
     start = time.perf_counter()
-    result = Calibration(uris, {}, mode=mode)
+    result = Calibration(uris, {}, mode=mode, cores=len(os.sched_getaffinity(0)))
     vmfb = None
     for uri in dict.fromkeys(uris):
         Topology.from_dict({"devices": [{"name": "d", "uri": uri}]})
         log(f"kernels on {uris.count(uri)} x {uri} at once ...")
         vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
-        per_class = measure_kernels(uri, mode, reps, vmfb, uris.count(uri))
+        per_class = measure_kernels(uri, mode, reps, vmfb, min(uris.count(uri), result.cores))
         log(f"copies and fills on {uri} ...")
         per_class.update(measure_writes(uri, mode, reps))
         result.kernel_points[uri] = per_class

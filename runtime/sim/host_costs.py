@@ -2,7 +2,7 @@
 
 A topology may give it (``rt calibrate`` writes it)::
 
-    host: {call_us: 140}      # µs the host spends on one SPMD call, per rank
+    host: {call_us: 140, cores: 2}   # µs the host spends on one SPMD call; cores its devices share
 
 ``call_us`` is what one call of an SPMD program costs the host besides its queue work: rt.spmd
 hands the call to a thread per rank, each rank enters the VM, imports its arguments and
@@ -18,25 +18,37 @@ and one queue round trip, no real work) on the topology's N ranks, the median of
 take turns with the link measurements (rt.runtime.sim.calibration); with ``--links=mpi`` the
 same call on two ``mpiexec`` processes, each after a barrier (rt.runtime.sim.mpi_loopback). A
 plain call on one host costs a few µs (no threads to hand over to) and is not charged.
+
+``cores`` (optional) is how many cores the topology's devices share: with more devices than
+cores, kernels running at once stretch by the oversubscription (rt.runtime.sim.cores). ``rt
+calibrate`` writes the cores this process may run on (``os.sched_getaffinity``).
 """
 from dataclasses import dataclass
 
-_FIELDS = ("call_us",)
+_FIELDS = ("call_us", "cores")
 
 
 @dataclass(frozen=True)
 class HostCosts:
-    """``call_us``: µs of host time charged at the start of each SPMD call (>= 0)."""
+    """``call_us``: µs of host time charged at the start of each SPMD call (>= 0); ``cores``:
+    the host cores the devices share (a whole number >= 1), or None (each device has its own)."""
 
     call_us: float = 0.0
+    cores: int | None = None
 
     def to_dict(self):
-        return {"call_us": self.call_us}
+        return {"call_us": self.call_us, **({"cores": self.cores} if self.cores else {})}
 
 
 def parse(reader, value, path=("host",)):
     """``HostCosts`` from a topology's ``host`` mapping; ``reader`` is the topology reader (its
-    ``mapping``/``number`` cite the file, line and field on bad input)."""
-    reader.mapping(value, path, _FIELDS, required=_FIELDS)
+    ``mapping``/``number`` cite the file, line and field on bad input; ``cores`` must be a
+    whole number >= 1)."""
+    reader.mapping(value, path, _FIELDS, required=("call_us",))
+    cores = None
+    if "cores" in value:
+        cores = value["cores"]
+        if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
+            reader.fail(tuple(path) + ("cores",), f"expected a whole number of cores >= 1, got {cores!r:.40}")
     return HostCosts(reader.number(value["call_us"], tuple(path) + ("call_us",), strict=False,
-                                   unit=" (µs)"))
+                                   unit=" (µs)"), cores)

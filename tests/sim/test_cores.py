@@ -1,0 +1,88 @@
+"""Devices sharing the host's cores (``host: {cores}``, rt.runtime.sim.cores): with n kernels
+in flight on c < n cores each runs at c/n of its speed (processor sharing), against closed forms;
+a bad ``cores`` names the field."""
+import numpy as np
+import pytest
+import yaml
+
+import rt
+from rt.runtime.errors import InvalidArgumentError
+from rt.runtime.sim.cores import CoreShare
+from rt.runtime.sim.engine import Engine
+from rt.runtime.sim.host_costs import HostCosts
+from rt.runtime.sim.topology import Topology
+
+EXP = """
+shard.grid @grid(shape = 4)
+func.func @f(%x: tensor<65536xf32>) -> tensor<65536xf32> {
+  %e = tensor.empty() : tensor<65536xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]} ins(%x : tensor<65536xf32>) outs(%e : tensor<65536xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<65536xf32>
+  return %r : tensor<65536xf32>
+}
+"""
+
+
+def _ends(cores, starts):
+    """End times of kernels ``[(start µs, own µs)]`` on ``cores`` cores."""
+    engine, share, ends = Engine(), None, {}
+    share = CoreShare(engine, cores, (0,))
+    for i, (at, us) in enumerate(starts):
+        engine.at(at, (1, i), lambda i=i, us=us: share.run(us, lambda i=i: ends.__setitem__(i, engine.now)))
+    engine.run()
+    return [ends[i] for i in range(len(starts))]
+
+
+def test_kernels_share_the_cores_when_more_run_than_there_are():
+    assert _ends(2, [(0.0, 100.0)] * 2) == [100.0, 100.0]
+    assert _ends(2, [(0.0, 100.0)] * 4) == [pytest.approx(200.0)] * 4
+    assert _ends(1, [(0.0, 30.0), (0.0, 60.0)]) == [pytest.approx(60.0), pytest.approx(90.0)]
+    # a and b alone for 50 µs (50 left each), then three at 2/3 speed: a, b end at
+    # 50 + 50 / (2/3) = 125; c has had 50 of its 100 µs, alone after: 175.
+    assert _ends(2, [(0.0, 100.0), (0.0, 100.0), (50.0, 100.0)]) == \
+        [pytest.approx(125.0), pytest.approx(125.0), pytest.approx(175.0)]
+
+
+def _four(cores):
+    topology = {"devices": [{"name": f"d{r}", "uri": "local-sync://llvm-cpu", "peak_gflops": 100,
+                             "memory_gbps": 10} for r in range(4)]}
+    if cores is not None:
+        topology["host"] = {"call_us": 0, "cores": cores}
+    return topology
+
+
+@pytest.fixture(scope="module")
+def exp_module():
+    return rt.compile(EXP, devices=["llvm-cpu"])
+
+
+def _call_us(vmfb, topology):
+    with rt.load(vmfb, topology=topology, ranks=4, dry_run=True) as module:
+        before = module.simulation.drain()
+        module.f.spmd([[np.ones(65536, np.float32)]] * 4, to_host=False)
+        return module.simulation.drain() - before
+
+
+def test_four_ranks_on_fewer_cores_stretch_by_the_oversubscription(exp_module):
+    """Four ranks' identical kernels start together: on c cores the call takes 4/c times
+    as long as with a core each (and no longer with 4 or more cores)."""
+    alone = _call_us(exp_module, _four(None))
+    assert alone > 0
+    assert _call_us(exp_module, _four(4)) == pytest.approx(alone)
+    assert _call_us(exp_module, _four(2)) == pytest.approx(2 * alone)
+    assert _call_us(exp_module, _four(1)) == pytest.approx(4 * alone)
+
+
+def test_cores_round_trip_and_bad_values_name_the_field():
+    topology = Topology.from_dict(_four(2))
+    assert topology.host == HostCosts(0.0, 2)
+    assert Topology.from_dict(topology.to_dict()).host == HostCosts(0.0, 2)
+    for bad in (0, 1.5, "two", True):
+        text = yaml.safe_dump({**_four(None), "host": {"call_us": 0, "cores": bad}})
+        with pytest.raises(InvalidArgumentError, match=r"t.yaml:\d+: host.cores: expected a whole "
+                                                        r"number of cores >= 1"):
+            Topology.from_yaml(text, "t.yaml")
