@@ -8,6 +8,10 @@ sums of an Rx256 matrix. The dispatches the compiler forms from them (matmuls, e
 fused elementwise ops, reductions) each feed the class their export name gives
 (rt.runtime.sim.dispatch_classes).
 
+The matmul shapes span the small and skinny ones programs split across ranks run (rows 16-128,
+a few hundred columns), so the class's flop and byte terms are both pinned down; none is a
+shape of benchmarks/sim_accuracy_programs.py.
+
 ``collective_module(ranks, sizes)`` is the program the links and the host's call cost are
 measured with (in-process ranks and ``mpiexec`` processes alike): ``@nop`` (one 4-element
 dispatch: a call's host work and one queue round trip, nothing else) and per size S ``@ar_S``
@@ -18,8 +22,10 @@ import numpy as np
 
 SIZES = {"quick": {"mm": ((32, 32, 32), (64, 64, 64), (128, 128, 128), (16, 256, 256), (64, 256, 1024)),
                    "conv": (10, 18), "ew": (4096, 65536, 262144), "red": (64, 512, 2048)},
-         "full": {"mm": ((64, 64, 64), (128, 128, 128), (192, 192, 192), (256, 256, 256), (384, 384, 384),
-                         (16, 256, 256), (32, 768, 256), (64, 256, 1024), (128, 1024, 256)),
+         "full": {"mm": ((48, 48, 48), (96, 96, 96), (128, 128, 128), (192, 192, 192), (256, 256, 256),
+                         (384, 384, 384), (16, 256, 256), (32, 384, 768), (32, 768, 256), (32, 640, 384),
+                         (48, 320, 192), (64, 192, 384), (64, 256, 1024), (96, 384, 160),
+                         (128, 1024, 256)),
                   "conv": (10, 18, 34), "ew": (16384, 131072, 524288, 1048576), "red": (128, 1024, 4096)}}
 COPY_SIZES = {"quick": (1 << 14, 1 << 18, 1 << 20), "full": (1 << 14, 1 << 18, 1 << 20, 1 << 22)}
 _ID = "affine_map<(i) -> (i)>"
