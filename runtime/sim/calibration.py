@@ -29,7 +29,8 @@ median of their samples with the job's devices busy at once:
   4-element dispatch) on the N ranks, taking turns with the all_reduces: handing the call to the
   rank threads, the VM's work, one queue round trip (submission, the executor's wake-up, the
   fence's signal). Written as the topology's
-  ``host: {call_us}``.
+  ``host: {call_us}``, with ``cores`` (``os.sched_getaffinity``) and ``dispatch_us``: the
+  median time between two dispatches of one operation in a real traced run of ``@chain``.
 * **MPI loopback** (``mpi=True``), between two ``mpiexec -n 2`` processes
   (rt.runtime.sim.mpi_loopback): a ping-pong over several sizes (round trip ``2(α + S/β)``,
   the raw link, reported in the header), the ``@nop`` call on the two processes, and rt's
@@ -121,7 +122,8 @@ class Calibration:
     the MPI ``mpi_link`` (rt's collectives over MPI), ``mpi_pingpong`` (the raw link) and
     ``mpi_call_us`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per
     in-process call of ``@nop``), ``cores`` (the host cores this process may run on, which
-    the devices share: rt.runtime.sim.cores), ``kernel_points`` (URI -> the ``{class: [points]}`` the
+    the devices share: rt.runtime.sim.cores), ``dispatch_us`` (µs between two dispatches of an
+    operation, rt.runtime.sim.host_costs), ``kernel_points`` (URI -> the ``{class: [points]}`` the
     kernel fits came from, ``measure_kernels``' form, kept to re-fit) and ``seconds`` (how long
     it took)."""
 
@@ -136,6 +138,7 @@ class Calibration:
     call_us: dict = field(default_factory=dict)
     kernel_points: dict = field(default_factory=dict)
     cores: int = 1
+    dispatch_us: float = 0.0
     mode: str = "full"
     seconds: float = 0.0
 
@@ -177,7 +180,8 @@ class Calibration:
         out = {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
         call_us = self.mpi_call_us if links == "mpi" else self.call_us.get(len(self.uris))
-        out["host"] = {"call_us": _round(max(call_us or 0.0, 0.0)), "cores": self.cores}
+        out["host"] = {"call_us": _round(max(call_us or 0.0, 0.0)), "cores": self.cores,
+                       "dispatch_us": _round(self.dispatch_us)}
         return out
 
     def header(self, links="collective"):
@@ -201,6 +205,8 @@ class Calibration:
             lines.append(f"MPI loopback: {self.mpi_note}")
         lines.append(f"device-to-device links below: the {links} figures; host links: the copy "
                      "class (latency = its overhead).")
+        lines.append(f"host.dispatch_us: the median time between two dispatches of an operation "
+                     f"in a real traced run of @chain ({self.dispatch_us:.3g} us).")
         lines.append(f"host.cores: the {self.cores} cores this process may run on "
                      "(os.sched_getaffinity); more devices computing at once share them.")
         if self.call_us or self.mpi_call_us is not None:
@@ -371,14 +377,16 @@ def fit_ring(ranks, points):
 
 
 def measure_local(uri, ranks, mode, reps):
-    """``(LinkFit, call µs)``: the in-process all_reduce over ``ranks`` ranks on ``uri``, a
-    call of ``@ar_S`` minus a call of ``@nop`` taken moments apart (``paired_difference``)
-    fitted per size (``fit_ring``), and the host's cost of a call of ``@nop`` on them (its
-    median, rt.runtime.sim.host_costs)."""
+    """``(LinkFit, call µs, dispatch gap µs)``: the in-process all_reduce over ``ranks`` ranks
+    on ``uri``, a call of ``@ar_S`` minus a call of ``@nop`` taken moments apart
+    (``paired_difference``) fitted per size (``fit_ring``), the host's cost of a call of
+    ``@nop`` on them (its median) and the time between dispatches of an operation
+    (``measure_dispatch_gap``; both rt.runtime.sim.host_costs)."""
     import rt
 
     sizes = LINK_SIZES[mode]
     vmfb = rt.compile(programs.collective_module(ranks, sizes), devices=["llvm-cpu"])
+    gap = measure_dispatch_gap(vmfb, uri, ranks, reps)
     with rt.load(vmfb, ranks=ranks, devices=[uri]) as module:
         def call(name, count):
             args = [[np.ones(count, np.float32)]] * ranks
@@ -390,7 +398,8 @@ def measure_local(uri, ranks, mode, reps):
     latency, bandwidth = fit_ring(ranks, points)
     method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
               f"{', '.join(_bytes(s) for s in sizes)}; one all_reduce = a call of it minus a call of @nop")
-    return LinkFit(latency, bandwidth, method, ring_step_points(ranks, points)), statistics.median(nop)
+    return (LinkFit(latency, bandwidth, method, ring_step_points(ranks, points)),
+            statistics.median(nop), gap)
 
 
 def ring_step_points(ranks, points):
@@ -398,6 +407,38 @@ def ring_step_points(ranks, points):
     all_reduce)`` -> ``(S/N bytes, µs / (2(N-1)))``, one step's transfer of one chunk (the
     simulator's ring runs 2(N-1) such steps, each link carrying one transfer)."""
     return tuple((s // ranks, us / (2 * (ranks - 1))) for s, us in points)
+
+
+def dispatch_gap_us(events):
+    """The median µs from one dispatch's end to the next one's start within a queue operation
+    (``queue_execute`` slices of a real run's trace ``events``, and the dispatch slices on the
+    same thread inside each); 0.0 when no operation has two dispatches."""
+    slices = [e for e in events if e.get("ph") == "X"]
+    by_thread = {}
+    for e in slices:
+        if "workgroups" in (e.get("args") or {}):
+            by_thread.setdefault(e["tid"], []).append(e)
+    gaps = []
+    for op in slices:
+        if not op["name"].startswith("queue_execute"):
+            continue
+        inside = sorted((e for e in by_thread.get(op["tid"], ())
+                         if op["ts"] <= e["ts"] <= op["ts"] + op["dur"]), key=lambda e: e["ts"])
+        gaps += [b["ts"] - a["ts"] - a["dur"] for a, b in zip(inside, inside[1:])]
+    return max(0.0, statistics.median(gaps)) if gaps else 0.0
+
+
+def measure_dispatch_gap(vmfb, uri, ranks, reps):
+    """``dispatch_gap_us`` of ``@chain`` (rt.runtime.sim.calibration_programs) run for real,
+    traced, on ``ranks`` in-process ranks of ``uri``."""
+    import rt
+
+    tracer = rt.Tracer()
+    with rt.load(vmfb, ranks=ranks, devices=[uri], tracer=tracer) as module:
+        args = [[np.ones((64, 256), np.float32)] for _ in range(ranks)]
+        for _ in range(reps + 1):
+            module.chain.spmd(args, to_host=False)
+    return dispatch_gap_us(tracer.events)
 
 
 def measure_copy_link(uri, mode, reps):
@@ -505,7 +546,8 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None)
         result.kernels[uri] = kernel_costs(per_class)
     if len(uris) > 1:
         log(f"in-process all_reduce over {len(uris)} ranks ...")
-        result.collective_link, result.call_us[len(uris)] = measure_local(uris[0], len(uris), mode, reps)
+        result.collective_link, result.call_us[len(uris)], result.dispatch_us = measure_local(
+            uris[0], len(uris), mode, reps)
         log("copies between devices ...")
         result.copy_link = measure_copy_link(uris[0], mode, reps)
     if mpi:

@@ -416,6 +416,8 @@ class Simulation:
             duration = stage.duration
             if duration is None:
                 duration = self._measured(op, stage.command)
+            if op.stage > 1 and "workgroups" in stage.args:
+                duration += self.topology.host.dispatch_us
             if self.cores is not None:
                 self.cores.run(duration, lambda: self._stage_done(op, None))
             else:

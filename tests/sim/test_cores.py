@@ -86,3 +86,61 @@ def test_cores_round_trip_and_bad_values_name_the_field():
         with pytest.raises(InvalidArgumentError, match=r"t.yaml:\d+: host.cores: expected a whole "
                                                         r"number of cores >= 1"):
             Topology.from_yaml(text, "t.yaml")
+
+
+TWO_DISPATCHES = """
+func.func @f(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x256xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  } -> tensor<64xf32>
+  %o = tensor.empty() : tensor<64x256xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<64x256xf32>, tensor<64xf32>) outs(%o : tensor<64x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+"""
+
+
+def _one_device(dispatch_us):
+    return {"devices": [{"name": "d", "uri": "local-sync://llvm-cpu", "peak_gflops": 100, "memory_gbps": 10}],
+            "host": {"call_us": 0, "dispatch_us": dispatch_us}}
+
+
+def test_each_dispatch_after_an_operations_first_stage_pays_the_dispatch_gap():
+    """k dispatches in one queue operation: (k - 1) gaps of ``dispatch_us`` more."""
+    vmfb = rt.compile(TWO_DISPATCHES, devices=["llvm-cpu"])
+    times, dispatches = [], []
+    for gap in (0.0, 25.0):
+        tracer = rt.Tracer()
+        with rt.load(vmfb, topology=_one_device(gap), dry_run=True, tracer=tracer) as module:
+            before = module.simulation.drain()
+            module.f(np.ones((64, 256), np.float32), to_host=False)
+            times.append(module.simulation.drain() - before)
+        dispatches.append(sum(1 for e in tracer.events
+                              if e.get("ph") == "X" and "workgroups" in (e.get("args") or {})))
+    assert dispatches[0] == dispatches[1] == 2
+    assert times[1] - times[0] == pytest.approx(25.0)
+
+
+def test_the_dispatch_gap_is_the_median_time_between_dispatches_of_an_operation():
+    from rt.runtime.sim.calibration import dispatch_gap_us
+
+    def x(name, ts, dur, tid=1, dispatch=True):
+        return {"ph": "X", "name": name, "ts": ts, "dur": dur, "tid": tid,
+                "args": {"workgroups": [1, 1, 1]} if dispatch else {}}
+    events = [x("queue_execute: f", 0, 100, dispatch=False), x("a", 10, 20), x("b", 33, 10),
+              x("c", 50, 40),                               # gaps 3 and 7
+              x("queue_execute: g", 200, 50, dispatch=False), x("d", 205, 10), x("e", 220, 5),
+              x("other thread", 30, 1, tid=2)]              # gap 5; not in tid 1's operation
+    assert dispatch_gap_us(events) == 5.0
+    assert dispatch_gap_us([x("queue_execute: f", 0, 9, dispatch=False), x("a", 1, 2)]) == 0.0
