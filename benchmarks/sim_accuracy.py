@@ -1,7 +1,7 @@
 """How far the simulator's times are from real runs on this machine (issue 23 item 4).
 
     python benchmarks/sim_accuracy.py [--rounds=N] [--repeats=N] [--quick] [--no-mpi] [--json=out.json]
-                                      [--save=DIR | --resimulate=DIR]
+                                      [--save=DIR | --resimulate=DIR [--without=TERM,...]]
 
 Calibration and real runs take turns, ``--rounds`` times (default 3), so that both see the
 same load on a shared host. Each round:
@@ -32,7 +32,9 @@ cases and over all. The load average (1 minute) is printed before each round and
 dispatch profiles, the real times) in ``DIR/round<k>/``; ``--resimulate=DIR`` simulates those
 rounds again with the current model (kernel classes re-fitted from the raw points, link
 tables from the measured sweeps), no real run: model changes compared on the same data,
-free of the host's noise.
+free of the host's noise; ``--without=tables,cores,gap`` leaves model terms out of the
+calibrated topologies (the links' measured tables, ``host.cores``, ``host.dispatch_us``) to
+show what each contributes.
 """
 import argparse
 import importlib.util
@@ -183,17 +185,29 @@ def one_round(compiled, quick, use_mpi, repeats, folder):
     return simulate_round(compiled, cals, real, folder), cals, real
 
 
-def simulate_round(compiled, cals, real, folder):
+TERMS = ("tables", "cores", "gap")
+
+
+def without_terms(topology, without):
+    """``topology`` (plain data) with the model terms ``without`` (of ``TERMS``) left out."""
+    links = [{k: v for k, v in link.items() if k != "table" or "tables" not in without}
+             for link in topology["links"]]
+    host = {k: v for k, v in topology.get("host", {}).items()
+            if not (k == "cores" and "cores" in without or k == "dispatch_us" and "gap" in without)}
+    return {**topology, "links": links, **({"host": host} if host else {})}
+
+
+def simulate_round(compiled, cals, real, folder, without=()):
     """``{case: (real, calibrated, profiled) µs}``: each case of ``real`` simulated on its
-    round's calibrated topology (``cals``: ranks -> Calibration), with and without the
-    dispatch profile the round left in ``folder``."""
+    round's calibrated topology (``cals``: ranks -> Calibration; terms ``without`` left out),
+    with and without the dispatch profile the round left in ``folder``."""
     found = {}
     for name, _, count, layout in CASES + MPI_CASES:
         if name not in real:
             continue
         vmfb, function, inputs = compiled[name]
         links = "mpi" if layout == "mpi" else "copy" if layout == "devices" else "collective"
-        topology = cals[count].topology_dict(links)
+        topology = without_terms(cals[count].topology_dict(links), without)
         profile = os.path.join(folder, name.replace(" ", "_") + ".profile.json")
         layout = "spmd" if layout == "mpi" else layout
         found[name] = (real[name], *[simulated_us(vmfb, function, inputs, layout, t)
@@ -208,9 +222,10 @@ def save_round(folder, target, cals, real, load):
         pickle.dump({"cals": cals, "real": real, "load": load}, f)
 
 
-def resimulate(folder, compiled):
+def resimulate(folder, compiled, without=()):
     """``(per_round, loads)`` of the rounds saved in ``folder``, simulated with the current
-    model: kernel classes re-fitted from each calibration's raw points."""
+    model (terms ``without`` left out): kernel classes re-fitted from each calibration's raw
+    points."""
     per_round, loads = [], []
     for name in sorted(n for n in os.listdir(folder) if n.startswith("round")):
         with open(os.path.join(folder, name, "round.pkl"), "rb") as f:
@@ -218,7 +233,7 @@ def resimulate(folder, compiled):
         for cal in saved["cals"].values():
             cal.kernels = {uri: kernel_costs(points) for uri, points in cal.kernel_points.items()}
         per_round.append(simulate_round(compiled, saved["cals"], saved["real"],
-                                        os.path.join(folder, name)))
+                                        os.path.join(folder, name), without))
         loads.append(saved["load"])
     return per_round, loads
 
@@ -233,8 +248,14 @@ def main():
     parser.add_argument("--save", default=None, metavar="DIR", help="keep each round's measurements in DIR")
     parser.add_argument("--resimulate", default=None, metavar="DIR",
                         help="simulate the rounds saved in DIR again (no real runs)")
+    parser.add_argument("--without", default="", metavar="TERMS",
+                        help=f"with --resimulate: leave out model terms ({', '.join(TERMS)})")
     parser.add_argument("--mpi-worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    without = tuple(t for t in args.without.split(",") if t)
+    unknown = sorted(set(without) - set(TERMS))
+    if unknown:
+        parser.error(f"--without: unknown term(s) {', '.join(unknown)}; expected {', '.join(TERMS)}")
     repeats = args.repeats or (5 if args.quick else 15)
     if args.mpi_worker:
         mpi_worker(args.mpi_worker, repeats)
@@ -251,7 +272,7 @@ def main():
                 for name, builder, count, layout in cases}
     per_round, loads = [], []
     if args.resimulate:
-        per_round, loads = resimulate(args.resimulate, compiled)
+        per_round, loads = resimulate(args.resimulate, compiled, without)
         rounds = len(per_round)
     with tempfile.TemporaryDirectory() as folder:
         for index in range(0 if args.resimulate else rounds):
