@@ -8,8 +8,10 @@ same load on a shared host. Each round:
 
 1. **Calibrates** this host (``rt.runtime.sim.calibration.calibrate``, what ``rt calibrate
    --devices=N`` writes) for 2 and for 4 devices: kernel classes measured with N devices busy
-   at once, memory, in-process links, the host's cost of an SPMD call (``host.call_us``) and,
-   for 2, the MPI loopback (links and call cost) where mpi4py and mpiexec are installed. The
+   at once (at most the host's cores), memory, in-process links (a measured time per size and
+   an α–β fit), the host's cost of an SPMD call (``host.call_us``), its cores and the time
+   between dispatches and, for 2, the MPI loopback (links and call cost) where mpi4py and
+   mpiexec are installed. The
    calibration programs (rt.runtime.sim.calibration_programs) are not the programs below.
 2. **Runs each program for real** (benchmarks/sim_accuracy_programs.py): SPMD programs on N
    in-process ranks (``rt.load(..., ranks=N)``, each rank its own ``local-task`` device), the
