@@ -564,8 +564,7 @@ class _Reader:
                                     unit=" (GB/s)")
             latency = (self.number(l["latency_us"], path + ("latency_us",), strict=False,
                                    unit=" (µs)") if "latency_us" in l else 0.0)
-            table = (link_table.parse(self, l["table"], path + ("table",)) if "table" in l
-                     else None)
+            table = link_table.parse(self, l["table"], path + ("table",)) if "table" in l else None
             links.append(LinkSpec(tuple(between), bandwidth, latency, table))
         return links
 
