@@ -202,8 +202,9 @@ class Link:
         """Account the bytes that flowed since the last update."""
         now = self.engine.now
         if self._flowing and now > self._updated:
+            n, elapsed = max(1, len(self._flowing)), now - self._updated
             for t in self._flowing:
-                t.remaining -= self._rate(t) * (now - self._updated)
+                t.remaining -= t.rate / self.slowdown / n * elapsed
         self._updated = now
 
     def _enter(self, t):
