@@ -1,14 +1,17 @@
 """How far the simulator's times are from real runs on this machine (issue 23 item 4).
 
     python benchmarks/sim_accuracy.py [--rounds=N] [--repeats=N] [--quick] [--no-mpi] [--json=out.json]
+                                      [--save=DIR | --resimulate=DIR [--without=TERM,...]]
 
 Calibration and real runs take turns, ``--rounds`` times (default 3), so that both see the
 same load on a shared host. Each round:
 
 1. **Calibrates** this host (``rt.runtime.sim.calibration.calibrate``, what ``rt calibrate
    --devices=N`` writes) for 2 and for 4 devices: kernel classes measured with N devices busy
-   at once, memory, in-process links, the host's cost of an SPMD call (``host.call_us``) and,
-   for 2, the MPI loopback (links and call cost) where mpi4py and mpiexec are installed. The
+   at once (at most the host's cores), memory, in-process links (a measured time per size and
+   an α–β fit), the host's cost of an SPMD call (``host.call_us``), its cores and the time
+   between dispatches and, for 2, the MPI loopback (links and call cost) where mpi4py and
+   mpiexec are installed. The
    calibration programs (rt.runtime.sim.calibration_programs) are not the programs below.
 2. **Runs each program for real** (benchmarks/sim_accuracy_programs.py): SPMD programs on N
    in-process ranks (``rt.load(..., ranks=N)``, each rank its own ``local-task`` device), the
@@ -26,11 +29,21 @@ same load on a shared host. Each round:
 Per case the script reports the median over rounds of the real time and of each prediction,
 and error = (predicted - real) / real; then the mean and worst |error| over the in-process
 cases and over all. The load average (1 minute) is printed before each round and at the end.
+
+``--save=DIR`` keeps each round's measurements (the calibrations with their raw points, the
+dispatch profiles, the real times) in ``DIR/round<k>/``; ``--resimulate=DIR`` simulates those
+rounds again with the current model (kernel classes re-fitted from the raw points, link
+tables from the measured sweeps), no real run: model changes compared on the same data,
+free of the host's noise; ``--without=tables,cores,gap`` leaves model terms out of the
+calibrated topologies (the links' measured tables, ``host.cores``, ``host.dispatch_us``) to
+show what each contributes.
 """
 import argparse
 import importlib.util
 import json
 import os
+import pickle
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,7 +55,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import rt  # noqa: E402
 import sim_accuracy_programs as programs  # noqa: E402
 from iree_peer import machine  # noqa: E402
-from rt.runtime.sim.calibration import DEFAULT_URI, calibrate, median_us  # noqa: E402
+from rt.runtime.sim.calibration import DEFAULT_URI, calibrate, kernel_costs, median_us  # noqa: E402
 from rt.runtime.sim.profile import ProfileTable  # noqa: E402
 
 URI = DEFAULT_URI
@@ -160,27 +173,71 @@ def run_mpi(folder, repeats):
 def one_round(compiled, quick, use_mpi, repeats, folder):
     """``({case: (real, calibrated, profiled) µs}, calibrations)`` of one round."""
     cals = {n: calibrate([URI] * n, quick=quick, mpi=use_mpi and n == 2) for n in (2, 4)}
-    found = {}
+    real = {}
     for name, builder, count, layout in CASES:
         vmfb, function, inputs = compiled[name]
         tracer = rt.Tracer()
         real_us(vmfb, function, inputs, layout, count, max(3, repeats // 3), tracer)
-        profile = profile_file(tracer.events, folder, name)
-        real = real_us(vmfb, function, inputs, layout, count, repeats)
-        topology = cals[count].topology_dict("copy" if layout == "devices" else "collective")
-        found[name] = (real, *[simulated_us(vmfb, function, inputs, layout, t)
-                               for t in (topology, {**topology, "profile": profile})])
+        profile_file(tracer.events, folder, name)
+        real[name] = real_us(vmfb, function, inputs, layout, count, repeats)
     if use_mpi and cals[2].mpi_link is not None:
-        measured = run_mpi(folder, repeats)
-        topology = cals[2].topology_dict("mpi")
-        for name, _, count, _ in MPI_CASES:
-            vmfb, function, inputs = compiled[name]
-            profile = os.path.join(folder, name.replace(" ", "_") + ".profile.json")
-            found[name] = (measured[name], *[simulated_us(vmfb, function, inputs, "spmd", t)
-                                             for t in (topology, {**topology, "profile": profile})])
+        real.update(run_mpi(folder, repeats))
     elif use_mpi:
         print(f"MPI cases skipped this round: {cals[2].mpi_note}")
-    return found, cals
+    return simulate_round(compiled, cals, real, folder), cals, real
+
+
+TERMS = ("tables", "cores", "gap")
+
+
+def without_terms(topology, without):
+    """``topology`` (plain data) with the model terms ``without`` (of ``TERMS``) left out."""
+    links = [{k: v for k, v in link.items() if k != "table" or "tables" not in without}
+             for link in topology["links"]]
+    host = {k: v for k, v in topology.get("host", {}).items()
+            if not (k == "cores" and "cores" in without or k == "dispatch_us" and "gap" in without)}
+    return {**topology, "links": links, **({"host": host} if host else {})}
+
+
+def simulate_round(compiled, cals, real, folder, without=()):
+    """``{case: (real, calibrated, profiled) µs}``: each case of ``real`` simulated on its
+    round's calibrated topology (``cals``: ranks -> Calibration; terms ``without`` left out),
+    with and without the dispatch profile the round left in ``folder``."""
+    found = {}
+    for name, _, count, layout in CASES + MPI_CASES:
+        if name not in real:
+            continue
+        vmfb, function, inputs = compiled[name]
+        links = "mpi" if layout == "mpi" else "copy" if layout == "devices" else "collective"
+        topology = without_terms(cals[count].topology_dict(links), without)
+        profile = os.path.join(folder, name.replace(" ", "_") + ".profile.json")
+        layout = "spmd" if layout == "mpi" else layout
+        found[name] = (real[name], *[simulated_us(vmfb, function, inputs, layout, t)
+                                     for t in (topology, {**topology, "profile": profile})])
+    return found
+
+
+def save_round(folder, target, cals, real, load):
+    """Keep a round's profiles, calibrations (with their raw points) and real times."""
+    shutil.copytree(folder, target, ignore=shutil.ignore_patterns("*.vmfb", "*.json.tmp"))
+    with open(os.path.join(target, "round.pkl"), "wb") as f:
+        pickle.dump({"cals": cals, "real": real, "load": load}, f)
+
+
+def resimulate(folder, compiled, without=()):
+    """``(per_round, loads)`` of the rounds saved in ``folder``, simulated with the current
+    model (terms ``without`` left out): kernel classes re-fitted from each calibration's raw
+    points."""
+    per_round, loads = [], []
+    for name in sorted(n for n in os.listdir(folder) if n.startswith("round")):
+        with open(os.path.join(folder, name, "round.pkl"), "rb") as f:
+            saved = pickle.load(f)
+        for cal in saved["cals"].values():
+            cal.kernels = {uri: kernel_costs(points) for uri, points in cal.kernel_points.items()}
+        per_round.append(simulate_round(compiled, saved["cals"], saved["real"],
+                                        os.path.join(folder, name), without))
+        loads.append(saved["load"])
+    return per_round, loads
 
 
 def main():
@@ -190,8 +247,17 @@ def main():
     parser.add_argument("--repeats", type=int, default=None, help="timed calls per case and round (default 15, quick 5)")
     parser.add_argument("--no-mpi", action="store_true", help="skip the MPI cases")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
+    parser.add_argument("--save", default=None, metavar="DIR", help="keep each round's measurements in DIR")
+    parser.add_argument("--resimulate", default=None, metavar="DIR",
+                        help="simulate the rounds saved in DIR again (no real runs)")
+    parser.add_argument("--without", default="", metavar="TERMS",
+                        help=f"with --resimulate: leave out model terms ({', '.join(TERMS)})")
     parser.add_argument("--mpi-worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    without = tuple(t for t in args.without.split(",") if t)
+    unknown = sorted(set(without) - set(TERMS))
+    if unknown:
+        parser.error(f"--without: unknown term(s) {', '.join(unknown)}; expected {', '.join(TERMS)}")
     repeats = args.repeats or (5 if args.quick else 15)
     if args.mpi_worker:
         mpi_worker(args.mpi_worker, repeats)
@@ -207,11 +273,16 @@ def main():
     compiled = {name: compile_case(builder, "devices" if layout == "devices" else "spmd", count)
                 for name, builder, count, layout in cases}
     per_round, loads = [], []
+    if args.resimulate:
+        per_round, loads = resimulate(args.resimulate, compiled, without)
+        rounds = len(per_round)
     with tempfile.TemporaryDirectory() as folder:
-        for index in range(rounds):
+        for index in range(0 if args.resimulate else rounds):
             loads.append(os.getloadavg()[0])
             print(f"round {index + 1}/{rounds}: load average {loads[-1]:.2f}", flush=True)
-            found, cals = one_round(compiled, args.quick, use_mpi, repeats, folder)
+            found, cals, real = one_round(compiled, args.quick, use_mpi, repeats, folder)
+            if args.save:
+                save_round(folder, os.path.join(args.save, f"round{index}"), cals, real, loads[-1])
             per_round.append(found)
             for n, cal in cals.items():
                 print(f"  calibration with {n} devices: {_figures(cal)}")

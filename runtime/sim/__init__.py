@@ -13,6 +13,7 @@ traffic), ``collective_plan`` (hierarchical collectives, the automatic choice, Î
 (``--inject`` specs), ``report`` (``--report=r.json``), ``chakra_trace`` with ``chakra_format``
 (``--chakra-trace``: the run as Chakra execution traces), ``sim_device`` and ``simulation``;
 ``dispatch_classes`` (calibrated per-class kernel costs), ``host_costs`` (the host's cost of
-a call), ``profile`` (dispatch profiles from a real run's trace), ``calibration`` with
+a call and its cores), ``cores`` (kernels sharing the host's cores), ``link_table`` (a link's
+measured time per message size), ``profile`` (dispatch profiles from a real run's trace), ``calibration`` with
 ``calibration_defaults``, ``calibration_programs`` and ``mpi_loopback`` (``rt calibrate``).
 """

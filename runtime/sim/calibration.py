@@ -6,8 +6,9 @@ median of their samples with the job's devices busy at once:
 
 * **Kernels**, per device URI: the programs of rt.runtime.sim.calibration_programs (matmuls,
   convs, elementwise ops and reductions of several sizes) run with the ``measured`` time model
-  on as many devices of that URI at once as the topology has (SPMD ranks: the devices of a job
-  share the host's cores and memory bandwidth), traced: every dispatch slice gives ``(class,
+  on as many devices of that URI at once as the topology has, up to the host's cores (SPMD
+  ranks: the devices of a job share the host's caches and memory bandwidth; beyond the cores
+  they share the cores too, which the simulator models, rt.runtime.sim.cores), traced: every dispatch slice gives ``(class,
   work, µs)``, work being the dispatch's flops for matmul/conv and its binding bytes otherwise,
   exactly what the simulator will cost. Per class a least-squares line ``µs = overhead + work
   / throughput`` (rt.runtime.sim.dispatch_classes; matmul and conv also ``+ bytes / gbps``
@@ -28,7 +29,8 @@ median of their samples with the job's devices busy at once:
   4-element dispatch) on the N ranks, taking turns with the all_reduces: handing the call to the
   rank threads, the VM's work, one queue round trip (submission, the executor's wake-up, the
   fence's signal). Written as the topology's
-  ``host: {call_us}``.
+  ``host: {call_us}``, with ``cores`` (``os.sched_getaffinity``) and ``dispatch_us``: the
+  median time between two dispatches of one operation in a real traced run of ``@chain``.
 * **MPI loopback** (``mpi=True``), between two ``mpiexec -n 2`` processes
   (rt.runtime.sim.mpi_loopback): a ping-pong over several sizes (round trip ``2(α + S/β)``,
   the raw link, reported in the header), the ``@nop`` call on the two processes, and rt's
@@ -64,11 +66,14 @@ from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
 from rt.runtime.sim import calibration_programs as programs
 from rt.runtime.sim.calibration_defaults import DEFAULT_URI, LINKS
 from rt.runtime.sim.dispatch_classes import COMPUTE_CLASSES, ClassCost, KernelCosts, classify
+from rt.runtime.sim.link_table import LinkTable
 
 REPS = {"quick": 3, "full": 7}
-#: Sizes of the link fits: not those of benchmarks/sim_accuracy.py's cases (64 KiB, 1 and 4 MiB).
-LINK_SIZES = {"quick": (1 << 12, 1 << 18, 1 << 21),
-              "full": (1 << 13, 1 << 15, 1 << 17, 1 << 19, 1 << 21, 1 << 23)}
+#: Sizes of the link sweeps (the link tables, rt.runtime.sim.link_table, and the α–β fits):
+#: 1.5 · 2^k, a factor 2 apart as nccl-tests sweeps, and not benchmarks/sim_accuracy.py's
+#: sizes (64 KiB, 1 and 4 MiB).
+LINK_SIZES = {"quick": (3 << 12, 3 << 18, 3 << 21),
+              "full": tuple(3 << k for k in range(12, 23))}
 #: A fitted byte rate above this (GB/s) means a compute class's bytes do not matter.
 MAX_BYTE_GBPS = 1e6
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
@@ -96,12 +101,18 @@ def fit_line(points, relative=True):
 
 @dataclass(frozen=True)
 class LinkFit:
-    """A link's ``latency_us`` (α) and ``bandwidth_gbps`` (β, 1e9 B/s), and how they were
-    measured (``method``, one line)."""
+    """A link's ``latency_us`` (α) and ``bandwidth_gbps`` (β, 1e9 B/s), how they were
+    measured (``method``, one line) and ``points``: the measured ``(bytes, µs)`` of one
+    transfer alone per size, the link's table (rt.runtime.sim.link_table; () if none)."""
 
     latency_us: float
     bandwidth_gbps: float
     method: str
+    points: tuple = ()
+
+    def table(self):
+        """The ``LinkTable`` of ``points``, or None without two of them."""
+        return LinkTable.from_points(self.points) if len(self.points) >= 2 else None
 
 
 @dataclass
@@ -110,7 +121,11 @@ class Calibration:
     KernelCosts), the in-process ``collective_link`` and ``copy_link`` (None with one device),
     the MPI ``mpi_link`` (rt's collectives over MPI), ``mpi_pingpong`` (the raw link) and
     ``mpi_call_us`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per
-    in-process call of ``@nop``) and ``seconds`` (how long it took)."""
+    in-process call of ``@nop``), ``cores`` (the host cores this process may run on, which
+    the devices share: rt.runtime.sim.cores), ``dispatch_us`` (µs between two dispatches of an
+    operation, rt.runtime.sim.host_costs), ``kernel_points`` (URI -> the ``{class: [points]}`` the
+    kernel fits came from, ``measure_kernels``' form, kept to re-fit) and ``seconds`` (how long
+    it took)."""
 
     uris: list
     kernels: dict
@@ -121,6 +136,9 @@ class Calibration:
     mpi_call_us: float | None = None
     mpi_note: str = "not asked for (--mpi)"
     call_us: dict = field(default_factory=dict)
+    kernel_points: dict = field(default_factory=dict)
+    cores: int = 1
+    dispatch_us: float = 0.0
     mode: str = "full"
     seconds: float = 0.0
 
@@ -154,14 +172,16 @@ class Calibration:
             devices.append(entry)
         device_links = []
         if fit is not None:
+            table = fit.table()
+            extra = {"table": [[s, _round(t)] for s, t in table.to_list()]} if table else {}
             device_links = [{"between": [a, b], "bandwidth_gbps": _round(fit.bandwidth_gbps),
-                             "latency_us": _round(fit.latency_us)}
+                             "latency_us": _round(fit.latency_us), **extra}
                             for i, a in enumerate(names) for b in names[i + 1:]]
         out = {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
         call_us = self.mpi_call_us if links == "mpi" else self.call_us.get(len(self.uris))
-        if call_us is not None:
-            out["host"] = {"call_us": _round(max(call_us, 0.0))}
+        out["host"] = {"call_us": _round(max(call_us or 0.0, 0.0)), "cores": self.cores,
+                       "dispatch_us": _round(self.dispatch_us)}
         return out
 
     def header(self, links="collective"):
@@ -185,6 +205,10 @@ class Calibration:
             lines.append(f"MPI loopback: {self.mpi_note}")
         lines.append(f"device-to-device links below: the {links} figures; host links: the copy "
                      "class (latency = its overhead).")
+        lines.append(f"host.dispatch_us: the median time between two dispatches of an operation "
+                     f"in a real traced run of @chain ({self.dispatch_us:.3g} us).")
+        lines.append(f"host.cores: the {self.cores} cores this process may run on "
+                     "(os.sched_getaffinity); more devices computing at once share them.")
         if self.call_us or self.mpi_call_us is not None:
             calls = ", ".join(f"{n} rank(s) {us:.0f} us" for n, us in sorted(self.call_us.items()))
             if self.mpi_call_us is not None:
@@ -303,25 +327,33 @@ def fit_compute(points):
     return ClassCost(overhead, 1.0 / (slope * 1e3))
 
 
-def interleaved_samples(calls, reps):
+def interleaved_samples(calls, reps, warm=False):
     """Per call of ``calls``, its ``reps`` timed samples in µs, after one warm-up each; the
-    calls take turns (round by round), so that on a shared host every call sees the same mix of
-    quiet and busy spells, and the k-th samples of two calls were taken moments apart."""
+    calls take turns (round by round, round k starting at call k mod n, so that no call always
+    follows the same one), so that on a shared host every call sees the same mix of quiet and
+    busy spells, and the k-th samples of two calls were taken moments apart. ``warm``: each
+    timed call right after an untimed one of the same call, its data in the caches as a
+    program's repeated (or just produced) data is, and what the call before left to do done;
+    without it, calls of a size sweep taking turns each found their data evicted by the
+    others (an in-process all_reduce of 1.5 MiB took 3-4x as long as the same call repeated)."""
     for call in calls:
         call()
     samples = [[] for _ in calls]
-    for _ in range(reps):
-        for i, call in enumerate(calls):
+    for k in range(reps):
+        for i in [(k + j) % len(calls) for j in range(len(calls))]:
+            call = calls[i]
+            if warm:
+                call()
             start = time.perf_counter()
             call()
             samples[i].append((time.perf_counter() - start) * 1e6)
     return samples
 
 
-def median_interleaved(calls, reps):
+def median_interleaved(calls, reps, warm=False):
     """Per call, the median of its ``interleaved_samples`` (µs): what a job's calls see on a
     shared host (the fastest is a lucky one, and lucky more often for short calls than long)."""
-    return [statistics.median(s) for s in interleaved_samples(calls, reps)]
+    return [statistics.median(s) for s in interleaved_samples(calls, reps, warm)]
 
 
 def median_us(call, reps):
@@ -345,25 +377,68 @@ def fit_ring(ranks, points):
 
 
 def measure_local(uri, ranks, mode, reps):
-    """``(LinkFit, call µs)``: the in-process all_reduce over ``ranks`` ranks on ``uri``, a
-    call of ``@ar_S`` minus a call of ``@nop`` taken moments apart (``paired_difference``)
-    fitted per size (``fit_ring``), and the host's cost of a call of ``@nop`` on them (its
-    median, rt.runtime.sim.host_costs)."""
+    """``(LinkFit, call µs, dispatch gap µs)``: the in-process all_reduce over ``ranks`` ranks
+    on ``uri``, a call of ``@ar_S`` minus a call of ``@nop`` taken moments apart
+    (``paired_difference``) fitted per size (``fit_ring``), the host's cost of a call of
+    ``@nop`` on them (its median) and the time between dispatches of an operation
+    (``measure_dispatch_gap``; both rt.runtime.sim.host_costs)."""
     import rt
 
     sizes = LINK_SIZES[mode]
     vmfb = rt.compile(programs.collective_module(ranks, sizes), devices=["llvm-cpu"])
+    gap = measure_dispatch_gap(vmfb, uri, ranks, reps)
     with rt.load(vmfb, ranks=ranks, devices=[uri]) as module:
         def call(name, count):
             args = [[np.ones(count, np.float32)]] * ranks
             function = getattr(module, name)
             return lambda: function.spmd(args, to_host=False)
         nop, *times = interleaved_samples([call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes],
-                                          3 * reps)
-    latency, bandwidth = fit_ring(ranks, [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)])
+                                          3 * reps, warm=True)
+    points = [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)]
+    latency, bandwidth = fit_ring(ranks, points)
     method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
               f"{', '.join(_bytes(s) for s in sizes)}; one all_reduce = a call of it minus a call of @nop")
-    return LinkFit(latency, bandwidth, method), statistics.median(nop)
+    return (LinkFit(latency, bandwidth, method, ring_step_points(ranks, points)),
+            statistics.median(nop), gap)
+
+
+def ring_step_points(ranks, points):
+    """The link table points of ring all_reduces over ``ranks`` = N: ``(S bytes, µs of one
+    all_reduce)`` -> ``(S/N bytes, µs / (2(N-1)))``, one step's transfer of one chunk (the
+    simulator's ring runs 2(N-1) such steps, each link carrying one transfer)."""
+    return tuple((s // ranks, us / (2 * (ranks - 1))) for s, us in points)
+
+
+def dispatch_gap_us(events):
+    """The median µs from one dispatch's end to the next one's start within a queue operation
+    (``queue_execute`` slices of a real run's trace ``events``, and the dispatch slices on the
+    same thread inside each); 0.0 when no operation has two dispatches."""
+    slices = [e for e in events if e.get("ph") == "X"]
+    by_thread = {}
+    for e in slices:
+        if "workgroups" in (e.get("args") or {}):
+            by_thread.setdefault(e["tid"], []).append(e)
+    gaps = []
+    for op in slices:
+        if not op["name"].startswith("queue_execute"):
+            continue
+        inside = sorted((e for e in by_thread.get(op["tid"], ())
+                         if op["ts"] <= e["ts"] <= op["ts"] + op["dur"]), key=lambda e: e["ts"])
+        gaps += [b["ts"] - a["ts"] - a["dur"] for a, b in zip(inside, inside[1:])]
+    return max(0.0, statistics.median(gaps)) if gaps else 0.0
+
+
+def measure_dispatch_gap(vmfb, uri, ranks, reps):
+    """``dispatch_gap_us`` of ``@chain`` (rt.runtime.sim.calibration_programs) run for real,
+    traced, on ``ranks`` in-process ranks of ``uri``."""
+    import rt
+
+    tracer = rt.Tracer()
+    with rt.load(vmfb, ranks=ranks, devices=[uri], tracer=tracer) as module:
+        args = [[np.ones((64, 256), np.float32)] for _ in range(ranks)]
+        for _ in range(reps + 1):
+            module.chain.spmd(args, to_host=False)
+    return dispatch_gap_us(tracer.events)
 
 
 def measure_copy_link(uri, mode, reps):
@@ -377,14 +452,14 @@ def measure_copy_link(uri, mode, reps):
         def copy(size):
             x, y = source.allocator.allocate_buffer(size), target.allocator.allocate_buffer(size)
             return lambda: target.queue_copy(x, 0, y, 0, size).wait()
-        points = list(zip(sizes, median_interleaved([copy(s) for s in sizes], 2 * reps)))
+        points = list(zip(sizes, median_interleaved([copy(s) for s in sizes], 2 * reps, warm=True)))
     finally:
         source.release()
         target.release()
     intercept, slope = fit_line(points)
     method = (f"queue_copy between two devices of one process, a + S/b fitted over S = "
               f"{', '.join(_bytes(s) for s in sizes)}")
-    return LinkFit(intercept, 1 / slope / 1e3, method)
+    return LinkFit(intercept, 1 / slope / 1e3, method, tuple(points))
 
 
 def _mpiexec(arguments, timeout):
@@ -427,11 +502,13 @@ def measure_mpi(mode, reps, timeout=300):
             f.write(rt.compile(programs.collective_module(2, link_sizes), devices=["llvm-cpu"]))
         times = _mpiexec(["collectives", max(reps, 5) * 4, path, *link_sizes], timeout)
     call_us = times["nop"]
-    latency, bandwidth = fit_ring(2, [(s, times[str(s)]) for s in link_sizes])
+    points = [(s, times[str(s)]) for s in link_sizes]
+    latency, bandwidth = fit_ring(2, points)
     collective = LinkFit(latency, bandwidth,
                          f"ring all_reduce fit 2(a + S/(2 b)) of rt's channel=\"mpi\" over 2 mpiexec "
                          f"processes, S = {', '.join(_bytes(s) for s in link_sizes)}; one all_reduce = "
-                         "a call of it minus a call of @nop, each after a barrier")
+                         "a call of it minus a call of @nop, each after a barrier",
+                         ring_step_points(2, points))
     return raw, collective, call_us
 
 
@@ -456,19 +533,21 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None)
     mode = "quick" if quick else "full"
     reps = REPS[mode]
     start = time.perf_counter()
-    result = Calibration(uris, {}, mode=mode)
+    result = Calibration(uris, {}, mode=mode, cores=len(os.sched_getaffinity(0)))
     vmfb = None
     for uri in dict.fromkeys(uris):
         Topology.from_dict({"devices": [{"name": "d", "uri": uri}]})
         log(f"kernels on {uris.count(uri)} x {uri} at once ...")
         vmfb = vmfb or rt.compile(programs.module_text(mode), devices=["llvm-cpu"])
-        per_class = measure_kernels(uri, mode, reps, vmfb, uris.count(uri))
+        per_class = measure_kernels(uri, mode, reps, vmfb, min(uris.count(uri), result.cores))
         log(f"copies and fills on {uri} ...")
         per_class.update(measure_writes(uri, mode, reps))
+        result.kernel_points[uri] = per_class
         result.kernels[uri] = kernel_costs(per_class)
     if len(uris) > 1:
         log(f"in-process all_reduce over {len(uris)} ranks ...")
-        result.collective_link, result.call_us[len(uris)] = measure_local(uris[0], len(uris), mode, reps)
+        result.collective_link, result.call_us[len(uris)], result.dispatch_us = measure_local(
+            uris[0], len(uris), mode, reps)
         log("copies between devices ...")
         result.copy_link = measure_copy_link(uris[0], mode, reps)
     if mpi:

@@ -9,7 +9,10 @@ on every run whatever the threads did in between.
 shared by the transfers on it (processor sharing, as in fluid network models): a transfer of
 B bytes first waits the latency, then its bytes flow at ``bandwidth / n`` while n transfers
 are in their byte phase. One transfer alone takes exactly ``latency + B / bandwidth``; two
-equal transfers that start together each take ``latency + 2B / bandwidth``. The two
+equal transfers that start together each take ``latency + 2B / bandwidth``. A link with a
+measured ``table`` (rt.runtime.sim.link_table) has the table's latency, and each transfer its
+own byte rate ``B / (time(B) - latency)``: the n transfers in their byte phase each get 1/n of
+the link's time, a transfer alone takes exactly the table's ``time(B)``. The two
 directions of a topology link are two ``Link``s (full duplex) sharing one ``Meter``, which
 counts the bytes carried and the busy time (the union of the intervals in which any transfer
 was on either direction).
@@ -68,12 +71,15 @@ class Engine:
 class Transfer:
     """Bytes in flight on one link. ``done(failure)`` is called once at the end."""
 
-    __slots__ = ("link", "total", "remaining", "start", "done", "label", "failure", "end")
+    __slots__ = ("link", "total", "remaining", "start", "done", "label", "failure", "end", "rate")
 
     def __init__(self, link, nbytes, done, label):
         self.link, self.total, self.remaining = link, float(nbytes), float(nbytes)
         self.start, self.done, self.label, self.failure = None, done, label, None
         self.end = None
+        self.rate = link.bandwidth if link.table is None else link.table.rate(nbytes)
+        if self.rate == float("inf"):
+            self.rate, self.remaining = link.bandwidth, 0.0
 
 
 class Meter:
@@ -107,16 +113,21 @@ class Meter:
 
 class Link:
     """One direction ``name`` of a link: ``bandwidth`` bytes/µs (1 GB/s = 1000 bytes/µs),
-    ``latency`` µs, accounted on ``meter`` (a ``Meter``; a fresh one by default).
+    ``latency`` µs, accounted on ``meter`` (a ``Meter``; a fresh one by default); with
+    ``table`` (a LinkTable) the table's latency and per-size rates instead.
 
     ``on_transfer(link, label, start, end, nbytes)`` (optional) is told about every finished
     transfer (the simulator draws them in traces). ``slowdown`` divides the bandwidth and
     multiplies the latency (an injected slow link); ``failure`` set -> new transfers fail.
     """
 
-    def __init__(self, engine, name, bandwidth, latency, key=(), on_transfer=None, meter=None):
+    def __init__(self, engine, name, bandwidth, latency, key=(), on_transfer=None, meter=None,
+                 table=None):
         self.engine, self.name = engine, name
         self.bandwidth, self.latency = float(bandwidth), float(latency)
+        self.table = table
+        if table is not None:
+            self.latency = table.latency_us
         self.key = key
         self.on_transfer = on_transfer
         self.meter = meter if meter is not None else Meter(engine)
@@ -156,7 +167,7 @@ class Link:
             return None
         t = Transfer(self, nbytes, done, label)
         t.start = self.engine.now
-        t.end = (t.start + self.latency * self.slowdown) + t.remaining / (self.bandwidth / self.slowdown)
+        t.end = (t.start + self.latency * self.slowdown) + t.remaining / (t.rate / self.slowdown)
         self.meter.start()
         self._solo = t
         return t
@@ -183,16 +194,17 @@ class Link:
         self._advance()
         self._reschedule()
 
-    def _rate(self):
-        return self.bandwidth / self.slowdown / max(1, len(self._flowing))
+    def _rate(self, t):
+        """Bytes/µs transfer ``t`` moves now: its rate, shared with the others flowing."""
+        return t.rate / self.slowdown / max(1, len(self._flowing))
 
     def _advance(self):
         """Account the bytes that flowed since the last update."""
         now = self.engine.now
         if self._flowing and now > self._updated:
-            moved = self._rate() * (now - self._updated)
+            n, elapsed = max(1, len(self._flowing)), now - self._updated
             for t in self._flowing:
-                t.remaining -= moved
+                t.remaining -= t.rate / self.slowdown / n * elapsed
         self._updated = now
 
     def _enter(self, t):
@@ -209,8 +221,7 @@ class Link:
         if not self._flowing:
             return
         version = self._version
-        soonest = min(t.remaining for t in self._flowing)
-        when = self.engine.now + soonest / self._rate()
+        when = self.engine.now + min(t.remaining / self._rate(t) for t in self._flowing)
         self.engine.at(when, self.key + (2,), lambda: self._complete(version))
 
     def _complete(self, version):
@@ -218,8 +229,8 @@ class Link:
             return
         self._advance()
         # The soonest transfer drained at exactly this event; floats may leave a few ulps.
-        smallest = min(t.remaining for t in self._flowing)
-        finished = [t for t in self._flowing if t.remaining <= smallest + _EPSILON]
+        soonest = min(t.remaining / self._rate(t) for t in self._flowing)
+        finished = [t for t in self._flowing if t.remaining <= soonest * self._rate(t) + _EPSILON]
         self._flowing = [t for t in self._flowing if t not in finished]
         for t in finished:
             t.remaining = 0.0

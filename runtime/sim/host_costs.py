@@ -2,7 +2,7 @@
 
 A topology may give it (``rt calibrate`` writes it)::
 
-    host: {call_us: 140}      # µs the host spends on one SPMD call, per rank
+    host: {call_us: 140, cores: 2, dispatch_us: 4}   # per SPMD call; shared cores; per dispatch
 
 ``call_us`` is what one call of an SPMD program costs the host besides its queue work: rt.spmd
 hands the call to a thread per rank, each rank enters the VM, imports its arguments and
@@ -18,25 +18,52 @@ and one queue round trip, no real work) on the topology's N ranks, the median of
 take turns with the link measurements (rt.runtime.sim.calibration); with ``--links=mpi`` the
 same call on two ``mpiexec`` processes, each after a barrier (rt.runtime.sim.mpi_loopback). A
 plain call on one host costs a few µs (no threads to hand over to) and is not charged.
+
+``dispatch_us`` (optional, default 0) is the executor's time between two dispatches of one
+queue operation: the barrier after a dispatch and the worker's start of the next, which no
+dispatch's traced duration (nor a profile, nor a calibrated class fitted to durations)
+contains. The simulator adds it before every dispatch of an operation but its first stage
+(the first's start is in ``call_us``). ``rt calibrate`` measures it in a real traced run of a
+chain of dependent dispatches (rt.runtime.sim.calibration_programs ``chain``): the median
+time from one dispatch's end to the next one's start within an operation (4.4 µs on the
+2-core development machine, load average 6; a transformer layer's call runs 15-19
+dispatches per rank).
+
+``cores`` (optional) is how many cores the topology's devices share: with more devices than
+cores, kernels running at once stretch by the oversubscription (rt.runtime.sim.cores). ``rt
+calibrate`` writes the cores this process may run on (``os.sched_getaffinity``).
 """
 from dataclasses import dataclass
 
-_FIELDS = ("call_us",)
+_FIELDS = ("call_us", "cores", "dispatch_us")
 
 
 @dataclass(frozen=True)
 class HostCosts:
-    """``call_us``: µs of host time charged at the start of each SPMD call (>= 0)."""
+    """``call_us``: µs of host time charged at the start of each SPMD call (>= 0); ``cores``:
+    the host cores the devices share (a whole number >= 1), or None (each device has its own);
+    ``dispatch_us``: µs between two dispatches of one queue operation (>= 0)."""
 
     call_us: float = 0.0
+    cores: int | None = None
+    dispatch_us: float = 0.0
 
     def to_dict(self):
-        return {"call_us": self.call_us}
+        return {"call_us": self.call_us, **({"cores": self.cores} if self.cores else {}),
+                **({"dispatch_us": self.dispatch_us} if self.dispatch_us else {})}
 
 
 def parse(reader, value, path=("host",)):
     """``HostCosts`` from a topology's ``host`` mapping; ``reader`` is the topology reader (its
-    ``mapping``/``number`` cite the file, line and field on bad input)."""
-    reader.mapping(value, path, _FIELDS, required=_FIELDS)
+    ``mapping``/``number`` cite the file, line and field on bad input; ``cores`` must be a
+    whole number >= 1)."""
+    reader.mapping(value, path, _FIELDS, required=("call_us",))
+    cores = None
+    if "cores" in value:
+        cores = value["cores"]
+        if isinstance(cores, bool) or not isinstance(cores, int) or cores < 1:
+            reader.fail(tuple(path) + ("cores",), f"expected a whole number of cores >= 1, got {cores!r:.40}")
+    dispatch_us = (reader.number(value["dispatch_us"], tuple(path) + ("dispatch_us",),
+                                 strict=False, unit=" (µs)") if "dispatch_us" in value else 0.0)
     return HostCosts(reader.number(value["call_us"], tuple(path) + ("call_us",), strict=False,
-                                   unit=" (µs)"))
+                                   unit=" (µs)"), cores, dispatch_us)

@@ -5,7 +5,7 @@
   PingPong); rank 0 prints ``{"SIZE": median round trip µs, ...}`` as one JSON line.
 * ``python -m rt.runtime.sim.mpi_loopback collectives REPS MODULE.vmfb SIZE...``: the module
   (rt.runtime.sim.calibration_programs.collective_module) loaded with ``channel="mpi"``:
-  ``@nop`` and ``@ar_SIZE`` per size, every call after a barrier, taking turns; rank 0 prints
+  ``@nop`` and ``@ar_SIZE`` per size, every call after a barrier (and a warm one), taking turns; rank 0 prints
   ``{"nop": µs, "SIZE": µs, ...}``: the median of ``@nop`` minus the barrier before it, and
   per size the median of ``@ar_SIZE`` minus the ``@nop`` call of the same round.
 """
@@ -19,11 +19,13 @@ import numpy as np
 
 def _samples(calls, reps, barrier):
     """Per call, ``reps`` timed samples in µs (after a warm-up), each started after
-    ``barrier()``; the calls take turns round by round
-    (rt.runtime.sim.calibration.interleaved_samples)."""
+    ``barrier()`` and right after an untimed call of the same call (its data warm); the calls
+    take turns round by round (rt.runtime.sim.calibration.interleaved_samples, ``warm``)."""
     samples = [[] for _ in calls]
     for i in range(reps + 1):
         for k, call in enumerate(calls):
+            barrier()
+            call()
             barrier()
             start = time.perf_counter()
             call()

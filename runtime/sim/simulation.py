@@ -5,7 +5,8 @@ Model (docs/ARCHITECTURE.md §7, docs/MULTI_DEVICE.md):
 * Every ``SimDevice`` queue runs its operations in order in virtual time (µs). An operation
   starts at ``max(queue free, its wait fence's virtual time, the submitting host's clock)``
   and runs its stages (rt.runtime.sim.costs) one after the other: compute for a roofline or
-  measured time, transfers over the topology's links (``L + B/W``, links shared by the
+  measured time (stretched when more devices compute at once than the topology's
+  ``host.cores``, rt.runtime.sim.cores), transfers over the topology's links (``L + B/W``, links shared by the
   transfers on them), collectives with the other ranks of their channel.
 * The executors do the real work: the scheduler releases an operation's gate at its virtual
   start and signals the caller's fence at its virtual end, after the executor's own fence
@@ -33,6 +34,7 @@ from rt.runtime.sim.engine import Engine, Link, Meter
 from rt.runtime.sim.faults import FaultPlan, InjectedFaultError
 from rt.runtime.sim.measure import MeasureSink
 from rt.runtime.sim.sim_device import SimDevice
+from rt.runtime.sim.cores import CoreShare
 from rt.runtime.sim.virtual_trace import VirtualTrace
 
 #: Event key priorities at equal times: operation starts, stage ends, link events.
@@ -156,7 +158,8 @@ class Simulation:
             meter = self.links[spec.key] = Meter(self.engine)
             for way, (a, b) in enumerate((spec.between, spec.between[::-1])):
                 link = Link(self.engine, f"{a} -> {b}", spec.bandwidth_gbps * 1e3, spec.latency_us,
-                            key=(LINK, index, way), on_transfer=self.trace.transfer, meter=meter)
+                            key=(LINK, index, way), on_transfer=self.trace.transfer, meter=meter,
+                            table=spec.table)
                 link.slowdown = slow
                 if fail:
                     link.failure = InjectedFaultError(f"link {spec.key} failed: injected fault "
@@ -164,6 +167,9 @@ class Simulation:
                 link.fail_at, link.fault_text, link.topology_key = fail_at, text, spec.key
                 self._directions[(a, b)] = link
         self._queues = [_Queue() for _ in self.devices]
+        cores = topology.host.cores
+        self.cores = (CoreShare(self.engine, cores, (STAGE, -1))
+                      if cores and len(self.devices) > cores else None)
         self.rendezvous = Rendezvous(self)
         self.trace.declare(self.devices, self._directions.values())
 
@@ -410,8 +416,13 @@ class Simulation:
             duration = stage.duration
             if duration is None:
                 duration = self._measured(op, stage.command)
-            self.engine.at(self.engine.now + duration, (STAGE,) + op.key(op.stage),
-                           lambda: self._stage_done(op, None))
+            if op.stage > 1 and "workgroups" in stage.args:
+                duration += self.topology.host.dispatch_us
+            if self.cores is not None:
+                self.cores.run(duration, lambda: self._stage_done(op, None))
+            else:
+                self.engine.at(self.engine.now + duration, (STAGE,) + op.key(op.stage),
+                               lambda: self._stage_done(op, None))
         elif isinstance(stage, costs.Transfer):
             try:
                 route = self.route(stage.source, stage.target)

@@ -6,7 +6,7 @@ A topology is a YAML file (or a dict, or ``Topology(...)``)::
     time_model: roofline                 # optional: roofline | measured (default: per device)
     collectives: {algorithm: ring}       # optional: see ALGORITHMS (default ring; with dims
                                          # hierarchical)
-    host: {call_us: 140}                 # optional: host µs per SPMD call (rt.runtime.sim.host_costs)
+    host: {call_us: 140}                 # optional: host µs per SPMD call, cores, dispatch_us (host_costs)
     devices:
       - name: gpu0                       # an identifier; "host" is reserved
         uri: local-task://llvm-cpu       # what executes the kernels (any local device URI)
@@ -19,6 +19,7 @@ A topology is a YAML file (or a dict, or ``Topology(...)``)::
       - between: [gpu0, gpu1]            # two device names, or a device and "host"
         bandwidth_gbps: 50               # 1e9 bytes per second
         latency_us: 2
+        table: [[65536, 4.3], [4MiB, 90]]  # optional: µs per size (rt.runtime.sim.link_table)
     groups:
       tp: [gpu0, gpu1, gpu2, gpu3]       # named device groups (SPMD ranks run on a group)
 
@@ -49,7 +50,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from rt.runtime.errors import InvalidArgumentError, NotFoundError, RtError
-from rt.runtime.sim import astra_sim, dispatch_classes, host_costs, topology_dims
+from rt.runtime.sim import astra_sim, dispatch_classes, host_costs, link_table, topology_dims
 
 HOST = "host"
 TIME_MODELS = ("roofline", "measured")
@@ -68,7 +69,7 @@ _TOP_FIELDS = ("name", "time_model", "collectives", "devices", "links", "groups"
                "profile", "host")
 _DEVICE_FIELDS = ("name", "uri", "memory", "peak_gflops", "memory_gbps", "time_model", "kernels",
                   "profile")
-_LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us")
+_LINK_FIELDS = ("between", "bandwidth_gbps", "latency_us", "table")
 
 
 @dataclass(frozen=True)
@@ -92,11 +93,14 @@ class DeviceSpec:
 @dataclass(frozen=True)
 class LinkSpec:
     """A link ``between`` two endpoints (device names or "host"), ``bandwidth_gbps`` in 1e9
-    bytes per second and ``latency_us`` in microseconds. ``key`` is ``"a-b"``."""
+    bytes per second and ``latency_us`` in microseconds; ``table``: measured time per message
+    size (rt.runtime.sim.link_table.LinkTable) that the simulator uses instead, or None.
+    ``key`` is ``"a-b"``."""
 
     between: tuple
     bandwidth_gbps: float
     latency_us: float = 0.0
+    table: object = None
 
     @property
     def key(self):
@@ -204,8 +208,9 @@ class Topology:
         out = {"name": self.name, "collectives": {"algorithm": self.algorithm},
                "devices": devices,
                "links": [{"between": list(l.between), "bandwidth_gbps": l.bandwidth_gbps,
-                          "latency_us": l.latency_us} for l in self.links
-                         if frozenset(l.between) not in generated],
+                          "latency_us": l.latency_us,
+                          **({"table": l.table.to_list()} if l.table is not None else {})}
+                         for l in self.links if frozenset(l.between) not in generated],
                "groups": {k: list(v) for k, v in self.groups.items()}}
         if self.dims:
             out["dims"] = [d.to_dict() for d in self.dims]
@@ -559,7 +564,8 @@ class _Reader:
                                     unit=" (GB/s)")
             latency = (self.number(l["latency_us"], path + ("latency_us",), strict=False,
                                    unit=" (µs)") if "latency_us" in l else 0.0)
-            links.append(LinkSpec(tuple(between), bandwidth, latency))
+            table = link_table.parse(self, l["table"], path + ("table",)) if "table" in l else None
+            links.append(LinkSpec(tuple(between), bandwidth, latency, table))
         return links
 
     def groups(self, value, names):

@@ -55,17 +55,33 @@ def test_paired_difference_cancels_load_common_to_a_pair():
 
 
 def test_median_interleaved_takes_turns_and_keeps_the_median(monkeypatch):
-    # a warm-up each, then 3 rounds of (a, b); durations in seconds of a fake clock
-    durations, order, clock = iter([0, 0, 1e-3, 5e-3, 3e-3, 1e-3, 2e-3, 9e-3]), [], [0.0]
+    # a warm-up each, then 3 rounds, round k starting at call k mod 2; seconds of a fake clock
+    durations = {"a": iter([0, 1e-3, 3e-3, 2e-3]), "b": iter([0, 5e-3, 1e-3, 9e-3])}
+    order, clock = [], [0.0]
     monkeypatch.setattr(calibration.time, "perf_counter", lambda: clock[0])
 
     def call(name):
         def run():
             order.append(name)
-            clock[0] += next(durations)
+            clock[0] += next(durations[name])
         return run
     assert calibration.median_interleaved([call("a"), call("b")], 3) == pytest.approx([2e3, 5e3])
-    assert order == ["a", "b"] * 4
+    assert order == ["a", "b", "a", "b", "b", "a", "a", "b"]
+
+
+def test_warm_samples_follow_an_untimed_call_of_the_same_call(monkeypatch):
+    """``warm``: the timed call runs right after an untimed one of itself (its data cached)."""
+    order, clock = [], [0.0]
+    monkeypatch.setattr(calibration.time, "perf_counter", lambda: clock[0])
+
+    def call(name, us):
+        def run():
+            order.append(name)
+            clock[0] += us * 1e-6
+        return run
+    assert calibration.median_interleaved([call("a", 7.0), call("b", 3.0)], 2, warm=True) == \
+        pytest.approx([7.0, 3.0])
+    assert order == ["a", "b", "a", "a", "b", "b", "b", "b", "a", "a"]
 
 
 def test_a_compute_class_fits_its_flops_and_its_bytes():

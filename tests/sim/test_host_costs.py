@@ -66,7 +66,7 @@ def test_the_host_cost_round_trips_and_defaults_to_nothing():
     ({"call_us": "slow"}, r"host.call_us: expected a number \(µs\), got 'slow'"),
     ({"call": 3}, r"host.call: unknown field; expected one of call_us"),
     ({}, r"host: missing required field 'call_us'"),
-    ([3], r"host: expected a mapping with fields call_us, got a list"),
+    ([3], r"host: expected a mapping with fields call_us, cores, dispatch_us, got a list"),
 ])
 def test_a_bad_host_entry_names_the_field(host, message):
     import yaml

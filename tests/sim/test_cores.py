@@ -1,0 +1,146 @@
+"""Devices sharing the host's cores (``host: {cores}``, rt.runtime.sim.cores): with n kernels
+in flight on c < n cores each runs at c/n of its speed (processor sharing), against closed forms;
+a bad ``cores`` names the field."""
+import numpy as np
+import pytest
+import yaml
+
+import rt
+from rt.runtime.errors import InvalidArgumentError
+from rt.runtime.sim.cores import CoreShare
+from rt.runtime.sim.engine import Engine
+from rt.runtime.sim.host_costs import HostCosts
+from rt.runtime.sim.topology import Topology
+
+EXP = """
+shard.grid @grid(shape = 4)
+func.func @f(%x: tensor<65536xf32>) -> tensor<65536xf32> {
+  %e = tensor.empty() : tensor<65536xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]} ins(%x : tensor<65536xf32>) outs(%e : tensor<65536xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<65536xf32>
+  return %r : tensor<65536xf32>
+}
+"""
+
+
+def _ends(cores, starts):
+    """End times of kernels ``[(start µs, own µs)]`` on ``cores`` cores."""
+    engine, share, ends = Engine(), None, {}
+    share = CoreShare(engine, cores, (0,))
+    for i, (at, us) in enumerate(starts):
+        engine.at(at, (1, i), lambda i=i, us=us: share.run(us, lambda i=i: ends.__setitem__(i, engine.now)))
+    engine.run()
+    return [ends[i] for i in range(len(starts))]
+
+
+def test_kernels_share_the_cores_when_more_run_than_there_are():
+    assert _ends(2, [(0.0, 100.0)] * 2) == [100.0, 100.0]
+    assert _ends(2, [(0.0, 100.0)] * 4) == [pytest.approx(200.0)] * 4
+    assert _ends(1, [(0.0, 30.0), (0.0, 60.0)]) == [pytest.approx(60.0), pytest.approx(90.0)]
+    # a and b alone for 50 µs (50 left each), then three at 2/3 speed: a, b end at
+    # 50 + 50 / (2/3) = 125; c has had 50 of its 100 µs, alone after: 175.
+    assert _ends(2, [(0.0, 100.0), (0.0, 100.0), (50.0, 100.0)]) == \
+        [pytest.approx(125.0), pytest.approx(125.0), pytest.approx(175.0)]
+
+
+def _four(cores):
+    topology = {"devices": [{"name": f"d{r}", "uri": "local-sync://llvm-cpu", "peak_gflops": 100,
+                             "memory_gbps": 10} for r in range(4)]}
+    if cores is not None:
+        topology["host"] = {"call_us": 0, "cores": cores}
+    return topology
+
+
+@pytest.fixture(scope="module")
+def exp_module():
+    return rt.compile(EXP, devices=["llvm-cpu"])
+
+
+def _call_us(vmfb, topology):
+    with rt.load(vmfb, topology=topology, ranks=4, dry_run=True) as module:
+        before = module.simulation.drain()
+        module.f.spmd([[np.ones(65536, np.float32)]] * 4, to_host=False)
+        return module.simulation.drain() - before
+
+
+def test_four_ranks_on_fewer_cores_stretch_by_the_oversubscription(exp_module):
+    """Four ranks' identical kernels start together: on c cores the call takes 4/c times
+    as long as with a core each (and no longer with 4 or more cores)."""
+    alone = _call_us(exp_module, _four(None))
+    assert alone > 0
+    assert _call_us(exp_module, _four(4)) == pytest.approx(alone)
+    assert _call_us(exp_module, _four(2)) == pytest.approx(2 * alone)
+    assert _call_us(exp_module, _four(1)) == pytest.approx(4 * alone)
+
+
+def test_cores_round_trip_and_bad_values_name_the_field():
+    topology = Topology.from_dict(_four(2))
+    assert topology.host == HostCosts(0.0, 2)
+    assert Topology.from_dict(topology.to_dict()).host == HostCosts(0.0, 2)
+    for bad in (0, 1.5, "two", True):
+        text = yaml.safe_dump({**_four(None), "host": {"call_us": 0, "cores": bad}})
+        with pytest.raises(InvalidArgumentError, match=r"t.yaml:\d+: host.cores: expected a whole "
+                                                        r"number of cores >= 1"):
+            Topology.from_yaml(text, "t.yaml")
+
+
+TWO_DISPATCHES = """
+func.func @f(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x256xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    linalg.yield %c : f32
+  } -> tensor<64xf32>
+  %o = tensor.empty() : tensor<64x256xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]} ins(%x, %s : tensor<64x256xf32>, tensor<64xf32>) outs(%o : tensor<64x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<64x256xf32>
+  return %r : tensor<64x256xf32>
+}
+"""
+
+
+def _one_device(dispatch_us):
+    return {"devices": [{"name": "d", "uri": "local-sync://llvm-cpu", "peak_gflops": 100, "memory_gbps": 10}],
+            "host": {"call_us": 0, "dispatch_us": dispatch_us}}
+
+
+def test_each_dispatch_after_an_operations_first_stage_pays_the_dispatch_gap():
+    """k dispatches in one queue operation: (k - 1) gaps of ``dispatch_us`` more."""
+    vmfb = rt.compile(TWO_DISPATCHES, devices=["llvm-cpu"])
+    times, dispatches = [], []
+    for gap in (0.0, 25.0):
+        tracer = rt.Tracer()
+        with rt.load(vmfb, topology=_one_device(gap), dry_run=True, tracer=tracer) as module:
+            before = module.simulation.drain()
+            module.f(np.ones((64, 256), np.float32), to_host=False)
+            times.append(module.simulation.drain() - before)
+        dispatches.append(sum(1 for e in tracer.events
+                              if e.get("ph") == "X" and "workgroups" in (e.get("args") or {})))
+    assert dispatches[0] == dispatches[1] == 2
+    assert times[1] - times[0] == pytest.approx(25.0)
+
+
+def test_the_dispatch_gap_is_the_median_time_between_dispatches_of_an_operation():
+    from rt.runtime.sim.calibration import dispatch_gap_us
+
+    def x(name, ts, dur, tid=1, dispatch=True):
+        return {"ph": "X", "name": name, "ts": ts, "dur": dur, "tid": tid,
+                "args": {"workgroups": [1, 1, 1]} if dispatch else {}}
+    events = [x("queue_execute: f", 0, 100, dispatch=False), x("a", 10, 20), x("b", 33, 10),
+              x("c", 50, 40),                               # gaps 3 and 7
+              x("queue_execute: g", 200, 50, dispatch=False), x("d", 205, 10), x("e", 220, 5),
+              x("other thread", 30, 1, tid=2)]              # gap 5; not in tid 1's operation
+    assert dispatch_gap_us(events) == 5.0
+    assert dispatch_gap_us([x("queue_execute: f", 0, 9, dispatch=False), x("a", 1, 2)]) == 0.0
