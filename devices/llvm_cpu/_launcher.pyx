@@ -5,7 +5,12 @@ this module validates a dispatch's Python arguments into stack arrays and runs i
 on IREE's local executable dispatch (runtime/src/iree/hal/local/executable_library.h and the
 task system's workgroup tiling): workgroups are numbered x-fastest, handed out in chunks by
 an atomic counter, and the first failing workgroup stops the rest and is reported as
-``DeviceError``. ``threads=1`` (or a single workgroup) runs inline on the calling thread.
+``DeviceError``. ``threads=1`` (or a single workgroup) runs inline on the calling thread, and
+so does a dispatch (or a group of dispatches) whose estimated single-thread time, from the
+compiler's cost metadata (``work_ns``), is under ``set_serial_threshold``'s bound: waking and
+joining workers costs a few microseconds a dispatch, more than splitting a small one saves
+(IREE's task system pays the same per dispatch; its codegen gives small dispatches few
+workgroups). An export with no estimate (dynamic sizes) is split as before.
 
 A dispatch stops between workgroups when Ctrl-C arrives (``KeyboardInterrupt`` on the main
 thread, a ``DeviceError`` naming the interrupt elsewhere) or the calling thread's deadline
@@ -80,6 +85,7 @@ cdef enum:
 
 cdef struct export_t:
     rt_dispatch_fn_t fn
+    uint64_t work_ns
     uint32_t binding_count
     uint32_t constant_count
     uint32_t workgroup_size[3]
@@ -205,6 +211,28 @@ def worker_count():
 
 
 cdef bint _group_dispatches = True
+#: Dispatches estimated to take less than this on one thread run on the calling thread alone.
+DEFAULT_SERIAL_THRESHOLD_NS = 40000
+cdef uint64_t _serial_threshold_ns = DEFAULT_SERIAL_THRESHOLD_NS
+
+
+def set_serial_threshold(uint64_t nanoseconds):
+    """Run a dispatch (or a group of independent dispatches) whose estimated single-thread
+    time is below ``nanoseconds`` on the calling thread only (0: split every dispatch over the
+    device's threads, what rt did before; for A/B measurements). Returns the previous bound."""
+    global _serial_threshold_ns
+    previous = _serial_threshold_ns
+    _serial_threshold_ns = nanoseconds
+    return previous
+
+
+cdef inline uint32_t _threads_for(uint64_t work_ns, uint32_t threads) noexcept nogil:
+    """``threads`` capped to the pool's size, or 1 when the estimated work is known and small."""
+    if threads > RT_MAX_WORKERS + 1:
+        threads = RT_MAX_WORKERS + 1
+    if threads == 0 or (work_ns != 0 and work_ns < _serial_threshold_ns):
+        return 1
+    return threads
 
 
 def set_concurrent_dispatches(bint enabled):
@@ -230,10 +258,8 @@ cdef int32_t _dispatch_entry(void* state, uint32_t ordinal, const uint32_t* work
     cdef export_t* e = &(<export_t*>state)[ordinal]
     cdef rt_dispatch_state_v0_t d
     _fill_state(&d, e, workgroup_count, constants, binding_ptrs, binding_lengths)
-    if threads > RT_MAX_WORKERS + 1:
-        threads = RT_MAX_WORKERS + 1
     rt_cancel_begin(<uint64_t>_thread_deadline_ns())
-    return rt_launch(e.fn, &d, threads if threads > 0 else 1, failed_workgroup)
+    return rt_launch(e.fn, &d, _threads_for(e.work_ns, threads), failed_workgroup)
 
 
 cdef inline void _fill_state(rt_dispatch_state_v0_t* d, const export_t* e,
@@ -260,21 +286,24 @@ cdef int32_t _group_entry(const library_dispatch_t* dispatches, uint32_t count, 
     cdef uint32_t base = 0, k, n, failed = 0
     cdef int32_t status
     cdef const export_t* e
-    if threads > RT_MAX_WORKERS + 1:
-        threads = RT_MAX_WORKERS + 1
+    cdef uint64_t work
+    cdef bint known
     rt_cancel_begin(<uint64_t>_thread_deadline_ns())
     while base < count:
         n = count - base if count - base < RT_MAX_GROUP else RT_MAX_GROUP
         if not _group_dispatches:
             n = 1
+        work, known = 0, True
         for k in range(n):
             e = &(<export_t*>dispatches[base + k].state)[dispatches[base + k].ordinal]
+            work += e.work_ns
+            known = known and e.work_ns != 0
             _fill_state(&states[k], e, dispatches[base + k].workgroup_count,
                         dispatches[base + k].constants, dispatches[base + k].binding_ptrs,
                         dispatches[base + k].binding_lengths)
             state_ptrs[k] = &states[k]
             fns[k] = e.fn
-        status = rt_launch_group(fns, state_ptrs, n, threads if threads > 0 else 1, &failed,
+        status = rt_launch_group(fns, state_ptrs, n, _threads_for(work if known else 0, threads), &failed,
                                  failed_workgroup)
         if status != 0:
             failed_dispatch[0] = base + failed
@@ -290,6 +319,7 @@ cdef class Launcher:
     launcher's lifetime. names: export names. fn_addresses: their function addresses.
     binding_counts / constant_counts: per export. workgroup_sizes: per export (x, y, z).
     assertions: the messages of the library's ``cf.assert``s (abi.STATUS_ASSERTION_BASE).
+    work_ns: per export, its estimated time on one thread in ns (0 or absent: unknown).
     """
 
     cdef export_t* _exports
@@ -299,10 +329,10 @@ cdef class Launcher:
     cdef object _owner
 
     def __cinit__(self, owner, names, fn_addresses, binding_counts, constant_counts,
-                  workgroup_sizes, assertions=()):
+                  workgroup_sizes, assertions=(), work_ns=None):
         cdef Py_ssize_t i, n = len(names)
         if not (len(fn_addresses) == len(binding_counts) == len(constant_counts)
-                == len(workgroup_sizes) == n):
+                == len(workgroup_sizes) == n) or (work_ns is not None and len(work_ns) != n):
             raise InvalidArgumentError("Launcher: per-export sequences differ in length")
         hook_interrupts()
         self._owner = owner
@@ -316,6 +346,8 @@ cdef class Launcher:
             if fn_addresses[i] == 0:
                 raise InvalidArgumentError(f"export '{names[i]}': null function address")
             self._exports[i].fn = <rt_dispatch_fn_t><size_t>_as_u64(fn_addresses[i], "address")
+            self._exports[i].work_ns = 0 if work_ns is None else _as_u64(
+                work_ns[i], f"export '{names[i]}' work estimate")
             self._exports[i].binding_count = <uint32_t>_as_int(
                 binding_counts[i], 0, MAX_BINDINGS, f"export '{names[i]}' binding count")
             self._exports[i].constant_count = <uint32_t>_as_int(
@@ -420,6 +452,6 @@ cdef class Launcher:
         state.binding_lengths = lengths
         rt_cancel_begin(<uint64_t>_thread_deadline_ns())
         with nogil:
-            status = rt_launch(e.fn, &state, nthreads, &failed)
+            status = rt_launch(e.fn, &state, _threads_for(e.work_ns, nthreads), &failed)
         if status != 0:
             raise self.dispatch_error(o, tuple(workgroup_count), status, failed)

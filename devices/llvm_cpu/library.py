@@ -14,7 +14,9 @@ class LlvmCpuExecutableLibrary(ExecutableLibrary):
 
     name: the library name from its descriptor. exports: tuple of ``ExportInfo``.
     cpu_features: the ``"+feature,..."`` string the object was compiled for. assertions: the
-    messages of its ``cf.assert``s (object metadata ``assertions``). c_dispatch: the
+    messages of its ``cf.assert``s (object metadata ``assertions``). work_ns: per export, its
+    estimated single-thread time in ns, 0 when unknown (``loader.work_estimate_ns``; small
+    dispatches then run on one thread). c_dispatch: the
     launcher's C entry, which command buffer replay calls with the GIL released.
     The library holds the ``CodeMapping`` that owns the code; the code stays mapped while the
     library (or a dispatch running on it) is alive.
@@ -22,7 +24,7 @@ class LlvmCpuExecutableLibrary(ExecutableLibrary):
 
     format = abi.FORMAT
 
-    def __init__(self, name, exports, cpu_features, fn_addresses, owner, assertions=()):
+    def __init__(self, name, exports, cpu_features, fn_addresses, owner, assertions=(), work_ns=None):
         self.name = name
         self.exports = tuple(exports)
         self.cpu_features = cpu_features
@@ -34,6 +36,7 @@ class LlvmCpuExecutableLibrary(ExecutableLibrary):
             [e.constant_count for e in self.exports],
             [e.workgroup_size for e in self.exports],
             assertions,
+            work_ns,
         )
         self.c_dispatch = self._launcher.c_dispatch
 

@@ -26,6 +26,7 @@ from rt.devices.llvm_cpu.elf import SHF_EXECINSTR, SHF_WRITE, read_elf_object
 from rt.devices.llvm_cpu.image import Image
 from rt.devices.llvm_cpu.library import LlvmCpuExecutableLibrary
 from rt.runtime.errors import InvalidArgumentError, ModuleFormatError, UnimplementedError
+from rt.runtime.hal.executable import COSTS
 from rt.runtime.hal.executable_loader import ExecutableLoader
 
 #: objects up to this many bytes are hashed by CPython's built-in SHA-256; larger ones by
@@ -56,6 +57,10 @@ _MATH_F32 = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "sq
              "asinh", "acosh", "atanh", "erf", "erfc", "fmod", "remainder", "fma", "floor",
              "ceil", "round", "roundeven", "trunc", "rint", "nearbyint", "ldexp", "frexp",
              "hypot", "copysign", "fmin", "fmax")
+
+#: The one-core throughput work_estimate_ns assumes: f32 flops and bytes moved per ns.
+SERIAL_FLOPS_PER_NS = 64
+SERIAL_BYTES_PER_NS = 32
 
 #: External symbols an llvm-cpu object may import: memory intrinsics and libm (f32 and f64).
 ALLOWED_IMPORTS = frozenset(
@@ -179,8 +184,12 @@ class LlvmCpuLoader(ExecutableLoader):
         if not isinstance(assertions, (list, tuple)) or not all(isinstance(a, str) for a in assertions):
             raise ModuleFormatError("llvm-cpu object: metadata 'assertions' must be a list of "
                                     "strings (the messages of the library's cf.assert ops)")
+        costs = metadata.get(COSTS)
+        costs = costs if isinstance(costs, Mapping) else {}
+        work_ns = [work_estimate_ns(costs.get(e.name)) for e in descriptor.exports]
         return LlvmCpuExecutableLibrary(descriptor.name, descriptor.exports,
-                                        descriptor.cpu_features, fns, (image.mapping, data), assertions)
+                                        descriptor.cpu_features, fns, (image.mapping, data), assertions,
+                                        work_ns)
 
     @staticmethod
     def _check_descriptor(descriptor):
@@ -198,6 +207,23 @@ class LlvmCpuLoader(ExecutableLoader):
                 raise ModuleFormatError(f"llvm-cpu library '{name}': export '{e.name}' is "
                                         f"listed twice")
             seen.add(e.name)
+
+
+def work_estimate_ns(cost):
+    """The time one dispatch of an export takes on one thread, estimated in ns from its entry
+    of the executable's ``costs`` metadata (``{"flops": int, "bytes": int}``,
+    rt.compiler.codegen.cost), or 0 when unknown (no entry, dynamic sizes, malformed).
+
+    A roofline of one core at a deliberately low throughput (SERIAL_FLOPS_PER_NS,
+    SERIAL_BYTES_PER_NS): small dispatches reach neither peak, and an underestimate would keep
+    a dispatch that needs the pool on one thread, where an overestimate only splits a small one.
+    """
+    if not isinstance(cost, Mapping):
+        return 0
+    flops, nbytes = cost.get("flops"), cost.get("bytes")
+    if not isinstance(flops, int) or not isinstance(nbytes, int) or flops < 0 or nbytes <= 0:
+        return 0
+    return max(1, int(flops / SERIAL_FLOPS_PER_NS + nbytes / SERIAL_BYTES_PER_NS))
 
 
 LOADER = LlvmCpuLoader()

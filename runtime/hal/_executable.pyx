@@ -20,8 +20,9 @@ from rt.runtime.hal._library cimport LibraryEntry
 from rt.runtime.hal.executable_library import ExecutableLibrary
 
 BINDING_ENCODINGS = "binding_encodings"
-#: metadata key of per-export work estimates: ``{"export": {"flops": int}}`` (the simulator's
-#: roofline model reads ``Executable.costs``; exports without an entry have unknown flops).
+#: metadata key of per-export work estimates: ``{"export": {"flops": int, "bytes": int}}`` (the
+#: simulator's roofline model reads ``Executable.costs``; exports without an entry have unknown
+#: flops; "bytes", the bytes its ops read and write, may be absent).
 COSTS = "costs"
 
 
@@ -64,12 +65,13 @@ cdef class Executable:
         PyMem_Free(self.constant_counts)
 
     def _parse_costs(self, table):
-        """``{ordinal: {"flops": int}}`` from the metadata's ``costs`` (malformed entries of an
-        optional estimate are ignored)."""
+        """``{ordinal: {"flops": int[, "bytes": int]}}`` from the metadata's ``costs`` (malformed
+        entries of an optional estimate are ignored)."""
         if not isinstance(table, dict):
             return {}
         by_name = {e.name: i for i, e in enumerate(self.exports)}
-        return {by_name[name]: {"flops": int(cost["flops"])} for name, cost in table.items()
+        return {by_name[name]: {key: int(cost[key]) for key in ("flops", "bytes") if isinstance(cost.get(key), int)}
+                for name, cost in table.items()
                 if name in by_name and isinstance(cost, dict) and isinstance(cost.get("flops"), int)}
 
     def _parse_encodings(self, table):

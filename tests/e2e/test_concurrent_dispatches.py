@@ -4,7 +4,9 @@ The compiler records no execution barrier between the dispatches of one concurre
 (iree-stream-schedule-concurrency); on more than one thread, llvm-cpu's replay hands such a run
 of dispatches to its worker pool as one job (IREE's task command buffer issuing a concurrent
 region). Values are checked against numpy on both devices; that the dispatches were scheduled
-together is read from the pool's job counters, not from timings.
+together is read from the pool's job counters, not from timings. These heads are small enough
+that the launcher runs them on the calling thread alone (its serial threshold, issue 22), so
+the tests of the pool's grouping turn that threshold off.
 """
 import numpy as np
 import pytest
@@ -46,6 +48,14 @@ func.func @heads(%x: tensor<8x16xf32>, %w1: tensor<16x24xf32>, %w2: tensor<16x24
 DEVICES = {"llvm-cpu": "local-task://llvm-cpu?threads=2", "vmvx": "local-sync://vmvx"}
 
 
+@pytest.fixture
+def split_every_dispatch():
+    """Hand even the smallest dispatches to the pool (the launcher's serial threshold off)."""
+    previous = _launcher.set_serial_threshold(0)
+    yield
+    _launcher.set_serial_threshold(previous)
+
+
 def _inputs():
     rng = np.random.default_rng(7)
     return [rng.standard_normal(s).astype(np.float32) for s in ((8, 16), (16, 24), (16, 24), (8, 24))]
@@ -57,7 +67,7 @@ def _expected(x, w1, w2, y):
 
 
 @pytest.mark.parametrize("target", sorted(DEVICES))
-def test_independent_dispatches_match_numpy(target):
+def test_independent_dispatches_match_numpy(target, split_every_dispatch):
     module = rt.load(rt.compile(SOURCE, devices=[target]), devices=[DEVICES[target]])
     args = _inputs()
     jobs, dispatches = _launcher.concurrency_stats()
@@ -73,7 +83,7 @@ def test_independent_dispatches_match_numpy(target):
         assert (after[0] - jobs, after[1] - dispatches) == (3 * 2, 3 * 4)
 
 
-def test_independent_dispatches_are_one_pool_job():
+def test_independent_dispatches_are_one_pool_job(split_every_dispatch):
     # Without data tiling each matmul is one dispatch (with it, the packs, the mmt4ds and the
     # unpacks form three concurrent regions of their own).
     module = rt.load(rt.compile(SOURCE, devices=["llvm-cpu"], data_tiling=False),
@@ -91,6 +101,19 @@ def test_independent_dispatches_are_one_pool_job():
 def test_one_thread_runs_dispatches_one_by_one():
     module = rt.load(rt.compile(SOURCE, devices=["llvm-cpu"]),
                      devices=["local-task://llvm-cpu?threads=1"])
+    args = _inputs()
+    before = _launcher.concurrency_stats()
+    got = module.heads(*args)
+    assert _launcher.concurrency_stats() == before
+    for g, want in zip(got, _expected(*args)):
+        np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-5)
+
+
+def test_small_dispatches_run_on_the_calling_thread():
+    # Each head's estimated single-thread time (the compiler's flops and bytes) is far under
+    # the launcher's serial threshold: no pool job, results unchanged.
+    module = rt.load(rt.compile(SOURCE, devices=["llvm-cpu"], data_tiling=False),
+                     devices=[DEVICES["llvm-cpu"]])
     args = _inputs()
     before = _launcher.concurrency_stats()
     got = module.heads(*args)

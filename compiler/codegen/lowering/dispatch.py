@@ -34,6 +34,7 @@ Source: IREE's LLVMCPU / VMVX codegen entry (bufferization of dispatch regions,
 TileAndDistributeToWorkgroups, KernelDispatch root-op selection).
 """
 from rt.compiler.codegen import kernel_ir as kir
+from rt.compiler.codegen.lowering.collapse_dims import collapse_copy_dims
 from rt.compiler.codegen.lowering.distribution import distribute
 from rt.compiler.codegen.lowering.encoding import materialize_encodings
 from rt.compiler.codegen.lowering.fold_relayouts import fold_relayouts
@@ -68,9 +69,10 @@ def lower_dispatch_function(func_op, backend, config):
     bindings = lowering.binding_count()
     base = bindings + len(lowering.rodata)
     ops, scratch_shapes = fold_relayouts(ops, list(lowering.scratch), base, backend, lowering.subviews)
+    ops, subviews = collapse_copy_dims(ops, bindings, lowering.subviews)
     ordinals = [base + j for j in range(len(scratch_shapes))]
     shapes = {o: shape for o, (_, shape) in zip(ordinals, scratch_shapes)}
-    distribution, tiled = distribute(ops, bindings, shapes, lowering.subviews, backend, config)
+    distribution, tiled = distribute(ops, bindings, shapes, subviews, backend, config)
     scratch = []
     for ordinal, (etype, shape) in zip(ordinals, scratch_shapes):
         axes = tiled.get(ordinal, {})

@@ -48,7 +48,7 @@ import dataclasses
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 
-from rt.compiler.codegen.cost import kernel_flops
+from rt.compiler.codegen.cost import kernel_bytes, kernel_flops
 from rt.compiler.dialects.hal import (ExecutableBinaryOp, ExecutableExportOp, ExecutableOp, ExecutableVariantOp,
                                       InterfaceBindingSubspanOp)
 from rt.compiler.frontend.diagnostics import error_at_op, op_location
@@ -172,9 +172,9 @@ class TranslateExecutablesPass(Pass):
             entries = [layouts.get(i) for i in range(kernel.binding_count)]
             if any(entries):
                 encodings[kernel.name] = entries
-            flops = kernel_flops(kernel)
+            flops, nbytes = kernel_flops(kernel), kernel_bytes(kernel)
             if flops is not None:
-                costs[kernel.name] = {"flops": flops}
+                costs[kernel.name] = {"flops": flops, **({} if nbytes is None else {"bytes": nbytes})}
             self._set_count_region(export, kernel)
         extra = {key: value for key, value in ((BINDING_ENCODINGS, encodings), (COSTS, costs)) if value}
         return variant, Job(backend.name, exe.sym_name.data, tuple(kernels), config), extra

@@ -38,19 +38,35 @@ func.func @matmul_i8(%a: tensor<3x8xi8>, %b: tensor<8x5xi8>, %c: tensor<3x5xi32>
 // CHECK: iree_encoding.set_encoding %x : tensor<2x4x8xf32> -> tensor<2x4x8xf32, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iteration_sizes = [2, 4, 4, 8]>>
 // CHECK: linalg.batch_matmul
 // CHECK: iree_encoding.unset_encoding {{.+}} -> tensor<2x4x4xf32>
-// CHECK: iree_encoding.set_encoding %v : tensor<8xf32> -> tensor<8xf32, #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iteration_sizes = [4, 8]>>
+// CHECK: iree_encoding.set_encoding %v : tensor<256xf32> -> tensor<256xf32, #iree_encoding.encoding<operand_index = 1 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iteration_sizes = [128, 256]>>
 // CHECK: linalg.matvec
-// CHECK: iree_encoding.set_encoding %v : tensor<8xf32> -> tensor<8xf32, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>]
+// CHECK: iree_encoding.set_encoding %v : tensor<256xf32> -> tensor<256xf32, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f32, f32, f32], user_indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>]
 // CHECK: linalg.vecmat
 // CHECK: iree_encoding.set_encoding %h : tensor<4x8xf16> -> tensor<4x8xf16, #iree_encoding.encoding<operand_index = 0 : index, op_type = matmul, element_types = [f16, f16, f32]
 // CHECK: linalg.matmul
 // CHECK: iree_encoding.unset_encoding {{.+}} -> tensor<4x4xf32>
-func.func @contractions(%x: tensor<2x4x8xf32>, %y: tensor<2x8x4xf32>, %z: tensor<2x4x4xf32>, %a: tensor<4x8xf32>, %v: tensor<8xf32>, %w: tensor<4xf32>, %b: tensor<8x4xf32>, %h: tensor<4x8xf16>, %g: tensor<8x4xf16>, %c: tensor<4x4xf32>) -> (tensor<2x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>) {
+func.func @contractions(%x: tensor<2x4x8xf32>, %y: tensor<2x8x4xf32>, %z: tensor<2x4x4xf32>, %a: tensor<128x256xf32>, %v: tensor<256xf32>, %w: tensor<128xf32>, %b: tensor<256x128xf32>, %h: tensor<4x8xf16>, %g: tensor<8x4xf16>, %c: tensor<4x4xf32>) -> (tensor<2x4x4xf32>, tensor<128xf32>, tensor<128xf32>, tensor<4x4xf32>) {
   %0 = linalg.batch_matmul ins(%x, %y : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%z : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
-  %1 = linalg.matvec ins(%a, %v : tensor<4x8xf32>, tensor<8xf32>) outs(%w : tensor<4xf32>) -> tensor<4xf32>
-  %2 = linalg.vecmat ins(%v, %b : tensor<8xf32>, tensor<8x4xf32>) outs(%w : tensor<4xf32>) -> tensor<4xf32>
+  %1 = linalg.matvec ins(%a, %v : tensor<128x256xf32>, tensor<256xf32>) outs(%w : tensor<128xf32>) -> tensor<128xf32>
+  %2 = linalg.vecmat ins(%v, %b : tensor<256xf32>, tensor<256x128xf32>) outs(%w : tensor<128xf32>) -> tensor<128xf32>
   %3 = linalg.matmul ins(%h, %g : tensor<4x8xf16>, tensor<8x4xf16>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
-  return %0, %1, %2, %3 : tensor<2x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>
+  return %0, %1, %2, %3 : tensor<2x4x4xf32>, tensor<128xf32>, tensor<128xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// Tests that a matvec or vecmat whose static matrix has at most 16384 elements (a classifier head) stays plain, while a dynamic one is data-tiled.
+// CHECK-LABEL: func.func @small_narrow
+// CHECK-NOT: iree_encoding
+// CHECK: linalg.vecmat ins(%v, %b : tensor<128xf32>, tensor<128x10xf32>)
+// CHECK: linalg.matvec ins(%a, %v : tensor<10x128xf32>, tensor<128xf32>)
+// CHECK: iree_encoding.set_encoding %d
+// CHECK: linalg.matvec
+func.func @small_narrow(%v: tensor<128xf32>, %b: tensor<128x10xf32>, %a: tensor<10x128xf32>, %w: tensor<10xf32>, %d: tensor<?x128xf32>, %e: tensor<?xf32>) -> (tensor<10xf32>, tensor<10xf32>, tensor<?xf32>) {
+  %0 = linalg.vecmat ins(%v, %b : tensor<128xf32>, tensor<128x10xf32>) outs(%w : tensor<10xf32>) -> tensor<10xf32>
+  %1 = linalg.matvec ins(%a, %v : tensor<10x128xf32>, tensor<128xf32>) outs(%w : tensor<10xf32>) -> tensor<10xf32>
+  %2 = linalg.matvec ins(%d, %v : tensor<?x128xf32>, tensor<128xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %0, %1, %2 : tensor<10xf32>, tensor<10xf32>, tensor<?xf32>
 }
 
 // -----
