@@ -115,7 +115,7 @@ class ExpandDynamicShapeConstant(RewritePattern):
         reshape = TensorReshapeOp.build(operands=[constant.result, [], dims], result_types=[op.result.type])
         for new in new_ops + [reshape]:
             new.location = op.location
-        rewriter.replace_matched_op(new_ops + [reshape], [reshape.result])
+        rewriter.replace(op, new_ops + [reshape], [reshape.result])
 
 
 class _CastLikeOp(FormattedOp):
