@@ -9,7 +9,7 @@ median of their samples with the job's devices busy at once:
   on as many devices of that URI at once as the topology has, up to the host's cores (SPMD
   ranks: the devices of a job share the host's caches and memory bandwidth; beyond the cores
   they share the cores too, which the simulator models, rt.runtime.sim.cores), traced: every dispatch slice gives ``(class,
-  work, µs)``, work being the dispatch's flops for matmul/conv and its binding bytes otherwise,
+  work, µs)``, work being the dispatch's flops for matmul/conv and its bytes (costs.dispatch_bytes) otherwise,
   exactly what the simulator will cost. Per class a least-squares line ``µs = overhead + work
   / throughput`` (rt.runtime.sim.dispatch_classes; matmul and conv also ``+ bytes / gbps``
   over square and skinny shapes, ``fit_compute``); the overhead is the per-dispatch launch
@@ -194,7 +194,7 @@ class Calibration:
                  "kernels: per dispatch class, a least-squares fit of µs = overhead_us + work / "
                  "throughput (matmul, conv: + bytes / gbps),",
                  "  over the calibration programs' dispatches (work: flops for matmul/conv, "
-                 "binding bytes otherwise);",
+                 "bytes otherwise);",
                  "  peak_gflops = the matmul throughput, memory_gbps = the copy throughput."]
         for label, fit in (("collective links", self.collective_link), ("copy links", self.copy_link),
                            ("MPI links", self.mpi_link), ("MPI ping-pong", self.mpi_pingpong)):
@@ -233,7 +233,7 @@ def _median_by_key(samples):
 
 def measure_kernels(uri, mode, reps, vmfb=None, devices=1):
     """``{class: [(work, µs), ...]}`` of the calibration programs' dispatches on ``uri``
-    (compute classes: ``(flops, µs, binding bytes)``), with ``devices`` such devices running the
+    (compute classes: ``(flops, µs, bytes)``), with ``devices`` such devices running the
     same program at once (SPMD ranks) on data of their own, as the ranks of a job share this
     host's cores, caches and memory bandwidth, each with its own shard (one array shared by
     every rank stays in cache: a 32x512x512 matmul took 188 µs on shared data, 350 µs on

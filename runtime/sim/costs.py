@@ -104,6 +104,19 @@ def dispatch_flops(executable, ordinal):
     return cost["flops"] if cost else 0
 
 
+def dispatch_bytes(record):
+    """Bytes one dispatch (a ``commands.Dispatch``) moves: the lesser of its bindings' lengths
+    and the compiler's count of the bytes its ops read and write (the executable's cost
+    metadata ``bytes``, rt.compiler.codegen.cost.kernel_bytes; binding lengths alone without
+    it). Both bound the bytes touched from above: a binding into a transient slab that many
+    tensors share (as IREE binds a stream resource, the offset a push constant) is as long as
+    the slab, and the compiler's count takes an intermediate written and read back twice."""
+    bound = sum(record.binding_bytes)
+    cost = (getattr(record.executable, "costs", None) or {}).get(record.ordinal)
+    counted = cost.get("bytes") if cost else None
+    return bound if counted is None else min(bound, counted)
+
+
 def execute_stages(model, command_buffers, owner_of, binding_table=None):
     """Stages of ``queue_execute(command_buffers, binding_table=...)``; ``owner_of(buffer)`` ->
     simulated device."""
@@ -116,7 +129,7 @@ def execute_stages(model, command_buffers, owner_of, binding_table=None):
 
 def _stage(model, record, owner_of):
     if isinstance(record, commands.Dispatch):
-        nbytes = sum(record.binding_bytes)
+        nbytes = dispatch_bytes(record)
         flops = dispatch_flops(record.executable, record.ordinal)
         args = {"command": record.index, "workgroups": list(record.workgroups),
                 "bytes": nbytes}
