@@ -10,7 +10,9 @@ submits; its executor thread wakes up; at the end the fences signal, the ranks' 
 and the threads are joined (on ``mpiexec`` processes: one VM call per process). The simulator
 charges it at the start of every SPMD call (``Simulation.host_group``): each rank's host clock
 starts ``call_us`` after the caller's, so its first submission, and all that waits on it,
-starts that much later. Without ``host`` the term is 0 (a hand-written topology models devices
+starts that much later. A profiled first dispatch of that submission holds the same start-up
+in its traced time: it runs for no less than its calibrated class's time and no more than
+its profiled time less ``call_us`` (rt.runtime.sim.costs ``Compute``). Without ``host`` the term is 0 (a hand-written topology models devices
 only).
 
 How it is measured: ``rt calibrate`` times ``@nop`` (one 4-element dispatch: the host's work
