@@ -28,8 +28,9 @@ contains. The simulator adds it before every dispatch of an operation but its fi
 (the first's start is in ``call_us``). ``rt calibrate`` measures it in a real traced run of a
 chain of dependent dispatches (rt.runtime.sim.calibration_programs ``chain``): the lower
 quartile of the times from one dispatch's end to the next one's start within an operation
-(rt.runtime.sim.calibration ``dispatch_gap_us`` says why not the median; 9.5-9.8 µs on the
-2-core development machine at load average 2.5-3.6; a transformer layer's call runs 15-19
+(rt.runtime.sim.calibration ``dispatch_gap_us`` says why not the median; 9.5-12.4 µs on the
+2-core development machine at load average 1.2-3.6, but 15.8-17.6 µs on 2 ranks in one run
+where most of the chain's operations ran slow; a transformer layer's call runs 15-19
 dispatches per rank).
 
 ``cores`` (optional) is how many cores the topology's devices share: with more devices than
