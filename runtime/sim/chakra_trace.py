@@ -8,7 +8,7 @@ is created; ``write(prefix)`` writes ``PREFIX.{index}.et`` for every device of t
 What maps to what (each stage of a queue operation, rt.runtime.sim.costs, is one node):
 
 * a dispatch, fill, update or same-device copy: ``COMP_NODE`` with ``num_ops`` (the
-  dispatch's flops, 0 when unknown) and ``tensor_size`` (bytes of its bindings / bytes
+  dispatch's flops, 0 when unknown) and ``tensor_size`` (the bytes it moves, rt.runtime.sim.costs.dispatch_bytes / bytes
   written);
 * a collective: ``COMM_COLL_NODE`` with ``comm_type`` (ALL_REDUCE, ALL_GATHER,
   REDUCE_SCATTER, ALL_TO_ALL, BROADCAST, REDUCE), ``comm_size`` (bytes of the larger of the

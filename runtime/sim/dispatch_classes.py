@@ -5,7 +5,7 @@ A topology device may carry the figures ``rt calibrate`` measured (rt.runtime.si
     kernels:
       matmul:      {overhead_us: 4.1, gflops: 98.5, gbps: 9.7}   # work = the dispatch's flops
       conv:        {overhead_us: 6.0, gflops: 21.0}
-      elementwise: {overhead_us: 2.2, gbps: 6.4}      # work = the bytes of its bindings
+      elementwise: {overhead_us: 2.2, gbps: 6.4}      # work = its bytes (costs.dispatch_bytes)
       reduction:   {overhead_us: 2.5, gbps: 5.1}
       copy:        {overhead_us: 0.8, gbps: 9.7}      # copies within the device (read + write)
       fill:        {overhead_us: 0.5, gbps: 14.0}     # fills and updates (bytes written)
@@ -51,7 +51,7 @@ def classify(export_name):
 class ClassCost:
     """One class: ``overhead_us`` (µs per dispatch: the executor's launch of its workgroups),
     ``rate`` (1e9 flop/s for a compute class, 1e9 B/s otherwise) and, for a compute class,
-    ``byte_rate`` (1e9 B/s over the dispatch's binding bytes; None: no byte term)."""
+    ``byte_rate`` (1e9 B/s over the dispatch's bytes, rt.runtime.sim.costs.dispatch_bytes; None: no byte term)."""
 
     overhead_us: float
     rate: float

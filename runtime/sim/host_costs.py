@@ -10,7 +10,9 @@ submits; its executor thread wakes up; at the end the fences signal, the ranks' 
 and the threads are joined (on ``mpiexec`` processes: one VM call per process). The simulator
 charges it at the start of every SPMD call (``Simulation.host_group``): each rank's host clock
 starts ``call_us`` after the caller's, so its first submission, and all that waits on it,
-starts that much later. Without ``host`` the term is 0 (a hand-written topology models devices
+starts that much later. A profiled first dispatch of that submission holds the same start-up
+in its traced time: it runs for no less than its calibrated class's time and no more than
+its profiled time less ``call_us`` (rt.runtime.sim.costs ``Compute``). Without ``host`` the term is 0 (a hand-written topology models devices
 only).
 
 How it is measured: ``rt calibrate`` times ``@nop`` (one 4-element dispatch: the host's work
@@ -24,9 +26,11 @@ queue operation: the barrier after a dispatch and the worker's start of the next
 dispatch's traced duration (nor a profile, nor a calibrated class fitted to durations)
 contains. The simulator adds it before every dispatch of an operation but its first stage
 (the first's start is in ``call_us``). ``rt calibrate`` measures it in a real traced run of a
-chain of dependent dispatches (rt.runtime.sim.calibration_programs ``chain``): the median
-time from one dispatch's end to the next one's start within an operation (4.4 µs on the
-2-core development machine, load average 6; a transformer layer's call runs 15-19
+chain of dependent dispatches (rt.runtime.sim.calibration_programs ``chain``): the lower
+quartile of the times from one dispatch's end to the next one's start within an operation
+(rt.runtime.sim.calibration ``dispatch_gap_us`` says why not the median; 9.5-12.4 µs on the
+2-core development machine at load average 1.2-3.6, but 15.8-17.6 µs on 2 ranks in one run
+where most of the chain's operations ran slow; a transformer layer's call runs 15-19
 dispatches per rank).
 
 ``cores`` (optional) is how many cores the topology's devices share: with more devices than

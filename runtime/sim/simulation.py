@@ -47,7 +47,7 @@ _PRUNE_AT, _ONLY_OURS = 4096, 2
 class _Op:
     __slots__ = ("device", "ordinal", "where", "name", "args", "wait", "signal", "gate", "done",
                  "stages", "submit_time", "start", "stage", "failure", "stage_start",
-                 "waited_us")
+                 "waited_us", "start_up")
 
     def __init__(self, device, ordinal, where, name, args, wait, signal, gate, done, stages,
                  submit_time):
@@ -58,6 +58,7 @@ class _Op:
         self.stage = 0
         self.failure = None
         self.waited_us = 0.0
+        self.start_up = 0.0  # µs of host.call_us its first profiled dispatch also holds
 
     def key(self, *more):
         return (self.device.index, self.ordinal) + more
@@ -73,13 +74,15 @@ class _Queue:
 
 
 class _Host:
-    """A host's clock. ``registered`` hosts (SPMD ranks) hold events back while running."""
+    """A host's clock. ``registered`` hosts (SPMD ranks) hold events back while running;
+    ``start_up``: the call cost charged at its start, handed to its first operation."""
 
-    __slots__ = ("time", "blocked", "done", "registered", "finished", "lane", "previous")
+    __slots__ = ("time", "blocked", "done", "registered", "finished", "lane", "previous", "start_up")
 
-    def __init__(self, time, lane, registered=False):
+    def __init__(self, time, lane, registered=False, start_up=0.0):
         self.time, self.lane, self.registered = time, lane, registered
         self.blocked, self.done, self.finished, self.previous = False, None, False, None
+        self.start_up = start_up
 
 
 def _executor_uri(uri, memory):
@@ -271,8 +274,9 @@ class Simulation:
         plus the topology's host cost of a call (``host.call_us``, rt.runtime.sim.host_costs);
         a rank's thread calls ``attach(host)`` first and ``detach(host)`` when its call is over."""
         with self._cond:
-            start = max(self._host().time, self.engine.now) + self.topology.host.call_us
-            hosts = [_Host(start, Lane("host", f"rank {r}"), registered=True)
+            call_us = self.topology.host.call_us
+            start = max(self._host().time, self.engine.now) + call_us
+            hosts = [_Host(start, Lane("host", f"rank {r}"), registered=True, start_up=call_us)
                      for r in range(count)]
             for host in hosts:
                 self.trace.declare_lane(host.lane)
@@ -324,6 +328,8 @@ class Simulation:
             host = self._host()
             op = _Op(device, device.submissions, where, name, args, wait, signal, gate, done,
                      stages, max(host.time, self.engine.now))
+            if stages and isinstance(stages[0], costs.Compute):  # its first work, not an alloca
+                op.start_up, host.start_up = host.start_up, 0.0
             self._queues[device.index].pending.append(op)
             self.trace.submitted(op)
             self._pump()
@@ -414,6 +420,8 @@ class Simulation:
         self.trace.stage_begin(op, stage)
         if isinstance(stage, costs.Compute):
             duration = stage.duration
+            if op.stage == 1 and stage.first_duration is not None:
+                duration = max(stage.first_duration, duration - op.start_up)
             if duration is None:
                 duration = self._measured(op, stage.command)
             if op.stage > 1 and "workgroups" in stage.args:
