@@ -178,7 +178,9 @@ class Calibration:
             device_links = [{"between": [a, b], "bandwidth_gbps": _round(fit.bandwidth_gbps),
                              "latency_us": _round(fit.latency_us), **extra}
                             for i, a in enumerate(names) for b in names[i + 1:]]
-        out = {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": "ring"},
+        # in-process ranks run rt's rendezvous channel (rt.runtime.sim.collective_model)
+        algorithm = "rendezvous" if links == "collective" else "ring"
+        out = {"name": f"{platform.node() or 'host'}-calibrated", "collectives": {"algorithm": algorithm},
                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
         call_us = self.mpi_call_us if links == "mpi" else self.call_us.get(len(self.uris))
         out["host"] = {"call_us": _round(max(call_us or 0.0, 0.0)), "cores": self.cores,

@@ -26,6 +26,15 @@ whole buffer, b one rank's block:
   doubling all-gather, 2 log2 n steps; reduce_scatter and all_gather the one half (log2 n
   steps); all_to_all n-1 pairwise exchanges (step s: partner r XOR s); broadcast / reduce
   binomial trees of log2 n steps of M.
+* ``rendezvous``: rt's in-process channel (rt.runtime.hal.collective): one rendezvous of the
+  ranks, the result computed once on the host, each rank copying its part out. Its links are
+  calibrated from all_reduce calls spread over the ring's 2(n-1) steps (rt.runtime.sim.
+  link_table), so every kind runs as that ring all_reduce over E bytes, E what moves the same
+  host memory as the kind: passes over the host's arrays (each a read and a write of A bytes)
+  sum to P bytes, an all_reduce of M makes 2nM (one copy, n-1 adds, n copies out), E = P/(2n).
+  all_gather and reduce_scatter of b per rank: E = (n+1)b/2 (a concatenation or a reduction
+  of nb, n copies out of nb or of b); all_to_all: E = M; broadcast: E = (n-1)M/n; reduce:
+  E = (n+1)M/(2n). One synchronization per call whatever the kind, as the channel runs it.
 * send_recv: one step, each rank to its target (``params[rank] = (target, source)``).
 
 Element counts follow ``iree_hal_command_buffer_collective``: all_reduce/broadcast/reduce
@@ -35,6 +44,8 @@ counts the whole send buffer (n blocks).
 KINDS = ("all_gather", "all_reduce", "all_to_all", "broadcast", "reduce", "reduce_scatter",
          "send", "recv", "send_recv")
 ALGORITHMS = ("ring", "tree", "direct", "halving_doubling")
+#: rt's in-process channel: not a network algorithm, so "auto" never picks it.
+RENDEZVOUS = "rendezvous"
 #: The kinds each algorithm implements (the others run ``ring``).
 IMPLEMENTS = {
     "ring": ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce"),
@@ -42,6 +53,7 @@ IMPLEMENTS = {
     "direct": ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce"),
     "halving_doubling": ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast",
                          "reduce"),
+    RENDEZVOUS: ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "reduce"),
 }
 
 
@@ -234,8 +246,27 @@ def _halving_doubling(kind, n, count, size):
     return [[(r, r - d, whole) for r in range(d, 2 * d)] for d in reversed(spans)]   # reduce
 
 
+# -- rendezvous (rt's in-process channel) ----------------------------------------------------
+
+def rendezvous_bytes(kind, n, whole):
+    """E: the all_reduce bytes that move as much host memory as ``kind`` on n ranks (whole:
+    M, or b for all_gather / reduce_scatter; see the module docstring)."""
+    if kind in ("all_gather", "reduce_scatter"):
+        return (n + 1) * whole / 2
+    if kind == "broadcast":
+        return (n - 1) * whole / n
+    if kind == "reduce":
+        return (n + 1) * whole / (2 * n)
+    return whole                                                      # all_reduce, all_to_all
+
+
+def _rendezvous(kind, n, count, size):
+    equivalent = round(rendezvous_bytes(kind, n, count * size))
+    return _ring("all_reduce", n, equivalent, 1)
+
+
 _BUILDERS = {"ring": _ring, "tree": _tree, "direct": _direct,
-             "halving_doubling": _halving_doubling}
+             "halving_doubling": _halving_doubling, RENDEZVOUS: _rendezvous}
 
 
 def steps(kind, ranks, element_count, element_size, algorithm="ring", params=None):

@@ -32,6 +32,8 @@ all_reduce / broadcast / reduce buffer and b one rank's block:
   2(α + (n-1)M/(nβ)), all_gather etc. α + (n-1)b/β, broadcast α + (n-1)M/β (reduce unchanged).
 * halving_doubling: all_reduce 2kα + 2(n-1)M/(nβ); all_gather, reduce_scatter kα + (n-1)b/β;
   all_to_all (n-1)(α + b/β); broadcast, reduce k(α + M/β). The same on a switch.
+* rendezvous (rt's in-process channel, never chosen by ``auto``): ring all_reduce over E bytes,
+  E = collective_model.rendezvous_bytes (all_gather (n+1)b/2).
 
 On a ring dimension of more than 3 devices, and for a flat algorithm across several dimensions,
 only ``ring`` keeps (most) transfers one hop long; ``auto`` considers only ring there (the
@@ -69,6 +71,8 @@ def predict(kind, algorithm, n, nbytes, net):
     when the algorithm does not run ``kind`` itself or its steps are not one hop on ``net``."""
     if n <= 1 or nbytes == 0:
         return 0.0
+    if algorithm == collective_model.RENDEZVOUS and kind in FLAT_KINDS:
+        return predict("all_reduce", "ring", n, collective_model.rendezvous_bytes(kind, n, nbytes), net)
     if runs(kind, n, algorithm) != algorithm or (net.shape == "ring" and algorithm != "ring"):
         return math.inf
     a, B, switch = net.alpha, net.beta, net.shape == "switch"

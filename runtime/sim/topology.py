@@ -54,7 +54,7 @@ from rt.runtime.sim import astra_sim, dispatch_classes, host_costs, link_table, 
 
 HOST = "host"
 TIME_MODELS = ("roofline", "measured")
-ALGORITHMS = ("ring", "tree", "direct", "halving_doubling", "hierarchical", "auto")
+ALGORITHMS = ("ring", "tree", "direct", "halving_doubling", "hierarchical", "auto", "rendezvous")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]i?B|B)?\s*$", re.IGNORECASE)
 _FLOAT_WITHOUT_DOT = re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$")

@@ -103,6 +103,8 @@ def test_calibration_writes_the_ring_steps_as_the_links_table():
     topology = Topology.from_dict(cal.topology_dict("collective"))
     link = topology.link("cpu0", "cpu1")
     assert link.table.points == points
+    assert topology.algorithm == "rendezvous"            # in-process ranks: rt's channel
+    assert Topology.from_dict(cal.topology_dict("copy")).algorithm == "ring"
     assert Topology.from_dict(topology.to_dict()).link("cpu0", "cpu1").table == link.table
 
 
