@@ -59,8 +59,8 @@ def add_subcommand(sub):
     p.add_argument("--dtype", default="float", metavar="TYPE",
                    help="element type: " + ", ".join(DTYPES) + " (default float)")
     p.add_argument("--algorithm", default=None, metavar="NAME",
-                   help="simulated: ring, tree, direct, halving_doubling, hierarchical or auto "
-                        "(default: the topology's)")
+                   help="simulated: ring, tree, direct, halving_doubling, hierarchical, auto or "
+                        "rendezvous (rt's in-process channel) (default: the topology's)")
     p.add_argument("--ranks", type=int, default=None, metavar="N",
                    help="ranks: the first N devices of the group (simulated; default all), or the "
                         "local ranks of --real (default 2)")
