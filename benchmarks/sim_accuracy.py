@@ -99,7 +99,8 @@ def real_us(vmfb, function, inputs, layout, count, repeats, tracer=None):
 
 
 def profile_file(events, folder, name):
-    """Write the dispatch profile (median sample per dispatch) of a real run's trace events."""
+    """Write the dispatch profile (lower quartile of the samples per dispatch) of a real run's
+    trace events."""
     path = os.path.join(folder, name.replace(" ", "_") + ".profile.json")
     ProfileTable.from_trace_events(events, path).write(path)
     return path
