@@ -16,7 +16,8 @@ same load on a shared host. Each round:
 2. **Runs each program for real** (benchmarks/sim_accuracy_programs.py): SPMD programs on N
    in-process ranks (``rt.load(..., ranks=N)``, each rank its own ``local-task`` device), the
    pipelines on k devices of one process, the MPI cases on ``mpiexec -n 2`` processes
-   (``channel="mpi"``, every call after a barrier, the barrier's own time taken off). A traced
+   (``channel="mpi"`` on the calibrated ``threads=1`` device, every call after a barrier, the
+   barrier's own time taken off). A traced
    run first gives the program's dispatch profile; the real time of the round is the median
    of ``--repeats`` calls.
 3. **Simulates each program** in a dry run on the round's calibrated topology (N devices, the
@@ -59,6 +60,9 @@ from rt.runtime.sim.calibration import DEFAULT_URI, calibrate, kernel_costs, med
 from rt.runtime.sim.profile import ProfileTable  # noqa: E402
 
 URI = DEFAULT_URI
+#: How the MPI worker loads a case: the calibrated device (one thread per dispatch, as the
+#: topology's kernels); the default local-task device would give each rank every core.
+MPI_LOAD = {"channel": "mpi", "devices": [URI]}
 
 #: (case name, builder, ranks or devices, how it runs: spmd | devices | mpi)
 CASES = [
@@ -123,8 +127,9 @@ def simulated_us(vmfb, function, inputs, layout, topology):
 
 def mpi_worker(folder, repeats):
     """Under ``mpiexec -n 2``: time every ``NN.vmfb`` in ``folder`` on this rank
-    (``channel="mpi"``); rank 0 also writes the dispatch profile of traced calls beside it and
-    prints ``{case: median µs}`` as one JSON line."""
+    (``MPI_LOAD``: on the calibrated device, one thread per dispatch); rank 0 also
+    writes the dispatch profile of traced calls beside it and prints ``{case: median µs}`` as
+    one JSON line."""
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
@@ -137,11 +142,11 @@ def mpi_worker(folder, repeats):
         _, function, inputs = builders[case]()
         mine, path = inputs[rank], os.path.join(folder, name)
         tracer = rt.Tracer()
-        with rt.load(path, channel="mpi", tracer=tracer) as module:
+        with rt.load(path, tracer=tracer, **MPI_LOAD) as module:
             median_us(lambda: getattr(module, function)(*mine, to_host=False), repeats)
         if rank == 0:
             profile_file(tracer.events, folder, case)
-        with rt.load(path, channel="mpi") as module:
+        with rt.load(path, **MPI_LOAD) as module:
             f = getattr(module, function)
 
             def call():
