@@ -2,7 +2,8 @@
 
 ``counted_loop`` emits ``for (i = start; i + step <= stop; i += step)`` with the induction
 variable as a phi in the header, so consecutive loops can continue where the previous one
-stopped (main vector loop, then remainder loops).
+stopped (main vector loop, then remainder loops). ``loop_nest`` nests unit-step loops over
+some dimensions of an iteration space around a body.
 """
 import contextlib
 
@@ -52,3 +53,18 @@ def counted_loop(builder, start, stop, step, name, carried=()):
             phi.add_incoming(value, b.block)
     b.branch(header)
     b.position_at_end(exit_)
+
+
+def loop_nest(builder, dims, idx, ranges, body):
+    """Emit unit-step loops ``d<dim>`` over ``dims`` (outermost first), ``idx[dim]`` set to
+    each loop's index inside, and call ``body()`` in the innermost; ``ranges[dim]`` is the
+    (lo, hi) i64 range of a dim. The ``idx`` entries are removed again after their loop."""
+    if not dims:
+        body()
+        return
+    d = dims[0]
+    lo, hi = ranges[d]
+    with counted_loop(builder, lo, hi, lo.type(1), f"d{d}") as loop:
+        idx[d] = loop.index
+        loop_nest(builder, dims[1:], idx, ranges, body)
+    del idx[d]

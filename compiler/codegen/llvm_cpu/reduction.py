@@ -28,7 +28,7 @@ from rt.compiler.codegen.kernel_ir import Opcode
 from rt.compiler.codegen.llvm_cpu import intrinsics
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I64
-from rt.compiler.codegen.llvm_cpu.loop import counted_loop
+from rt.compiler.codegen.llvm_cpu.loop import counted_loop, loop_nest
 from rt.compiler.codegen.llvm_cpu.scalar import INT_WIDTHS, BodyEmitter, constant
 
 #: Vector accumulators per output element (hides the latency of the combining op).
@@ -90,17 +90,11 @@ class ReductionPlan(GenericPlan):
         return k
 
     def emit(self, ranges, unroll=2):
-        self._outer(list(self.outer), {}, ranges)
+        idx = {}
+        loop_nest(self.ctx.b, list(self.outer), idx, ranges, lambda: self._row(idx, ranges))
 
-    def _outer(self, dims, idx, ranges):
+    def _row(self, idx, ranges):
         b = self.ctx.b
-        if dims:
-            d = dims[0]
-            with counted_loop(b, ranges[d][0], ranges[d][1], I64(1), f"d{d}") as loop:
-                idx[d] = loop.index
-                self._outer(dims[1:], idx, ranges)
-            del idx[d]
-            return
         out = self.bound[len(self.op.inputs)]
         init = out.load(b, idx, 1, False)
         vec_identity = self._identity(self.lanes)

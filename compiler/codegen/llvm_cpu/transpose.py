@@ -17,7 +17,7 @@ Source: IREE's x86 transpose lowering (``vector.transpose`` to shuffles,
 from rt.compiler.codegen.kernel_ir import element_bits
 from rt.compiler.codegen.llvm_cpu.generic import GenericPlan
 from rt.compiler.codegen.llvm_cpu.interface import I64
-from rt.compiler.codegen.llvm_cpu.loop import counted_loop
+from rt.compiler.codegen.llvm_cpu.loop import counted_loop, loop_nest
 from rt.compiler.codegen.llvm_cpu.relayout_vector import TRANSPOSE_TILES, transpose
 
 
@@ -32,17 +32,11 @@ class TransposePlan(GenericPlan):
     def emit(self, ranges, unroll=2):
         """Emit the loop nest over ``ranges`` (per loop dim, (lo, hi) i64 values)."""
         outer = [d for d in range(len(self.op.domain)) if d not in (self.o, self.i)]
-        self._outer(outer, {}, ranges)
+        idx = {}
+        loop_nest(self.ctx.b, outer, idx, ranges, lambda: self._blocks(idx, ranges))
 
-    def _outer(self, dims, idx, ranges):
+    def _blocks(self, idx, ranges):
         b = self.ctx.b
-        if dims:
-            d = dims[0]
-            with counted_loop(b, ranges[d][0], ranges[d][1], I64(1), f"d{d}") as loop:
-                idx[d] = loop.index
-                self._outer(dims[1:], idx, ranges)
-            del idx[d]
-            return
         t = self.tile
         (o_lo, o_hi), (i_lo, i_hi) = ranges[self.o], ranges[self.i]
         o_end = b.add(o_lo, b.mul(b.udiv(b.sub(o_hi, o_lo), I64(t)), I64(t)))
