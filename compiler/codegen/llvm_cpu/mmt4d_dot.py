@@ -32,6 +32,7 @@ from llvmlite import ir
 
 from rt.compiler.codegen.llvm_cpu.interface import F32, I32, I64, PTR
 from rt.compiler.codegen.llvm_cpu.loop import counted_loop
+from rt.compiler.codegen.llvm_cpu.mmt4d_int import packed_out_tiles
 from rt.compiler.codegen.llvm_cpu.target import CODEGEN_FEATURES, closure
 from rt.devices.llvm_cpu import abi
 
@@ -173,60 +174,46 @@ def emit_dot_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile,
     outer_strides: (K1 of LHS, K1 of RHS, N1 of OUT) as i64; k1_total: i64; tile: static
     (M0, N0, K0) with ``dot_kind(...) == kind``; accumulate: i1 (False overwrites OUT).
     """
-    lhs, rhs, out = pointers
-    lhs_k1, rhs_k1, out_n1 = outer_strides
     m0, n0, k0 = tile
     integer = kind == "i8"
     ety = I8 if integer else I16
     oty = I32 if integer else F32
     chunks = n0 // LANES
-    acc_ty = ir.VectorType(oty, LANES)
     word_ty = ir.VectorType(I32, LANES)
-    zero = ir.Constant(acc_ty, None)
 
     def gep(base, offset, ty):
         return b.gep(base, [offset], inbounds=True, source_etype=ty)
 
-    with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
-        lhs_panel = gep(lhs, b.mul(lm.index, b.mul(lhs_k1, I64(m0 * k0))), ety)
-        with counted_loop(b, n_range[0], n_range[1], I64(1), "n1") as ln:
-            rhs_panel = gep(rhs, b.mul(ln.index, b.mul(rhs_k1, I64(n0 * k0))), ety)
-            tile_ptr = gep(out, b.mul(b.add(b.mul(lm.index, out_n1), ln.index), I64(m0 * n0)),
-                           oty)
-            init = []
+    with packed_out_tiles(b, pointers, m_range, n_range, outer_strides, tile, (ety, oty), LANES,
+                          accumulate) as (lhs_panel, rhs_panel, row, init):
+        if integer:  # the column sums of the RHS, for the LHS bias
+            init += [ir.Constant(word_ty, None)] * chunks
+        with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
+            rhs_v = b.load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), ety),
+                           typ=ir.VectorType(ety, n0 * k0), align=ety.width // 8)
+            rhs_w = b.bitcast(rhs_v, ir.VectorType(I32, n0))
+            cols = [_words(b, rhs_w, c * LANES, LANES) for c in range(chunks)]
+            lhs_v = b.load(gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), ety),
+                           typ=ir.VectorType(ety, m0 * k0), align=ety.width // 8)
+            if integer:
+                lhs_v = b.xor(lhs_v, ir.Constant(lhs_v.type, [ir.Constant(I8, 0x80)] * (m0 * k0)))
+            words = b.bitcast(lhs_v, ir.VectorType(I32, m0))
+            acc = list(lk.carried)
             for r in range(m0):
+                a = b.shuffle_vector(words, ir.Constant(words.type, ir.Undefined),
+                                     ir.Constant(word_ty, [r] * LANES))
                 for c in range(chunks):
-                    row = b.load(gep(tile_ptr, I64(r * n0 + c * LANES), oty), typ=acc_ty,
-                                 align=4)
-                    init.append(b.select(accumulate, row, zero))
-            if integer:  # the column sums of the RHS, for the LHS bias
-                init += [ir.Constant(word_ty, None)] * chunks
-            with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
-                rhs_v = b.load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), ety),
-                               typ=ir.VectorType(ety, n0 * k0), align=ety.width // 8)
-                rhs_w = b.bitcast(rhs_v, ir.VectorType(I32, n0))
-                cols = [_words(b, rhs_w, c * LANES, LANES) for c in range(chunks)]
-                lhs_v = b.load(gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), ety),
-                               typ=ir.VectorType(ety, m0 * k0), align=ety.width // 8)
-                if integer:
-                    lhs_v = b.xor(lhs_v, ir.Constant(lhs_v.type, [ir.Constant(I8, 0x80)] * (m0 * k0)))
-                words = b.bitcast(lhs_v, ir.VectorType(I32, m0))
-                acc = list(lk.carried)
-                for r in range(m0):
-                    a = b.shuffle_vector(words, ir.Constant(words.type, ir.Undefined),
-                                         ir.Constant(word_ty, [r] * LANES))
-                    for c in range(chunks):
-                        acc[r * chunks + c] = _dot(b, kind, acc[r * chunks + c], a, cols[c])
-                if integer:
-                    ones = ir.Constant(word_ty, [ir.Constant(I32, 0x01010101)] * LANES)
-                    for c in range(chunks):
-                        acc[m0 * chunks + c] = _dot(b, kind, acc[m0 * chunks + c], ones, cols[c])
-                lk.next_carried = acc
-            result = list(lk.carried)
-            for r in range(m0):
+                    acc[r * chunks + c] = _dot(b, kind, acc[r * chunks + c], a, cols[c])
+            if integer:
+                ones = ir.Constant(word_ty, [ir.Constant(I32, 0x01010101)] * LANES)
                 for c in range(chunks):
-                    value = result[r * chunks + c]
-                    if integer:
-                        bias = b.shl(result[m0 * chunks + c], ir.Constant(word_ty, [I32(7)] * LANES))
-                        value = b.sub(value, bias)
-                    b.store(value, gep(tile_ptr, I64(r * n0 + c * LANES), oty), align=4)
+                    acc[m0 * chunks + c] = _dot(b, kind, acc[m0 * chunks + c], ones, cols[c])
+            lk.next_carried = acc
+        result = list(lk.carried)
+        for r in range(m0):
+            for c in range(chunks):
+                value = result[r * chunks + c]
+                if integer:
+                    bias = b.shl(result[m0 * chunks + c], ir.Constant(word_ty, [I32(7)] * LANES))
+                    value = b.sub(value, bias)
+                b.store(value, row(r, c), align=4)

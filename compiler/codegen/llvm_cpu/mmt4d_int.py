@@ -16,6 +16,8 @@ one per pair of K0.
 Source: IREE's mmt4d ukernel tiles for x86_64 (runtime/src/iree/builtins/ukernel/arch/
 x86_64/mmt4d_x86_64_avx512_vnni.c: s8s8s32 / s16s16s32 with K0 = 2 via vpmaddwd/vpdpwssd).
 """
+import contextlib
+
 from llvmlite import ir
 
 from rt.compiler.codegen.llvm_cpu.interface import I32, I64
@@ -54,6 +56,43 @@ def _words(b, vector, indices):
                             ir.Constant(ir.VectorType(I32, len(indices)), indices))
 
 
+@contextlib.contextmanager
+def packed_out_tiles(b, pointers, m_range, n_range, outer_strides, tile, types, lanes, accumulate):
+    """The (m1, n1) loops over contiguous packed tiles that the integer and the dot-product
+    (``mmt4d_dot``) kernels share; the body is the caller's ``with`` block, run per OUT tile.
+
+    pointers: (lhs, rhs, out) element-0 pointers; outer_strides: (K1 of LHS, K1 of RHS, N1 of
+    OUT) as i64; tile: static (M0, N0, K0); types: (input, OUT) llvmlite element types;
+    lanes: OUT elements per accumulator vector; accumulate: i1 (False starts from zeros).
+    Yields ``(lhs_panel, rhs_panel, row, init)``: the tile's LHS and RHS panel pointers,
+    ``row(r, c)`` the pointer to chunk ``c`` (``lanes`` elements) of OUT row ``r``, and the
+    initial accumulators (row-major over (r, c): OUT's values, or zeros).
+    """
+    lhs, rhs, out = pointers
+    lhs_k1, rhs_k1, out_n1 = outer_strides
+    m0, n0, k0 = tile
+    ety, oty = types
+    acc_ty = ir.VectorType(oty, lanes)
+    zero = ir.Constant(acc_ty, None)
+
+    def gep(base, offset, ty):
+        return b.gep(base, [offset], inbounds=True, source_etype=ty)
+
+    with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
+        lhs_panel = gep(lhs, b.mul(lm.index, b.mul(lhs_k1, I64(m0 * k0))), ety)
+        with counted_loop(b, n_range[0], n_range[1], I64(1), "n1") as ln:
+            rhs_panel = gep(rhs, b.mul(ln.index, b.mul(rhs_k1, I64(n0 * k0))), ety)
+            tile_ptr = gep(out, b.mul(b.add(b.mul(lm.index, out_n1), ln.index), I64(m0 * n0)),
+                           oty)
+
+            def row(r, c):
+                return gep(tile_ptr, I64(r * n0 + c * lanes), oty)
+
+            init = [b.select(accumulate, b.load(row(r, c), typ=acc_ty, align=4), zero)
+                    for r in range(m0) for c in range(n0 // lanes)]
+            yield lhs_panel, rhs_panel, row, init
+
+
 def emit_int_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile, accumulate,
                    input_type, lanes):
     """Emit the loops computing OUT tiles (m1, n1) over the [begin, end) ranges.
@@ -62,14 +101,10 @@ def emit_int_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile,
     outer_strides: (K1 of LHS, K1 of RHS, N1 of OUT) as i64; k1_total: i64; tile: static
     (M0, N0, K0) with K0 in ``K0S``; accumulate: i1; lanes: the pmaddwd width (``chunk_lanes``).
     """
-    lhs, rhs, out = pointers
-    lhs_k1, rhs_k1, out_n1 = outer_strides
     m0, n0, k0 = tile
     pairs = k0 // 2
     ety = ir.IntType(8 if input_type == "i8" else 16)
     chunks = n0 // lanes
-    acc_ty = ir.VectorType(I32, lanes)
-    zero = ir.Constant(acc_ty, None)
 
     def gep(base, offset, ty):
         return b.gep(base, [offset], inbounds=True, source_etype=ty)
@@ -77,39 +112,29 @@ def emit_int_tiles(b, pointers, m_range, n_range, outer_strides, k1_total, tile,
     def widen(value, count):
         return value if ety == I16 else b.sext(value, ir.VectorType(I16, count))
 
-    with counted_loop(b, m_range[0], m_range[1], I64(1), "m1") as lm:
-        lhs_panel = gep(lhs, b.mul(lm.index, b.mul(lhs_k1, I64(m0 * k0))), ety)
-        with counted_loop(b, n_range[0], n_range[1], I64(1), "n1") as ln:
-            rhs_panel = gep(rhs, b.mul(ln.index, b.mul(rhs_k1, I64(n0 * k0))), ety)
-            tile_ptr = gep(out, b.mul(b.add(b.mul(lm.index, out_n1), ln.index), I64(m0 * n0)),
-                           I32)
-            init = []
+    with packed_out_tiles(b, pointers, m_range, n_range, outer_strides, tile, (ety, I32), lanes,
+                          accumulate) as (lhs_panel, rhs_panel, row, init):
+        with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
+            rhs_v = b.load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), ety),
+                           typ=ir.VectorType(ety, n0 * k0), align=ety.width // 8)
+            rhs_words = b.bitcast(widen(rhs_v, n0 * k0), ir.VectorType(I32, n0 * pairs))
+            # cols[c][p]: pair p of the lanes columns of chunk c, as 2 * lanes i16
+            cols = [[b.bitcast(_words(b, rhs_words, [(c * lanes + n) * pairs + p
+                                                     for n in range(lanes)]),
+                               ir.VectorType(I16, 2 * lanes)) for p in range(pairs)]
+                    for c in range(chunks)]
+            lhs_v = b.load(gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), ety),
+                           typ=ir.VectorType(ety, m0 * k0), align=ety.width // 8)
+            lhs_words = b.bitcast(widen(lhs_v, m0 * k0), ir.VectorType(I32, m0 * pairs))
+            acc = list(lk.carried)
             for r in range(m0):
-                for c in range(chunks):
-                    row = b.load(gep(tile_ptr, I64(r * n0 + c * lanes), I32), typ=acc_ty, align=4)
-                    init.append(b.select(accumulate, row, zero))
-            with counted_loop(b, I64(0), k1_total, I64(1), "k1", carried=init) as lk:
-                rhs_v = b.load(gep(rhs_panel, b.mul(lk.index, I64(n0 * k0)), ety),
-                               typ=ir.VectorType(ety, n0 * k0), align=ety.width // 8)
-                rhs_words = b.bitcast(widen(rhs_v, n0 * k0), ir.VectorType(I32, n0 * pairs))
-                # cols[c][p]: pair p of the lanes columns of chunk c, as 2 * lanes i16
-                cols = [[b.bitcast(_words(b, rhs_words, [(c * lanes + n) * pairs + p
-                                                         for n in range(lanes)]),
-                                   ir.VectorType(I16, 2 * lanes)) for p in range(pairs)]
-                        for c in range(chunks)]
-                lhs_v = b.load(gep(lhs_panel, b.mul(lk.index, I64(m0 * k0)), ety),
-                               typ=ir.VectorType(ety, m0 * k0), align=ety.width // 8)
-                lhs_words = b.bitcast(widen(lhs_v, m0 * k0), ir.VectorType(I32, m0 * pairs))
-                acc = list(lk.carried)
-                for r in range(m0):
-                    for p in range(pairs):
-                        a = b.bitcast(_words(b, lhs_words, [r * pairs + p] * lanes),
-                                      ir.VectorType(I16, 2 * lanes))
-                        for c in range(chunks):
-                            i = r * chunks + c
-                            acc[i] = b.add(acc[i], _pmaddwd(b, lanes, cols[c][p], a))
-                lk.next_carried = acc
-            for r in range(m0):
-                for c in range(chunks):
-                    b.store(lk.carried[r * chunks + c],
-                            gep(tile_ptr, I64(r * n0 + c * lanes), I32), align=4)
+                for p in range(pairs):
+                    a = b.bitcast(_words(b, lhs_words, [r * pairs + p] * lanes),
+                                  ir.VectorType(I16, 2 * lanes))
+                    for c in range(chunks):
+                        i = r * chunks + c
+                        acc[i] = b.add(acc[i], _pmaddwd(b, lanes, cols[c][p], a))
+            lk.next_carried = acc
+        for r in range(m0):
+            for c in range(chunks):
+                b.store(lk.carried[r * chunks + c], row(r, c), align=4)
