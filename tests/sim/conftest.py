@@ -1,4 +1,7 @@
 """Shared fixtures of the simulation tests: small compiled programs (compiled once per session)."""
+import functools
+
+import numpy as np
 import pytest
 
 import rt
@@ -47,3 +50,37 @@ def matmul_vmfb():
 @pytest.fixture(scope="session")
 def two_device_vmfb():
     return rt.compile(TWO_DEVICES, devices=["a=llvm-cpu", "b=llvm-cpu"])
+
+
+# An elementwise exp of 65536 f32 on each of RANKS SPMD ranks (one dispatch per rank).
+SPMD_EXP = """
+shard.grid @grid(shape = RANKS)
+func.func @f(%x: tensor<65536xf32>) -> tensor<65536xf32> {
+  %e = tensor.empty() : tensor<65536xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                       iterator_types = ["parallel"]} ins(%x : tensor<65536xf32>) outs(%e : tensor<65536xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %y = math.exp %v : f32
+    linalg.yield %y : f32
+  } -> tensor<65536xf32>
+  return %r : tensor<65536xf32>
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def spmd_exp_vmfb():
+    """``vmfb(ranks)``: SPMD_EXP compiled for ``ranks`` ranks (once per rank count)."""
+    return functools.cache(lambda ranks: rt.compile(SPMD_EXP.replace("RANKS", str(ranks)),
+                                                    devices=["llvm-cpu"]))
+
+
+@pytest.fixture(scope="session")
+def spmd_exp_call_us(spmd_exp_vmfb):
+    """``call_us(topology, ranks)``: simulated µs of one dry-run ``f.spmd`` call of SPMD_EXP."""
+    def call_us(topology, ranks):
+        with rt.load(spmd_exp_vmfb(ranks), topology=topology, ranks=ranks, dry_run=True) as module:
+            before = module.simulation.drain()
+            module.f.spmd([[np.ones(65536, np.float32)]] * ranks, to_host=False)
+            return module.simulation.drain() - before
+    return call_us

@@ -12,21 +12,6 @@ from rt.runtime.sim.engine import Engine
 from rt.runtime.sim.host_costs import HostCosts
 from rt.runtime.sim.topology import Topology
 
-EXP = """
-shard.grid @grid(shape = 4)
-func.func @f(%x: tensor<65536xf32>) -> tensor<65536xf32> {
-  %e = tensor.empty() : tensor<65536xf32>
-  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
-                       iterator_types = ["parallel"]} ins(%x : tensor<65536xf32>) outs(%e : tensor<65536xf32>) {
-  ^bb0(%v: f32, %o: f32):
-    %y = math.exp %v : f32
-    linalg.yield %y : f32
-  } -> tensor<65536xf32>
-  return %r : tensor<65536xf32>
-}
-"""
-
-
 def _ends(cores, starts):
     """End times of kernels ``[(start µs, own µs)]`` on ``cores`` cores."""
     engine, share, ends = Engine(), None, {}
@@ -55,26 +40,14 @@ def _four(cores):
     return topology
 
 
-@pytest.fixture(scope="module")
-def exp_module():
-    return rt.compile(EXP, devices=["llvm-cpu"])
-
-
-def _call_us(vmfb, topology):
-    with rt.load(vmfb, topology=topology, ranks=4, dry_run=True) as module:
-        before = module.simulation.drain()
-        module.f.spmd([[np.ones(65536, np.float32)]] * 4, to_host=False)
-        return module.simulation.drain() - before
-
-
-def test_four_ranks_on_fewer_cores_stretch_by_the_oversubscription(exp_module):
+def test_four_ranks_on_fewer_cores_stretch_by_the_oversubscription(spmd_exp_call_us):
     """Four ranks' identical kernels start together: on c cores the call takes 4/c times
     as long as with a core each (and no longer with 4 or more cores)."""
-    alone = _call_us(exp_module, _four(None))
+    alone = spmd_exp_call_us(_four(None), 4)
     assert alone > 0
-    assert _call_us(exp_module, _four(4)) == pytest.approx(alone)
-    assert _call_us(exp_module, _four(2)) == pytest.approx(2 * alone)
-    assert _call_us(exp_module, _four(1)) == pytest.approx(4 * alone)
+    assert spmd_exp_call_us(_four(4), 4) == pytest.approx(alone)
+    assert spmd_exp_call_us(_four(2), 4) == pytest.approx(2 * alone)
+    assert spmd_exp_call_us(_four(1), 4) == pytest.approx(4 * alone)
 
 
 def test_cores_round_trip_and_bad_values_name_the_field():
