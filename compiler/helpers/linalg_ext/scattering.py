@@ -26,6 +26,7 @@ Source followed: IREE ``ScatterOp::generateScalarImplementation`` (``TilingInter
 for the semantics (updates applied in batch order through the region).
 """
 import dataclasses
+import math
 
 from xdsl.dialects import arith as xarith
 from xdsl.dialects import scf, tensor
@@ -54,13 +55,6 @@ def _product(b, sizes):
     total = index_const(b, 1)
     for size in sizes:
         total = b.add(xarith.MuliOp(total, size))
-    return total
-
-
-def _static_product(sizes):
-    total = 1
-    for size in sizes:
-        total *= size
     return total
 
 
@@ -151,7 +145,7 @@ def _scatter(b, spec, leading, batch_sizes, row_sizes, count, rows):
     original, updates, batch = spec.original, spec.updates, spec.batch
     rank = original.type.get_num_dims()
     batch_shape = [updates.type.get_shape()[k] for k in range(batch)]
-    length = count if DYNAMIC_INDEX in batch_shape else _static_product(batch_shape)
+    length = count if DYNAMIC_INDEX in batch_shape else math.prod(batch_shape)
 
     def key(s, args):
         row, valid = spec.targets(s, _split(s, index(s, 0), batch_sizes))

@@ -28,6 +28,8 @@ Errors: a located CompileError for another state type (``tensor<3xui64>`` includ
 output element type, or a dynamic shape. Checked bit for bit against ``jax.lax.rng_bit_generator``
 on CPU (JAX 0.10.2) and against IREE's ``stablehlo_ops/philox.mlir`` / ``three_fry.mlir``.
 """
+import math
+
 from xdsl.dialects import arith as xarith
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.dialects.linalg.ops import IndexOp
@@ -150,22 +152,15 @@ def _halved_dim(shape):
     return even[0] if even else max(range(len(shape)), key=lambda d: (shape[d], -d))
 
 
-def _count(shape):
-    count = 1
-    for size in shape:
-        count *= size
-    return count
-
-
 def _block_count(algorithm, shape, bits):
-    n = _count(shape)
+    n = math.prod(shape)
     if algorithm != "THREE_FRY":
         per = 4 if bits == 32 else 2
         return (n + per - 1) // per
     if bits == 64 or not shape:
         return n
     d = _halved_dim(shape)
-    return _count(shape[:d]) * ((shape[d] + 1) // 2) * _count(shape[d + 1:])
+    return math.prod(shape[:d]) * ((shape[d] + 1) // 2) * math.prod(shape[d + 1:])
 
 
 def _state_form(op, state_type, algorithm):
