@@ -23,7 +23,7 @@ from rt.runtime.hal.drivers.local_channel import LocalWorld
 from rt.runtime.sim.simulation import Simulation
 from rt.runtime.sim.topology import HOST, Topology
 from rt.runtime.sim.virtual_trace import HostSink
-from rt.spmd import in_threads, raise_first, run_spmd
+from rt.spmd import RankThreads, raise_first, run_spmd
 
 #: The host links of the topology implied by ``deterministic=True`` without a topology.
 IMPLICIT_LINK = {"bandwidth_gbps": 25.0, "latency_us": 1.0}
@@ -129,8 +129,9 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
             errors[rank] = error
             world.abort(error)
 
+    threads = RankThreads(count)
     try:
-        in_threads(make, count)
+        threads.run(make)
         raise_first(errors)
     except BaseException:
         for m in loaded:
@@ -138,20 +139,23 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
                 m.close()
         if sim is not None:
             sim.release()
+        threads.close()
         raise
     if ranks is None:
         loaded[0].simulation = sim
         return loaded[0]
-    return SpmdModule(loaded, world, sim)
+    return SpmdModule(loaded, world, sim, threads)
 
 
 class SpmdModule(ExportsByName):
     """A module loaded once per rank. ``m.f.spmd([args_rank0, ...])`` runs ``f`` on every
     rank at once; ``ranks`` are the per-rank ``LoadedModule``s; ``report()`` is the
-    simulation's (None without one)."""
+    simulation's (None without one). The ranks run on ``threads`` (rt.spmd.RankThreads), the
+    threads they were loaded on, until ``close()``."""
 
-    def __init__(self, ranks, world, simulation):
+    def __init__(self, ranks, world, simulation, threads):
         self.ranks, self.world, self.simulation = tuple(ranks), world, simulation
+        self.threads = threads
         self._functions = {}
 
     @property
@@ -178,6 +182,7 @@ class SpmdModule(ExportsByName):
             m.close()
         if self.simulation is not None:
             self.simulation.close()
+        self.threads.close()
 
     def __enter__(self):
         return self
@@ -207,4 +212,4 @@ class SpmdFunction:
         returns the list of per-rank results. A rank's error aborts the others' collectives;
         the first failing rank's error is raised."""
         return run_spmd(self._module.world, self._module.simulation, self.functions,
-                        args_per_rank, to_host)
+                        args_per_rank, to_host, self._module.threads)
