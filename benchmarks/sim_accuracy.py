@@ -19,7 +19,7 @@ same load on a shared host. Each round:
    (``channel="mpi"`` on the calibrated ``threads=1`` device, every call after a barrier, the
    barrier's own time taken off). A traced
    run first gives the program's dispatch profile; the real time of the round is the median
-   of ``--repeats`` calls.
+   of 5 bursts of ``--repeats`` calls, the cases' bursts taking turns.
 3. **Simulates each program** in a dry run on the round's calibrated topology (N devices, the
    links of the path its data takes: ``collective`` for ranks of one process, ``copy`` for the
    pipelines' ``flow.tensor.transfer``s, ``mpi`` for the processes): ``calibrated`` with
@@ -40,6 +40,7 @@ calibrated topologies (the links' measured tables, ``host.cores``, ``host.dispat
 show what each contributes.
 """
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -56,10 +57,13 @@ sys.path.insert(0, os.path.dirname(__file__))
 import rt  # noqa: E402
 import sim_accuracy_programs as programs  # noqa: E402
 from iree_peer import machine  # noqa: E402
-from rt.runtime.sim.calibration import DEFAULT_URI, calibrate, kernel_costs, median_us  # noqa: E402
+from rt.runtime.sim.calibration import (DEFAULT_URI, calibrate, interleaved_samples, kernel_costs,  # noqa: E402
+                                        median_us)
 from rt.runtime.sim.profile import ProfileTable  # noqa: E402
 
 URI = DEFAULT_URI
+#: Bursts of ``--repeats`` calls per in-process case and round (one_round).
+BURSTS = 5
 #: How the MPI worker loads a case: the calibrated device (one thread per dispatch, as the
 #: topology's kernels); the default local-task device would give each rank every core.
 MPI_LOAD = {"channel": "mpi", "devices": [URI]}
@@ -90,16 +94,17 @@ def compile_case(builder, layout, count):
     return rt.compile(text, devices=devices), function, inputs
 
 
-def real_us(vmfb, function, inputs, layout, count, repeats, tracer=None):
-    """The median wall µs of a call on real local devices (in-process ranks or k devices);
-    with ``tracer`` the calls are traced (for a profile, not for their time)."""
+def open_case(vmfb, function, inputs, layout, count, tracer=None):
+    """``(module, call)``: the program loaded on real local devices (in-process ranks or k
+    devices) and one call of it; with ``tracer`` the calls are traced (for a profile, not for
+    their time)."""
     if layout == "devices":
-        with rt.load(vmfb, devices=[URI] * count, tracer=tracer) as module:
-            f = getattr(module, function)
-            return median_us(lambda: f(*inputs, to_host=False), repeats)
-    with rt.load(vmfb, ranks=count, devices=[URI], tracer=tracer) as module:
+        module = rt.load(vmfb, devices=[URI] * count, tracer=tracer)
         f = getattr(module, function)
-        return median_us(lambda: f.spmd(inputs, to_host=False), repeats)
+        return module, lambda: f(*inputs, to_host=False)
+    module = rt.load(vmfb, ranks=count, devices=[URI], tracer=tracer)
+    f = getattr(module, function)
+    return module, lambda: f.spmd(inputs, to_host=False)
 
 
 def profile_file(events, folder, name):
@@ -127,33 +132,37 @@ def simulated_us(vmfb, function, inputs, layout, topology):
 
 def mpi_worker(folder, repeats):
     """Under ``mpiexec -n 2``: time every ``NN.vmfb`` in ``folder`` on this rank
-    (``MPI_LOAD``: on the calibrated device, one thread per dispatch); rank 0 also
-    writes the dispatch profile of traced calls beside it and prints ``{case: median µs}`` as
-    one JSON line."""
+    (``MPI_LOAD``: on the calibrated device, one thread per dispatch), each call after a
+    barrier, in bursts taking turns as in process (``one_round``), the barrier's own time
+    taken off; rank 0 also writes the dispatch profile of traced calls beside it and prints
+    ``{case: median µs}`` as one JSON line."""
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
     builders = {name: builder for name, builder, _, _ in MPI_CASES}
-    found = {}
-    for name in sorted(n for n in os.listdir(folder) if n.endswith(".vmfb")):
-        with open(os.path.join(folder, name[:-5] + ".json")) as f:
-            case = json.load(f)["case"]
-        _, function, inputs = builders[case]()
-        mine, path = inputs[rank], os.path.join(folder, name)
-        tracer = rt.Tracer()
-        with rt.load(path, tracer=tracer, **MPI_LOAD) as module:
-            median_us(lambda: getattr(module, function)(*mine, to_host=False), repeats)
-        if rank == 0:
-            profile_file(tracer.events, folder, case)
-        with rt.load(path, **MPI_LOAD) as module:
-            f = getattr(module, function)
+    calls = {"barrier": comm.Barrier}
+    with contextlib.ExitStack() as stack:
+        for name in sorted(n for n in os.listdir(folder) if n.endswith(".vmfb")):
+            with open(os.path.join(folder, name[:-5] + ".json")) as f:
+                case = json.load(f)["case"]
+            _, function, inputs = builders[case]()
+            mine, path = inputs[rank], os.path.join(folder, name)
+            tracer = rt.Tracer()
+            with rt.load(path, tracer=tracer, **MPI_LOAD) as module:
+                median_us(lambda: getattr(module, function)(*mine, to_host=False), repeats)
+            if rank == 0:
+                profile_file(tracer.events, folder, case)
+            f = getattr(stack.enter_context(rt.load(path, **MPI_LOAD)), function)
 
-            def call():
+            def call(f=f, mine=mine):
                 comm.Barrier()
                 f(*mine, to_host=False)
-            barrier = median_us(comm.Barrier, repeats)
-            found[case] = median_us(call, repeats) - barrier
+            calls[case] = call
+        # both ranks take the same turns, so every call's barrier meets its peer's
+        bursts = interleaved_samples(list(calls.values()), BURSTS, warm=True, runs=repeats)
+    barrier, *times = [statistics.median(b) for b in bursts]
+    found = {case: us - barrier for case, us in zip(list(calls)[1:], times)}
     if rank == 0:
         print(json.dumps(found), flush=True)
 
@@ -177,15 +186,26 @@ def run_mpi(folder, repeats):
 
 
 def one_round(compiled, quick, use_mpi, repeats, folder):
-    """``({case: (real, calibrated, profiled) µs}, calibrations)`` of one round."""
+    """``({case: (real, calibrated, profiled) µs}, calibrations)`` of one round. The real
+    time of a case is the median of its ``BURSTS`` burst medians, a burst being ``repeats``
+    calls in a row and the cases' bursts taking turns (``interleaved_samples``): one case's
+    calls in a row drifted by ±15% from one 40-call burst to the next (2 ranks on the 2-core
+    host), so a single burst per round measured the drift as much as the program."""
     cals = {n: calibrate([URI] * n, quick=quick, mpi=use_mpi and n == 2) for n in (2, 4)}
-    real = {}
-    for name, builder, count, layout in CASES:
-        vmfb, function, inputs = compiled[name]
-        tracer = rt.Tracer()
-        real_us(vmfb, function, inputs, layout, count, max(3, repeats // 3), tracer)
-        profile_file(tracer.events, folder, name)
-        real[name] = real_us(vmfb, function, inputs, layout, count, repeats)
+    calls = {}
+    with contextlib.ExitStack() as stack:
+        for name, builder, count, layout in CASES:
+            vmfb, function, inputs = compiled[name]
+            tracer = rt.Tracer()
+            module, call = open_case(vmfb, function, inputs, layout, count, tracer)
+            with module:
+                for _ in range(repeats + 1):
+                    call()
+            profile_file(tracer.events, folder, name)
+            module, calls[name] = open_case(vmfb, function, inputs, layout, count)
+            stack.enter_context(module)
+        bursts = interleaved_samples(list(calls.values()), BURSTS, warm=True, runs=repeats)
+    real = {name: statistics.median(b) for name, b in zip(calls, bursts)}
     if use_mpi and cals[2].mpi_link is not None:
         real.update(run_mpi(folder, repeats))
     elif use_mpi:
@@ -250,7 +270,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="quick calibration, fewer repeats, one round")
     parser.add_argument("--rounds", type=int, default=None, help="calibration + real runs, taking turns (default 3)")
-    parser.add_argument("--repeats", type=int, default=None, help="timed calls per case and round (default 15, quick 5)")
+    parser.add_argument("--repeats", type=int, default=None, help="timed calls per burst (default 15, quick 5)")
     parser.add_argument("--no-mpi", action="store_true", help="skip the MPI cases")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     parser.add_argument("--save", default=None, metavar="DIR", help="keep each round's measurements in DIR")

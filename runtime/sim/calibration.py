@@ -77,6 +77,10 @@ LINK_SIZES = {"quick": (3 << 12, 3 << 18, 3 << 21),
               "full": tuple(3 << k for k in range(12, 23))}
 #: A fitted byte rate above this (GB/s) means a compute class's bytes do not matter.
 MAX_BYTE_GBPS = 1e6
+#: Timed calls in a row per turn of the collective sweeps (interleaved_samples): as many as
+#: benchmarks/sim_accuracy.py's bursts of real calls (--repeats), so that both see calls
+#: among calls of themselves alike.
+RUNS = 15
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
 
 
@@ -330,7 +334,7 @@ def fit_compute(points):
     return ClassCost(overhead, 1.0 / (slope * 1e3))
 
 
-def interleaved_samples(calls, reps, warm=False):
+def interleaved_samples(calls, reps, warm=False, runs=1):
     """Per call of ``calls``, its ``reps`` timed samples in µs, after one warm-up each; the
     calls take turns (round by round, round k starting at call k mod n, so that no call always
     follows the same one), so that on a shared host every call sees the same mix of quiet and
@@ -338,7 +342,13 @@ def interleaved_samples(calls, reps, warm=False):
     timed call right after an untimed one of the same call, its data in the caches as a
     program's repeated (or just produced) data is, and what the call before left to do done;
     without it, calls of a size sweep taking turns each found their data evicted by the
-    others (an in-process all_reduce of 1.5 MiB took 3-4x as long as the same call repeated)."""
+    others (an in-process all_reduce of 1.5 MiB took 3-4x as long as the same call repeated).
+    ``runs`` > 1: a turn is ``runs`` timed calls in a row (after the untimed one with
+    ``warm``) and its sample their median: a call among calls of itself, as a program's
+    repeated calls run. Why: on 2 in-process ranks (2-core host, persistent rank threads),
+    one timed call after one untimed one still took 60-130 µs longer than the same call
+    repeated, for @nop and for all_reduces of 12 KiB-1.5 MiB alike, while five in a row
+    took what the repeated call takes."""
     for call in calls:
         call()
     samples = [[] for _ in calls]
@@ -347,9 +357,12 @@ def interleaved_samples(calls, reps, warm=False):
             call = calls[i]
             if warm:
                 call()
-            start = time.perf_counter()
-            call()
-            samples[i].append((time.perf_counter() - start) * 1e6)
+            times = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                call()
+                times.append((time.perf_counter() - start) * 1e6)
+            samples[i].append(statistics.median(times))
     return samples
 
 
@@ -396,7 +409,7 @@ def measure_local(uri, ranks, mode, reps):
             function = getattr(module, name)
             return lambda: function.spmd(args, to_host=False)
         nop, *times = interleaved_samples([call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes],
-                                          3 * reps, warm=True)
+                                          reps, warm=True, runs=RUNS)
     points = [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)]
     latency, bandwidth = fit_ring(ranks, points)
     method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
@@ -493,12 +506,14 @@ def _mpiexec(arguments, timeout):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def measure_mpi(mode, reps, timeout=300):
+def measure_mpi(mode, reps, uri=DEFAULT_URI, timeout=300):
     """``(ping-pong LinkFit, collective LinkFit, per-call µs)`` of MPI loopback between two
     ``mpiexec`` processes: the raw link from a ping-pong (round trip ``2(α + S/β)``); rt's
-    all_reduce over ``channel="mpi"``, a call of one minus a call of ``@nop`` (the call cost),
-    fitted to the 2-rank ring ``2(α + S/(2β))``, as in-process. NotFoundError (no mpi4py or mpiexec) or
-    DeviceError (the job failed) with the reason."""
+    all_reduce over ``channel="mpi"`` on device ``uri`` in each process (the calibrated one:
+    the default device would give each of the 2 processes every core), a call of one minus a
+    call of ``@nop`` (the call cost), fitted to the 2-rank ring ``2(α + S/(2β))``, as
+    in-process. NotFoundError (no mpi4py or mpiexec) or DeviceError (the job failed) with the
+    reason."""
     import rt
 
     if importlib.util.find_spec("mpi4py") is None:
@@ -514,7 +529,7 @@ def measure_mpi(mode, reps, timeout=300):
         path = os.path.join(folder, "collectives.vmfb")
         with open(path, "wb") as f:
             f.write(rt.compile(programs.collective_module(2, link_sizes), devices=["llvm-cpu"]))
-        times = _mpiexec(["collectives", max(reps, 5) * 4, path, *link_sizes], timeout)
+        times = _mpiexec(["collectives", max(reps, 5), path, uri, *link_sizes], timeout)
     call_us = times["nop"]
     points = [(s, times[str(s)]) for s in link_sizes]
     latency, bandwidth = fit_ring(2, points)
@@ -567,7 +582,7 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None)
     if mpi:
         log("MPI loopback: ping-pong and collectives ...")
         try:
-            result.mpi_pingpong, result.mpi_link, result.mpi_call_us = measure_mpi(mode, reps)
+            result.mpi_pingpong, result.mpi_link, result.mpi_call_us = measure_mpi(mode, reps, uris[0])
         except RtError as error:
             result.mpi_note = f"skipped: {error}"
     result.seconds = time.perf_counter() - start

@@ -3,11 +3,13 @@
 * ``python -m rt.runtime.sim.mpi_loopback pingpong REPS SIZE...``: rank 0 sends SIZE bytes to
   rank 1, which sends them back (the two-sided exchange of the OSU and Intel MPI benchmarks'
   PingPong); rank 0 prints ``{"SIZE": median round trip µs, ...}`` as one JSON line.
-* ``python -m rt.runtime.sim.mpi_loopback collectives REPS MODULE.vmfb SIZE...``: the module
-  (rt.runtime.sim.calibration_programs.collective_module) loaded with ``channel="mpi"``:
-  ``@nop`` and ``@ar_SIZE`` per size, every call after a barrier (and a warm one), taking turns; rank 0 prints
-  ``{"nop": µs, "SIZE": µs, ...}``: the median of ``@nop`` minus the barrier before it, and
-  per size the median of ``@ar_SIZE`` minus the ``@nop`` call of the same round.
+* ``python -m rt.runtime.sim.mpi_loopback collectives REPS MODULE.vmfb URI SIZE...``: the
+  module (rt.runtime.sim.calibration_programs.collective_module) loaded with ``channel="mpi"``
+  on device ``URI`` (the calibrated one): ``@nop`` and ``@ar_SIZE`` per size, every call after
+  a barrier, taking turns of an untimed call and rt.runtime.sim.calibration.RUNS timed ones
+  (as ``interleaved_samples`` with ``warm`` and ``runs``); rank 0 prints ``{"nop": µs,
+  "SIZE": µs, ...}``: the median of ``@nop`` minus the barrier, and per size the median of
+  ``@ar_SIZE`` minus the ``@nop`` turn of the same round.
 """
 import json
 import statistics
@@ -17,20 +19,24 @@ import time
 import numpy as np
 
 
-def _samples(calls, reps, barrier):
-    """Per call, ``reps`` timed samples in µs (after a warm-up), each started after
-    ``barrier()`` and right after an untimed call of the same call (its data warm); the calls
-    take turns round by round (rt.runtime.sim.calibration.interleaved_samples, ``warm``)."""
+def _samples(calls, reps, barrier, runs=1):
+    """Per call, ``reps`` timed samples in µs (after a warm-up round): a sample is the median of
+    ``runs`` timed calls in a row, each started after ``barrier()``, the first right after an
+    untimed call of the same call (its data warm); the calls take turns round by round
+    (rt.runtime.sim.calibration.interleaved_samples, ``warm`` and ``runs``)."""
     samples = [[] for _ in calls]
     for i in range(reps + 1):
         for k, call in enumerate(calls):
             barrier()
             call()
-            barrier()
-            start = time.perf_counter()
-            call()
+            times = []
+            for _ in range(runs):
+                barrier()
+                start = time.perf_counter()
+                call()
+                times.append((time.perf_counter() - start) * 1e6)
             if i:
-                samples[k].append((time.perf_counter() - start) * 1e6)
+                samples[k].append(statistics.median(times))
     return samples
 
 
@@ -52,15 +58,16 @@ def pingpong(comm, reps, sizes):
     return {str(s): statistics.median(t) for s, t in zip(sizes, samples)}
 
 
-def collectives(comm, reps, path, sizes):
+def collectives(comm, reps, path, uri, sizes):
     import rt
+    from rt.runtime.sim.calibration import RUNS
 
     def call(name, count):
         x, f = np.ones(count, np.float32), getattr(module, name)
         return lambda: f(x, to_host=False)
-    with rt.load(path, channel="mpi") as module:
+    with rt.load(path, channel="mpi", devices=[uri]) as module:
         calls = [lambda: None, call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
-        barrier, nop, *times = _samples(calls, reps, comm.Barrier)
+        barrier, nop, *times = _samples(calls, reps, comm.Barrier, RUNS)
     found = {"nop": statistics.median(a - b for a, b in zip(nop, barrier))}
     found.update((str(s), statistics.median(a - b for a, b in zip(t, nop))) for s, t in zip(sizes, times))
     return found
@@ -76,7 +83,7 @@ def main(argv):
     if mode == "pingpong":
         result = pingpong(comm, reps, [int(s) for s in argv[2:]])
     else:
-        result = collectives(comm, reps, argv[2], [int(s) for s in argv[3:]])
+        result = collectives(comm, reps, argv[2], argv[3], [int(s) for s in argv[4:]])
     if comm.Get_rank() == 0:
         print(json.dumps(result), flush=True)
 

@@ -84,6 +84,23 @@ def test_warm_samples_follow_an_untimed_call_of_the_same_call(monkeypatch):
     assert order == ["a", "b", "a", "a", "b", "b", "b", "b", "a", "a"]
 
 
+def test_runs_time_calls_in_a_row_and_keep_their_median(monkeypatch):
+    """``runs``: a turn is an untimed call then ``runs`` timed ones in a row; its sample is
+    their median (a call among calls of itself)."""
+    durations = {"a": iter([1, 1, 4, 2, 9, 1, 5, 6, 7]), "b": iter([1, 1, 3, 3, 3, 1, 8, 2, 2])}
+    order, clock = [], [0.0]
+    monkeypatch.setattr(calibration.time, "perf_counter", lambda: clock[0])
+
+    def call(name):
+        def run():
+            order.append(name)
+            clock[0] += next(durations[name]) * 1e-6
+        return run
+    samples = calibration.interleaved_samples([call("a"), call("b")], 2, warm=True, runs=3)
+    assert samples == [pytest.approx([4.0, 6.0]), pytest.approx([3.0, 2.0])]
+    assert order == ["a", "b"] + ["a"] * 4 + ["b"] * 4 + ["b"] * 4 + ["a"] * 4
+
+
 def test_a_compute_class_fits_its_flops_and_its_bytes():
     overhead, gflops, gbps = 5.0, 100.0, 10.0
 
