@@ -1,4 +1,4 @@
-"""``rt calibrate -o host.yaml [--devices=N|URI,URI...] [--mpi] [--links=KIND] [--quick]``: measure this host's
+"""``rt calibrate -o host.yaml [--devices=N|URI,URI...] [--mpi] [--links=KIND] [--bind-to=core] [--quick]``: measure this host's
 devices (kernel throughput per dispatch class, memory bandwidth), links (in-process ranks;
 MPI loopback with ``--mpi``) and the host's cost of a call, and write a topology describing the machine
 (rt.runtime.sim.calibration; docs/MULTI_DEVICE.md §10). The default takes about half a minute,
@@ -26,6 +26,9 @@ def add_parser(sub):
                    help="which figures the links between devices take: collective (in-process ranks' "
                         "collectives; the default), copy (in-process device-to-device copies) or mpi "
                         "(MPI loopback; the default with --mpi)")
+    p.add_argument("--bind-to", choices=["core"], default=None, dest="bind_to",
+                   help="measure the in-process ranks' links and call cost with rank r's threads on "
+                        "CPU r mod n (as programs run with rt run --ranks=N --bind-to=core)")
     p.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (seconds)")
     p.set_defaults(func=run)
 
@@ -56,7 +59,7 @@ def run(args):
         raise InvalidArgumentError("--links=mpi needs --mpi (the MPI loopback is measured only then)")
     for index, uri in enumerate(uris):
         Topology.from_dict({"devices": [{"name": "d", "uri": uri}]}, f"--devices (device {index})")
-    result = calibrate(uris, quick=args.quick, mpi=args.mpi,
+    result = calibrate(uris, quick=args.quick, mpi=args.mpi, bind=args.bind_to,
                        log=lambda text: print(text, file=sys.stderr, flush=True))
     links = args.links or ("mpi" if result.mpi_link is not None else "collective")
     if len(uris) == 1:

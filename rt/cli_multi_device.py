@@ -9,7 +9,8 @@ device memory; results print as ``4x8xf32=<not computed>``), ``--report=r.json``
 ``PREFIX.comm_groups.json``, rt.runtime.sim.chakra_trace), ``--inject=SPEC`` (repeatable fault,
 rt.runtime.sim.faults), ``--ranks=N`` (SPMD: run the
 function once per rank; ``{rank}`` in ``--input`` / ``--output`` expands to the rank),
-``--group=NAME`` (the topology group the ranks run on), ``--channel=mpi`` (this process is one
+``--group=NAME`` (the topology group the ranks run on), ``--bind-to=core`` (rank r's threads
+on CPU r mod n, as mpiexec binds processes; rt.load's ``bind``), ``--channel=mpi`` (this process is one
 rank of an MPI job started by ``mpiexec``; ``{rank}`` expands to the MPI rank). A simulated
 ``rt run`` ends with a summary table (makespan, per-device busy time and peak bytes, per-link
 traffic); a simulated ``rt benchmark`` adds rows of the simulated time per call.
@@ -47,6 +48,9 @@ def add_arguments(parser):
                         help="run the function SPMD on N ranks ({rank} in --input/--output)")
     parser.add_argument("--group", default=None, metavar="NAME",
                         help="the topology group the ranks run on (default: the first group)")
+    parser.add_argument("--bind-to", choices=["core"], default=None, dest="bind_to",
+                        help="with --ranks on real devices: run rank r's threads on CPU r mod n "
+                             "of this process's n (as mpiexec --bind-to core)")
     parser.add_argument("--channel", choices=["mpi"], default=None,
                         help="run as one rank of an MPI job (mpiexec -n N python -m rt run ... "
                              "--channel=mpi; {rank} in --input/--output is the MPI rank; "
@@ -57,6 +61,9 @@ def load_options(args):
     """Keyword arguments for ``rt.load`` from the parsed flags."""
     if args.ranks is not None and args.ranks < 1:
         raise InvalidArgumentError(f"--ranks must be >= 1, got {args.ranks}")
+    if args.bind_to is not None and args.ranks is None:
+        raise InvalidArgumentError("--bind-to=core binds SPMD ranks' threads to cores: give "
+                                   "--ranks=N too")
     topology = args.topology
     if args.collective_algorithm is not None:
         if topology is None:
@@ -77,12 +84,13 @@ def load_options(args):
         check_prefix(args.chakra_trace)
     return {"topology": topology, "deterministic": args.deterministic, "faults": args.inject,
             "dry_run": args.dry_run,
-            "ranks": args.ranks, "group": args.group, "channel": args.channel}
+            "ranks": args.ranks, "group": args.group, "channel": args.channel,
+            "bind": args.bind_to}
 
 
 def is_multi_device(args):
     return bool(args.topology or args.deterministic or args.inject or args.ranks is not None
-                or args.group or args.report or args.channel or args.dry_run
+                or args.group or args.report or args.channel or args.dry_run or args.bind_to
                 or args.chakra_trace is not None)
 
 

@@ -79,10 +79,10 @@ def _bind(module, sim, names, ranks):
 
 def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology=None,
                       deterministic=False, faults=(), ranks=None, group=None, trust_policy=None,
-                      channel=None, init_timeout=None, init_fuel=None, dry_run=False):
+                      channel=None, init_timeout=None, init_fuel=None, dry_run=False, bind=None):
     """What ``rt.load`` does when a topology, determinism, faults, a dry run or ranks are asked for
     (``trust_policy``: rt.load's, applied to every rank; ``channel``: an MPI channel provider
-    the ranks nest in, rt.runtime.hal.drivers.hierarchical_channel)."""
+    the ranks nest in, rt.runtime.hal.drivers.hierarchical_channel; ``bind``: rt.load's)."""
     from rt.device_binding import bind_devices
 
     count = 1 if ranks is None else ranks
@@ -129,10 +129,12 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
             errors[rank] = error
             world.abort(error)
 
-    threads = RankThreads(count)
+    threads = RankThreads(count, sorted(os.sched_getaffinity(0)) if bind else None)
     try:
         threads.run(make)
         raise_first(errors)
+        if bind:
+            bind_queue_threads(loaded, threads)
     except BaseException:
         for m in loaded:
             if m is not None:
@@ -145,6 +147,14 @@ def load_multi_device(module, devices=None, *, modules=(), tracer=None, topology
         loaded[0].simulation = sim
         return loaded[0]
     return SpmdModule(loaded, world, sim, threads)
+
+
+def bind_queue_threads(loaded, threads):
+    """Bind each rank's devices' queue threads to the rank's CPU (``threads.cpu_of``)."""
+    for rank, module in enumerate(loaded):
+        for device in module.devices:
+            for thread in getattr(device, "queue_threads", ()):
+                os.sched_setaffinity(thread.native_id, {threads.cpu_of(rank)})
 
 
 class SpmdModule(ExportsByName):

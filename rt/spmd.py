@@ -8,6 +8,7 @@ A module's ranks keep their threads (``RankThreads``) from load to ``close()``: 
 joining a thread per rank per call cost ~85 µs a rank on the 2-core development host, more than
 a small call's own work, and its scatter was the noisiest part of a call's time.
 """
+import os
 import threading
 import weakref
 
@@ -30,15 +31,21 @@ class RankThreads:
     calling thread and ``fn(r)`` for r >= 1 on persistent thread ``rt rank r``, and returns
     when every rank has (what ``in_threads`` does with fresh threads, without starting any).
     A call made while another is running (from another thread, or from inside a rank) gets
-    fresh threads instead of waiting. The threads end at ``close()`` or when the object is
-    collected; they are daemons, so an unclosed module does not hold the interpreter at exit.
+    fresh threads instead of waiting. With ``cpus`` (a list of CPU numbers), thread r runs
+    on ``cpu_of(r)`` (the caller, rank 0, is left alone). The threads end at ``close()`` or
+    when the object is collected; they are daemons, so an unclosed module does not hold the interpreter at exit.
     An exception ``fn`` lets out is raised by ``run`` after every rank has finished (the
     lowest rank's)."""
 
-    def __init__(self, count):
-        self.count = count
+    def __init__(self, count, cpus=None):
+        self.count, self.cpus = count, cpus
         self._busy = threading.Lock()
         self._slots = None
+
+    def cpu_of(self, rank):
+        """The CPU rank ``rank``'s threads are bound to (``cpus``: rank r on
+        ``cpus[r % len(cpus)]``), or None when the ranks are not bound."""
+        return None if not self.cpus else self.cpus[rank % len(self.cpus)]
 
     def run(self, fn):
         if self.count == 1:
@@ -49,7 +56,7 @@ class RankThreads:
             return
         slots = self._slots
         if slots is None:
-            slots = self._slots = _Slots(self.count)
+            slots = self._slots = _Slots(self.count, [self.cpu_of(r) for r in range(self.count)])
             weakref.finalize(self, slots.stop)
         slots.fn = fn
         for go in slots.go[1:]:
@@ -85,8 +92,8 @@ class _Slots:
     """What a RankThreads' threads share: per rank a go and a done lock (plain locks, handed
     between threads), the function of the current call and each rank's escaped exception."""
 
-    def __init__(self, count):
-        self.fn, self.errors = None, [None] * count
+    def __init__(self, count, cpus):
+        self.fn, self.errors, self.cpus = None, [None] * count, cpus
         self.go = [threading.Lock() for _ in range(count)]
         self.done = [threading.Lock() for _ in range(count)]
         for lock in self.go + self.done:
@@ -97,6 +104,8 @@ class _Slots:
             thread.start()
 
     def serve(self, rank):
+        if self.cpus[rank] is not None:
+            os.sched_setaffinity(0, {self.cpus[rank]})
         while True:
             self.go[rank].acquire()
             fn = self.fn

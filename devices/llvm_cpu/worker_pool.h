@@ -263,8 +263,15 @@ static void rt_pool_after_fork_child(void) {
 /* Applies the pool's CPU ids to worker `w` (called with pool->lock held). */
 static void rt_pool_pin_worker(rt_worker_t* w) {
   if (rt_pool.cpu_id_count == 0) {
+    /* Unpinned workers take the process's CPUs (the main thread's), not those of the thread
+     * that started them: a dispatch from a rank's queue thread bound to one core
+     * (rt.load(..., bind="core")) must not confine the whole pool to that core. */
+    cpu_set_t set;
     if (rt_pool.unpinned_saved)
-      pthread_setaffinity_np(w->thread, sizeof(cpu_set_t), &rt_pool.unpinned);
+      set = rt_pool.unpinned;
+    else if (sched_getaffinity(getpid(), sizeof(set), &set) != 0)
+      return;
+    pthread_setaffinity_np(w->thread, sizeof(set), &set);
     return;
   }
   cpu_set_t set;

@@ -392,7 +392,7 @@ def fit_ring(ranks, points):
     return intercept / steps, steps / (ranks * slope) / 1e3
 
 
-def measure_local(uri, ranks, mode, reps):
+def measure_local(uri, ranks, mode, reps, bind=None):
     """``(LinkFit, call µs, dispatch gap µs)``: the in-process all_reduce over ``ranks`` ranks
     on ``uri``, a call of ``@ar_S`` minus a call of ``@nop`` taken moments apart
     (``paired_difference``) fitted per size (``fit_ring``), the host's cost of a call of
@@ -402,8 +402,8 @@ def measure_local(uri, ranks, mode, reps):
 
     sizes = LINK_SIZES[mode]
     vmfb = rt.compile(programs.collective_module(ranks, sizes), devices=["llvm-cpu"])
-    gap = measure_dispatch_gap(vmfb, uri, ranks, reps)
-    with rt.load(vmfb, ranks=ranks, devices=[uri]) as module:
+    gap = measure_dispatch_gap(vmfb, uri, ranks, reps, bind)
+    with rt.load(vmfb, ranks=ranks, devices=[uri], bind=bind) as module:
         def call(name, count):
             args = [[np.ones(count, np.float32)]] * ranks
             function = getattr(module, name)
@@ -455,13 +455,13 @@ def dispatch_gap_us(events):
     return max(0.0, statistics.quantiles(gaps, n=4, method="inclusive")[0])
 
 
-def measure_dispatch_gap(vmfb, uri, ranks, reps):
+def measure_dispatch_gap(vmfb, uri, ranks, reps, bind=None):
     """``dispatch_gap_us`` of ``@chain`` (rt.runtime.sim.calibration_programs) run for real,
-    traced, on ``ranks`` in-process ranks of ``uri``."""
+    traced, on ``ranks`` in-process ranks of ``uri`` (``bind``: rt.load's)."""
     import rt
 
     tracer = rt.Tracer()
-    with rt.load(vmfb, ranks=ranks, devices=[uri], tracer=tracer) as module:
+    with rt.load(vmfb, ranks=ranks, devices=[uri], tracer=tracer, bind=bind) as module:
         args = [[np.ones((64, 256), np.float32)] for _ in range(ranks)]
         for _ in range(reps + 1):
             module.chain.spmd(args, to_host=False)
@@ -548,10 +548,12 @@ def _bytes(size):
     return f"{size} B"
 
 
-def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None):
+def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None, bind=None):
     """Measure the devices ``uris`` (one topology device each; identical URIs are measured
     once) and, with ``mpi``, the MPI loopback; returns a ``Calibration``. ``log(text)`` hears
-    progress. Errors: InvalidArgumentError for a bad URI (from the HAL, naming it)."""
+    progress. ``bind``: rt.load's, for the in-process ranks' links, call cost and dispatch
+    gap (the programs to be simulated run their ranks so bound). Errors:
+    InvalidArgumentError for a bad URI (from the HAL, naming it) or ``bind``."""
     import rt
     from rt.runtime.sim.topology import Topology
 
@@ -576,7 +578,7 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None)
     if len(uris) > 1:
         log(f"in-process all_reduce over {len(uris)} ranks ...")
         result.collective_link, result.call_us[len(uris)], result.dispatch_us = measure_local(
-            uris[0], len(uris), mode, reps)
+            uris[0], len(uris), mode, reps, bind)
         log("copies between devices ...")
         result.copy_link = measure_copy_link(uris[0], mode, reps)
     if mpi:

@@ -1,13 +1,17 @@
 """rt.spmd.RankThreads: an SPMD module's ranks keep their threads between calls (rank 0 on the
 caller, rank r >= 1 on ``rt rank r``), errors come back after every rank finished, a call that
 finds the pool busy gets fresh threads, and ``close()`` ends the threads."""
+import os
 import threading
 
 import numpy as np
 import pytest
 
 import rt
+from rt.runtime.errors import InvalidArgumentError
 from rt.spmd import RankThreads
+
+CPUS = sorted(os.sched_getaffinity(0))
 
 
 def test_run_calls_every_rank_on_its_own_persistent_thread():
@@ -92,3 +96,29 @@ def test_spmd_module_calls_reuse_the_threads_it_loaded_on_and_close_ends_them():
     threads = list(module.threads._slots.threads)
     module.close()
     assert not any(t.is_alive() for t in threads)
+
+
+def test_bind_core_puts_rank_r_threads_on_cpu_r_mod_n_and_leaves_the_caller_alone():
+    vmfb = rt.compile(PROGRAM.replace("shape = 2", "shape = 3"), devices=["llvm-cpu"])
+    before = os.sched_getaffinity(0)
+    with rt.load(vmfb, ranks=3, devices=["local-task://llvm-cpu?threads=1"], bind="core") as module:
+        x = [[np.full(3, r, np.float32)] for r in range(3)]
+        for out in module.sum.spmd(x):
+            np.testing.assert_array_equal(out, [3, 3, 3])
+        for rank, loaded in enumerate(module.ranks):
+            (queue,) = loaded.devices[0].queue_threads
+            assert os.sched_getaffinity(queue.native_id) == {CPUS[rank % len(CPUS)]}
+        for thread in module.threads._slots.threads:
+            rank = int(thread.name.rsplit(" ", 1)[1])
+            assert os.sched_getaffinity(thread.native_id) == {CPUS[rank % len(CPUS)]}
+    assert os.sched_getaffinity(0) == before
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"ranks": 2, "bind": "socket"}, 'bind must be None or "core", got \'socket\''),
+    ({"bind": "core"}, "give ranks=N too"),
+    ({"ranks": 2, "bind": "core", "dry_run": True}, "runs its devices on virtual time"),
+])
+def test_bind_is_checked(kwargs, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        rt.load(rt.compile(PROGRAM, devices=["llvm-cpu"]), **kwargs)

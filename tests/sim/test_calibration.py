@@ -205,12 +205,20 @@ def test_rt_calibrate_quick_writes_a_topology_that_simulates_this_host(tmp_path)
     assert busy == pytest.approx(expected, abs=1e-3)
 
 
+def test_in_process_links_measured_on_ranks_bound_to_cores():
+    link, call_us, gap_us = calibration.measure_local(calibration.DEFAULT_URI, 2, "quick", 1,
+                                                      bind="core")
+    assert len(link.points) == len(calibration.LINK_SIZES["quick"])
+    assert call_us > 0 and gap_us >= 0 and link.bandwidth_gbps > 0
+
+
 @pytest.mark.parametrize("flags, message", [
     (["--devices=0"], "--devices=0: expected 1 to 64 devices"),
     (["--devices=foo://x"], "--devices (device 0): devices[0].uri: unknown HAL driver 'foo'"),
     (["--devices=a,,b"], "expected a count or device URIs separated by commas"),
     (["-o", "/nonexistent-folder/h.yaml"], "folder '/nonexistent-folder' does not exist"),
-    (["--links=mpi"], "--links=mpi needs --mpi")])
+    (["--links=mpi"], "--links=mpi needs --mpi"),
+    (["--bind-to=socket"], "invalid choice: 'socket'")])
 def test_rt_calibrate_bad_arguments_are_clear(tmp_path, flags, message, capsys):
     from rt.cli import main
 

@@ -219,7 +219,7 @@ def test_bad_prefixes_are_rejected_before_running(tmp_path):
         check_prefix("")
     assert check_prefix(tmp_path / "t") == str(tmp_path / "t")
     flags = argparse.Namespace(topology=None, collective_algorithm=None, deterministic=True,
-                               inject=[], dry_run=False, ranks=2, group=None, channel="mpi",
+                               inject=[], dry_run=False, ranks=2, group=None, channel="mpi", bind_to=None,
                                chakra_trace=str(tmp_path / "t"))
     with pytest.raises(InvalidArgumentError, match="--chakra-trace with --channel=mpi"):
         load_options(flags)

@@ -96,6 +96,22 @@ def test_cli_errors_name_what_is_wrong(files):
     assert same.returncode == 1 and "{rank}" in same.stderr
 
 
+def test_bind_to_core_runs_real_ranks_bound_and_is_checked(files):
+    bound = _rt("run", "m.vmfb", "--ranks=4", "--bind-to=core", "--input=@x_{rank}.npy",
+                "--input=@w_{rank}.npy", "--output=@yb_{rank}.npy", cwd=files)
+    assert bound.returncode == 0, bound.stderr
+    xs = [np.load(files / f"x_{r}.npy") for r in range(4)]
+    ws = [np.load(files / f"w_{r}.npy") for r in range(4)]
+    expected = sum(x @ w for x, w in zip(xs, ws))
+    for r in range(4):
+        np.testing.assert_allclose(np.load(files / f"yb_{r}.npy"), expected, rtol=1e-5)
+    alone = _rt("run", "m.vmfb", "--bind-to=core", cwd=files)
+    assert alone.returncode == 1 and "--bind-to=core binds SPMD ranks' threads" in alone.stderr
+    simulated = _rt("run", "m.vmfb", "--topology=t.yaml", "--ranks=4", "--bind-to=core",
+                    "--input=@x_{rank}.npy", "--input=@w_{rank}.npy", cwd=files)
+    assert simulated.returncode == 1 and "virtual time" in simulated.stderr
+
+
 def test_benchmark_reports_the_simulated_time_per_call(files):
     (files / "one.vmfb").write_bytes(rt.compile(SPMD.replace("shape = 4", "shape = 1"), devices=["llvm-cpu"]))
     out = _rt("benchmark", "one.vmfb", "--topology=t.yaml", "--deterministic", "--repetitions=3",

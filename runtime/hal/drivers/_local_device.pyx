@@ -102,6 +102,12 @@ cdef class LocalDeviceCore:
         """The queue of the calling thread (local-sync) or the device's queue (local-task)."""
         return self.queue_c()
 
+    @property
+    def queue_threads(self):
+        """The threads this device runs queue work on (local-task: its queue thread; local-sync
+        runs work on the submitting threads and has none)."""
+        return [q.thread for q in list(self._queues) if isinstance(q, ThreadQueue)]
+
     def _sink_changed(self):
         for queue in list(self._queues):
             (<_Queue>queue).sink = self.trace_sink

@@ -376,6 +376,11 @@ cdef class ThreadQueue(_Queue):
             ran = True
         return ran
 
+    @property
+    def thread(self):
+        """The ``threading.Thread`` that runs this queue's work."""
+        return self._thread
+
     def close(self, reason):
         """Stop accepting work, fail pending submissions with ``reason``, join the thread."""
         cdef Submission submission

@@ -2,6 +2,7 @@
 default to the CPUs the process may use, ``max_threads`` caps them, ``cpu_ids`` pins the
 llvm-cpu workers in order (and sets the thread count); nothing is pinned by default."""
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -38,6 +39,24 @@ def test_threads_default_to_the_cpus_the_process_may_use(unpin):
 def test_nothing_is_pinned_by_default():
     out = np.zeros(64, np.int32)
     load(build(emit_record, name="record")).dispatch(0, (64, 1, 1), [], *bindings(out), threads=3)
+    assert all(cpus == set(ALLOWED) for cpus in _launcher.worker_cpus())
+
+
+def test_workers_started_from_a_bound_thread_take_the_process_cpus():
+    """A dispatch from a thread bound to one CPU (a rank's queue thread under rt.load(...,
+    bind="core")) starts workers on every CPU the process may use, not on that one."""
+    out = np.zeros(64, np.int32)
+    library = load(build(emit_record, name="record"))
+    threads = _launcher.worker_count() + 3  # more than exist: new workers start
+
+    def run():
+        os.sched_setaffinity(0, {ALLOWED[-1]})
+        library.dispatch(0, (64, 1, 1), [], *bindings(out), threads=threads)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    np.testing.assert_array_equal(out & 0xFFFFF, 1)
+    assert _launcher.worker_count() >= threads - 1
     assert all(cpus == set(ALLOWED) for cpus in _launcher.worker_cpus())
 
 
