@@ -3,7 +3,7 @@
     python benchmarks/sim_accuracy.py [--rounds=N] [--repeats=N] [--quick] [--no-mpi] [--json=out.json]
                                       [--save=DIR | --resimulate=DIR [--without=TERM,...]]
 
-Calibration and real runs take turns, ``--rounds`` times (default 3), so that both see the
+Calibration and real runs take turns, ``--rounds`` times (default 5), so that both see the
 same load on a shared host. Each round:
 
 1. **Calibrates** this host (``rt.runtime.sim.calibration.calibrate``, what ``rt calibrate
@@ -269,7 +269,7 @@ def resimulate(folder, compiled, without=()):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="quick calibration, fewer repeats, one round")
-    parser.add_argument("--rounds", type=int, default=None, help="calibration + real runs, taking turns (default 3)")
+    parser.add_argument("--rounds", type=int, default=None, help="calibration + real runs, taking turns (default 5)")
     parser.add_argument("--repeats", type=int, default=None, help="timed calls per burst (default 15, quick 5)")
     parser.add_argument("--no-mpi", action="store_true", help="skip the MPI cases")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
@@ -288,7 +288,7 @@ def main():
     if args.mpi_worker:
         mpi_worker(args.mpi_worker, repeats)
         return
-    rounds = args.rounds or (1 if args.quick else 3)
+    rounds = args.rounds or (1 if args.quick else 5)
     started = time.perf_counter()
     print(machine(), flush=True)
     use_mpi = not args.no_mpi
