@@ -1,7 +1,8 @@
 """How far the simulator's times are from real runs on this machine (issue 23 item 4).
 
     python benchmarks/sim_accuracy.py [--rounds=N] [--repeats=N] [--quick] [--no-mpi] [--json=out.json]
-                                      [--save=DIR | --resimulate=DIR [--without=TERM,...]]
+                                      [--save=DIR | --resimulate=DIR [--without=TERM,...]
+                                                                     [--profile-statistic=S]]
 
 Calibration and real runs take turns, ``--rounds`` times (default 5), so that both see the
 same load on a shared host. Each round:
@@ -35,7 +36,9 @@ cases and over all. The load average (1 minute) is printed before each round and
 dispatch profiles, the real times) in ``DIR/round<k>/``; ``--resimulate=DIR`` simulates those
 rounds again with the current model (kernel classes re-fitted from the raw points, link
 tables from the measured sweeps), no real run: model changes compared on the same data,
-free of the host's noise; ``--without=tables,cores,gap`` leaves model terms out of the
+free of the host's noise; ``--profile-statistic=lower_quartile|median|min`` rebuilds the
+saved profiles from their saved dispatch samples (``*.dispatches.json``) with another
+statistic; ``--without=tables,cores,gap`` leaves model terms out of the
 calibrated topologies (the links' measured tables, ``host.cores``, ``host.dispatch_us``) to
 show what each contributes.
 """
@@ -59,7 +62,7 @@ import sim_accuracy_programs as programs  # noqa: E402
 from iree_peer import machine  # noqa: E402
 from rt.runtime.sim.calibration import (DEFAULT_URI, calibrate, interleaved_samples, kernel_costs,  # noqa: E402
                                         median_us)
-from rt.runtime.sim.profile import ProfileTable  # noqa: E402
+from rt.runtime.sim.profile import ProfileTable, lower_quartile  # noqa: E402
 
 URI = DEFAULT_URI
 #: Bursts of ``--repeats`` calls per in-process case and round (one_round).
@@ -109,10 +112,36 @@ def open_case(vmfb, function, inputs, layout, count, tracer=None):
 
 def profile_file(events, folder, name):
     """Write the dispatch profile (lower quartile of the samples per dispatch) of a real run's
-    trace events."""
-    path = os.path.join(folder, name.replace(" ", "_") + ".profile.json")
-    ProfileTable.from_trace_events(events, path).write(path)
-    return path
+    trace events, and beside it the samples themselves (``*.dispatches.json``: the dispatch
+    slices, for ``--resimulate --profile-statistic``)."""
+    stem = os.path.join(folder, name.replace(" ", "_"))
+    slices = [{"ph": "X", "name": e["name"], "dur": e["dur"], "args": {"workgroups": e["args"]["workgroups"]}}
+              for e in events if e.get("ph") == "X" and "workgroups" in (e.get("args") or {})]
+    with open(stem + ".dispatches.json", "w") as f:
+        json.dump(slices, f)
+    ProfileTable.from_trace_events(slices, stem + ".profile.json").write(stem + ".profile.json")
+    return stem + ".profile.json"
+
+
+#: ``--profile-statistic`` choices: what a dispatch's traced samples become in a profile.
+STATISTICS = {"lower_quartile": lower_quartile, "median": statistics.median, "min": min}
+
+
+def reprofile(folder, target, statistic):
+    """Copy the saved round ``folder`` to ``target`` with every profile rebuilt from its saved
+    dispatch samples with ``statistic`` (of STATISTICS); a profile saved without its samples
+    (before they were kept) is an error naming it."""
+    shutil.copytree(folder, target)
+    for name in os.listdir(target):
+        if name.endswith(".profile.json"):
+            samples = os.path.join(target, name[:-len(".profile.json")] + ".dispatches.json")
+            if not os.path.exists(samples):
+                raise SystemExit(f"--profile-statistic: {os.path.join(folder, name)} was saved "
+                                 "without its dispatch samples (an older --save); save the "
+                                 "rounds again")
+            with open(samples) as f:
+                table = ProfileTable.from_trace_events(json.load(f), samples, STATISTICS[statistic])
+            table.write(os.path.join(target, name))
 
 
 def simulated_us(vmfb, function, inputs, layout, topology):
@@ -250,19 +279,23 @@ def save_round(folder, target, cals, real, load):
         pickle.dump({"cals": cals, "real": real, "load": load}, f)
 
 
-def resimulate(folder, compiled, without=()):
+def resimulate(folder, compiled, without=(), statistic=None):
     """``(per_round, loads)`` of the rounds saved in ``folder``, simulated with the current
     model (terms ``without`` left out): kernel classes re-fitted from each calibration's raw
-    points."""
+    points; with ``statistic`` (of STATISTICS) the profiles rebuilt from the saved samples."""
     per_round, loads = [], []
-    for name in sorted(n for n in os.listdir(folder) if n.startswith("round")):
-        with open(os.path.join(folder, name, "round.pkl"), "rb") as f:
-            saved = pickle.load(f)
-        for cal in saved["cals"].values():
-            cal.kernels = {uri: kernel_costs(points) for uri, points in cal.kernel_points.items()}
-        per_round.append(simulate_round(compiled, saved["cals"], saved["real"],
-                                        os.path.join(folder, name), without))
-        loads.append(saved["load"])
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in sorted(n for n in os.listdir(folder) if n.startswith("round")):
+            with open(os.path.join(folder, name, "round.pkl"), "rb") as f:
+                saved = pickle.load(f)
+            for cal in saved["cals"].values():
+                cal.kernels = {uri: kernel_costs(points) for uri, points in cal.kernel_points.items()}
+            profiles = os.path.join(folder, name)
+            if statistic is not None:
+                profiles = os.path.join(scratch, name)
+                reprofile(os.path.join(folder, name), profiles, statistic)
+            per_round.append(simulate_round(compiled, saved["cals"], saved["real"], profiles, without))
+            loads.append(saved["load"])
     return per_round, loads
 
 
@@ -278,12 +311,17 @@ def main():
                         help="simulate the rounds saved in DIR again (no real runs)")
     parser.add_argument("--without", default="", metavar="TERMS",
                         help=f"with --resimulate: leave out model terms ({', '.join(TERMS)})")
+    parser.add_argument("--profile-statistic", default=None, choices=sorted(STATISTICS),
+                        help="with --resimulate: rebuild the profiles from the saved dispatch "
+                             "samples with this statistic (default: as saved, lower_quartile)")
     parser.add_argument("--mpi-worker", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     without = tuple(t for t in args.without.split(",") if t)
     unknown = sorted(set(without) - set(TERMS))
     if unknown:
         parser.error(f"--without: unknown term(s) {', '.join(unknown)}; expected {', '.join(TERMS)}")
+    if args.profile_statistic and not args.resimulate:
+        parser.error("--profile-statistic rebuilds saved profiles: give --resimulate=DIR too")
     repeats = args.repeats or (5 if args.quick else 15)
     if args.mpi_worker:
         mpi_worker(args.mpi_worker, repeats)
@@ -300,7 +338,7 @@ def main():
                 for name, builder, count, layout in cases}
     per_round, loads = [], []
     if args.resimulate:
-        per_round, loads = resimulate(args.resimulate, compiled, without)
+        per_round, loads = resimulate(args.resimulate, compiled, without, args.profile_statistic)
         rounds = len(per_round)
     with tempfile.TemporaryDirectory() as folder:
         for index in range(0 if args.resimulate else rounds):
