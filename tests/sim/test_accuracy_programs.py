@@ -70,3 +70,22 @@ def test_the_mpi_cases_run_on_the_calibrated_one_thread_device():
     finally:
         calibrated.release()
         default.release()
+
+
+def test_saved_profiles_rebuild_from_their_samples_with_another_statistic(tmp_path):
+    import sim_accuracy
+    from rt.runtime.sim.profile import ProfileTable
+
+    events = [{"ph": "X", "name": "f_dispatch_0_matmul_8x8x8_f32", "dur": us, "ts": 0,
+               "args": {"workgroups": [1, 1, 1]}} for us in (10.0, 20.0, 30.0, 40.0, 100.0)]
+    events.append({"ph": "X", "name": "EXEC @f", "dur": 500.0, "ts": 0})  # not a dispatch
+    saved, rebuilt = tmp_path / "round0", tmp_path / "again"
+    saved.mkdir()
+    sim_accuracy.profile_file(events, saved, "tp mlp")
+    key = ("f_dispatch_0_matmul_8x8x8_f32", (1, 1, 1))
+    assert ProfileTable.load(saved / "tp_mlp.profile.json").times == {key: 20.0}
+    sim_accuracy.reprofile(saved, rebuilt, "median")
+    assert ProfileTable.load(rebuilt / "tp_mlp.profile.json").times == {key: 30.0}
+    (saved / "tp_mlp.dispatches.json").unlink()
+    with pytest.raises(SystemExit, match="saved without its dispatch samples"):
+        sim_accuracy.reprofile(saved, tmp_path / "third", "min")
