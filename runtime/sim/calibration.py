@@ -347,8 +347,8 @@ def interleaved_samples(calls, reps, warm=False, runs=1):
     ``warm``) and its sample their median: a call among calls of itself, as a program's
     repeated calls run. Why: on 2 in-process ranks (2-core host, persistent rank threads),
     one timed call after one untimed one still took 60-130 µs longer than the same call
-    repeated, for @nop and for all_reduces of 12 KiB-1.5 MiB alike, while five in a row
-    took what the repeated call takes."""
+    repeated, for @nop and for all_reduces of 12 KiB-1.5 MiB alike, while a block of them in a
+    row took what the repeated call takes."""
     for call in calls:
         call()
     samples = [[] for _ in calls]

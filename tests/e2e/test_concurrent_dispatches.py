@@ -98,25 +98,23 @@ def test_independent_dispatches_are_one_pool_job(split_every_dispatch):
     assert (jobs_after - jobs, dispatches_after - dispatches) == (1, 3)
 
 
-def test_one_thread_runs_dispatches_one_by_one():
-    module = rt.load(rt.compile(SOURCE, devices=["llvm-cpu"]),
-                     devices=["local-task://llvm-cpu?threads=1"])
+def _assert_heads_run_without_pool_jobs(module):
     args = _inputs()
     before = _launcher.concurrency_stats()
     got = module.heads(*args)
     assert _launcher.concurrency_stats() == before
     for g, want in zip(got, _expected(*args)):
         np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-5)
+
+
+def test_one_thread_runs_dispatches_one_by_one():
+    _assert_heads_run_without_pool_jobs(rt.load(rt.compile(SOURCE, devices=["llvm-cpu"]),
+                                                devices=["local-task://llvm-cpu?threads=1"]))
 
 
 def test_small_dispatches_run_on_the_calling_thread():
     # Each head's estimated single-thread time (the compiler's flops and bytes) is far under
     # the launcher's serial threshold: no pool job, results unchanged.
-    module = rt.load(rt.compile(SOURCE, devices=["llvm-cpu"], data_tiling=False),
-                     devices=[DEVICES["llvm-cpu"]])
-    args = _inputs()
-    before = _launcher.concurrency_stats()
-    got = module.heads(*args)
-    assert _launcher.concurrency_stats() == before
-    for g, want in zip(got, _expected(*args)):
-        np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-5)
+    _assert_heads_run_without_pool_jobs(
+        rt.load(rt.compile(SOURCE, devices=["llvm-cpu"], data_tiling=False),
+                devices=[DEVICES["llvm-cpu"]]))
