@@ -52,6 +52,8 @@ cdef class CommandBuffer(Site):
     cdef Executable _dispatching
     cdef str _queue_operation
     cdef uint32_t _dispatching_ordinal
+    # What the replay loop resolved once for runs without the GIL (drivers/_replay.pyx).
+    cdef object replay_plan
 
     cdef Command* command(self, Py_ssize_t index) noexcept
     cdef BufferRef* ref(self, uint32_t index) noexcept

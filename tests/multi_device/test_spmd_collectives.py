@@ -157,9 +157,7 @@ def test_a_failing_rank_fails_the_others_without_hanging(modules):
             m.sum_f32.spmd([[x]])
 
 
-def test_mismatched_programs_across_ranks_fail_in_simulation():
-    """Ranks that join different collectives: every rank fails, nothing hangs."""
-    text = """
+SKIPS_ON_RANK_1 = """
 shard.grid @grid(shape = 2)
 func.func @f(%x: tensor<4xf32>, %which: index) -> tensor<4xf32> {
   %c0 = arith.constant 0 : index
@@ -173,7 +171,11 @@ func.func @f(%x: tensor<4xf32>, %which: index) -> tensor<4xf32> {
   return %r : tensor<4xf32>
 }
 """
-    vmfb = rt.compile(text, devices=["llvm-cpu"])
+
+
+def test_mismatched_programs_across_ranks_fail_in_simulation():
+    """Ranks that join different collectives: every rank fails, nothing hangs."""
+    vmfb = rt.compile(SKIPS_ON_RANK_1, devices=["llvm-cpu"])
     topo = {"devices": [{"name": f"g{r}", "uri": "local-sync://llvm-cpu"} for r in range(2)],
             "links": [{"between": ["g0", "g1"], "bandwidth_gbps": 1}]}
     x = np.ones(4, np.float32)
@@ -181,3 +183,18 @@ func.func @f(%x: tensor<4xf32>, %which: index) -> tensor<4xf32> {
         with pytest.raises(DeviceError, match="never joined"):
             m.f.spmd([[x, 0], [x, 1]])
         np.testing.assert_array_equal(m.f.spmd([[x, 0], [x, 0]])[0], 2 * x)
+
+
+@pytest.mark.parametrize("uri", ["local-task://llvm-cpu", "local-sync://llvm-cpu"])
+def test_a_rank_that_skips_a_collective_is_named_and_the_next_call_works(uri):
+    """Rank 1 returns without joining rank 0's all_reduce: rank 0's rendezvous (run by its
+    queue thread without the GIL, or inline) fails naming rank 1, repeatedly, and a matching
+    call afterwards computes."""
+    vmfb = rt.compile(SKIPS_ON_RANK_1, devices=["llvm-cpu"])
+    x = np.ones(4, np.float32)
+    with rt.load(vmfb, ranks=2, devices=[uri]) as m:
+        for _ in range(3):
+            with pytest.raises(DeviceError, match=r"rank\(s\) 1 of 2 finished their call without "
+                                                  r"joining it"):
+                m.f.spmd([[x, 0], [x, 1]])
+            np.testing.assert_array_equal(m.f.spmd([[x, 0], [x, 0]])[0], 2 * x)

@@ -95,3 +95,43 @@ def test_load_fuel_bounds_the_initializer_exactly():
 def test_load_timeout_applies_to_every_rank():
     with pytest.raises(DeadlineExceededError):
         rt.load(spin_module(init_iterations=2**62), timeout=0.2, ranks=2)
+
+
+def test_sigint_ends_a_collective_wait_and_the_world_recovers():
+    """Ctrl-C while the main thread waits in an in-process rendezvous (C, without the GIL)
+    that the other rank never joins: KeyboardInterrupt, the world is aborted naming the
+    interrupted rank, and the next epoch computes."""
+    code, out, err = interrupt_when_ready("""
+        import threading
+        import numpy as np
+        from rt.runtime.hal.collective import CollectiveElementType as E, CollectiveKind as K
+        from rt.runtime.hal.collective import CollectiveOp, CollectiveReduction as R
+        from rt.runtime.hal.drivers.local_channel import LocalWorld
+        op = CollectiveOp(K.ALL_REDUCE, R.SUM, E.FLOAT_32)
+        world = LocalWorld(2)
+        channels = [world.provider(r).create_channel(None, None, -1, -1) for r in range(2)]
+        print("ready", flush=True)
+        try:
+            channels[0].collective(op, 0, np.ones(4, np.float32), np.zeros(4, np.float32), 4)
+        except KeyboardInterrupt:
+            print("interrupted", world._failure)
+        try:
+            channels[1].collective(op, 0, np.ones(4, np.float32), np.zeros(4, np.float32), 4)
+        except Exception as e:
+            print("late", e)
+        world.new_epoch()
+        out = [np.zeros(4, np.float32) for _ in range(2)]
+        threads = [threading.Thread(target=channels[r].collective,
+                                    args=(op, 0, np.full(4, r + 1, np.float32), out[r], 4))
+                   for r in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("after", out[0].tolist(), out[1].tolist())
+    """, delay=0.3)
+    assert code == 0, err
+    lines = dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
+    assert lines["interrupted"] == "rank 0 was interrupted"
+    assert "rank 1 of 2 aborted: rank 0 was interrupted" in lines["late"]
+    assert lines["after"] == "[3.0, 3.0, 3.0, 3.0] [3.0, 3.0, 3.0, 3.0]"

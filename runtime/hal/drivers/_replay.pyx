@@ -24,8 +24,10 @@ Tracing: given a sink, each command and debug group is reported as a zone on ``l
 with CLOCK_MONOTONIC (the clock behind ``time.perf_counter_ns`` on Linux); without one no
 clock is read.
 """
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memmove
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
@@ -36,10 +38,22 @@ from rt.runtime.hal._commands cimport (COMMAND_BARRIER, COMMAND_COLLECTIVE, COMM
                                        COMMAND_DISPATCH, COMMAND_FILL, COMMAND_UPDATE, INDIRECT,
                                        BufferRef, CollectiveCommand, Command, DispatchCommand)
 from rt.runtime.hal._executable cimport Executable
-from rt.runtime.hal._library cimport LibraryEntry, library_dispatch_t, library_group_fn
+from rt.runtime.hal._library cimport (LibraryEntry, library_dispatch_fn, library_dispatch_t,
+                                      library_group_fn)
 from rt.runtime.hal._validation cimport Site, queue_site, size_value
+from rt.runtime.hal.drivers._local_rendezvous cimport (RENDEZVOUS_OK, RENDEZVOUS_PENDING, Arrival,
+                                                       CommState, Failure, NativeCommunicator,
+                                                       rendezvous_arrive, rendezvous_leave,
+                                                       rendezvous_wait)
 from rt.runtime.hal import commands as records
-from rt.runtime.hal.collective import run_collective
+from rt.runtime.hal.collective import CollectiveOp, run_collective
+from rt.runtime.hal.drivers.local_channel import LocalChannel
+
+cdef extern from "pythread.h":
+    unsigned long PyThread_get_thread_ident() nogil
+
+import threading
+cdef unsigned long _MAIN_THREAD = threading.main_thread().ident
 
 cdef enum:
     STACK_BINDINGS = 64
@@ -349,6 +363,305 @@ cdef int _dispatch_group(CommandBuffer cb, _Addresses a, Py_ssize_t first, Py_ss
     return 0
 
 
+# -- runs without the GIL --------------------------------------------------------------------
+#
+# The commands that need no Python (fills, copies, updates, dispatches of libraries with a C
+# entry, collectives on in-process channels) run back to back with the GIL released: a queue
+# thread goes from a dispatch into a collective's rendezvous and on to the next dispatch
+# without taking the GIL, which the other ranks' threads of an SPMD call hold while they
+# interpret their programs (each take of a contended GIL cost 15-30 us on the 2-vCPU
+# development host). A command that needs Python (a Python library's dispatch, a collective on
+# another channel) ends the run; the loop runs it with the GIL and starts another run after it.
+
+cdef class _Plan:
+    """What a run without the GIL needs of a command buffer, resolved once (its executables'
+    C entries, its channels' in-process communicators, its host bytes)."""
+    cdef library_dispatch_fn* fn
+    cdef void** state
+    cdef library_group_fn* group
+    cdef CommState** comm
+    cdef int* rank
+    cdef const unsigned char* host
+    cdef list keep
+    cdef int most_ranks  # the largest in-process communicator's rank count
+
+    def __dealloc__(self):
+        PyMem_Free(self.fn)
+        PyMem_Free(self.state)
+        PyMem_Free(self.group)
+        PyMem_Free(self.comm)
+        PyMem_Free(self.rank)
+
+
+cdef _Plan _plan(CommandBuffer cb):
+    cdef _Plan p = <_Plan>cb.replay_plan
+    cdef Executable e
+    cdef Py_ssize_t i, ne = len(cb.executables), nc = len(cb.channels)
+    if p is not None:
+        return p
+    p = _Plan.__new__(_Plan)
+    p.fn = <library_dispatch_fn*>PyMem_Malloc(max(ne, 1) * sizeof(library_dispatch_fn))
+    p.state = <void**>PyMem_Malloc(max(ne, 1) * sizeof(void*))
+    p.group = <library_group_fn*>PyMem_Malloc(max(ne, 1) * sizeof(library_group_fn))
+    p.comm = <CommState**>PyMem_Malloc(max(nc, 1) * sizeof(CommState*))
+    p.rank = <int*>PyMem_Malloc(max(nc, 1) * sizeof(int))
+    if p.fn == NULL or p.state == NULL or p.group == NULL or p.comm == NULL or p.rank == NULL:
+        raise MemoryError()
+    for i in range(ne):
+        e = <Executable>cb.executables[i]
+        p.fn[i], p.state[i], p.group[i] = NULL, NULL, NULL
+        if e.entry is not None:
+            p.fn[i], p.state[i], p.group[i] = e.entry.fn, e.entry.state, e.entry.group_fn
+    p.keep = []
+    p.most_ranks = 0
+    for i in range(nc):
+        channel = cb.channels[i]
+        p.comm[i], p.rank[i] = NULL, 0
+        if type(channel) is LocalChannel:
+            native = channel.comm.native
+            p.keep.append(native)
+            p.comm[i], p.rank[i] = (<NativeCommunicator>native).c, channel.rank
+            p.most_ranks = max(p.most_ranks, p.comm[i].count)
+    p.host = cb.host_bytes(0)
+    cb.replay_plan = p
+    return p
+
+
+cdef enum StopKind:
+    STOP_NONE = 0        # at a command that needs Python, or at the end
+    STOP_DISPATCH = 1    # a dispatch failed: ``status``, ``workgroup``
+    STOP_GROUP = 2       # dispatch ``index + failed_dispatch`` of a group failed
+    STOP_COLLECTIVE = 3  # a collective's rendezvous failed: ``rendezvous``, ``failure``
+    STOP_PENDING = 4     # a collective's wait timed out on the main thread (check signals)
+    STOP_MEMORY = 5
+
+
+ctypedef struct _Run:
+    Command* commands
+    BufferRef* refs
+    const uint32_t* constants
+    const unsigned char* host
+    char** direct
+    char** slots
+    library_dispatch_fn* fn
+    void** state
+    library_group_fn* group
+    CommState** comm
+    int* rank
+    uint32_t threads
+    int64_t wait_ns          # a collective's wait: -1 none, else in slices (main thread)
+    StopKind stop
+    int32_t status
+    uint64_t workgroup
+    uint32_t failed_dispatch
+    int rendezvous
+    int64_t seq
+    Failure failure
+
+
+cdef inline char* _at(const _Run* r, const BufferRef* ref) noexcept nogil:
+    if ref.buffer == INDIRECT:
+        return r.slots[ref.slot] + ref.offset
+    return r.direct[ref.buffer] + ref.offset
+
+
+cdef inline bint _native(const _Run* r, const Command* c) noexcept nogil:
+    if c.kind == COMMAND_DISPATCH:
+        return r.fn[c.args.dispatch.executable] != NULL
+    if c.kind == COMMAND_COLLECTIVE:
+        return r.comm[c.args.collective.channel] != NULL
+    return True
+
+
+cdef inline library_group_fn _group_nogil(const _Run* r, const Command* c) noexcept nogil:
+    if c.kind != COMMAND_DISPATCH:
+        return NULL
+    return r.group[c.args.dispatch.executable]
+
+
+cdef int _dispatch_nogil(_Run* r, const DispatchCommand* d) noexcept nogil:
+    cdef void* stack_ptrs[STACK_BINDINGS]
+    cdef uint64_t stack_lengths[STACK_BINDINGS]
+    cdef void** ptrs = stack_ptrs
+    cdef uint64_t* lengths = stack_lengths
+    cdef uint32_t i, n = d.binding_count
+    cdef const BufferRef* ref
+    if not (d.workgroup_count[0] and d.workgroup_count[1] and d.workgroup_count[2]):
+        return 0
+    if n > STACK_BINDINGS:
+        ptrs = <void**>malloc(n * sizeof(void*))
+        lengths = <uint64_t*>malloc(n * sizeof(uint64_t))
+        if ptrs == NULL or lengths == NULL:
+            free(ptrs)
+            free(lengths)
+            r.stop = STOP_MEMORY
+            return -1
+    for i in range(n):
+        ref = &r.refs[d.bindings + i]
+        ptrs[i] = _at(r, ref)
+        lengths[i] = ref.length
+    r.status = r.fn[d.executable](r.state[d.executable], d.ordinal, d.workgroup_count,
+                                  r.constants + d.constants, ptrs, lengths, r.threads,
+                                  &r.workgroup)
+    if ptrs != stack_ptrs:
+        free(ptrs)
+        free(lengths)
+    if r.status != 0:
+        r.stop = STOP_DISPATCH
+        return -1
+    return 0
+
+
+cdef int _group_nogil_run(_Run* r, Py_ssize_t first, Py_ssize_t end) noexcept nogil:
+    cdef uint32_t count = <uint32_t>(end - first), k, i, nb = 0
+    cdef const DispatchCommand* d
+    cdef const BufferRef* ref
+    cdef library_dispatch_t* items
+    cdef void** ptrs
+    cdef uint64_t* lengths
+    for k in range(count):
+        nb += r.commands[first + k].args.dispatch.binding_count
+    items = <library_dispatch_t*>malloc(count * sizeof(library_dispatch_t))
+    ptrs = <void**>malloc(max(nb, 1) * sizeof(void*))
+    lengths = <uint64_t*>malloc(max(nb, 1) * sizeof(uint64_t))
+    if items == NULL or ptrs == NULL or lengths == NULL:
+        free(items)
+        free(ptrs)
+        free(lengths)
+        r.stop = STOP_MEMORY
+        return -1
+    nb = 0
+    for k in range(count):
+        d = &r.commands[first + k].args.dispatch
+        items[k].state = r.state[d.executable]
+        items[k].ordinal = d.ordinal
+        items[k].workgroup_count = d.workgroup_count
+        items[k].constants = r.constants + d.constants
+        items[k].binding_ptrs = ptrs + nb
+        items[k].binding_lengths = lengths + nb
+        for i in range(d.binding_count):
+            ref = &r.refs[d.bindings + i]
+            ptrs[nb] = _at(r, ref)
+            lengths[nb] = ref.length
+            nb += 1
+    r.status = r.group[r.commands[first].args.dispatch.executable](
+        items, count, r.threads, &r.failed_dispatch, &r.workgroup)
+    free(items)
+    free(ptrs)
+    free(lengths)
+    if r.status != 0:
+        r.stop = STOP_GROUP
+        return -1
+    return 0
+
+
+cdef int _collective_nogil(_Run* r, const CollectiveCommand* k) noexcept nogil:
+    cdef Arrival arrival
+    cdef CommState* comm = r.comm[k.channel]
+    arrival.op, arrival.param, arrival.count = k.op, k.param, k.element_count
+    arrival.send, arrival.send_length = _at(r, &k.send), k.send.length
+    arrival.recv, arrival.recv_length = _at(r, &k.recv), k.recv.length
+    r.rendezvous = rendezvous_arrive(comm, r.rank[k.channel], &arrival, &r.seq)
+    if r.rendezvous == RENDEZVOUS_OK:
+        r.rendezvous = rendezvous_wait(comm, r.seq, r.wait_ns, &r.failure)
+    if r.rendezvous == RENDEZVOUS_PENDING:
+        r.stop = STOP_PENDING
+        return -1
+    if r.rendezvous != RENDEZVOUS_OK:
+        r.stop = STOP_COLLECTIVE
+        return -1
+    return 0
+
+
+cdef Py_ssize_t _run_nogil(_Run* r, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    """Run commands from ``i`` while they need no Python; the index reached (the failing or
+    pending command when ``r.stop`` is set; for a failing group, its first command)."""
+    cdef Command* c
+    cdef Py_ssize_t end
+    cdef library_group_fn fn
+    cdef size_t length
+    r.stop = STOP_NONE
+    while i < n:
+        c = &r.commands[i]
+        if not _native(r, c):
+            return i
+        if c.kind == COMMAND_DISPATCH:
+            fn = _group_nogil(r, c) if r.threads > 1 else NULL
+            end = i + 1
+            if fn != NULL:
+                while end < n and _group_nogil(r, &r.commands[end]) == fn:
+                    end += 1
+            if end - i > 1:
+                if _group_nogil_run(r, i, end) != 0:
+                    return i
+                i = end
+                continue
+            if _dispatch_nogil(r, &c.args.dispatch) != 0:
+                return i
+        elif c.kind == COMMAND_FILL:
+            _fill(<uint8_t*>_at(r, &c.args.fill.target), c.args.fill.target.length,
+                  c.args.fill.pattern, c.args.fill.pattern_length)
+        elif c.kind == COMMAND_COPY:
+            memmove(_at(r, &c.args.copy.target), _at(r, &c.args.copy.source),
+                    c.args.copy.source.length)
+        elif c.kind == COMMAND_UPDATE:
+            memcpy(_at(r, &c.args.update.target), r.host + c.args.update.source_offset,
+                   c.args.update.target.length)
+        elif c.kind == COMMAND_COLLECTIVE:
+            if _collective_nogil(r, &c.args.collective) != 0:
+                return i
+        i += 1
+    return i
+
+
+cdef Py_ssize_t _finish_pending(CommandBuffer cb, _Run* r, Py_ssize_t i) except -1:
+    """Wait out command ``i``'s collective on the main thread in slices, checking for Ctrl-C
+    between them; raise its failure, if any."""
+    cdef CollectiveCommand* k = &cb.command(i).args.collective
+    cdef CommState* comm = r.comm[k.channel]
+    while r.rendezvous == RENDEZVOUS_PENDING:
+        try:
+            PyErr_CheckSignals()
+        except BaseException:
+            cb.channels[k.channel].comm.world.abort(
+                DeviceError(f"rank {r.rank[k.channel]} was interrupted"))
+            with nogil:
+                rendezvous_leave(comm, r.seq)
+            raise
+        with nogil:
+            r.rendezvous = rendezvous_wait(comm, r.seq, r.wait_ns, &r.failure)
+    if r.rendezvous != RENDEZVOUS_OK:
+        _raise_collective(cb, r, i)
+    return 0
+
+
+cdef int _raise_collective(CommandBuffer cb, _Run* r, Py_ssize_t i) except -1:
+    cdef CollectiveCommand* k = &cb.command(i).args.collective
+    channel = cb.channels[k.channel]
+    native = <NativeCommunicator>channel.comm.native
+    op = CollectiveOp.unpack(k.op)
+    raise channel.comm.error(channel.rank, f"collective {op.describe()} x{k.element_count}",
+                             *native.outcome(r.rendezvous, &r.failure))
+
+
+cdef int _raise_stop(CommandBuffer cb, _Run* r, Py_ssize_t i, Py_ssize_t* at) except -1:
+    """Raise what stopped a run at command ``i`` (``at``: the failing command)."""
+    cdef DispatchCommand* d
+    cdef Executable e
+    at[0] = i
+    if r.stop == STOP_MEMORY:
+        raise MemoryError()
+    if r.stop == STOP_COLLECTIVE:
+        _raise_collective(cb, r, i)
+    if r.stop == STOP_GROUP:
+        at[0] = i + r.failed_dispatch
+    d = &cb.command(at[0]).args.dispatch
+    e = <Executable>cb.executables[d.executable]
+    raise e.entry.owner.dispatch_error(
+        d.ordinal, (d.workgroup_count[0], d.workgroup_count[1], d.workgroup_count[2]),
+        r.status, r.workgroup)
+
+
 cdef int _run(CommandBuffer cb, _Addresses a, Command* c, uint32_t threads) except -1:
     cdef CollectiveCommand* k
     cdef char* target
@@ -408,18 +721,41 @@ cdef int execute_c(CommandBuffer cb, BindingTable table, uint32_t threads, objec
     cdef _Addresses a = _resolve(cb, table)
     cdef list zones
     cdef tuple zone
+    cdef _Plan p
+    cdef _Run r
+    cdef uint8_t gone_stack[256]
     if sink is None:
+        p = _plan(cb)
+        r.commands, r.refs, r.constants, r.host = cb._commands, cb._refs, cb._constants, p.host
+        r.direct, r.slots = a.direct, a.slots
+        r.fn, r.state, r.group, r.comm, r.rank = p.fn, p.state, p.group, p.comm, p.rank
+        r.threads = threads
+        # Only the main thread sees Ctrl-C: it waits for a collective in slices.
+        r.wait_ns = 50000000 if PyThread_get_thread_ident() == _MAIN_THREAD else -1
+        # Where a failed rendezvous names the ranks that never joined.
+        r.failure.gone = &gone_stack[0]
+        if p.most_ranks > 256:
+            r.failure.gone = <uint8_t*>PyMem_Malloc(p.most_ranks)
+        if r.failure.gone == NULL:
+            raise MemoryError()
         try:
             while i < n:
-                end = _group_end(cb, i, n) if threads > 1 else i + 1
-                if end - i > 1:
-                    _dispatch_group(cb, a, i, end, threads, &i)
-                    i = end
+                with nogil:
+                    i = _run_nogil(&r, i, n)
+                if r.stop == STOP_PENDING:
+                    _finish_pending(cb, &r, i)
+                    i += 1
                     continue
-                _run(cb, a, cb.command(i), threads)
-                i += 1
+                if r.stop != STOP_NONE:
+                    _raise_stop(cb, &r, i, &i)
+                if i < n:  # a command that needs Python
+                    _run(cb, a, cb.command(i), threads)
+                    i += 1
         except Exception as error:
             raise CommandFailure(i) from error
+        finally:
+            if r.failure.gone != &gone_stack[0]:
+                PyMem_Free(r.failure.gone)
         return 0
     zones = cb.trace_zones()
     try:

@@ -2,18 +2,21 @@
 
 A ``LocalWorld`` of ``count`` ranks hands rank ``r`` its ``ChannelProvider``
 (``world.provider(r)``). Channels of the same communicator share a ``_Communicator``; a
-collective is a rendezvous: each rank's queue thread deposits its send array and blocks, the
-last rank to arrive checks that everyone asked for the same operation and size, computes every
-rank's result with rt.runtime.hal.collective.compute (rank-ordered reductions) and writes it
-into each receive array, then all return. ``split`` is a rendezvous of the same kind
-(``MPI_Comm_split``: ranks of one color, ordered by key then old rank).
+collective is a rendezvous: each rank's queue thread deposits its send and receive ranges and
+blocks, the last rank to arrive checks that everyone asked for the same operation and size,
+computes every rank's result (rank-ordered reductions, rt.runtime.hal.collective.compute's
+semantics) into each receive range, then all return. The rendezvous and the common
+computations run in C without the GIL (rt.runtime.hal.drivers._local_rendezvous; the command
+buffer replay enters it directly); what C does not compute goes to ``compute`` with the GIL.
+``split`` is a rendezvous of the same kind, in Python (``MPI_Comm_split``: ranks of one
+color, ordered by key then old rank).
 
 Rendezvous are numbered per communicator and rank within an *epoch*; ``new_epoch()`` (the
 SPMD runner calls it before every call) restarts the numbering, ``abort(cause)`` fails
 every pending rendezvous and every later one of the epoch (a rank died: nobody waits for it;
 the next call starts clean), and ``finish(rank)`` fails the rendezvous a rank whose call is
-over never joined (the ranks ran different collectives). The provider interface is rt.runtime.hal.channel's; an MPI
-communicator implements the same one.
+over never joined (the ranks ran different collectives). The provider interface is
+rt.runtime.hal.channel's; an MPI communicator implements the same one.
 """
 import threading
 
@@ -21,7 +24,12 @@ import numpy as np
 
 from rt.runtime.errors import DeviceError, InvalidArgumentError
 from rt.runtime.hal.channel import COUNT_DEFAULT, NO_COLOR, RANK_DEFAULT, Channel, ChannelProvider
-from rt.runtime.hal.collective import compute
+from rt.runtime.hal.collective import CollectiveOp, compute
+from rt.runtime.hal.drivers._local_rendezvous import NativeWorld
+
+_MAIN_THREAD = threading.main_thread().ident
+# _local_rendezvous's outcomes.
+_MISMATCH, _ABORTED, _GONE, _FAILED = 1, 2, 3, 4
 
 
 class LocalWorld:
@@ -36,6 +44,7 @@ class LocalWorld:
         self.epoch = 0
         self._failure = None
         self._finished = set()
+        self.native = NativeWorld(count)
 
     def provider(self, rank):
         """The ``ChannelProvider`` of ``rank``."""
@@ -61,12 +70,14 @@ class LocalWorld:
             self._finished = set()
             for comm in self._comms.values():
                 comm.reset()
+            self.native.new_epoch()
             self._cond.notify_all()
 
     def finish(self, rank):
         """``rank``'s call of this epoch is over: rendezvous still waiting for it fail."""
         with self._cond:
             self._finished.add(rank)
+            self.native.finish(rank)
             self._cond.notify_all()
 
     def abort(self, cause):
@@ -74,6 +85,7 @@ class LocalWorld:
         with self._cond:
             if self._failure is None:
                 self._failure = cause
+            self.native.abort()
             self._cond.notify_all()
 
 
@@ -127,6 +139,7 @@ class _Communicator:
         self.members = tuple(members) if members is not None else tuple(range(count))
         self._next = [0] * count
         self._pending = {}
+        self.native = world.native.communicator(count, self.members, self._compute)
 
     def reset(self):
         self._next = [0] * self.count
@@ -167,28 +180,53 @@ class _Communicator:
             return entry.result
 
     def collective(self, rank, op, param, send, recv, count):
-        what = f"collective {op.describe()} x{count}"
+        """Rank ``rank``'s part of collective ``op`` (a CollectiveOp): ``send`` / ``recv``
+        contiguous arrays (recv writable, ``op.dtype``'s bytes). Raises DeviceError when the
+        ranks' collectives do not match, a rank finished without joining, the world was
+        aborted or the computation failed."""
+        try:
+            outcome = self.native.collective(rank, op.pack(), int(param) & 0xFFFFFFFF, send, recv,
+                                             count, threading.get_ident() == _MAIN_THREAD)
+        except KeyboardInterrupt:
+            self.world.abort(DeviceError(f"rank {self.members[rank]} was interrupted"))
+            raise
+        if outcome is not None:
+            raise self.error(rank, f"collective {op.describe()} x{count}", *outcome)
 
-        def complete(arrivals):
-            first = arrivals[0]
-            for r, (o, _, s, _, c) in sorted(arrivals.items()):
-                if (o, c) != (first[0], first[4]):
-                    raise DeviceError(
-                        f"collectives on channel {self.key!r} do not match: rank 0 runs "
-                        f"{first[0].describe()} x{first[4]}, rank {r} runs {o.describe()} x{c}")
-            sends = [arrivals[r][2] for r in range(self.count)]
-            params = [arrivals[r][1] for r in range(self.count)]
-            try:
-                results = compute(first[0], first[4], sends, params)
-            except InvalidArgumentError as error:
-                raise DeviceError(f"{what} on channel {self.key!r}: {error}") from None
-            for r, result in enumerate(results):
-                target = arrivals[r][3]
-                if result is not None and target is not None:
-                    np.copyto(target[:result.size], result)
-            return True
+    def error(self, rank, what, status, details):
+        """The DeviceError of a failed rendezvous (``details`` as NativeCommunicator gives)."""
+        if status == _MISMATCH:
+            r, op0, count0, op, count = details
+            return DeviceError(
+                f"collectives on channel {self.key!r} do not match: rank 0 runs "
+                f"{CollectiveOp.unpack(op0).describe()} x{count0}, rank {r} runs "
+                f"{CollectiveOp.unpack(op).describe()} x{count}")
+        if status == _GONE:
+            return DeviceError(
+                f"{what} on channel {self.key!r}: rank(s) {', '.join(map(str, details))} of "
+                f"{self.count} finished their call without joining it (the ranks ran "
+                "different collectives)")
+        if status == _FAILED:
+            return details
+        failure = self.world._failure or "a rank was interrupted"
+        return DeviceError(f"{what} on channel {self.key!r} rank {rank} of {self.count} "
+                           f"aborted: {failure}")
 
-        self._join(rank, what, (op, param, send, recv, count), complete)
+    def _compute(self, arrivals):
+        """What C does not compute: ``arrivals`` per rank ``(op, param, send, recv, count)``
+        (op packed, byte views); every receive range written, or a DeviceError raised."""
+        op = CollectiveOp.unpack(arrivals[0][0])
+        count = arrivals[0][4]
+        sends = [np.frombuffer(a[2], op.dtype) for a in arrivals]
+        try:
+            results = compute(op, count, sends, [a[1] for a in arrivals])
+        except InvalidArgumentError as error:
+            raise DeviceError(f"collective {op.describe()} x{count} on channel {self.key!r}: "
+                              f"{error}") from None
+        for (_, _, _, recv, _), result in zip(arrivals, results):
+            if result is not None:
+                target = np.frombuffer(recv, op.dtype)
+                np.copyto(target[:result.size], result)
 
     def split(self, rank, color, key):
         def complete(arrivals):
