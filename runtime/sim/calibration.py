@@ -29,9 +29,9 @@ median of their samples with the job's devices busy at once:
   4-element dispatch) on the N ranks, taking turns with the all_reduces: handing the call to the
   rank threads, the VM's work, one queue round trip (submission, the executor's wake-up, the
   fence's signal). Written as the topology's
-  ``host: {call_us}``, with ``cores`` (``os.sched_getaffinity``) and ``dispatch_us``: the
-  lower quartile of the times between two dispatches of one operation in a real traced run
-  of ``@chain`` (``dispatch_gap_us``).
+  ``host: {call_us}``, with ``cores`` (``os.sched_getaffinity``) and ``dispatch_us``: what
+  one more dispatch of an operation costs an untraced call of ``@chain`` (taking turns with
+  ``@nop``) beyond the dispatch's own traced duration (``dispatch_gap_us``).
 * **MPI loopback** (``mpi=True``), between two ``mpiexec -n 2`` processes
   (rt.runtime.sim.mpi_loopback): a ping-pong over several sizes (round trip ``2(α + S/β)``,
   the raw link, reported in the header), the ``@nop`` call on the two processes, and rt's
@@ -212,8 +212,8 @@ class Calibration:
             lines.append(f"MPI loopback: {self.mpi_note}")
         lines.append(f"device-to-device links below: the {links} figures; host links: the copy "
                      "class (latency = its overhead).")
-        lines.append(f"host.dispatch_us: the lower quartile of the times between two dispatches of an operation "
-                     f"in a real traced run of @chain ({self.dispatch_us:.3g} us).")
+        lines.append(f"host.dispatch_us: what one more dispatch of an operation costs an untraced call of @chain "
+                     f"beyond its traced duration ({self.dispatch_us:.3g} us).")
         lines.append(f"host.cores: the {self.cores} cores this process may run on "
                      "(os.sched_getaffinity); more devices computing at once share them.")
         if self.call_us or self.mpi_call_us is not None:
@@ -397,19 +397,22 @@ def measure_local(uri, ranks, mode, reps, bind=None):
     on ``uri``, a call of ``@ar_S`` minus a call of ``@nop`` taken moments apart
     (``paired_difference``) fitted per size (``fit_ring``), the host's cost of a call of
     ``@nop`` on them (its median) and the time between dispatches of an operation
-    (``measure_dispatch_gap``; both rt.runtime.sim.host_costs)."""
+    (``dispatch_gap_us`` from untraced calls of ``@chain``; both rt.runtime.sim.host_costs)."""
     import rt
 
     sizes = LINK_SIZES[mode]
     vmfb = rt.compile(programs.collective_module(ranks, sizes), devices=["llvm-cpu"])
-    gap = measure_dispatch_gap(vmfb, uri, ranks, reps, bind)
+    dispatches, kernel_us = measure_chain(vmfb, uri, ranks, reps, bind)
     with rt.load(vmfb, ranks=ranks, devices=[uri], bind=bind) as module:
-        def call(name, count):
-            args = [[np.ones(count, np.float32)]] * ranks
+        def call(name, *shape):
+            args = [[np.ones(shape, np.float32)] for _ in range(ranks)]
             function = getattr(module, name)
             return lambda: function.spmd(args, to_host=False)
-        nop, *times = interleaved_samples([call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes],
-                                          reps, warm=True, runs=RUNS)
+        nop, chain, *times = interleaved_samples(
+            [call("nop", 4), call("chain", 64, 256)] + [call(f"ar_{s}", s // 4) for s in sizes],
+            reps, warm=True, runs=RUNS)
+    gap = dispatch_gap_us(paired_difference(chain, nop) / max(1, dispatches - 1), kernel_us,
+                          ranks, len(os.sched_getaffinity(0)))
     points = [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)]
     latency, bandwidth = fit_ring(ranks, points)
     method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
@@ -425,38 +428,43 @@ def ring_step_points(ranks, points):
     return tuple((s // ranks, us / (2 * (ranks - 1))) for s, us in points)
 
 
-def dispatch_gap_us(events):
-    """The lower quartile of the µs from one dispatch's end to the next one's start within a
-    queue operation (``queue_execute`` slices of a real run's trace ``events``, and the
-    dispatch slices on the same thread inside each); 0.0 when no operation has two dispatches.
-
-    Why not the median: on a loaded host the gaps come in two modes, one per whole operation
-    (traced ``@chain`` on 2 ranks, 2 cores, two busy processes beside it: some operations
-    have every gap at 9-12 µs, others every gap at 17-21 µs, when the executor's worker lost
-    its core), so the median of the pooled gaps flips between the modes from one calibration
-    to the next (ten calibrations at load average 2.5-3.6: 9.5-9.8 or 16.3-19.4 µs, none
-    between) while a program's own gaps stay in the fast mode (a traced transformer layer on
-    2 ranks beside the same load: median 9.3 µs). The lower quartile keeps the fast mode
-    while at least a quarter of the gaps are in it."""
+def chain_dispatches(events):
+    """``(dispatches, µs)`` of a traced run of ``@chain``: the most dispatches one queue
+    operation (``queue_execute`` slice) held, and the median traced duration of a dispatch
+    slice (what kernel classes, fitted to traced durations, charge such a dispatch)."""
     slices = [e for e in events if e.get("ph") == "X"]
     by_thread = {}
     for e in slices:
         if "workgroups" in (e.get("args") or {}):
             by_thread.setdefault(e["tid"], []).append(e)
-    gaps = []
+    most = 0
     for op in slices:
-        if not op["name"].startswith("queue_execute"):
-            continue
-        inside = sorted((e for e in by_thread.get(op["tid"], ())
-                         if op["ts"] <= e["ts"] <= op["ts"] + op["dur"]), key=lambda e: e["ts"])
-        gaps += [b["ts"] - a["ts"] - a["dur"] for a, b in zip(inside, inside[1:])]
-    if len(gaps) < 2:
-        return max(0.0, gaps[0]) if gaps else 0.0
-    return max(0.0, statistics.quantiles(gaps, n=4, method="inclusive")[0])
+        if op["name"].startswith("queue_execute"):
+            most = max(most, sum(1 for e in by_thread.get(op["tid"], ())
+                                 if op["ts"] <= e["ts"] <= op["ts"] + op["dur"]))
+    durations = [e["dur"] for found in by_thread.values() for e in found]
+    return most, (statistics.median(durations) if durations else 0.0)
 
 
-def measure_dispatch_gap(vmfb, uri, ranks, reps, bind=None):
-    """``dispatch_gap_us`` of ``@chain`` (rt.runtime.sim.calibration_programs) run for real,
+def dispatch_gap_us(marginal_us, kernel_us, ranks, cores):
+    """``host.dispatch_us``: what one more dispatch in a queue operation costs an untraced
+    call (``marginal_us``: ``@chain`` minus ``@nop``, over the chain's dispatches but one)
+    beyond the dispatch itself (``kernel_us``, its traced duration), never below 0. With
+    ``ranks`` devices computing at once on ``cores`` cores each dispatch stretches by
+    ranks/cores (rt.runtime.sim.cores), so the marginal is divided by that first.
+
+    Why untraced: a traced execution runs every command alone, with the GIL, between its
+    trace zones, and its gaps (9.5-12.4 µs per dispatch on the 2-vCPU development host) are
+    the tracer's; an untraced one runs a command buffer's C-only commands back to back without
+    the GIL (rt.runtime.hal.drivers._replay), where @chain's 16 dispatches cost 4.1-4.8 µs
+    each on 2 ranks, their own traced duration (4.9 µs median) included, so a transformer
+    layer's 17 dispatches per rank were predicted 150 µs long."""
+    share = max(1.0, ranks / max(1, cores))
+    return max(0.0, marginal_us / share - kernel_us)
+
+
+def measure_chain(vmfb, uri, ranks, reps, bind=None):
+    """``chain_dispatches`` of ``@chain`` (rt.runtime.sim.calibration_programs) run for real,
     traced, on ``ranks`` in-process ranks of ``uri`` (``bind``: rt.load's)."""
     import rt
 
@@ -465,7 +473,7 @@ def measure_dispatch_gap(vmfb, uri, ranks, reps, bind=None):
         args = [[np.ones((64, 256), np.float32)] for _ in range(ranks)]
         for _ in range(reps + 1):
             module.chain.spmd(args, to_host=False)
-    return dispatch_gap_us(tracer.events)
+    return chain_dispatches(tracer.events)
 
 
 def measure_copy_link(uri, mode, reps):

@@ -22,16 +22,17 @@ same call on two ``mpiexec`` processes, each after a barrier (rt.runtime.sim.mpi
 plain call on one host costs a few µs (no threads to hand over to) and is not charged.
 
 ``dispatch_us`` (optional, default 0) is the executor's time between two dispatches of one
-queue operation: the barrier after a dispatch and the worker's start of the next, which no
-dispatch's traced duration (nor a profile, nor a calibrated class fitted to durations)
-contains. The simulator adds it before every dispatch of an operation but its first stage
-(the first's start is in ``call_us``). ``rt calibrate`` measures it in a real traced run of a
-chain of dependent dispatches (rt.runtime.sim.calibration_programs ``chain``): the lower
-quartile of the times from one dispatch's end to the next one's start within an operation
-(rt.runtime.sim.calibration ``dispatch_gap_us`` says why not the median; 9.5-12.4 µs on the
-2-core development machine at load average 1.2-3.6, but 15.8-17.6 µs on 2 ranks in one run
-where most of the chain's operations ran slow; a transformer layer's call runs 15-19
-dispatches per rank).
+queue operation beyond the dispatches' own traced durations, which no dispatch's traced
+duration (nor a profile, nor a calibrated class fitted to durations) contains. The simulator
+adds it before every dispatch of an operation but its first stage (the first's start is in
+``call_us``). ``rt calibrate`` measures it untraced: a call of ``@chain`` (a chain of 16 small
+dependent dispatches in one queue operation, rt.runtime.sim.calibration_programs) less a call
+of ``@nop`` taken moments apart, per dispatch but one, less a dispatch's traced duration
+(rt.runtime.sim.calibration ``dispatch_gap_us``). Since the replay loop runs a command
+buffer's C-only commands back to back without the GIL it is about 0 µs on the 2-vCPU
+development host; the gaps a traced run shows (9.5-12.4 µs) are the tracer's own, and when
+they were the measure a transformer layer's call (15-19 dispatches per rank) was predicted
+150 µs long.
 
 ``cores`` (optional) is how many cores the topology's devices share: with more devices than
 cores, kernels running at once stretch by the oversubscription (rt.runtime.sim.cores). ``rt

@@ -36,9 +36,8 @@ def lower_quartile(samples):
     the untraced one, its 64x64x128 matmul a median 95 µs over its samples against a minimum of
     13 µs), so the median of a handful of traced calls (the warm-up among them) is what the
     dispatch took while losing its core, not what it takes in the untraced run being predicted.
-    The lower quartile keeps the samples that kept their core, like ``dispatch_gap_us``
-    (rt.runtime.sim.calibration) for the gaps, and unlike the minimum one lucky sample does
-    not set it."""
+    The lower quartile keeps the samples that kept their core, and unlike the minimum one
+    lucky sample does not set it."""
     if len(samples) < 2:
         return float(samples[0])
     return statistics.quantiles(samples, n=4, method="inclusive")[0]

@@ -105,31 +105,26 @@ def test_each_dispatch_after_an_operations_first_stage_pays_the_dispatch_gap():
     assert times[1] - times[0] == pytest.approx(25.0)
 
 
-def test_the_dispatch_gap_is_the_lower_quartile_of_the_times_between_dispatches_of_an_operation():
-    from rt.runtime.sim.calibration import dispatch_gap_us
+def test_a_traced_chain_gives_its_dispatches_per_operation_and_their_median_duration():
+    from rt.runtime.sim.calibration import chain_dispatches
 
     def x(name, ts, dur, tid=1, dispatch=True):
         return {"ph": "X", "name": name, "ts": ts, "dur": dur, "tid": tid,
                 "args": {"workgroups": [1, 1, 1]} if dispatch else {}}
     events = [x("queue_execute: f", 0, 100, dispatch=False), x("a", 10, 20), x("b", 33, 10),
-              x("c", 50, 40),                               # gaps 3 and 7
+              x("c", 50, 40),
               x("queue_execute: g", 200, 50, dispatch=False), x("d", 205, 10), x("e", 220, 5),
-              x("other thread", 30, 1, tid=2)]              # gap 5; not in tid 1's operation
-    assert dispatch_gap_us(events) == 4.0                    # gaps 3, 5, 7: between 3 and 5
-    assert dispatch_gap_us([x("queue_execute: f", 0, 9, dispatch=False), x("a", 1, 2)]) == 0.0
-    assert dispatch_gap_us(events[:4]) == 4.0                # gaps 3, 7: a quarter of the way
+              x("other thread", 30, 1, tid=2)]              # not in tid 1's operation
+    assert chain_dispatches(events) == (3, 10.0)             # durations 1 5 10 10 20 40
+    assert chain_dispatches([x("queue_execute: f", 0, 9, dispatch=False)]) == (0, 0.0)
 
 
-def test_the_dispatch_gap_keeps_the_fast_mode_when_most_operations_ran_slow():
-    """Two operations with every gap at 9.5 µs, three with every gap at 17 µs (their executor
-    lost its core): the median would be 17; the lower quartile is 9.5."""
+def test_the_dispatch_gap_is_the_untraced_cost_of_a_dispatch_beyond_its_duration():
+    """What one more dispatch adds to an untraced call, less its traced duration; with more
+    devices than cores the marginal is the stretched dispatch's, so it is unstretched first;
+    never negative (an untraced dispatch may run faster than its traced duration)."""
     from rt.runtime.sim.calibration import dispatch_gap_us
 
-    events = []
-    for op, gap in enumerate((9.5, 17.0, 9.5, 17.0, 17.0)):
-        start = 1000 * op
-        events.append({"ph": "X", "name": "queue_execute: chain", "ts": start, "dur": 500, "tid": 1,
-                       "args": {}})
-        events += [{"ph": "X", "name": f"d{k}", "ts": start + 1 + k * (10 + gap), "dur": 10, "tid": 1,
-                    "args": {"workgroups": [1, 4, 1]}} for k in range(5)]
-    assert dispatch_gap_us(events) == pytest.approx(9.5)
+    assert dispatch_gap_us(12.0, 5.0, ranks=2, cores=2) == pytest.approx(7.0)
+    assert dispatch_gap_us(12.0, 5.0, ranks=4, cores=2) == pytest.approx(1.0)
+    assert dispatch_gap_us(4.1, 4.9, ranks=2, cores=2) == 0.0
