@@ -405,7 +405,7 @@ def measure_local(uri, ranks, mode, reps, bind=None):
     dispatches, kernel_us = measure_chain(vmfb, uri, ranks, reps, bind)
     with rt.load(vmfb, ranks=ranks, devices=[uri], bind=bind) as module:
         def call(name, *shape):
-            args = [[np.ones(shape, np.float32)] for _ in range(ranks)]
+            args = [[np.ones(shape, np.float32)]] * ranks
             function = getattr(module, name)
             return lambda: function.spmd(args, to_host=False)
         nop, chain, *times = interleaved_samples(
