@@ -198,3 +198,40 @@ def test_a_rank_that_skips_a_collective_is_named_and_the_next_call_works(uri):
                                                   r"joining it"):
                 m.f.spmd([[x, 0], [x, 1]])
             np.testing.assert_array_equal(m.f.spmd([[x, 0], [x, 0]])[0], 2 * x)
+
+
+SLOW_RANK = """
+shard.grid @grid(shape = 2)
+func.func @f(%x: tensor<4xf32>, %a: tensor<256x256xf32>, %n: index) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %a) -> (tensor<256x256xf32>) {
+    %e = tensor.empty() : tensor<256x256xf32>
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<256x256xf32>) -> tensor<256x256xf32>
+    %m = linalg.matmul ins(%acc, %a : tensor<256x256xf32>, tensor<256x256xf32>) outs(%f : tensor<256x256xf32>) -> tensor<256x256xf32>
+    scf.yield %m : tensor<256x256xf32>
+  }
+  %s = tensor.extract_slice %r[0, 0] [1, 4] [1, 1] : tensor<256x256xf32> to tensor<4xf32>
+  %y = arith.addf %x, %s : tensor<4xf32>
+  %out = shard.all_reduce %y on @grid grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
+  return %out : tensor<4xf32>
+}
+"""
+
+
+def test_a_collective_waits_out_a_rank_that_arrives_much_later():
+    """Rank 1 runs ~100 ms of matmuls before the all_reduce that rank 0 reaches at once: rank
+    0's wait (on the caller's thread, which waits for a collective in 50 ms slices so that
+    Ctrl-C can end it) outlasts several slices and the result is right."""
+    vmfb = rt.compile(SLOW_RANK, devices=["llvm-cpu"])
+    x, a = np.ones(4, np.float32), np.full((256, 256), 1e-3, np.float32)
+    slow = a.astype(np.float64)
+    for _ in range(300):
+        slow = slow @ a
+    expected = (x + a[0, :4]) + (x + slow[0, :4].astype(np.float32))
+    with rt.load(vmfb, ranks=2, devices=["local-task://llvm-cpu?threads=1"]) as m:
+        for _ in range(2):
+            out = m.f.spmd([[x, a, 0], [x, a, 300]])
+            for got in out:
+                np.testing.assert_allclose(got, expected, rtol=1e-6)
