@@ -6,19 +6,20 @@ fed by a deferred recording (utils/deferred_command_buffer.c): ``execute`` runs 
 executing the queue operation. It first resolves every buffer the commands use — the command
 buffer's own (direct references) and the submission's binding table (indirect ones) — to an
 address, checking that each is live now (a queue_alloca'd buffer only becomes live when the
-queue reaches the alloca). Then one loop walks the records: fills, copies and updates run in C
-(large ones with the GIL released), a dispatch calls its library's C entry
-(``ExecutableLibrary.c_dispatch``, rt.runtime.hal._library) with the GIL released, or the
-library's Python ``dispatch`` when it has none (vmvx, test libraries). Commands run one after
-the other, except that on more than one thread consecutive dispatches with no barrier (nor
-other command) between them, whose libraries share a C group entry (``LibraryEntry.group_fn``,
-llvm-cpu's pool), run side by side as one job, as IREE's task command buffer issues the
-commands of a concurrent region together (iree/hal/drivers/local_task/task_command_buffer.c);
-the compiler records no barrier only between independent dispatches
-(iree-stream-schedule-concurrency). Traced executions run every command alone, so that each
-has its own zone. A
-collective calls its channel (rt.runtime.hal.collective.run_collective) with views of the send
-and receive ranges.
+queue reaches the alloca). Then one loop walks the records. Commands that need no Python run
+back to back with the GIL released (see "runs without the GIL" below): fills, copies and
+updates in C, a dispatch through its library's C entry (``ExecutableLibrary.c_dispatch``,
+rt.runtime.hal._library), a collective on an in-process channel through the C rendezvous
+(rt.runtime.hal.drivers._local_rendezvous). A dispatch of a library without a C entry (vmvx,
+test libraries) calls its Python ``dispatch``, and a collective on another channel (MPI, a
+simulation's) calls the channel (rt.runtime.hal.collective.run_collective) with views of the
+send and receive ranges, both with the GIL. Commands run one after the other, except that on
+more than one thread consecutive dispatches with no barrier (nor other command) between them,
+whose libraries share a C group entry (``LibraryEntry.group_fn``, llvm-cpu's pool), run side
+by side as one job, as IREE's task command buffer issues the commands of a concurrent region
+together (iree/hal/drivers/local_task/task_command_buffer.c); the compiler records no barrier
+only between independent dispatches (iree-stream-schedule-concurrency). Traced executions run
+every command alone, so that each has its own zone.
 
 Tracing: given a sink, each command and debug group is reported as a zone on ``lane``, timed
 with CLOCK_MONOTONIC (the clock behind ``time.perf_counter_ns`` on Linux); without one no
@@ -57,8 +58,6 @@ cdef unsigned long _MAIN_THREAD = threading.main_thread().ident
 
 cdef enum:
     STACK_BINDINGS = 64
-    # Transfers at least this large release the GIL while they copy.
-    NOGIL_BYTES = 1 << 16
 
 
 class CommandFailure(Exception):
@@ -241,125 +240,21 @@ cdef _Addresses _resolve(CommandBuffer cb, BindingTable table):
     return a
 
 
-cdef int _dispatch(CommandBuffer cb, _Addresses a, DispatchCommand* d, uint32_t threads) except -1:
+cdef int _dispatch_python(CommandBuffer cb, _Addresses a, DispatchCommand* d,
+                          uint32_t threads) except -1:
+    """A dispatch of a library without a C entry (vmvx, test libraries): its Python
+    ``dispatch`` with the binding addresses."""
     cdef Executable e = <Executable>cb.executables[d.executable]
-    cdef LibraryEntry entry = e.entry
-    cdef void* stack_ptrs[STACK_BINDINGS]
-    cdef uint64_t stack_lengths[STACK_BINDINGS]
-    cdef void** ptrs = stack_ptrs
-    cdef uint64_t* lengths = stack_lengths
-    cdef uint64_t failed = 0
-    cdef int32_t status
-    cdef uint32_t i, n = d.binding_count
     cdef const uint32_t* constants = cb.constant_pool() + d.constants
     cdef const BufferRef* r
+    cdef uint32_t i
     if not (d.workgroup_count[0] and d.workgroup_count[1] and d.workgroup_count[2]):
         return 0
-    if n > STACK_BINDINGS:
-        ptrs = <void**>PyMem_Malloc(n * sizeof(void*))
-        lengths = <uint64_t*>PyMem_Malloc(n * sizeof(uint64_t))
-        if ptrs == NULL or lengths == NULL:
-            PyMem_Free(ptrs)
-            PyMem_Free(lengths)
-            raise MemoryError()
-    try:
-        for i in range(n):
-            r = cb.ref(d.bindings + i)
-            ptrs[i] = a.at(r)
-            lengths[i] = r.length
-        if entry is not None:
-            with nogil:
-                status = entry.fn(entry.state, d.ordinal, d.workgroup_count, constants, ptrs,
-                                  lengths, threads, &failed)
-            if status != 0:
-                raise entry.owner.dispatch_error(
-                    d.ordinal, (d.workgroup_count[0], d.workgroup_count[1], d.workgroup_count[2]),
-                    status, failed)
-        else:
-            e.library.dispatch(
-                d.ordinal, (d.workgroup_count[0], d.workgroup_count[1], d.workgroup_count[2]),
-                [constants[i] for i in range(d.constant_count)],
-                [<uintptr_t>ptrs[i] for i in range(n)], [lengths[i] for i in range(n)], threads)
-    finally:
-        if ptrs != stack_ptrs:
-            PyMem_Free(ptrs)
-            PyMem_Free(lengths)
-    return 0
-
-
-cdef library_group_fn _group_of(CommandBuffer cb, Command* c) noexcept:
-    """The C group entry of dispatch command ``c``'s library, or NULL (not a dispatch, or a
-    library without one)."""
-    cdef Executable e
-    if c.kind != COMMAND_DISPATCH:
-        return NULL
-    e = <Executable>cb.executables[c.args.dispatch.executable]
-    if e.entry is None:
-        return NULL
-    return e.entry.group_fn
-
-
-cdef Py_ssize_t _group_end(CommandBuffer cb, Py_ssize_t i, Py_ssize_t n) except -1:
-    """The end of the run of dispatches from command ``i`` that share one group entry."""
-    cdef library_group_fn fn = _group_of(cb, cb.command(i))
-    cdef Py_ssize_t j = i + 1
-    if fn == NULL:
-        return j
-    while j < n and _group_of(cb, cb.command(j)) == fn:
-        j += 1
-    return j
-
-
-cdef int _dispatch_group(CommandBuffer cb, _Addresses a, Py_ssize_t first, Py_ssize_t end,
-                         uint32_t threads, Py_ssize_t* at) except -1:
-    """Run dispatch commands [first, end) side by side through their group entry; on a
-    failure ``at`` is set to the failing command before raising."""
-    cdef uint32_t count = <uint32_t>(end - first), k, i, nb = 0, failed = 0
-    cdef uint64_t failed_workgroup = 0
-    cdef int32_t status
-    cdef DispatchCommand* d
-    cdef Executable e
-    cdef library_group_fn fn = _group_of(cb, cb.command(first))
-    cdef const BufferRef* r
-    cdef library_dispatch_t* items
-    cdef void** ptrs
-    cdef uint64_t* lengths
-    for k in range(count):
-        nb += cb.command(first + k).args.dispatch.binding_count
-    items = <library_dispatch_t*>PyMem_Malloc(count * sizeof(library_dispatch_t))
-    ptrs = <void**>PyMem_Malloc(max(nb, 1) * sizeof(void*))
-    lengths = <uint64_t*>PyMem_Malloc(max(nb, 1) * sizeof(uint64_t))
-    try:
-        if items == NULL or ptrs == NULL or lengths == NULL:
-            raise MemoryError()
-        nb = 0
-        for k in range(count):
-            d = &cb.command(first + k).args.dispatch
-            e = <Executable>cb.executables[d.executable]
-            items[k].state = e.entry.state
-            items[k].ordinal = d.ordinal
-            items[k].workgroup_count = d.workgroup_count
-            items[k].constants = cb.constant_pool() + d.constants
-            items[k].binding_ptrs = ptrs + nb
-            items[k].binding_lengths = lengths + nb
-            for i in range(d.binding_count):
-                r = cb.ref(d.bindings + i)
-                ptrs[nb] = a.at(r)
-                lengths[nb] = r.length
-                nb += 1
-        with nogil:
-            status = fn(items, count, threads, &failed, &failed_workgroup)
-        if status != 0:
-            at[0] = first + failed
-            d = &cb.command(first + failed).args.dispatch
-            e = <Executable>cb.executables[d.executable]
-            raise e.entry.owner.dispatch_error(
-                d.ordinal, (d.workgroup_count[0], d.workgroup_count[1], d.workgroup_count[2]),
-                status, failed_workgroup)
-    finally:
-        PyMem_Free(items)
-        PyMem_Free(ptrs)
-        PyMem_Free(lengths)
+    e.library.dispatch(
+        d.ordinal, (d.workgroup_count[0], d.workgroup_count[1], d.workgroup_count[2]),
+        [constants[i] for i in range(d.constant_count)],
+        [<uintptr_t>a.at(cb.ref(d.bindings + i)) for i in range(d.binding_count)],
+        [cb.ref(d.bindings + i).length for i in range(d.binding_count)], threads)
     return 0
 
 
@@ -662,37 +557,40 @@ cdef int _raise_stop(CommandBuffer cb, _Run* r, Py_ssize_t i, Py_ssize_t* at) ex
         r.status, r.workgroup)
 
 
-cdef int _run(CommandBuffer cb, _Addresses a, Command* c, uint32_t threads) except -1:
+cdef int _run_python(CommandBuffer cb, _Addresses a, Command* c, uint32_t threads) except -1:
+    """A command that needs Python (``_native`` is false for it): a dispatch of a library
+    without a C entry, or a collective on a channel other than an in-process one (MPI, a
+    simulation's), which gets views of its send and receive ranges
+    (rt.runtime.hal.collective.run_collective)."""
     cdef CollectiveCommand* k
-    cdef char* target
-    cdef const char* source
-    cdef size_t length
     if c.kind == COMMAND_DISPATCH:
-        return _dispatch(cb, a, &c.args.dispatch, threads)
-    if c.kind == COMMAND_FILL:
-        target, length = a.at(&c.args.fill.target), c.args.fill.target.length
-        if length >= NOGIL_BYTES:
-            with nogil:
-                _fill(<uint8_t*>target, length, c.args.fill.pattern, c.args.fill.pattern_length)
-        else:
-            _fill(<uint8_t*>target, length, c.args.fill.pattern, c.args.fill.pattern_length)
-    elif c.kind == COMMAND_COPY:
-        source, target = a.at(&c.args.copy.source), a.at(&c.args.copy.target)
-        length = c.args.copy.source.length
-        if length >= NOGIL_BYTES:
-            with nogil:
-                memmove(target, source, length)
-        else:
-            memmove(target, source, length)
-    elif c.kind == COMMAND_UPDATE:
-        target, length = a.at(&c.args.update.target), c.args.update.target.length
-        memcpy(target, cb.host_bytes(c.args.update.source_offset), length)
-    elif c.kind == COMMAND_COLLECTIVE:
-        k = &c.args.collective
-        run_collective(cb.channels[k.channel], k.op, k.param,
-                       _memory(a.at(&k.send), k.send.length), _memory(a.at(&k.recv), k.recv.length),
-                       k.element_count)
+        return _dispatch_python(cb, a, &c.args.dispatch, threads)
+    k = &c.args.collective
+    run_collective(cb.channels[k.channel], k.op, k.param,
+                   _memory(a.at(&k.send), k.send.length), _memory(a.at(&k.recv), k.recv.length),
+                   k.element_count)
     return 0
+
+
+cdef Py_ssize_t _step(CommandBuffer cb, _Addresses a, _Run* r, Py_ssize_t i, Py_ssize_t end,
+                      Py_ssize_t* at) except -1:
+    """Run the commands from ``i`` (before ``end``) that need no Python in one release of the
+    GIL, or command ``i`` with it if it needs Python; the index of the next command. On a
+    failure ``at`` is set to the failing command before raising."""
+    cdef Py_ssize_t j
+    at[0] = i
+    if not _native(r, &r.commands[i]):
+        _run_python(cb, a, cb.command(i), r.threads)
+        return i + 1
+    with nogil:
+        j = _run_nogil(r, i, end)
+    at[0] = j
+    if r.stop == STOP_PENDING:
+        _finish_pending(cb, r, j)
+        return j + 1
+    if r.stop != STOP_NONE:
+        _raise_stop(cb, r, j, at)
+    return j
 
 
 cdef object _memory(char* address, size_t length):
@@ -717,66 +615,57 @@ cdef int execute_c(CommandBuffer cb, BindingTable table, uint32_t threads, objec
                    object lane) except -1:
     """Run every command of ``cb`` in order (``table``: the submission's binding table or
     None); raises ``CommandFailure(index)`` from the cause."""
-    cdef Py_ssize_t i = 0, n = cb.count(), depth = 0, end
+    cdef Py_ssize_t i = 0, n = cb.count(), depth = 0, at = 0
     cdef _Addresses a = _resolve(cb, table)
     cdef list zones
     cdef tuple zone
-    cdef _Plan p
+    cdef _Plan p = _plan(cb)
     cdef _Run r
     cdef uint8_t gone_stack[256]
-    if sink is None:
-        p = _plan(cb)
-        r.commands, r.refs, r.constants, r.host = cb._commands, cb._refs, cb._constants, p.host
-        r.direct, r.slots = a.direct, a.slots
-        r.fn, r.state, r.group, r.comm, r.rank = p.fn, p.state, p.group, p.comm, p.rank
-        r.threads = threads
-        # Only the main thread sees Ctrl-C: it waits for a collective in slices.
-        r.wait_ns = 50000000 if PyThread_get_thread_ident() == _MAIN_THREAD else -1
-        # Where a failed rendezvous names the ranks that never joined.
-        r.failure.gone = &gone_stack[0]
-        if p.most_ranks > 256:
-            r.failure.gone = <uint8_t*>PyMem_Malloc(p.most_ranks)
+    r.commands, r.refs, r.constants, r.host = cb._commands, cb._refs, cb._constants, p.host
+    r.direct, r.slots = a.direct, a.slots
+    r.fn, r.state, r.group, r.comm, r.rank = p.fn, p.state, p.group, p.comm, p.rank
+    r.threads = threads
+    # Only the main thread sees Ctrl-C: it waits for a collective in slices.
+    r.wait_ns = 50000000 if PyThread_get_thread_ident() == _MAIN_THREAD else -1
+    # Where a failed rendezvous names the ranks that never joined.
+    r.failure.gone = &gone_stack[0]
+    if p.most_ranks > 256:
+        r.failure.gone = <uint8_t*>PyMem_Malloc(p.most_ranks)
         if r.failure.gone == NULL:
             raise MemoryError()
+    try:
+        if sink is None:
+            try:
+                while i < n:
+                    i = _step(cb, a, &r, i, n, &i)
+            except Exception as error:
+                raise CommandFailure(i) from error
+            return 0
+        # Traced: every command alone, in its own zone.
+        zones = cb.trace_zones()
         try:
             while i < n:
-                with nogil:
-                    i = _run_nogil(&r, i, n)
-                if r.stop == STOP_PENDING:
-                    _finish_pending(cb, &r, i)
-                    i += 1
-                    continue
-                if r.stop != STOP_NONE:
-                    _raise_stop(cb, &r, i, &i)
-                if i < n:  # a command that needs Python
-                    _run(cb, a, cb.command(i), threads)
-                    i += 1
+                zone = <tuple>zones[i]
+                depth = _markers(<tuple>zone[0], sink, lane, depth)
+                sink.zone_begin(lane, zone[1], _now_ns(), zone[2])
+                try:
+                    _step(cb, a, &r, i, i + 1, &at)
+                except Exception as error:
+                    sink.zone_end(lane, _now_ns(), {"error": str(error)})
+                    raise
+                sink.zone_end(lane, _now_ns())
+                i += 1
+            _markers(<tuple>(<tuple>zones[n])[0], sink, lane, depth)
         except Exception as error:
+            while depth > 0:
+                sink.zone_end(lane, _now_ns())
+                depth -= 1
             raise CommandFailure(i) from error
-        finally:
-            if r.failure.gone != &gone_stack[0]:
-                PyMem_Free(r.failure.gone)
         return 0
-    zones = cb.trace_zones()
-    try:
-        while i < n:
-            zone = <tuple>zones[i]
-            depth = _markers(<tuple>zone[0], sink, lane, depth)
-            sink.zone_begin(lane, zone[1], _now_ns(), zone[2])
-            try:
-                _run(cb, a, cb.command(i), threads)
-            except Exception as error:
-                sink.zone_end(lane, _now_ns(), {"error": str(error)})
-                raise
-            sink.zone_end(lane, _now_ns())
-            i += 1
-        _markers(<tuple>(<tuple>zones[n])[0], sink, lane, depth)
-    except Exception as error:
-        while depth > 0:
-            sink.zone_end(lane, _now_ns())
-            depth -= 1
-        raise CommandFailure(i) from error
-    return 0
+    finally:
+        if r.failure.gone != &gone_stack[0]:
+            PyMem_Free(r.failure.gone)
 
 
 cdef int execute_command_buffer(CommandBuffer cb, BindingTable table, uint32_t threads,
