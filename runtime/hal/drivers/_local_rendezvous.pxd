@@ -85,6 +85,11 @@ cdef int rendezvous_wait(CommState* c, int64_t seq, int64_t timeout_ns,
 # Give up on collective ``seq`` (the world aborted): returns once no computation is using the
 # ranks' buffers.
 cdef void rendezvous_leave(CommState* c, int64_t seq) noexcept nogil
+# The wait before a Ctrl-C check on this thread (-1: none, not the main thread), and the rest
+# of a wait that timed out, Ctrl-C ending it (see _local_rendezvous.pyx).
+cdef int64_t wait_slice_ns() noexcept nogil
+cdef int rendezvous_wait_interruptibly(CommState* c, int64_t seq, int status,
+                                       Failure* failure) except -1
 
 
 cdef class NativeCommunicator:

@@ -31,6 +31,8 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memmove, memset
 from posix.time cimport CLOCK_REALTIME, clock_gettime, timespec
 
+import threading
+
 cdef extern from "<pthread.h>" nogil:
     int pthread_mutex_init(pthread_mutex_t* mutex, const void* attr)
     int pthread_mutex_destroy(pthread_mutex_t* mutex)
@@ -41,6 +43,9 @@ cdef extern from "<pthread.h>" nogil:
     int pthread_cond_wait(pthread_cond_t* cond, pthread_mutex_t* mutex)
     int pthread_cond_timedwait(pthread_cond_t* cond, pthread_mutex_t* mutex, const timespec* t)
     int pthread_cond_broadcast(pthread_cond_t* cond)
+
+cdef extern from "pythread.h":
+    unsigned long PyThread_get_thread_ident() nogil
 
 # iree_hal_collective_kind_e / _reduction_e / _element_type_e (rt.runtime.hal.collective).
 cdef enum:
@@ -67,6 +72,10 @@ cdef enum:
     FLOAT_64 = 10
     ELEMENT_TYPES = 12
     NO_RANK = 0xFFFF
+
+cdef unsigned long _MAIN_THREAD = threading.main_thread().ident
+# How long the main thread (the one signals reach) waits before it checks for Ctrl-C.
+cdef int64_t _SLICE_NS = 50000000
 
 cdef uint64_t ELEMENT_SIZE[ELEMENT_TYPES]
 ELEMENT_SIZE[:] = [1, 1, 2, 2, 4, 4, 8, 8, 2, 4, 8, 2]
@@ -395,11 +404,14 @@ cdef class NativeWorld:
 
     def abort(self):
         """Fail every waiting and later rendezvous until the next epoch."""
-        cdef WorldState* w = self.state
-        pthread_mutex_lock(&w.mutex)
-        w.failed = 1
-        pthread_cond_broadcast(&w.cond)
-        pthread_mutex_unlock(&w.mutex)
+        _abort(self.state)
+
+
+cdef void _abort(WorldState* w) noexcept nogil:
+    pthread_mutex_lock(&w.mutex)
+    w.failed = 1
+    pthread_cond_broadcast(&w.cond)
+    pthread_mutex_unlock(&w.mutex)
 
 
 cdef void _reset(CommState* c) noexcept nogil:
@@ -535,6 +547,31 @@ cdef void rendezvous_leave(CommState* c, int64_t seq) noexcept nogil:
     pthread_mutex_unlock(&w.mutex)
 
 
+cdef int64_t wait_slice_ns() noexcept nogil:
+    """How long a rendezvous wait may block before its thread checks for Ctrl-C: 50 ms on
+    the main thread (the only one signals reach), without end on any other."""
+    return _SLICE_NS if PyThread_get_thread_ident() == _MAIN_THREAD else -1
+
+
+cdef int rendezvous_wait_interruptibly(CommState* c, int64_t seq, int status,
+                                       Failure* failure) except -1:
+    """Go on waiting for collective ``seq`` while ``status`` (the last wait's) is
+    RENDEZVOUS_PENDING, in slices, checking for Ctrl-C between them; the outcome. On Ctrl-C
+    the world is aborted (nobody computes this rendezvous any more) and the waiter leaves once
+    no computation in progress still uses its buffers, then the KeyboardInterrupt goes on."""
+    while status == RENDEZVOUS_PENDING:
+        try:
+            PyErr_CheckSignals()
+        except BaseException:
+            _abort(c.world)
+            with nogil:
+                rendezvous_leave(c, seq)
+            raise
+        with nogil:
+            status = rendezvous_wait(c, seq, _SLICE_NS, failure)
+    return status
+
+
 cdef class NativeCommunicator:
     """``count`` ranks joining collectives in order. ``fallback(arrivals)`` runs with the GIL
     for what C does not compute: ``arrivals`` is a list of ``(op, param, send, recv, count)``
@@ -580,19 +617,17 @@ cdef class NativeCommunicator:
     def count(self):
         return self.c.count
 
-    def collective(self, int rank, uint32_t op, uint32_t param, send, recv, uint64_t count,
-                   bint interruptible=True):
+    def collective(self, int rank, uint32_t op, uint32_t param, send, recv, uint64_t count):
         """Run ``rank``'s part of the next collective: ``send`` / ``recv`` objects exposing
         contiguous buffers (recv writable). Returns None, or ``(status, details)`` when it
         failed: mismatch ``(rank, op0, count0, op, count)``, gone ``[ranks]``, failed the
-        error kept, aborted None. Waits in slices of 50 ms, checking for signals between them
-        when ``interruptible`` (a KeyboardInterrupt aborts the world and propagates)."""
+        error kept, aborted None. On the main thread a Ctrl-C ends the wait
+        (``rendezvous_wait_interruptibly``)."""
         cdef Py_buffer sb, rb
         cdef Arrival a
         cdef Failure f
         cdef int64_t seq = -1
         cdef int status
-        cdef int64_t timeout = 50000000 if interruptible else -1
         if not 0 <= rank < self.c.count:
             raise ValueError(f"rank {rank} is not in [0, {self.c.count})")
         PyObject_GetBuffer(send, &sb, PyBUF_ANY_CONTIGUOUS)
@@ -609,21 +644,9 @@ cdef class NativeCommunicator:
         try:
             with nogil:
                 status = rendezvous_arrive(self.c, rank, &a, &seq)
-            if status == RENDEZVOUS_OK:
-                while True:
-                    with nogil:
-                        status = rendezvous_wait(self.c, seq, timeout, &f)
-                    if status != RENDEZVOUS_PENDING:
-                        break
-                    try:
-                        PyErr_CheckSignals()
-                    except BaseException:
-                        # Leave for good: nobody computes this rendezvous any more, and none
-                        # in progress still reads our buffers once ``_leave`` returns.
-                        self.world.abort()
-                        with nogil:
-                            rendezvous_leave(self.c, seq)
-                        raise
+                if status == RENDEZVOUS_OK:
+                    status = rendezvous_wait(self.c, seq, wait_slice_ns(), &f)
+            status = rendezvous_wait_interruptibly(self.c, seq, status, &f)
         finally:
             PyBuffer_Release(&sb)
             PyBuffer_Release(&rb)

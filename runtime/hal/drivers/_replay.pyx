@@ -25,7 +25,6 @@ Tracing: given a sink, each command and debug group is reported as a zone on ``l
 with CLOCK_MONOTONIC (the clock behind ``time.perf_counter_ns`` on Linux); without one no
 clock is read.
 """
-from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc
@@ -44,17 +43,12 @@ from rt.runtime.hal._library cimport (LibraryEntry, library_dispatch_fn, library
 from rt.runtime.hal._validation cimport Site, queue_site, size_value
 from rt.runtime.hal.drivers._local_rendezvous cimport (RENDEZVOUS_OK, RENDEZVOUS_PENDING, Arrival,
                                                        CommState, Failure, NativeCommunicator,
-                                                       rendezvous_arrive, rendezvous_leave,
-                                                       rendezvous_wait)
+                                                       rendezvous_arrive, rendezvous_wait,
+                                                       rendezvous_wait_interruptibly,
+                                                       wait_slice_ns)
 from rt.runtime.hal import commands as records
 from rt.runtime.hal.collective import CollectiveOp, run_collective
 from rt.runtime.hal.drivers.local_channel import LocalChannel
-
-cdef extern from "pythread.h":
-    unsigned long PyThread_get_thread_ident() nogil
-
-import threading
-cdef unsigned long _MAIN_THREAD = threading.main_thread().ident
 
 cdef enum:
     STACK_BINDINGS = 64
@@ -277,7 +271,6 @@ cdef class _Plan:
     cdef CommState** comm
     cdef int* rank
     cdef const unsigned char* host
-    cdef list keep
     cdef int most_ranks  # the largest in-process communicator's rank count
 
     def __dealloc__(self):
@@ -307,15 +300,13 @@ cdef _Plan _plan(CommandBuffer cb):
         p.fn[i], p.state[i], p.group[i] = NULL, NULL, NULL
         if e.entry is not None:
             p.fn[i], p.state[i], p.group[i] = e.entry.fn, e.entry.state, e.entry.group_fn
-    p.keep = []
     p.most_ranks = 0
     for i in range(nc):
         channel = cb.channels[i]
         p.comm[i], p.rank[i] = NULL, 0
         if type(channel) is LocalChannel:
-            native = channel.comm.native
-            p.keep.append(native)
-            p.comm[i], p.rank[i] = (<NativeCommunicator>native).c, channel.rank
+            # cb.channels keeps the channel, its communicator and this state alive.
+            p.comm[i], p.rank[i] = (<NativeCommunicator>channel.comm.native).c, channel.rank
             p.most_ranks = max(p.most_ranks, p.comm[i].count)
     p.host = cb.host_bytes(0)
     cb.replay_plan = p
@@ -374,13 +365,23 @@ cdef inline library_group_fn _group_nogil(const _Run* r, const Command* c) noexc
     return r.group[c.args.dispatch.executable]
 
 
+cdef inline void _bindings(const _Run* r, const DispatchCommand* d, void** ptrs,
+                           uint64_t* lengths) noexcept nogil:
+    """Dispatch ``d``'s binding addresses and lengths into ``ptrs`` / ``lengths``."""
+    cdef uint32_t i
+    cdef const BufferRef* ref
+    for i in range(d.binding_count):
+        ref = &r.refs[d.bindings + i]
+        ptrs[i] = _at(r, ref)
+        lengths[i] = ref.length
+
+
 cdef int _dispatch_nogil(_Run* r, const DispatchCommand* d) noexcept nogil:
     cdef void* stack_ptrs[STACK_BINDINGS]
     cdef uint64_t stack_lengths[STACK_BINDINGS]
     cdef void** ptrs = stack_ptrs
     cdef uint64_t* lengths = stack_lengths
-    cdef uint32_t i, n = d.binding_count
-    cdef const BufferRef* ref
+    cdef uint32_t n = d.binding_count
     if not (d.workgroup_count[0] and d.workgroup_count[1] and d.workgroup_count[2]):
         return 0
     if n > STACK_BINDINGS:
@@ -391,10 +392,7 @@ cdef int _dispatch_nogil(_Run* r, const DispatchCommand* d) noexcept nogil:
             free(lengths)
             r.stop = STOP_MEMORY
             return -1
-    for i in range(n):
-        ref = &r.refs[d.bindings + i]
-        ptrs[i] = _at(r, ref)
-        lengths[i] = ref.length
+    _bindings(r, d, ptrs, lengths)
     r.status = r.fn[d.executable](r.state[d.executable], d.ordinal, d.workgroup_count,
                                   r.constants + d.constants, ptrs, lengths, r.threads,
                                   &r.workgroup)
@@ -408,9 +406,8 @@ cdef int _dispatch_nogil(_Run* r, const DispatchCommand* d) noexcept nogil:
 
 
 cdef int _group_nogil_run(_Run* r, Py_ssize_t first, Py_ssize_t end) noexcept nogil:
-    cdef uint32_t count = <uint32_t>(end - first), k, i, nb = 0
+    cdef uint32_t count = <uint32_t>(end - first), k, nb = 0
     cdef const DispatchCommand* d
-    cdef const BufferRef* ref
     cdef library_dispatch_t* items
     cdef void** ptrs
     cdef uint64_t* lengths
@@ -434,11 +431,8 @@ cdef int _group_nogil_run(_Run* r, Py_ssize_t first, Py_ssize_t end) noexcept no
         items[k].constants = r.constants + d.constants
         items[k].binding_ptrs = ptrs + nb
         items[k].binding_lengths = lengths + nb
-        for i in range(d.binding_count):
-            ref = &r.refs[d.bindings + i]
-            ptrs[nb] = _at(r, ref)
-            lengths[nb] = ref.length
-            nb += 1
+        _bindings(r, d, ptrs + nb, lengths + nb)
+        nb += d.binding_count
     r.status = r.group[r.commands[first].args.dispatch.executable](
         items, count, r.threads, &r.failed_dispatch, &r.workgroup)
     free(items)
@@ -510,21 +504,16 @@ cdef Py_ssize_t _run_nogil(_Run* r, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
 
 
 cdef Py_ssize_t _finish_pending(CommandBuffer cb, _Run* r, Py_ssize_t i) except -1:
-    """Wait out command ``i``'s collective on the main thread in slices, checking for Ctrl-C
-    between them; raise its failure, if any."""
+    """Wait out command ``i``'s collective on the main thread, Ctrl-C ending the wait
+    (``rendezvous_wait_interruptibly``); raise its failure, if any."""
     cdef CollectiveCommand* k = &cb.command(i).args.collective
-    cdef CommState* comm = r.comm[k.channel]
-    while r.rendezvous == RENDEZVOUS_PENDING:
-        try:
-            PyErr_CheckSignals()
-        except BaseException:
-            cb.channels[k.channel].comm.world.abort(
-                DeviceError(f"rank {r.rank[k.channel]} was interrupted"))
-            with nogil:
-                rendezvous_leave(comm, r.seq)
-            raise
-        with nogil:
-            r.rendezvous = rendezvous_wait(comm, r.seq, r.wait_ns, &r.failure)
+    channel = cb.channels[k.channel]
+    try:
+        r.rendezvous = rendezvous_wait_interruptibly(r.comm[k.channel], r.seq, r.rendezvous,
+                                                     &r.failure)
+    except KeyboardInterrupt:
+        channel.comm.interrupted(channel.rank)
+        raise
     if r.rendezvous != RENDEZVOUS_OK:
         _raise_collective(cb, r, i)
     return 0
@@ -626,8 +615,7 @@ cdef int execute_c(CommandBuffer cb, BindingTable table, uint32_t threads, objec
     r.direct, r.slots = a.direct, a.slots
     r.fn, r.state, r.group, r.comm, r.rank = p.fn, p.state, p.group, p.comm, p.rank
     r.threads = threads
-    # Only the main thread sees Ctrl-C: it waits for a collective in slices.
-    r.wait_ns = 50000000 if PyThread_get_thread_ident() == _MAIN_THREAD else -1
+    r.wait_ns = wait_slice_ns()
     # Where a failed rendezvous names the ranks that never joined.
     r.failure.gone = &gone_stack[0]
     if p.most_ranks > 256:

@@ -27,7 +27,6 @@ from rt.runtime.hal.channel import COUNT_DEFAULT, NO_COLOR, RANK_DEFAULT, Channe
 from rt.runtime.hal.collective import CollectiveOp, compute
 from rt.runtime.hal.drivers._local_rendezvous import NativeWorld
 
-_MAIN_THREAD = threading.main_thread().ident
 # _local_rendezvous's outcomes.
 _MISMATCH, _ABORTED, _GONE, _FAILED = 1, 2, 3, 4
 
@@ -186,12 +185,16 @@ class _Communicator:
         aborted or the computation failed."""
         try:
             outcome = self.native.collective(rank, op.pack(), int(param) & 0xFFFFFFFF, send, recv,
-                                             count, threading.get_ident() == _MAIN_THREAD)
+                                             count)
         except KeyboardInterrupt:
-            self.world.abort(DeviceError(f"rank {self.members[rank]} was interrupted"))
+            self.interrupted(rank)
             raise
         if outcome is not None:
             raise self.error(rank, f"collective {op.describe()} x{count}", *outcome)
+
+    def interrupted(self, rank):
+        """Ctrl-C ended ``rank``'s wait: the world is aborted, naming it."""
+        self.world.abort(DeviceError(f"rank {self.members[rank]} was interrupted"))
 
     def error(self, rank, what, status, details):
         """The DeviceError of a failed rendezvous (``details`` as NativeCommunicator gives)."""
