@@ -60,13 +60,13 @@ sys.path.insert(0, os.path.dirname(__file__))
 import rt  # noqa: E402
 import sim_accuracy_programs as programs  # noqa: E402
 from iree_peer import machine  # noqa: E402
-from rt.runtime.sim.calibration import (DEFAULT_URI, calibrate, interleaved_samples, kernel_costs,  # noqa: E402
-                                        median_us)
+from rt.runtime.sim.calibration import (DEFAULT_URI, Turns, calibrate, interleaved_samples,  # noqa: E402
+                                        kernel_costs, median_us)
 from rt.runtime.sim.profile import ProfileTable, lower_quartile  # noqa: E402
 
 URI = DEFAULT_URI
-#: Bursts of ``--repeats`` calls per in-process case and round (one_round).
-BURSTS = 5
+#: Samples per call and round, each the median of ``--repeats`` calls in a row (one_round).
+BURSTS = 7
 #: How the MPI worker loads a case: the calibrated device (one thread per dispatch, as the
 #: topology's kernels); the default local-task device would give each rank every core.
 MPI_LOAD = {"channel": "mpi", "devices": [URI]}
@@ -215,14 +215,19 @@ def run_mpi(folder, repeats):
 
 
 def one_round(compiled, quick, use_mpi, repeats, folder):
-    """``({case: (real, calibrated, profiled) µs}, calibrations)`` of one round. The real
-    time of a case is the median of its ``BURSTS`` burst medians, a burst being ``repeats``
-    calls in a row and the cases' bursts taking turns (``interleaved_samples``): one case's
-    calls in a row drifted by ±15% from one 40-call burst to the next (2 ranks on the 2-core
-    host), so a single burst per round measured the drift as much as the program."""
-    cals = {n: calibrate([URI] * n, quick=quick, mpi=use_mpi and n == 2) for n in (2, 4)}
-    calls = {}
-    with contextlib.ExitStack() as stack:
+    """``({case: (real, calibrated, profiled) µs}, calibrations, real)`` of one round. The
+    calibrations' in-process timed calls (links, the host's call cost, the dispatch gap) and
+    the cases' calls take turns in one schedule (rt.runtime.sim.calibration ``Turns``): the
+    host's cost of a call moves by phases of seconds to minutes, and a calibration timed
+    before the real runs read another phase than they did (a round's calibration timed
+    ``@nop`` on 2 ranks at 142 µs, then the real 64 KiB all_gather took 138 µs). The real
+    time of a case is the median of its ``BURSTS`` samples, a sample being the median of
+    ``repeats`` calls in a row: one case's calls in a row drifted by ±15% from one 40-call
+    burst to the next (2 ranks on the 2-core host), so a single burst per round measured the
+    drift as much as the program."""
+    with Turns(BURSTS) as turns:
+        cals = {n: calibrate([URI] * n, quick=quick, mpi=use_mpi and n == 2, turns=turns) for n in (2, 4)}
+        calls = {}
         for name, builder, count, layout in CASES:
             vmfb, function, inputs = compiled[name]
             tracer = rt.Tracer()
@@ -232,9 +237,10 @@ def one_round(compiled, quick, use_mpi, repeats, folder):
                     call()
             profile_file(tracer.events, folder, name)
             module, calls[name] = open_case(vmfb, function, inputs, layout, count)
-            stack.enter_context(module)
-        bursts = interleaved_samples(list(calls.values()), BURSTS, warm=True, runs=repeats)
-    real = {name: statistics.median(b) for name, b in zip(calls, bursts)}
+            turns.enter(module)
+        timed = turns.add(list(calls.values()), repeats)
+        turns.run()
+    real = {name: statistics.median(b) for name, b in zip(calls, timed.value)}
     if use_mpi and cals[2].mpi_link is not None:
         real.update(run_mpi(folder, repeats))
     elif use_mpi:

@@ -2,7 +2,10 @@
 
 Every figure is a median of repeated runs (on a host shared with other jobs the median of
 samples that take turns is what a job's calls see; the fastest is a lucky one), kernels the
-median of their samples with the job's devices busy at once:
+median of their samples with the job's devices busy at once. The timed calls of the links and
+of the host's costs take turns in one schedule (``Turns``), each turn after ``WARM_S`` of
+untimed calls of itself; a benchmark may pass its own ``Turns`` so that they take turns with
+the calls it measures (benchmarks/sim_accuracy.py):
 
 * **Kernels**, per device URI: the programs of rt.runtime.sim.calibration_programs (matmuls,
   convs, elementwise ops and reductions of several sizes) run with the ``measured`` time model
@@ -48,6 +51,7 @@ comment header saying how and when each figure was measured. Source of the metho
 (Hockney) model fitted from ping-pong, as nccl-tests / OSU report links; Vidur's and
 LLMCompass' per-operator profiles.
 """
+import contextlib
 import datetime
 import importlib.util
 import json
@@ -81,6 +85,8 @@ MAX_BYTE_GBPS = 1e6
 #: benchmarks/sim_accuracy.py's bursts of real calls (--repeats), so that both see calls
 #: among calls of themselves alike.
 RUNS = 15
+#: Seconds of untimed calls before each turn of ``Turns`` (``interleaved_samples``' ``warm_s``).
+WARM_S = 0.02
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
 
 
@@ -334,7 +340,7 @@ def fit_compute(points):
     return ClassCost(overhead, 1.0 / (slope * 1e3))
 
 
-def interleaved_samples(calls, reps, warm=False, runs=1):
+def interleaved_samples(calls, reps, warm=False, runs=1, warm_s=0.0):
     """Per call of ``calls``, its ``reps`` timed samples in µs, after one warm-up each; the
     calls take turns (round by round, round k starting at call k mod n, so that no call always
     follows the same one), so that on a shared host every call sees the same mix of quiet and
@@ -343,12 +349,17 @@ def interleaved_samples(calls, reps, warm=False, runs=1):
     program's repeated (or just produced) data is, and what the call before left to do done;
     without it, calls of a size sweep taking turns each found their data evicted by the
     others (an in-process all_reduce of 1.5 MiB took 3-4x as long as the same call repeated).
-    ``runs`` > 1: a turn is ``runs`` timed calls in a row (after the untimed one with
-    ``warm``) and its sample their median: a call among calls of itself, as a program's
-    repeated calls run. Why: on 2 in-process ranks (2-core host, persistent rank threads),
-    one timed call after one untimed one still took 60-130 µs longer than the same call
-    repeated, for @nop and for all_reduces of 12 KiB-1.5 MiB alike, while a block of them in a
-    row took what the repeated call takes."""
+    ``runs`` > 1 (one number, or one per call): a turn is ``runs`` timed calls in a row (after
+    the untimed one with ``warm``) and its sample their median: a call among calls of itself,
+    as a program's repeated calls run. Why: on 2 in-process ranks (2-core host, persistent
+    rank threads), one timed call after one untimed one still took 60-130 µs longer than the
+    same call repeated, for @nop and for all_reduces of 12 KiB-1.5 MiB alike, while a block of
+    them in a row took what the repeated call takes. ``warm_s`` (with ``warm``): the untimed
+    calls go on until they have taken that many seconds (at least one): a call right after a
+    heavy one is slower for many calls, not one (2 in-process ranks' TP MLP, 0.55 ms a call
+    alone, took 0.58-0.81 ms as the median of 15 calls in a row right after 4 ranks'
+    all_reduces of 12 MiB; after 20 ms of untimed calls of itself, what it takes alone)."""
+    per_call = [runs] * len(calls) if isinstance(runs, int) else list(runs)
     for call in calls:
         call()
     samples = [[] for _ in calls]
@@ -356,14 +367,88 @@ def interleaved_samples(calls, reps, warm=False, runs=1):
         for i in [(k + j) % len(calls) for j in range(len(calls))]:
             call = calls[i]
             if warm:
+                started = time.perf_counter()
                 call()
+                while time.perf_counter() - started < warm_s:
+                    call()
             times = []
-            for _ in range(runs):
+            for _ in range(per_call[i]):
                 start = time.perf_counter()
                 call()
                 times.append((time.perf_counter() - start) * 1e6)
             samples[i].append(statistics.median(times))
     return samples
+
+
+class Timed:
+    """Calls added to ``Turns``: ``samples`` (per call, as ``interleaved_samples`` gives them)
+    once the turns ran, and ``value``: what ``finish(samples)`` makes of them."""
+
+    def __init__(self, count, finish):
+        self.count, self._finish, self.samples = count, finish, None
+
+    @property
+    def value(self):
+        if self.samples is None:
+            raise RtError("these calls have not been timed yet: run their Turns first")
+        return self._finish(self.samples)
+
+
+class Turns:
+    """The timed calls of several measurements in one schedule: ``add`` gives each
+    measurement's calls (and how many timed calls in a row make one of their samples),
+    ``run`` times them all taking turns (``interleaved_samples``, ``reps`` samples per call,
+    each turn after ``WARM_S`` of untimed calls of itself) and then runs what ``then`` was
+    given. Modules and devices the calls need are kept (``enter``, ``callback``) until the ``Turns`` closes (``run``
+    closes it; ``with Turns(...)`` closes it on an error too).
+
+    Why one schedule: this host's cost of a call moves by phases that last seconds to minutes
+    (the same 2-rank ``@nop`` took 97 and 184 µs two minutes apart on the 2-vCPU development
+    host, and a 64 KiB all_gather measured 138 µs while the calibration minutes before had
+    measured 142 µs for ``@nop`` alone). Calls that take turns see the same phases, so a
+    calibration whose calls take turns with the calls it predicts (benchmarks/sim_accuracy.py)
+    measures the host as they found it."""
+
+    def __init__(self, reps):
+        self.reps = reps
+        self._calls, self._runs, self._timed, self._then = [], [], [], []
+        self._stack = contextlib.ExitStack()
+
+    def add(self, calls, runs=1, finish=None):
+        """A ``Timed`` for ``calls``, each sample the median of ``runs`` timed calls in a row."""
+        timed = Timed(len(calls), finish or (lambda samples: samples))
+        self._calls += calls
+        self._runs += [runs] * len(calls)
+        self._timed.append(timed)
+        return timed
+
+    def then(self, fn):
+        """Call ``fn()`` once the calls have been timed (in the order given)."""
+        self._then.append(fn)
+
+    def enter(self, context):
+        """Keep ``context`` (a loaded module) entered until the turns close; returns it."""
+        return self._stack.enter_context(context)
+
+    def callback(self, fn):
+        """Call ``fn()`` when the turns close (a device's release)."""
+        self._stack.callback(fn)
+
+    def run(self):
+        with self:
+            samples = interleaved_samples(self._calls, self.reps, warm=True, runs=self._runs,
+                                          warm_s=WARM_S)
+            for timed in self._timed:
+                timed.samples, samples = samples[:timed.count], samples[timed.count:]
+            for fn in self._then:
+                fn()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._stack.close()
+        return False
 
 
 def median_interleaved(calls, reps, warm=False):
@@ -392,33 +477,39 @@ def fit_ring(ranks, points):
     return intercept / steps, steps / (ranks * slope) / 1e3
 
 
-def measure_local(uri, ranks, mode, reps, bind=None):
-    """``(LinkFit, call µs, dispatch gap µs)``: the in-process all_reduce over ``ranks`` ranks
-    on ``uri``, a call of ``@ar_S`` minus a call of ``@nop`` taken moments apart
+def measure_local(uri, ranks, mode, turns, bind=None):
+    """The in-process all_reduce over ``ranks`` ranks on ``uri``, added to ``turns`` (a
+    ``Turns``): the returned ``Timed``'s ``value`` is ``(LinkFit, call µs, dispatch gap µs)``
+    once they ran: a call of ``@ar_S`` minus a call of ``@nop`` taken moments apart
     (``paired_difference``) fitted per size (``fit_ring``), the host's cost of a call of
     ``@nop`` on them (its median) and the time between dispatches of an operation
-    (``dispatch_gap_us`` from untraced calls of ``@chain``; both rt.runtime.sim.host_costs)."""
+    (``dispatch_gap_us`` from untraced calls of ``@chain``; both rt.runtime.sim.host_costs).
+    ``@chain``'s traced run (its dispatches' durations) is done now, ``turns.reps`` calls."""
     import rt
 
     sizes = LINK_SIZES[mode]
     vmfb = rt.compile(programs.collective_module(ranks, sizes), devices=["llvm-cpu"])
-    dispatches, kernel_us = measure_chain(vmfb, uri, ranks, reps, bind)
-    with rt.load(vmfb, ranks=ranks, devices=[uri], bind=bind) as module:
-        def call(name, *shape):
-            args = [[np.ones(shape, np.float32)]] * ranks
-            function = getattr(module, name)
-            return lambda: function.spmd(args, to_host=False)
-        nop, chain, *times = interleaved_samples(
-            [call("nop", 4), call("chain", 64, 256)] + [call(f"ar_{s}", s // 4) for s in sizes],
-            reps, warm=True, runs=RUNS)
-    gap = dispatch_gap_us(paired_difference(chain, nop) / max(1, dispatches - 1), kernel_us,
-                          ranks, len(os.sched_getaffinity(0)))
-    points = [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)]
-    latency, bandwidth = fit_ring(ranks, points)
-    method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
-              f"{', '.join(_bytes(s) for s in sizes)}; one all_reduce = a call of it minus a call of @nop")
-    return (LinkFit(latency, bandwidth, method, ring_step_points(ranks, points)),
-            statistics.median(nop), gap)
+    dispatches, kernel_us = measure_chain(vmfb, uri, ranks, turns.reps, bind)
+    module = turns.enter(rt.load(vmfb, ranks=ranks, devices=[uri], bind=bind))
+
+    def call(name, *shape):
+        args = [[np.ones(shape, np.float32)]] * ranks
+        function = getattr(module, name)
+        return lambda: function.spmd(args, to_host=False)
+
+    def finish(samples):
+        nop, chain, *times = samples
+        gap = dispatch_gap_us(paired_difference(chain, nop) / max(1, dispatches - 1), kernel_us,
+                              ranks, len(os.sched_getaffinity(0)))
+        points = [(s, paired_difference(t, nop)) for s, t in zip(sizes, times)]
+        latency, bandwidth = fit_ring(ranks, points)
+        method = (f"ring all_reduce fit 2(N-1)(a + S/(N b)) over N={ranks} in-process ranks, S = "
+                  f"{', '.join(_bytes(s) for s in sizes)}; one all_reduce = a call of it minus a call of @nop")
+        return (LinkFit(latency, bandwidth, method, ring_step_points(ranks, points)),
+                statistics.median(nop), gap)
+
+    return turns.add([call("nop", 4), call("chain", 64, 256)] + [call(f"ar_{s}", s // 4) for s in sizes],
+                     RUNS, finish)
 
 
 def ring_step_points(ranks, points):
@@ -476,25 +567,30 @@ def measure_chain(vmfb, uri, ranks, reps, bind=None):
     return chain_dispatches(tracer.events)
 
 
-def measure_copy_link(uri, mode, reps):
+def measure_copy_link(uri, mode, turns):
     """The in-process ``LinkFit`` of ``queue_copy`` from one ``uri`` device's buffer to
-    another's: ``α + S/β`` over several sizes."""
+    another's, ``α + S/β`` over several sizes: the returned ``Timed``'s ``value`` once
+    ``turns`` (a ``Turns``, which releases the two devices when it closes) ran."""
     from rt.runtime.hal.driver_registry import create_device
 
     sizes = LINK_SIZES[mode]
-    source, target = create_device(uri), create_device(uri)
-    try:
-        def copy(size):
-            x, y = source.allocator.allocate_buffer(size), target.allocator.allocate_buffer(size)
-            return lambda: target.queue_copy(x, 0, y, 0, size).wait()
-        points = list(zip(sizes, median_interleaved([copy(s) for s in sizes], 2 * reps, warm=True)))
-    finally:
-        source.release()
-        target.release()
-    intercept, slope = fit_line(points)
-    method = (f"queue_copy between two devices of one process, a + S/b fitted over S = "
-              f"{', '.join(_bytes(s) for s in sizes)}")
-    return LinkFit(intercept, 1 / slope / 1e3, method, tuple(points))
+    source = create_device(uri)
+    turns.callback(source.release)
+    target = create_device(uri)
+    turns.callback(target.release)
+
+    def copy(size):
+        x, y = source.allocator.allocate_buffer(size), target.allocator.allocate_buffer(size)
+        return lambda: target.queue_copy(x, 0, y, 0, size).wait()
+
+    def finish(samples):
+        points = [(size, statistics.median(s)) for size, s in zip(sizes, samples)]
+        intercept, slope = fit_line(points)
+        method = (f"queue_copy between two devices of one process, a + S/b fitted over S = "
+                  f"{', '.join(_bytes(s) for s in sizes)}")
+        return LinkFit(intercept, 1 / slope / 1e3, method, tuple(points))
+
+    return turns.add([copy(s) for s in sizes], 1, finish)
 
 
 def _mpiexec(arguments, timeout):
@@ -556,12 +652,17 @@ def _bytes(size):
     return f"{size} B"
 
 
-def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None, bind=None):
+def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None, bind=None,
+              turns=None):
     """Measure the devices ``uris`` (one topology device each; identical URIs are measured
     once) and, with ``mpi``, the MPI loopback; returns a ``Calibration``. ``log(text)`` hears
     progress. ``bind``: rt.load's, for the in-process ranks' links, call cost and dispatch
-    gap (the programs to be simulated run their ranks so bound). Errors:
-    InvalidArgumentError for a bad URI (from the HAL, naming it) or ``bind``."""
+    gap (the programs to be simulated run their ranks so bound). ``turns``: a ``Turns`` the
+    in-process timed calls (links, call cost, dispatch gap) join instead of taking turns among
+    themselves now: those fields of the returned Calibration are filled when ``turns.run()``
+    has run (benchmarks/sim_accuracy.py: the calls it predicts take the same turns), and
+    ``seconds`` leaves them out. Errors: InvalidArgumentError for a bad URI (from the HAL,
+    naming it) or ``bind``."""
     import rt
     from rt.runtime.sim.topology import Topology
 
@@ -583,12 +684,21 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None,
         per_class.update(measure_writes(uri, mode, reps))
         result.kernel_points[uri] = per_class
         result.kernels[uri] = kernel_costs(per_class)
-    if len(uris) > 1:
-        log(f"in-process all_reduce over {len(uris)} ranks ...")
-        result.collective_link, result.call_us[len(uris)], result.dispatch_us = measure_local(
-            uris[0], len(uris), mode, reps, bind)
-        log("copies between devices ...")
-        result.copy_link = measure_copy_link(uris[0], mode, reps)
+    with contextlib.ExitStack() as stack:
+        own = turns is None
+        if own:
+            turns = stack.enter_context(Turns(reps))
+        if len(uris) > 1:
+            log(f"in-process all_reduce over {len(uris)} ranks and copies between devices ...")
+            local = measure_local(uris[0], len(uris), mode, turns, bind)
+            copy = measure_copy_link(uris[0], mode, turns)
+
+            def links():
+                result.collective_link, result.call_us[len(uris)], result.dispatch_us = local.value
+                result.copy_link = copy.value
+            turns.then(links)
+        if own:
+            turns.run()
     if mpi:
         log("MPI loopback: ping-pong and collectives ...")
         try:

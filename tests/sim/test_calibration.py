@@ -101,6 +101,48 @@ def test_runs_time_calls_in_a_row_and_keep_their_median(monkeypatch):
     assert order == ["a", "b"] + ["a"] * 4 + ["b"] * 4 + ["b"] * 4 + ["a"] * 4
 
 
+def test_turns_time_every_measurement_in_one_schedule(monkeypatch):
+    """``Turns``: the calls of several measurements take turns together (each with its own
+    ``runs``); each ``Timed`` gets its calls' samples, ``then`` runs after, resources close."""
+    clock, order = [0.0], []
+    monkeypatch.setattr(calibration.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(calibration, "WARM_S", 8.5e-6)
+
+    def call(name, us):
+        def run():
+            order.append(name)
+            clock[0] += us * 1e-6
+        return run
+    closed = []
+    with calibration.Turns(2) as turns:
+        first = turns.add([call("a", 5.0)], 1, lambda samples: statistics.median(samples[0]))
+        second = turns.add([call("b", 2.0), call("c", 3.0)], 2)
+        turns.then(lambda: closed.append(("then", first.value)))
+        turns.callback(lambda: closed.append("released"))
+        with pytest.raises(calibration.RtError, match="not been timed yet"):
+            first.value
+        turns.run()
+    assert first.value == pytest.approx(5.0)
+    assert second.value == [pytest.approx([2.0, 2.0]), pytest.approx([3.0, 3.0])]
+    # warm-ups, then turn 1 (a b c), turn 2 starting at b: before each sample, untimed calls
+    # until 8.5 µs have passed (a: 2 calls of 5 µs, b: 5 calls of 2 µs, c: 3 calls of 3 µs)
+    turn = {"a": ["a"] * 2 + ["a"], "b": ["b"] * 5 + ["b"] * 2, "c": ["c"] * 3 + ["c"] * 2}
+    assert order == ["a", "b", "c"] + turn["a"] + turn["b"] + turn["c"] + turn["b"] + turn["c"] + turn["a"]
+    assert closed == [("then", pytest.approx(5.0)), "released"]
+
+
+def test_a_calibration_sharing_turns_is_complete_once_they_ran():
+    """``calibrate(turns=...)``: the in-process links and call cost are timed with the other
+    calls of the turns; the Calibration holds them after ``run``."""
+    with calibration.Turns(1) as turns:
+        cal = calibration.calibrate(quick=True, turns=turns)
+        assert cal.collective_link is None and not cal.call_us and cal.kernels
+        turns.run()
+    assert cal.collective_link.bandwidth_gbps > 0 and cal.copy_link.bandwidth_gbps > 0
+    assert cal.call_us[2] > 0 and cal.dispatch_us >= 0
+    assert "call_us" in cal.topology_dict()["host"]
+
+
 def test_a_compute_class_fits_its_flops_and_its_bytes():
     overhead, gflops, gbps = 5.0, 100.0, 10.0
 
@@ -206,8 +248,10 @@ def test_rt_calibrate_quick_writes_a_topology_that_simulates_this_host(tmp_path)
 
 
 def test_in_process_links_measured_on_ranks_bound_to_cores():
-    link, call_us, gap_us = calibration.measure_local(calibration.DEFAULT_URI, 2, "quick", 1,
-                                                      bind="core")
+    with calibration.Turns(1) as turns:
+        timed = calibration.measure_local(calibration.DEFAULT_URI, 2, "quick", turns, bind="core")
+        turns.run()
+    link, call_us, gap_us = timed.value
     assert len(link.points) == len(calibration.LINK_SIZES["quick"])
     assert call_us > 0 and gap_us >= 0 and link.bandwidth_gbps > 0
 
