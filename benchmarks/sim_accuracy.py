@@ -1,32 +1,44 @@
 """How far the simulator's times are from real runs on this machine (issue 23 item 4).
 
-    python benchmarks/sim_accuracy.py [--rounds=N] [--repeats=N] [--quick] [--no-mpi] [--json=out.json]
-                                      [--save=DIR | --resimulate=DIR [--without=TERM,...]
-                                                                     [--profile-statistic=S]]
+    python benchmarks/sim_accuracy.py [--rounds=N] [--repeats=N] [--quick] [--no-mpi] [--bind=core|none]
+                                      [--json=out.json] [--save=DIR | --resimulate=DIR
+                                      [--without=TERM,...] [--profile-statistic=S]]
 
 Calibration and real runs take turns, ``--rounds`` times (default 5), so that both see the
 same load on a shared host. Each round:
 
 1. **Calibrates** this host (``rt.runtime.sim.calibration.calibrate``, what ``rt calibrate
-   --devices=N`` writes) for 2 and for 4 devices: kernel classes measured with N devices busy
-   at once (at most the host's cores), memory, in-process links (a measured time per size and
-   an α–β fit), the host's cost of an SPMD call (``host.call_us``), its cores and the time
-   between dispatches and, for 2, the MPI loopback (links and call cost) where mpi4py and
-   mpiexec are installed. The
-   calibration programs (rt.runtime.sim.calibration_programs) are not the programs below.
+   --devices=N --bind-to=core`` writes) for 2 and for 4 devices: kernel classes measured with
+   N devices busy at once (at most the host's cores), memory, in-process links (a measured
+   time per size and an α–β fit), the host's cost of an SPMD call (``host.call_us``), its
+   cores, the time between dispatches and what a dependency between two devices' queues costs
+   (``host.wake_us``) and, for 2, the MPI loopback (links and call cost) where mpi4py and
+   mpiexec are installed. The calibration programs (rt.runtime.sim.calibration_programs) are
+   not the programs below.
 2. **Runs each program for real** (benchmarks/sim_accuracy_programs.py): SPMD programs on N
-   in-process ranks (``rt.load(..., ranks=N)``, each rank its own ``local-task`` device), the
-   pipelines on k devices of one process, the MPI cases on ``mpiexec -n 2`` processes
-   (``channel="mpi"`` on the calibrated ``threads=1`` device, every call after a barrier, the
-   barrier's own time taken off). A traced
-   run first gives the program's dispatch profile; the real time of the round is the median
-   of 5 bursts of ``--repeats`` calls, the cases' bursts taking turns.
+   in-process ranks (``rt.load(..., ranks=N, bind="core")``, each rank its own ``local-task``
+   device), the pipelines on k devices of one process, the MPI cases on ``mpiexec -n 2``
+   processes (``channel="mpi"`` on the calibrated ``threads=1`` device, every call after a
+   barrier, the barrier's own time taken off). A traced run first gives the program's
+   dispatch profile. The calibration's in-process timed calls (links, call cost, dispatch
+   gap, wake) and the programs' calls take turns in one schedule (rt.runtime.sim.calibration
+   ``Turns``: 7 samples per call, each the median of ``--repeats`` calls in a row after 20 ms
+   of untimed calls of itself), and a program's real time in the round is the median of its
+   samples.
 3. **Simulates each program** in a dry run on the round's calibrated topology (N devices, the
    links of the path its data takes: ``collective`` for ranks of one process, ``copy`` for the
    pipelines' ``flow.tensor.transfer``s, ``mpi`` for the processes): ``calibrated`` with
    kernels from the calibrated classes (a priori), ``profiled`` with the dispatch profile of
    the round's traced run. The simulated time is the prediction: the topology carries the
-   host's cost of a call (rt.runtime.sim.host_costs), nothing is added outside the model.
+   host's costs (rt.runtime.sim.host_costs), nothing is added outside the model.
+
+Why the ranks are bound (``--bind=none`` leaves them to the OS): the OS places a module's rank
+threads on the same core or on different ones, and keeps a placement for minutes; on the
+same core a rank hands over to the next without waking a sleeping core, so a small call is
+much faster. Each loaded module (the calibration's, each program's) settles on its own, so a
+64 KiB all_gather measured 117-136 µs a call while the calibration's ``@nop`` on its own
+ranks took 94-112 µs (2-vCPU development host, 2026-11-29); bound as ``mpiexec --bind-to
+core`` binds processes, every module's ranks sit where the calibration's did.
 
 Per case the script reports the median over rounds of the real time and of each prediction,
 and error = (predicted - real) / real; then the mean and worst |error| over the in-process
@@ -38,9 +50,9 @@ rounds again with the current model (kernel classes re-fitted from the raw point
 tables from the measured sweeps), no real run: model changes compared on the same data,
 free of the host's noise; ``--profile-statistic=lower_quartile|median|min`` rebuilds the
 saved profiles from their saved dispatch samples (``*.dispatches.json``) with another
-statistic; ``--without=tables,cores,gap`` leaves model terms out of the
-calibrated topologies (the links' measured tables, ``host.cores``, ``host.dispatch_us``) to
-show what each contributes.
+statistic; ``--without=tables,cores,gap,wake`` leaves model terms out of the
+calibrated topologies (the links' measured tables, ``host.cores``, ``host.dispatch_us``,
+``host.wake_us``) to show what each contributes.
 """
 import argparse
 import contextlib
@@ -97,15 +109,15 @@ def compile_case(builder, layout, count):
     return rt.compile(text, devices=devices), function, inputs
 
 
-def open_case(vmfb, function, inputs, layout, count, tracer=None):
-    """``(module, call)``: the program loaded on real local devices (in-process ranks or k
-    devices) and one call of it; with ``tracer`` the calls are traced (for a profile, not for
-    their time)."""
+def open_case(vmfb, function, inputs, layout, count, tracer=None, bind=None):
+    """``(module, call)``: the program loaded on real local devices (in-process ranks, their
+    threads placed as ``bind`` says: rt.load's, or k devices) and one call of it; with
+    ``tracer`` the calls are traced (for a profile, not for their time)."""
     if layout == "devices":
         module = rt.load(vmfb, devices=[URI] * count, tracer=tracer)
         f = getattr(module, function)
         return module, lambda: f(*inputs, to_host=False)
-    module = rt.load(vmfb, ranks=count, devices=[URI], tracer=tracer)
+    module = rt.load(vmfb, ranks=count, devices=[URI], tracer=tracer, bind=bind)
     f = getattr(module, function)
     return module, lambda: f.spmd(inputs, to_host=False)
 
@@ -214,7 +226,7 @@ def run_mpi(folder, repeats):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def one_round(compiled, quick, use_mpi, repeats, folder):
+def one_round(compiled, quick, use_mpi, repeats, folder, bind):
     """``({case: (real, calibrated, profiled) µs}, calibrations, real)`` of one round. The
     calibrations' in-process timed calls (links, the host's call cost, the dispatch gap) and
     the cases' calls take turns in one schedule (rt.runtime.sim.calibration ``Turns``): the
@@ -226,17 +238,18 @@ def one_round(compiled, quick, use_mpi, repeats, folder):
     burst to the next (2 ranks on the 2-core host), so a single burst per round measured the
     drift as much as the program."""
     with Turns(BURSTS) as turns:
-        cals = {n: calibrate([URI] * n, quick=quick, mpi=use_mpi and n == 2, turns=turns) for n in (2, 4)}
+        cals = {n: calibrate([URI] * n, quick=quick, mpi=use_mpi and n == 2, turns=turns, bind=bind)
+                for n in (2, 4)}
         calls = {}
         for name, builder, count, layout in CASES:
             vmfb, function, inputs = compiled[name]
             tracer = rt.Tracer()
-            module, call = open_case(vmfb, function, inputs, layout, count, tracer)
+            module, call = open_case(vmfb, function, inputs, layout, count, tracer, bind)
             with module:
                 for _ in range(repeats + 1):
                     call()
             profile_file(tracer.events, folder, name)
-            module, calls[name] = open_case(vmfb, function, inputs, layout, count)
+            module, calls[name] = open_case(vmfb, function, inputs, layout, count, bind=bind)
             turns.enter(module)
         timed = turns.add(list(calls.values()), repeats)
         turns.run()
@@ -248,7 +261,7 @@ def one_round(compiled, quick, use_mpi, repeats, folder):
     return simulate_round(compiled, cals, real, folder), cals, real
 
 
-TERMS = ("tables", "cores", "gap")
+TERMS = ("tables", "cores", "gap", "wake")
 
 
 def without_terms(topology, without):
@@ -256,7 +269,8 @@ def without_terms(topology, without):
     links = [{k: v for k, v in link.items() if k != "table" or "tables" not in without}
              for link in topology["links"]]
     host = {k: v for k, v in topology.get("host", {}).items()
-            if not (k == "cores" and "cores" in without or k == "dispatch_us" and "gap" in without)}
+            if not (k == "cores" and "cores" in without or k == "dispatch_us" and "gap" in without
+                    or k == "wake_us" and "wake" in without)}
     return {**topology, "links": links, **({"host": host} if host else {})}
 
 
@@ -311,6 +325,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=None, help="calibration + real runs, taking turns (default 5)")
     parser.add_argument("--repeats", type=int, default=None, help="timed calls per burst (default 15, quick 5)")
     parser.add_argument("--no-mpi", action="store_true", help="skip the MPI cases")
+    parser.add_argument("--bind", default="core", choices=("core", "none"),
+                        help="in-process ranks' threads: bound to cores as mpiexec --bind-to core "
+                             "binds processes (default), or placed by the OS")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     parser.add_argument("--save", default=None, metavar="DIR", help="keep each round's measurements in DIR")
     parser.add_argument("--resimulate", default=None, metavar="DIR",
@@ -350,7 +367,8 @@ def main():
         for index in range(0 if args.resimulate else rounds):
             loads.append(os.getloadavg()[0])
             print(f"round {index + 1}/{rounds}: load average {loads[-1]:.2f}", flush=True)
-            found, cals, real = one_round(compiled, args.quick, use_mpi, repeats, folder)
+            found, cals, real = one_round(compiled, args.quick, use_mpi, repeats, folder,
+                                          None if args.bind == "none" else args.bind)
             if args.save:
                 save_round(folder, os.path.join(args.save, f"round{index}"), cals, real, loads[-1])
             per_round.append(found)

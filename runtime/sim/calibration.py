@@ -34,7 +34,8 @@ the calls it measures (benchmarks/sim_accuracy.py):
   fence's signal). Written as the topology's
   ``host: {call_us}``, with ``cores`` (``os.sched_getaffinity``) and ``dispatch_us``: what
   one more dispatch of an operation costs an untraced call of ``@chain`` (taking turns with
-  ``@nop``) beyond the dispatch's own traced duration (``dispatch_gap_us``).
+  ``@nop``) beyond the dispatch's own traced duration (``dispatch_gap_us``), and ``wake_us``:
+  what a dependency between two devices' queues costs (``measure_wake``).
 * **MPI loopback** (``mpi=True``), between two ``mpiexec -n 2`` processes
   (rt.runtime.sim.mpi_loopback): a ping-pong over several sizes (round trip ``2(α + S/β)``,
   the raw link, reported in the header), the ``@nop`` call on the two processes, and rt's
@@ -134,7 +135,8 @@ class Calibration:
     ``mpi_call_us`` (or None; ``mpi_note`` says why), ``call_us`` (ranks -> the host's µs per
     in-process call of ``@nop``), ``cores`` (the host cores this process may run on, which
     the devices share: rt.runtime.sim.cores), ``dispatch_us`` (µs between two dispatches of an
-    operation, rt.runtime.sim.host_costs), ``kernel_points`` (URI -> the ``{class: [points]}`` the
+    operation) and ``wake_us`` (µs from one device's queue's signal to another's work waiting
+    on it; both rt.runtime.sim.host_costs), ``kernel_points`` (URI -> the ``{class: [points]}`` the
     kernel fits came from, ``measure_kernels``' form, kept to re-fit) and ``seconds`` (how long
     it took)."""
 
@@ -150,6 +152,7 @@ class Calibration:
     kernel_points: dict = field(default_factory=dict)
     cores: int = 1
     dispatch_us: float = 0.0
+    wake_us: float = 0.0
     mode: str = "full"
     seconds: float = 0.0
 
@@ -194,7 +197,7 @@ class Calibration:
                "devices": devices, "links": device_links + host_links, "groups": {"all": names}}
         call_us = self.mpi_call_us if links == "mpi" else self.call_us.get(len(self.uris))
         out["host"] = {"call_us": _round(max(call_us or 0.0, 0.0)), "cores": self.cores,
-                       "dispatch_us": _round(self.dispatch_us)}
+                       "dispatch_us": _round(self.dispatch_us), "wake_us": _round(self.wake_us)}
         return out
 
     def header(self, links="collective"):
@@ -220,6 +223,8 @@ class Calibration:
                      "class (latency = its overhead).")
         lines.append(f"host.dispatch_us: what one more dispatch of an operation costs an untraced call of @chain "
                      f"beyond its traced duration ({self.dispatch_us:.3g} us).")
+        lines.append(f"host.wake_us: a chain of fills on devices A -> B -> A less A -> A -> A, over its 2 hops "
+                     f"({self.wake_us:.3g} us).")
         lines.append(f"host.cores: the {self.cores} cores this process may run on "
                      "(os.sched_getaffinity); more devices computing at once share them.")
         if self.call_us or self.mpi_call_us is not None:
@@ -593,6 +598,32 @@ def measure_copy_link(uri, mode, turns):
     return turns.add([copy(s) for s in sizes], 1, finish)
 
 
+def measure_wake(uri, turns):
+    """``host.wake_us`` (rt.runtime.sim.host_costs), added to ``turns``: the returned
+    ``Timed``'s ``value`` once they ran. Three 256-byte fills, each waiting on the one before,
+    the host waiting on the last: on two ``uri`` devices A -> B -> A less on one A -> A -> A
+    (``paired_difference``), over the 2 hops, never below 0. The devices are released when
+    ``turns`` closes."""
+    from rt.runtime.hal.driver_registry import create_device
+
+    devices = []
+    for _ in range(2):
+        devices.append(create_device(uri))
+        turns.callback(devices[-1].release)
+    buffers = [d.allocator.allocate_buffer(256) for d in devices]
+
+    def chain(order):
+        def run():
+            fence = None
+            for i in order:
+                fence = devices[i].queue_fill(buffers[i], 0, 256, 0x01020304, 4, wait_fence=fence)
+            fence.wait()
+        return run
+
+    return turns.add([chain((0, 0, 0)), chain((0, 1, 0))], RUNS,
+                     lambda samples: max(0.0, paired_difference(samples[1], samples[0]) / 2))
+
+
 def _mpiexec(arguments, timeout):
     """Run rt.runtime.sim.mpi_loopback on 2 processes; its JSON line."""
     from rt.runtime.errors import DeviceError
@@ -692,10 +723,11 @@ def calibrate(uris=(DEFAULT_URI, DEFAULT_URI), quick=False, mpi=False, log=None,
             log(f"in-process all_reduce over {len(uris)} ranks and copies between devices ...")
             local = measure_local(uris[0], len(uris), mode, turns, bind)
             copy = measure_copy_link(uris[0], mode, turns)
+            wake = measure_wake(uris[0], turns)
 
             def links():
                 result.collective_link, result.call_us[len(uris)], result.dispatch_us = local.value
-                result.copy_link = copy.value
+                result.copy_link, result.wake_us = copy.value, wake.value
             turns.then(links)
         if own:
             turns.run()

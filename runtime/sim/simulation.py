@@ -349,29 +349,35 @@ class Simulation:
             self._dirty = True
             self._cond.notify_all()
 
-    def _record_signal(self, semaphore, value, time, only_unknown=False):
-        """Remember that ``semaphore`` reached ``value`` at virtual ``time`` (the entry holds
-        the semaphore, so its id is not reused while it is known; entries nobody else holds
-        are dropped now and then)."""
+    def _record_signal(self, semaphore, value, time, only_unknown=False, device=None):
+        """Remember that ``semaphore`` reached ``value`` at virtual ``time``, signalled by the
+        queue of device index ``device`` (None: a host). The entry holds the semaphore, so its
+        id is not reused while it is known; entries nobody else holds are dropped now and then."""
         if len(self._signal_times) > _PRUNE_AT:
             self._signal_times = {k: v for k, v in self._signal_times.items()
                                   if sys.getrefcount(v[0]) > _ONLY_OURS}
         times = self._signal_times.setdefault(id(semaphore), (semaphore, []))[1]
         if only_unknown and times and times[-1][0] >= value:
             return
-        times.append((value, time))
+        times.append((value, time, device))
 
-    def _fence_time(self, fence):
-        latest = 0.0
-        for semaphore, value in fence.timepoints:
+    def _ready_time(self, op):
+        """When ``op`` may start: its submission, and each timepoint of its wait fence when
+        reached, plus the topology's ``host.wake_us`` for one another device's queue reached
+        after the submission (this queue's thread slept until that signal woke it,
+        rt.runtime.sim.host_costs)."""
+        ready = op.submit_time
+        wake = self.topology.host.wake_us
+        for semaphore, value in op.wait.timepoints:
             entry = self._signal_times.get(id(semaphore))
             if entry is None:
                 continue
-            for reached, time in entry[1]:
+            for reached, time, device in entry[1]:
                 if reached >= value:
-                    latest = max(latest, time)
+                    woken = device is not None and device != op.device.index and time > op.submit_time
+                    ready = max(ready, time + wake if woken else time)
                     break
-        return latest
+        return ready
 
     def _pump(self):
         """Schedule the start of every idle queue's ready head operation."""
@@ -383,7 +389,7 @@ class Simulation:
             if head.wait.is_settled:
                 queue.pending.popleft()
                 queue.current = head
-                ready = max(head.submit_time, self._fence_time(head.wait))
+                ready = self._ready_time(head)
                 self.engine.at(ready, (START,) + head.key(), lambda op=head: self._start(op))
             elif queue.armed is not head:
                 queue.armed = head
@@ -502,7 +508,7 @@ class Simulation:
             op.signal.fail(op.failure)
         else:
             for semaphore, value in op.signal.timepoints:
-                self._record_signal(semaphore, value, now)
+                self._record_signal(semaphore, value, now, device=device.index)
             try:
                 op.signal.signal()
             except RtError:

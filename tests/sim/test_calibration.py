@@ -139,8 +139,8 @@ def test_a_calibration_sharing_turns_is_complete_once_they_ran():
         assert cal.collective_link is None and not cal.call_us and cal.kernels
         turns.run()
     assert cal.collective_link.bandwidth_gbps > 0 and cal.copy_link.bandwidth_gbps > 0
-    assert cal.call_us[2] > 0 and cal.dispatch_us >= 0
-    assert "call_us" in cal.topology_dict()["host"]
+    assert cal.call_us[2] > 0 and cal.dispatch_us >= 0 and cal.wake_us >= 0
+    assert {"call_us", "wake_us"} <= set(cal.topology_dict()["host"])
 
 
 def test_a_compute_class_fits_its_flops_and_its_bytes():
