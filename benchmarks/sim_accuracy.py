@@ -12,14 +12,16 @@ same load on a shared host. Each round:
    N devices busy at once (at most the host's cores), memory, in-process links (a measured
    time per size and an α–β fit), the host's cost of an SPMD call (``host.call_us``), its
    cores, the time between dispatches and what a dependency between two devices' queues costs
-   (``host.wake_us``) and, for 2, the MPI loopback (links and call cost) where mpi4py and
-   mpiexec are installed. The calibration programs (rt.runtime.sim.calibration_programs) are
+   (``host.wake_us``). The calibration programs (rt.runtime.sim.calibration_programs) are
    not the programs below.
 2. **Runs each program for real** (benchmarks/sim_accuracy_programs.py): SPMD programs on N
    in-process ranks (``rt.load(..., ranks=N, bind="core")``, each rank its own ``local-task``
    device), the pipelines on k devices of one process, the MPI cases on ``mpiexec -n 2``
    processes (``channel="mpi"`` on the calibrated ``threads=1`` device, every call after a
-   barrier, the barrier's own time taken off). A traced run first gives the program's
+   barrier, the barrier's own time taken off) where mpi4py and mpiexec are installed, in one
+   job with the calibration's MPI loopback (the ``mpi`` links and the call cost, what ``rt
+   calibrate --mpi`` measures), whose calls take turns with theirs: MPI loopback jobs run in
+   a fast or a slow mode that lasts minutes. A traced run first gives the program's
    dispatch profile. The calibration's in-process timed calls (links, call cost, dispatch
    gap, wake) and the programs' calls take turns in one schedule (rt.runtime.sim.calibration
    ``Turns``: 7 samples per call, each the median of ``--repeats`` calls in a row after 20 ms
@@ -69,11 +71,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+import numpy as np  # noqa: E402
 import rt  # noqa: E402
 import sim_accuracy_programs as programs  # noqa: E402
 from iree_peer import machine  # noqa: E402
-from rt.runtime.sim.calibration import (DEFAULT_URI, Turns, calibrate, interleaved_samples,  # noqa: E402
-                                        kernel_costs, median_us)
+from rt.runtime.errors import DeviceError, RtError  # noqa: E402
+from rt.runtime.sim.calibration import (DEFAULT_URI, LINK_SIZES, Turns, calibrate,  # noqa: E402
+                                        fit_mpi_collectives, interleaved_samples, kernel_costs,
+                                        median_us, paired_difference)
+from rt.runtime.sim.calibration_programs import collective_module  # noqa: E402
 from rt.runtime.sim.profile import ProfileTable, lower_quartile  # noqa: E402
 
 URI = DEFAULT_URI
@@ -172,19 +178,34 @@ def simulated_us(vmfb, function, inputs, layout, topology):
 
 
 def mpi_worker(folder, repeats):
-    """Under ``mpiexec -n 2``: time every ``NN.vmfb`` in ``folder`` on this rank
-    (``MPI_LOAD``: on the calibrated device, one thread per dispatch), each call after a
-    barrier, in bursts taking turns as in process (``one_round``), the barrier's own time
-    taken off; rank 0 also writes the dispatch profile of traced calls beside it and prints
-    ``{case: median µs}`` as one JSON line."""
+    """Under ``mpiexec -n 2``: time every case ``NN.vmfb`` in ``folder`` on this rank
+    (``MPI_LOAD``: on the calibrated device, one thread per dispatch) and the MPI calibration's
+    ``@nop`` and ``@ar_S`` (``calibration.vmfb``, sizes in ``calibration.json``), each call
+    after a barrier, all taking turns as in process (``one_round``), the barrier's own time
+    taken off; rank 0 also writes the dispatch profile of traced calls beside each case and
+    prints ``{"cases": {case: µs}, "calibration": {"nop": µs, "S": µs}}`` as one JSON line
+    (the calibration's figures as rt.runtime.sim.mpi_loopback gives them: ``@nop`` less the
+    barrier, ``@ar_S`` less ``@nop``, each pair taken moments apart)."""
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
     builders = {name: builder for name, builder, _, _ in MPI_CASES}
-    calls = {"barrier": comm.Barrier}
+    with open(os.path.join(folder, "calibration.json")) as f:
+        sizes = json.load(f)["sizes"]
+
+    def after_barrier(f, args):
+        def call():
+            comm.Barrier()
+            f(*args, to_host=False)
+        return call
     with contextlib.ExitStack() as stack:
-        for name in sorted(n for n in os.listdir(folder) if n.endswith(".vmfb")):
+        probes = stack.enter_context(rt.load(os.path.join(folder, "calibration.vmfb"), **MPI_LOAD))
+        calls = {"barrier": comm.Barrier, "nop": after_barrier(probes.nop, [np.ones(4, np.float32)])}
+        calls.update((f"ar_{s}", after_barrier(getattr(probes, f"ar_{s}"), [np.ones(s // 4, np.float32)]))
+                     for s in sizes)
+        cases = []
+        for name in sorted(n for n in os.listdir(folder) if n.endswith(".vmfb") and n[0].isdigit()):
             with open(os.path.join(folder, name[:-5] + ".json")) as f:
                 case = json.load(f)["case"]
             _, function, inputs = builders[case]()
@@ -194,22 +215,25 @@ def mpi_worker(folder, repeats):
                 median_us(lambda: getattr(module, function)(*mine, to_host=False), repeats)
             if rank == 0:
                 profile_file(tracer.events, folder, case)
-            f = getattr(stack.enter_context(rt.load(path, **MPI_LOAD)), function)
-
-            def call(f=f, mine=mine):
-                comm.Barrier()
-                f(*mine, to_host=False)
-            calls[case] = call
+            calls[case] = after_barrier(getattr(stack.enter_context(rt.load(path, **MPI_LOAD)), function), mine)
+            cases.append(case)
         # both ranks take the same turns, so every call's barrier meets its peer's
-        bursts = interleaved_samples(list(calls.values()), BURSTS, warm=True, runs=repeats)
-    barrier, *times = [statistics.median(b) for b in bursts]
-    found = {case: us - barrier for case, us in zip(list(calls)[1:], times)}
+        samples = dict(zip(calls, interleaved_samples(list(calls.values()), BURSTS, warm=True,
+                                                      runs=[repeats] * len(calls))))
+    barrier = statistics.median(samples["barrier"])
+    calibration = {"nop": paired_difference(samples["nop"], samples["barrier"])}
+    calibration.update((str(s), paired_difference(samples[f"ar_{s}"], samples["nop"])) for s in sizes)
     if rank == 0:
-        print(json.dumps(found), flush=True)
+        print(json.dumps({"cases": {case: statistics.median(samples[case]) - barrier for case in cases},
+                          "calibration": calibration}), flush=True)
 
 
-def run_mpi(folder, repeats):
-    """``{case: real µs}`` of the MPI cases; their profiles are left in ``folder``."""
+def run_mpi(folder, repeats, mode):
+    """``({case: real µs}, (LinkFit, call µs))``: the MPI cases and the MPI link and call cost
+    measured in one ``mpiexec -n 2`` job, taking turns (``mpi_worker``: MPI loopback jobs run
+    in a fast or a slow mode that lasts minutes, so a calibration made in another job read
+    another mode than the cases, +80..+180% off); the cases' profiles are left in ``folder``.
+    RtError (no mpiexec, or the job failed) says why."""
     from rt.runtime.hal.drivers.mpi_channel import mpiexec_path
 
     for index, (name, builder, count, _) in enumerate(MPI_CASES):
@@ -218,12 +242,18 @@ def run_mpi(folder, repeats):
             f.write(vmfb)
         with open(os.path.join(folder, f"{index:02d}.json"), "w") as f:
             json.dump({"case": name}, f)
+    sizes = LINK_SIZES[mode]
+    with open(os.path.join(folder, "calibration.vmfb"), "wb") as f:
+        f.write(rt.compile(collective_module(2, sizes), devices=["llvm-cpu"]))
+    with open(os.path.join(folder, "calibration.json"), "w") as f:
+        json.dump({"sizes": list(sizes)}, f)
     command = [mpiexec_path(), "-n", "2", sys.executable, __file__, "--mpi-worker", folder,
                f"--repeats={repeats}"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
-        raise RuntimeError(f"the MPI cases failed: {(done.stderr or done.stdout)[-500:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+        raise DeviceError(f"the MPI cases failed: {(done.stderr or done.stdout)[-500:]}")
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    return found["cases"], fit_mpi_collectives(found["calibration"], sizes)
 
 
 def one_round(compiled, quick, use_mpi, repeats, folder, bind):
@@ -238,8 +268,7 @@ def one_round(compiled, quick, use_mpi, repeats, folder, bind):
     burst to the next (2 ranks on the 2-core host), so a single burst per round measured the
     drift as much as the program."""
     with Turns(BURSTS) as turns:
-        cals = {n: calibrate([URI] * n, quick=quick, mpi=use_mpi and n == 2, turns=turns, bind=bind)
-                for n in (2, 4)}
+        cals = {n: calibrate([URI] * n, quick=quick, turns=turns, bind=bind) for n in (2, 4)}
         calls = {}
         for name, builder, count, layout in CASES:
             vmfb, function, inputs = compiled[name]
@@ -254,10 +283,14 @@ def one_round(compiled, quick, use_mpi, repeats, folder, bind):
         timed = turns.add(list(calls.values()), repeats)
         turns.run()
     real = {name: statistics.median(b) for name, b in zip(calls, timed.value)}
-    if use_mpi and cals[2].mpi_link is not None:
-        real.update(run_mpi(folder, repeats))
-    elif use_mpi:
-        print(f"MPI cases skipped this round: {cals[2].mpi_note}")
+    if use_mpi:
+        try:
+            found, (cals[2].mpi_link, cals[2].mpi_call_us) = run_mpi(folder, repeats, "quick" if quick else "full")
+        except RtError as error:
+            print(f"MPI cases skipped this round: {error}")
+        else:
+            real.update(found)
+            cals[2].mpi_note = "measured in the MPI cases' job, taking turns with them"
     return simulate_round(compiled, cals, real, folder), cals, real
 
 

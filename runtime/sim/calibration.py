@@ -665,15 +665,21 @@ def measure_mpi(mode, reps, uri=DEFAULT_URI, timeout=300):
         with open(path, "wb") as f:
             f.write(rt.compile(programs.collective_module(2, link_sizes), devices=["llvm-cpu"]))
         times = _mpiexec(["collectives", max(reps, 5), path, uri, *link_sizes], timeout)
-    call_us = times["nop"]
-    points = [(s, times[str(s)]) for s in link_sizes]
-    latency, bandwidth = fit_ring(2, points)
-    collective = LinkFit(latency, bandwidth,
-                         f"ring all_reduce fit 2(a + S/(2 b)) of rt's channel=\"mpi\" over 2 mpiexec "
-                         f"processes, S = {', '.join(_bytes(s) for s in link_sizes)}; one all_reduce = "
-                         "a call of it minus a call of @nop, each after a barrier",
-                         ring_step_points(2, points))
+    collective, call_us = fit_mpi_collectives(times, link_sizes)
     return raw, collective, call_us
+
+
+def fit_mpi_collectives(times, sizes):
+    """``(LinkFit, call µs)`` of rt's all_reduce over ``channel="mpi"`` between 2 processes
+    from ``times``: ``{"nop": µs of a call of @nop, "S": µs of one all_reduce of S bytes (a call
+    of @ar_S less the @nop call)}`` over ``sizes``, fitted to the 2-rank ring ``2(α + S/(2β))``
+    (``fit_ring``), the link's table from the same points."""
+    points = [(s, times[str(s)]) for s in sizes]
+    latency, bandwidth = fit_ring(2, points)
+    method = (f"ring all_reduce fit 2(a + S/(2 b)) of rt's channel=\"mpi\" over 2 mpiexec "
+              f"processes, S = {', '.join(_bytes(s) for s in sizes)}; one all_reduce = "
+              "a call of it minus a call of @nop, each after a barrier")
+    return LinkFit(latency, bandwidth, method, ring_step_points(2, points)), times["nop"]
 
 
 def _bytes(size):

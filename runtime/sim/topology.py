@@ -6,7 +6,7 @@ A topology is a YAML file (or a dict, or ``Topology(...)``)::
     time_model: roofline                 # optional: roofline | measured (default: per device)
     collectives: {algorithm: ring}       # optional: see ALGORITHMS (default ring; with dims
                                          # hierarchical)
-    host: {call_us: 140}                 # optional: host µs per SPMD call, cores, dispatch_us (host_costs)
+    host: {call_us: 140}                 # optional: host µs per SPMD call, cores, dispatch_us, wake_us (host_costs)
     devices:
       - name: gpu0                       # an identifier; "host" is reserved
         uri: local-task://llvm-cpu       # what executes the kernels (any local device URI)

@@ -143,6 +143,18 @@ def test_a_calibration_sharing_turns_is_complete_once_they_ran():
     assert {"call_us", "wake_us"} <= set(cal.topology_dict()["host"])
 
 
+def test_the_mpi_collectives_fit_the_two_rank_ring_and_keep_the_call_cost():
+    """``fit_mpi_collectives``: one all_reduce per size (a call less @nop) on the 2-rank ring
+    2(α + S/(2β)) gives α, β and a table of one step per size; @nop is the call cost."""
+    alpha, beta = 6.0, 2.5  # µs, GB/s
+    sizes = (3 << 12, 3 << 16, 3 << 20)
+    times = {"nop": 19.0, **{str(s): 2 * (alpha + s / (2 * beta * 1e3)) for s in sizes}}
+    link, call_us = calibration.fit_mpi_collectives(times, sizes)
+    assert call_us == 19.0
+    assert (link.latency_us, link.bandwidth_gbps) == (pytest.approx(alpha), pytest.approx(beta))
+    assert link.points == tuple((s // 2, pytest.approx(times[str(s)] / 2)) for s in sizes)
+
+
 def test_a_compute_class_fits_its_flops_and_its_bytes():
     overhead, gflops, gbps = 5.0, 100.0, 10.0
 
