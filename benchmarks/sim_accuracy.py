@@ -258,7 +258,7 @@ def run_mpi(folder, repeats, mode):
 
 def one_round(compiled, quick, use_mpi, repeats, folder, bind):
     """``({case: (real, calibrated, profiled) µs}, calibrations, real)`` of one round. The
-    calibrations' in-process timed calls (links, the host's call cost, the dispatch gap) and
+    calibrations' in-process timed calls (links, the host's call cost, the dispatch gap, the wake) and
     the cases' calls take turns in one schedule (rt.runtime.sim.calibration ``Turns``): the
     host's cost of a call moves by phases of seconds to minutes, and a calibration timed
     before the real runs read another phase than they did (a round's calibration timed
