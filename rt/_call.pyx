@@ -165,6 +165,13 @@ cdef class CallPath:
         """Raw VM results of :meth:`invoke` -> None, a value or a tuple (numpy or DeviceArray)."""
         return self._convert_c(values, tuple(prepared), to_host)
 
+    def invoke_untimed(self, prepared):
+        """``invoke(prepared)`` without a timeout or fuel (an SPMD rank's call): straight into
+        the VM where the call is not traced, without the Python wrapper's context managers."""
+        if self._plain:
+            return self._invoke_c(tuple(prepared))
+        return self.invoke(prepared)
+
     cdef tuple _prepare_c(self, tuple args):
         cdef Py_ssize_t n = len(args), k
         cdef tuple out
