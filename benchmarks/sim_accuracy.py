@@ -78,7 +78,7 @@ from iree_peer import machine  # noqa: E402
 from rt.runtime.errors import DeviceError, RtError  # noqa: E402
 from rt.runtime.sim.calibration import (DEFAULT_URI, LINK_SIZES, Turns, calibrate,  # noqa: E402
                                         fit_mpi_collectives, interleaved_samples, kernel_costs,
-                                        median_us, paired_difference)
+                                        median_us, mpi_collective_times)
 from rt.runtime.sim.calibration_programs import collective_module  # noqa: E402
 from rt.runtime.sim.profile import ProfileTable, lower_quartile  # noqa: E402
 
@@ -184,8 +184,8 @@ def mpi_worker(folder, repeats):
     after a barrier, all taking turns as in process (``one_round``), the barrier's own time
     taken off; rank 0 also writes the dispatch profile of traced calls beside each case and
     prints ``{"cases": {case: µs}, "calibration": {"nop": µs, "S": µs}}`` as one JSON line
-    (the calibration's figures as rt.runtime.sim.mpi_loopback gives them: ``@nop`` less the
-    barrier, ``@ar_S`` less ``@nop``, each pair taken moments apart)."""
+    (the calibration's figures as rt.runtime.sim.mpi_loopback gives them,
+    ``calibration.mpi_collective_times``)."""
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
@@ -219,10 +219,10 @@ def mpi_worker(folder, repeats):
             cases.append(case)
         # both ranks take the same turns, so every call's barrier meets its peer's
         samples = dict(zip(calls, interleaved_samples(list(calls.values()), BURSTS, warm=True,
-                                                      runs=[repeats] * len(calls))))
+                                                      runs=repeats)))
     barrier = statistics.median(samples["barrier"])
-    calibration = {"nop": paired_difference(samples["nop"], samples["barrier"])}
-    calibration.update((str(s), paired_difference(samples[f"ar_{s}"], samples["nop"])) for s in sizes)
+    calibration = mpi_collective_times(samples["barrier"], samples["nop"],
+                                       [samples[f"ar_{s}"] for s in sizes], sizes)
     if rank == 0:
         print(json.dumps({"cases": {case: statistics.median(samples[case]) - barrier for case in cases},
                           "calibration": calibration}), flush=True)

@@ -669,6 +669,16 @@ def measure_mpi(mode, reps, uri=DEFAULT_URI, timeout=300):
     return raw, collective, call_us
 
 
+def mpi_collective_times(barrier, nop, per_size, sizes):
+    """``{"nop": µs, "S": µs}`` for ``fit_mpi_collectives`` from the samples of calls taken in
+    turns on 2 MPI processes, each after a barrier: ``barrier`` (the barrier alone), ``nop``
+    (``@nop``) and ``per_size`` (``@ar_S`` per size of ``sizes``); ``@nop`` less the barrier
+    and ``@ar_S`` less ``@nop``, each pair taken moments apart (``paired_difference``)."""
+    times = {"nop": paired_difference(nop, barrier)}
+    times.update((str(s), paired_difference(t, nop)) for s, t in zip(sizes, per_size))
+    return times
+
+
 def fit_mpi_collectives(times, sizes):
     """``(LinkFit, call µs)`` of rt's all_reduce over ``channel="mpi"`` between 2 processes
     from ``times``: ``{"nop": µs of a call of @nop, "S": µs of one all_reduce of S bytes (a call

@@ -60,7 +60,7 @@ def pingpong(comm, reps, sizes):
 
 def collectives(comm, reps, path, uri, sizes):
     import rt
-    from rt.runtime.sim.calibration import RUNS
+    from rt.runtime.sim.calibration import RUNS, mpi_collective_times
 
     def call(name, count):
         x, f = np.ones(count, np.float32), getattr(module, name)
@@ -68,9 +68,7 @@ def collectives(comm, reps, path, uri, sizes):
     with rt.load(path, channel="mpi", devices=[uri]) as module:
         calls = [lambda: None, call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
         barrier, nop, *times = _samples(calls, reps, comm.Barrier, RUNS)
-    found = {"nop": statistics.median(a - b for a, b in zip(nop, barrier))}
-    found.update((str(s), statistics.median(a - b for a, b in zip(t, nop))) for s, t in zip(sizes, times))
-    return found
+    return mpi_collective_times(barrier, nop, times, sizes)
 
 
 def main(argv):

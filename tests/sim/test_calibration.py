@@ -143,6 +143,13 @@ def test_a_calibration_sharing_turns_is_complete_once_they_ran():
     assert {"call_us", "wake_us"} <= set(cal.topology_dict()["host"])
 
 
+def test_mpi_collective_times_take_each_call_less_the_one_before_it_pairwise():
+    """``@nop`` less the barrier and ``@ar_S`` less ``@nop``, as medians of per-turn pairs."""
+    barrier, nop = [10.0, 50.0, 12.0], [30.0, 70.0, 32.0]
+    times = calibration.mpi_collective_times(barrier, nop, [[40.0, 90.0, 45.0]], [4096])
+    assert times == {"nop": pytest.approx(20.0), "4096": pytest.approx(13.0)}
+
+
 def test_the_mpi_collectives_fit_the_two_rank_ring_and_keep_the_call_cost():
     """``fit_mpi_collectives``: one all_reduce per size (a call less @nop) on the 2-rank ring
     2(α + S/(2β)) gives α, β and a table of one step per size; @nop is the call cost."""
