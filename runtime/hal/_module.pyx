@@ -256,6 +256,26 @@ cdef int command_buffer_dispatch(object state, ImportCall* c) except -1:
                          int_arg(c, COMMAND_BUFFER_DISPATCH__Z), constants, nc, bindings, nb)
 
 
+cdef int command_buffer_collective(object state, ImportCall* c) except -1:
+    """(cb, channel, op, param, send_slot, recv_slot, send, recv, send_offset, send_length,
+    recv_offset, recv_length, element_count); a null send/recv buffer names its binding-table
+    slot."""
+    cdef CommandBuffer cb = _typed(c, COMMAND_BUFFER_COLLECTIVE__CB, CommandBuffer,
+                                   "command_buffer.collective")
+    return cb.collective_c(ref_arg(c, COMMAND_BUFFER_COLLECTIVE__CHANNEL),
+                           int_arg(c, COMMAND_BUFFER_COLLECTIVE__OP) & 0xFFFFFFFF,
+                           int_arg(c, COMMAND_BUFFER_COLLECTIVE__PARAM) & 0xFFFFFFFF,
+                           ref_arg(c, COMMAND_BUFFER_COLLECTIVE__SEND),
+                           int_arg(c, COMMAND_BUFFER_COLLECTIVE__SEND_SLOT),
+                           int_arg(c, COMMAND_BUFFER_COLLECTIVE__SEND_OFFSET),
+                           int_arg(c, COMMAND_BUFFER_COLLECTIVE__SEND_LENGTH),
+                           ref_arg(c, COMMAND_BUFFER_COLLECTIVE__RECV),
+                           int_arg(c, COMMAND_BUFFER_COLLECTIVE__RECV_SLOT),
+                           int_arg(c, COMMAND_BUFFER_COLLECTIVE__RECV_OFFSET),
+                           int_arg(c, COMMAND_BUFFER_COLLECTIVE__RECV_LENGTH),
+                           int_arg(c, COMMAND_BUFFER_COLLECTIVE__ELEMENT_COUNT))
+
+
 # -- queue operations ----------------------------------------------------------------------------
 
 cdef int device_queue_alloca(object state, ImportCall* c) except -1:
@@ -425,6 +445,7 @@ def native_functions(module):
         native_function("command_buffer.fill_buffer", command_buffer_fill_buffer, state),
         native_function("command_buffer.copy_buffer", command_buffer_copy_buffer, state),
         native_function("command_buffer.dispatch", command_buffer_dispatch, state),
+        native_function("command_buffer.collective", command_buffer_collective, state),
         native_function("device.queue.alloca", device_queue_alloca, state),
         native_function("device.queue.dealloca", device_queue_dealloca, state),
         native_function("device.queue.execute", device_queue_execute, state),

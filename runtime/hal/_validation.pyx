@@ -386,7 +386,19 @@ cdef object check_collective(Site site, str kind, object channel, object op):
                                    f"rt.runtime.hal.channel.Channel, got {channel!r}")
     if isinstance(op, CollectiveOp):
         return op
-    return CollectiveOp.unpack(op, site.where(kind))
+    if type(op) is int:
+        decoded = _DECODED_OPS.get(op)
+        if decoded is not None:
+            return decoded
+    decoded = CollectiveOp.unpack(op, site.where(kind))
+    if type(op) is int:
+        _DECODED_OPS[op] = decoded
+    return decoded
+
+
+# Packed ops already decoded (only valid ones: at most 9 kinds x 6 reductions x 12 types).
+# A compiled function records the same few ops on every call; decoding one takes ~3 us.
+cdef dict _DECODED_OPS = {}
 
 
 cdef int check_collective_range(Site site, str kind, str role, uint64_t length, object op,

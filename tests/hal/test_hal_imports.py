@@ -21,6 +21,7 @@ def test_every_c_entry_is_an_import_of_the_table():
     c_entries = HalModule().native_functions()
     assert c_entries and set(c_entries) <= set(IMPORTS)
     assert "command_buffer.dispatch" in c_entries and "fence.await" in c_entries
+    assert "command_buffer.collective" in c_entries
 
 
 def test_the_built_argument_positions_are_those_of_the_table():

@@ -169,3 +169,73 @@ def _failure_text(device):
 def test_bytecode_sees_dispatch_failure_with_cause(device):
     text = _failure_text(device)
     assert "dispatch of export 'fail_bound'" in text and "stored out of bounds" in text and "queue 0" in text
+
+
+def _collective_program():
+    """@gather(op, count) -> i32: fills bytes [0, 16) of a buffer with 7s, records collective
+    ``op`` over ``count`` elements from [0, 16) into [16, 48) on the default channel (one
+    rank) and returns the i32 at byte 16."""
+    mb = ModuleBuilder("app")
+    imp = {name: mb.import_function("hal." + name, HalModule.exports[name][1].text) for name in (
+        "devices.get", "device.allocator", "allocator.allocate", "command_buffer.create",
+        "command_buffer.fill_buffer", "command_buffer.execution_barrier", "command_buffer.collective",
+        "command_buffer.finalize", "channel.create", "fence.create", "device.queue.execute",
+        "fence.await", "buffer.load")}
+    fb = mb.function("gather", "0iI_i", export=True)
+    op, count = fb.args
+    r = {k: fb.reg(t) for k, t in (("dev", "ref"), ("alloc", "ref"), ("buf", "ref"), ("cb", "ref"),
+                                   ("ch", "ref"), ("fence", "ref"), ("null", "ref"), ("i0", "i32"),
+                                   ("I0", "i64"), ("neg", "i64"), ("negi", "i32"), ("i4", "i32"),
+                                   ("I16", "i64"), ("I32", "i64"), ("I48", "i64"), ("I7", "i64"),
+                                   ("mt", "i32"), ("usage", "i32"), ("one", "i32"), ("cat", "i32"),
+                                   ("st", "i32"), ("out", "i32"))}
+    for name, value in (("i0", 0), ("negi", -1), ("i4", 4), ("one", 1), ("cat", 3),
+                        ("mt", int(hal.MemoryType.DEVICE_LOCAL)), ("usage", int(hal.BufferUsage.DEFAULT))):
+        fb.const_i32(r[name], value)
+    for name, value in (("I0", 0), ("neg", -1), ("I16", 16), ("I32", 32), ("I48", 48), ("I7", 7)):
+        fb.const_i64(r[name], value)
+    fb.const_ref_zero(r["null"])
+    fb.call_import(imp["devices.get"], [r["i0"]], [r["dev"]])
+    fb.call_import(imp["device.allocator"], [r["dev"]], [r["alloc"]])
+    fb.call_import(imp["allocator.allocate"], [r["alloc"], r["neg"], r["mt"], r["usage"], r["I48"]], [r["buf"]])
+    fb.call_import(imp["channel.create"], [r["dev"], r["neg"], r["I0"], r["null"], r["null"], r["negi"], r["negi"]], [r["ch"]])
+    fb.call_import(imp["command_buffer.create"], [r["dev"], r["one"], r["cat"], r["neg"], r["i0"]], [r["cb"]])
+    fb.call_import(imp["command_buffer.fill_buffer"], [r["cb"], r["buf"], r["I0"], r["I16"], r["i0"], r["I7"], r["i4"], r["I0"]], [])
+    fb.call_import(imp["command_buffer.execution_barrier"], [r["cb"], r["i0"], r["i0"], r["I0"]], [])
+    fb.call_import(imp["command_buffer.collective"], [
+        r["cb"], r["ch"], op, r["i0"], r["i0"], r["i0"], r["buf"], r["buf"], r["I0"], r["I16"], r["I16"],
+        r["I32"], count], [])
+    fb.call_import(imp["command_buffer.finalize"], [r["cb"]], [])
+    fb.call_import(imp["fence.create"], [r["dev"], r["I0"]], [r["fence"]])
+    fb.call_import(imp["device.queue.execute"], [r["dev"], r["neg"], r["null"], r["fence"], r["cb"], r["I0"]], [])
+    fb.call_variadic(imp["fence.await"], [1], [r["negi"], r["I0"], r["fence"]], [r["st"]])
+    fb.call_import(imp["buffer.load"], [r["buf"], r["I16"], r["i4"]], [r["out"]])
+    fb.return_([r["out"]])
+    return mb
+
+
+class _PythonCollectiveHal(HalModule):
+    """The hal module with ``command_buffer.collective`` through its Python method."""
+
+    def native_functions(self):
+        return {k: v for k, v in super().native_functions().items() if k != "command_buffer.collective"}
+
+
+@pytest.mark.parametrize("module", [HalModule, _PythonCollectiveHal], ids=["c-entry", "python"])
+def test_bytecode_records_collectives_through_hal(device, module):
+    """The C entry of ``command_buffer.collective`` and the Python method record the same
+    command and refuse the same bad ops and ranges, naming them."""
+    assert ("command_buffer.collective" in module([device]).native_functions()) == (module is HalModule)
+    ctx = Context(Instance(), [module([device]), Module.from_bytes(_collective_program().build())])
+    gather = ctx.lookup_function("app.gather")
+    all_gather_i32 = int(hal.collective.CollectiveOp(hal.collective.CollectiveKind.ALL_GATHER,
+                                                     hal.collective.CollectiveReduction.NONE,
+                                                     hal.collective.CollectiveElementType.SINT_32).pack())
+    assert gather(all_gather_i32, 4) == 7 and gather(all_gather_i32, 4) == 7  # the second: a cached op
+    with pytest.raises(InvalidArgumentError, match=r"op 0x00630000 has element type 99, expected one of"):
+        gather(0x00630000, 4)
+    with pytest.raises(InvalidArgumentError, match=r"send buffer range of 16 bytes is too small for "
+                                                   r"all_gather : si32 of 5 elements over 1 ranks \(20 bytes\)"):
+        gather(all_gather_i32, 5)
+    with pytest.raises(InvalidArgumentError, match=r"all_reduce needs a reduction"):
+        gather(all_gather_i32 | 1, 4)
