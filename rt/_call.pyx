@@ -39,6 +39,7 @@ from rt.runtime.hal._buffer_view cimport BufferView, new_view
 from rt.runtime.hal.drivers._heap_allocator cimport HeapAllocator
 from rt.runtime.hal.element_type import element_type_to_dtype, is_sub_byte
 from rt.runtime.hal._buffer import BufferUsage, MemoryType
+from rt.runtime.vm._interp import end_held_wakes, hold_wakes
 
 cnp.import_array()
 
@@ -165,12 +166,23 @@ cdef class CallPath:
         """Raw VM results of :meth:`invoke` -> None, a value or a tuple (numpy or DeviceArray)."""
         return self._convert_c(values, tuple(prepared), to_host)
 
-    def invoke_untimed(self, prepared):
+    def invoke_untimed(self, prepared, hold=True):
         """``invoke(prepared)`` without a timeout or fuel (an SPMD rank's call): straight into
-        the VM where the call is not traced, without the Python wrapper's context managers."""
-        if self._plain:
-            return self._invoke_c(tuple(prepared))
-        return self.invoke(prepared)
+        the VM where the call is not traced, without the Python wrapper's context managers.
+        With ``hold`` the rank's thread holds back the wake-ups of the local-task queue threads
+        it submits to and runs that work itself when it waits for it (rt.runtime.vm._interp
+        ``hold_wakes``): the call waits for its work anyway, and a queue thread's wake-up cost
+        a handoff there and back (a simulation's ranks do not hold: its event loop waits for
+        the real executors by other means)."""
+        if not hold:
+            return self.invoke(prepared) if not self._plain else self._invoke_c(tuple(prepared))
+        before = hold_wakes()
+        try:
+            if self._plain:
+                return self._invoke_c(tuple(prepared))
+            return self.invoke(prepared)
+        finally:
+            end_held_wakes(before)
 
     cdef tuple _prepare_c(self, tuple args):
         cdef Py_ssize_t n = len(args), k

@@ -174,7 +174,8 @@ def run_spmd(world, sim, functions, args_per_rank, to_host=True, threads=None):
             sim.attach(hosts[r])
         try:
             f = functions[r]
-            results[r] = f.convert_results(f.invoke_untimed(prepared[r]), prepared[r], to_host)
+            results[r] = f.convert_results(f.invoke_untimed(prepared[r], hosts is None), prepared[r],
+                                           to_host)
         except BaseException as error:
             errors[r] = error
             world.abort(RtError(f"rank {r} failed: {error}"))

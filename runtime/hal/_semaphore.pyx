@@ -34,7 +34,7 @@ import numpy as np
 
 from rt.runtime.errors import (DeadlineExceededError, DeviceError, InvalidArgumentError,
                                ResourceExhaustedError)
-from rt.runtime.vm._interp import thread_deadline
+from rt.runtime.vm._interp import release_held_wakes, thread_deadline
 
 cdef extern from "<semaphore.h>" nogil:
     int sem_init(sem_t* sem, int pshared, unsigned int value)
@@ -167,6 +167,7 @@ cdef class Waiter(Notify):
         cdef timespec now, until
         cdef double deadline = -1.0, t, step
         cdef int rc
+        release_held_wakes()  # what this thread waits for may be work it held back (_interp)
         clock_gettime(CLOCK_MONOTONIC, &now)
         t = now.tv_sec + now.tv_nsec * 1e-9
         if timeout_s >= 0:

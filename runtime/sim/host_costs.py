@@ -7,8 +7,9 @@ A topology may give it (``rt calibrate`` writes it)::
 
 ``call_us`` is what one call of an SPMD program costs the host besides its queue work: rt.spmd
 hands the call to a thread per rank, each rank enters the VM, imports its arguments and
-submits; its executor thread wakes up; at the end the fences signal, the ranks' hosts wake up
-and the threads are joined (on ``mpiexec`` processes: one VM call per process). The simulator
+submits (on local-task devices it then runs its queue's work itself, rt.runtime.vm._interp
+``hold_wakes``; elsewhere an executor thread wakes up); at the end the fences signal, the
+ranks' hosts wake up and the threads are joined (on ``mpiexec`` processes: one VM call per process). The simulator
 charges it at the start of every SPMD call (``Simulation.host_group``): each rank's host clock
 starts ``call_us`` after the caller's, so its first submission, and all that waits on it,
 starts that much later. A profiled first dispatch of that submission holds the same start-up

@@ -83,10 +83,13 @@ cdef Py_ssize_t _call_import(ModuleState st, const int32_t* c, Py_ssize_t pc, in
         result = _invoke((<Function>target).state, (<Function>target).ordinal, args, False)
     else:
         rt_vm_site_state, rt_vm_site_code, rt_vm_site_pc = <void*>st, c, pc
+        held = _suspend_held_wakes()
         try:
             result = target(*args)
         finally:
             rt_vm_site_state, rt_vm_site_code, rt_vm_site_pc = outer_state, outer_code, outer_pc
+            if held is not None:
+                _holding.queues = held
     nres = c[p]
     if nres == 1:
         _store_result(ord(sig.results[0]), result, c[p + 1], I, F, R, f"import {imp.name}")

@@ -31,6 +31,8 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from cpython.ref cimport PyObject
 
+import threading
+
 import _signal  # signal's C core: signal.py's enum tables cost a run's start ~1 ms
 
 from rt.runtime.errors import DeadlineExceededError, InvalidArgumentError, VMTrapError
@@ -349,6 +351,56 @@ def set_thread_deadline(deadline):
 def thread_deadline():
     """The calling thread's deadline (``time.monotonic()`` seconds), or None."""
     return None if rt_vm_deadline_ns == 0 else rt_vm_deadline_ns / 1e9
+
+
+# -- queue wake-ups a thread holds back ----------------------------------------------------------
+# A thread making a synchronous call (an SPMD rank's, rt._call ``invoke_untimed``) holds back
+# the wake-up of a local-task queue thread it submits to (rt.runtime.hal.drivers._local_queue
+# ``ThreadQueue``): the call waits for that work, and waiting, the thread runs it itself
+# (``donate``), so the queue thread never wakes. It wakes the queues it held before it
+# blocks in a HAL wait (rt.runtime.hal._semaphore ``Waiter.block``), when the call ends, and
+# before a Python import runs (which may wait by other means); Python imports hold nothing.
+_holding = threading.local()
+
+
+def held_wakes():
+    """The list of queues whose wake-up the calling thread holds back, or None."""
+    return getattr(_holding, "queues", None)
+
+
+def hold_wakes():
+    """Start holding back the calling thread's queue wake-ups; returns the state before, for
+    ``end_held_wakes``."""
+    before = getattr(_holding, "queues", None)
+    _holding.queues = []
+    return before
+
+
+def release_held_wakes():
+    """Wake every queue the calling thread holds back (``queue.wake_held()``), holding on."""
+    queues = getattr(_holding, "queues", None)
+    if queues:
+        woken = list(queues)
+        queues.clear()
+        for queue in woken:
+            queue.wake_held()
+
+
+def end_held_wakes(before):
+    """Wake the queues held since ``hold_wakes()`` and restore the state before it."""
+    try:
+        release_held_wakes()
+    finally:
+        _holding.queues = before
+
+
+cdef object _suspend_held_wakes():
+    """Around a Python import: wake what is held, hold nothing; returns what to restore."""
+    queues = getattr(_holding, "queues", None)
+    if queues is not None:
+        release_held_wakes()
+        _holding.queues = None
+    return queues
 
 
 cdef long long _thread_deadline_ns() noexcept nogil:

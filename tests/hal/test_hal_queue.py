@@ -1,5 +1,6 @@
 """The local-task queue: in-order, one submission at a time, with waiters donating their thread."""
 import threading
+import time
 
 import pytest
 
@@ -7,6 +8,7 @@ from rt.runtime import hal
 from rt.runtime.errors import DeviceError
 from rt.runtime.hal.drivers.host_semaphore import HostSemaphore
 from rt.runtime.hal.drivers.local_queue import Submission, ThreadQueue
+from rt.runtime.vm._interp import end_held_wakes, held_wakes, hold_wakes
 
 
 class _Probe:
@@ -122,3 +124,91 @@ def test_local_sync_threads_submit_to_queues_of_their_own():
         assert device.queue.lane == device.queue_lane
     finally:
         device.release()
+
+
+def _poll(fence, seconds=30):
+    """Wait for ``fence`` without a HAL wait (which would wake held queues): True if reached."""
+    deadline = time.monotonic() + seconds
+    while not fence.is_reached:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
+
+
+def test_a_thread_holding_wakes_runs_its_own_work(queue):
+    """A synchronous caller (an SPMD rank) holds back the queue thread's wake-up and runs the
+    work itself when it waits: every submission on the calling thread, in order."""
+    probe = _Probe()
+    before = hold_wakes()
+    try:
+        fences = [_submit(queue, probe.action(i)) for i in range(50)]
+        fences[-1].wait(timeout=30)
+    finally:
+        end_held_wakes(before)
+    assert probe.order == list(range(50)) and set(probe.threads) == {threading.get_ident()}
+    assert held_wakes() is before is None
+
+
+def test_held_work_the_waiter_cannot_run_goes_to_the_queue_thread(queue):
+    """Work waiting on a fence another thread signals: the holder blocks, and before it does
+    the queue thread is woken, which runs the work once the fence is signalled."""
+    probe = _Probe()
+    gate = HostSemaphore(0, "gate")
+    before = hold_wakes()
+    try:
+        fence = _submit(queue, probe.action(0), [(gate, 1)])
+        threading.Timer(0.05, gate.signal, (1,)).start()
+        fence.wait(timeout=30)
+    finally:
+        end_held_wakes(before)
+    assert probe.order == [0] and probe.threads != [threading.get_ident()]
+
+
+def test_held_wakes_are_released_by_the_next_queue_and_by_the_end():
+    """A holder that submits to a second queue starts the first (a pipeline's earlier stage
+    runs meanwhile); what is still held when the call ends starts then."""
+    first, second = ThreadQueue("first"), ThreadQueue("second")
+    try:
+        probe = _Probe()
+        before = hold_wakes()
+        try:
+            one = _submit(first, probe.action(1))
+            two = _submit(second, probe.action(2))
+            assert _poll(one), "the first queue's work was never started"
+        finally:
+            end_held_wakes(before)
+        assert _poll(two), "work held when the call ended was never started"
+        assert threading.get_ident() not in probe.threads
+    finally:
+        first.close("test over")
+        second.close("test over")
+
+
+def test_a_python_import_holds_nothing():
+    """A Python import may wait by other means than a HAL wait: while it runs, the thread
+    holds no wake-up (rt.runtime.vm._interp)."""
+    from rt.runtime.vm import Context, Instance, Module, ModuleBuilder, NativeModule, native_function
+
+    seen = []
+
+    class Probe(NativeModule):
+        name = "probe"
+
+        @native_function("look", "0v_v")
+        def look(self):
+            seen.append(held_wakes())
+
+    mb = ModuleBuilder("app")
+    look = mb.import_function("probe.look", "0v_v")
+    fb = mb.function("f", "0v_v", export=True)
+    fb.call_import(look, [], [])
+    fb.return_([])
+    ctx = Context(Instance(), [Probe(), Module.from_bytes(mb.build())])
+    before = hold_wakes()
+    try:
+        ctx.lookup_function("app.f")()
+        assert held_wakes() == []
+    finally:
+        end_held_wakes(before)
+    assert seen == [None]

@@ -21,6 +21,12 @@ itself (``donate``, after ``iree_task_executor_donate_caller`` in runtime/src/ir
 executor.h): while the queue is idle it runs the queue's ready submissions itself instead of
 sleeping until the queue thread has woken up, run them and woken it back.
 
+A thread that holds back wake-ups (an SPMD rank's synchronous call, rt.runtime.vm._interp
+``hold_wakes``) submits without waking the queue thread: it will wait for the work and run
+it itself; the queue thread is woken (``wake_held``) only if work is left when that thread
+blocks, submits to another queue, calls a Python import or ends its call. A donor wakes the
+queue thread for what is left once it stops, not between two submissions it runs.
+
 Threading: queue state changes with the GIL held (the lock that orders them); work runs with
 the GIL released where it computes (dispatches, large transfers) and the queue thread sleeps on
 a POSIX semaphore without it.
@@ -41,7 +47,8 @@ from rt.runtime.hal._semaphore cimport Semaphore
 from rt.runtime.hal.drivers._heap_allocator cimport HeapAllocator
 from rt.runtime.hal.drivers._replay cimport BindingTable, execute_command_buffer
 from rt.runtime.hal.trace import now_ns, timepoint_texts
-from rt.runtime.vm._interp import current_call_site, set_thread_deadline, thread_deadline
+from rt.runtime.vm._interp import (current_call_site, held_wakes, release_held_wakes,
+                                   set_thread_deadline, thread_deadline)
 
 cdef extern from "<semaphore.h>" nogil:
     ctypedef struct sem_t:
@@ -297,8 +304,22 @@ cdef class ThreadQueue(_Queue):
             semaphore.producer = self
         submission.deadline = thread_deadline()
         self._pending.append(submission)
-        self._signal()
+        held = held_wakes()
+        if held is None or self._signalled:
+            self._signal()
+        elif self not in held:
+            # The caller holds back wake-ups (a synchronous call, rt.runtime.vm._interp):
+            # it will run this work itself when it waits. A queue it submitted to before
+            # starts now, side by side with this one (a pipeline's earlier stage).
+            if held:
+                release_held_wakes()
+            held.append(self)
         return 0
+
+    def wake_held(self):
+        """Wake the queue thread for work a caller held back, if that work is still queued."""
+        if self._pending and not self._busy:
+            self._signal()
 
     cdef void _signal(self) noexcept:
         """Wake the queue thread (idempotent until it next looks at the queue)."""
@@ -362,18 +383,33 @@ cdef class ThreadQueue(_Queue):
         """Run this queue's ready submissions on the calling thread while the queue thread is
         idle, until ``done()`` is true or nothing is ready; True if anything ran."""
         cdef Submission submission, arm
+        held = held_wakes()
+        if held and (len(held) > 1 or held[0] is not self):
+            # Other queues this thread held back run on their own threads meanwhile.
+            keep = self in held
+            release_held_wakes()
+            if keep:
+                held.append(self)
         ran = False
-        while not done():
-            submission, arm = self._claim(True)
-            if arm is not None:
-                arm.wait_fence.on_settled(self._signal_callback)
-            if submission is None:
-                break
-            try:
-                self._run(submission)
-            finally:
-                self._finish()
-            ran = True
+        try:
+            while not done():
+                submission, arm = self._claim(True)
+                if arm is not None:
+                    arm.wait_fence.on_settled(self._signal_callback)
+                if submission is None:
+                    break
+                try:
+                    self._run(submission)
+                finally:
+                    # Not _finish(): the queue thread is woken for what is left once this
+                    # thread stops running it, not between two submissions it runs.
+                    self._busy = False
+                ran = True
+        finally:
+            if self._pending and not self._busy:
+                held = held_wakes()
+                if held is None or self not in held:
+                    self._signal()
         return ran
 
     @property
