@@ -48,4 +48,3 @@ cdef object failure_error(str label, object cause)
 cdef uint64_t payload_arg(object value, str where) except? 0xFFFFFFFFFFFFFFFF
 cdef double timeout_arg(object timeout) except? -2.0
 cdef double wait_limit(object timeout, bint* by_deadline) except? -2.0
-
