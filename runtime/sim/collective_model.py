@@ -30,11 +30,12 @@ whole buffer, b one rank's block:
   ranks, the result computed once on the host, each rank copying its part out. Its links are
   calibrated from all_reduce calls spread over the ring's 2(n-1) steps (rt.runtime.sim.
   link_table), so every kind runs as that ring all_reduce over E bytes, E what moves the same
-  host memory as the kind: passes over the host's arrays (each a read and a write of A bytes)
-  sum to P bytes, an all_reduce of M makes 2nM (one copy, n-1 adds, n copies out), E = P/(2n).
-  all_gather and reduce_scatter of b per rank: E = (n+1)b/2 (a concatenation or a reduction
-  of nb, n copies out of nb or of b); all_to_all: E = M; broadcast: E = (n-1)M/n; reduce:
-  E = (n+1)M/(2n). One synchronization per call whatever the kind, as the channel runs it.
+  host memory as the kind in the channel's computation (``_local_rendezvous._compute``): a
+  copy of A bytes reads and writes 2A, an accumulation of A into A 3A, so an all_reduce of M
+  moves P = (5n-3)M (one copy, n-1 accumulations, n-1 copies out) and E = P/(5n-3) for the
+  others: all_gather of b per rank P = 2n^2 b (n copies of every rank's b), reduce_scatter of
+  b per rank P = nb(3n+1), all_to_all P = 2nM, broadcast P = 2(n-1)M, reduce P = (3n-1)M.
+  One synchronization per call whatever the kind, as the channel runs it.
 * send_recv: one step, each rank to its target (``params[rank] = (target, source)``).
 
 Element counts follow ``iree_hal_command_buffer_collective``: all_reduce/broadcast/reduce
@@ -251,13 +252,24 @@ def _halving_doubling(kind, n, count, size):
 def rendezvous_bytes(kind, n, whole):
     """E: the all_reduce bytes that move as much host memory as ``kind`` on n ranks (whole:
     M, or b for all_gather / reduce_scatter; see the module docstring)."""
-    if kind in ("all_gather", "reduce_scatter"):
-        return (n + 1) * whole / 2
-    if kind == "broadcast":
-        return (n - 1) * whole / n
-    if kind == "reduce":
-        return (n + 1) * whole / (2 * n)
-    return whole                                                      # all_reduce, all_to_all
+    return rendezvous_traffic(kind, n, whole) / rendezvous_traffic("all_reduce", n, 1)
+
+
+def rendezvous_traffic(kind, n, whole):
+    """Bytes read plus written by the rendezvous's computation of ``kind`` on n ranks
+    (rt.runtime.hal.drivers._local_rendezvous ``_compute``): a copy of A bytes moves 2A, an
+    accumulation of A into A 3A (two reads, one write)."""
+    if kind == "all_gather":                 # n copies of each rank's b into every rank
+        return 2 * n * n * whole
+    if kind == "reduce_scatter":             # copy, n-1 accumulations of nb, n copies out of b
+        return n * whole * (3 * n + 1)
+    if kind == "all_to_all":                 # n^2 copies of M/n
+        return 2 * n * whole
+    if kind == "broadcast":                  # n-1 copies of M
+        return 2 * (n - 1) * whole
+    if kind == "reduce":                     # copy, n-1 accumulations of M
+        return (3 * n - 1) * whole
+    return (5 * n - 3) * whole               # all_reduce: copy, n-1 accumulations, n-1 copies out
 
 
 def _rendezvous(kind, n, count, size):

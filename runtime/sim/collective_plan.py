@@ -33,7 +33,7 @@ all_reduce / broadcast / reduce buffer and b one rank's block:
 * halving_doubling: all_reduce 2kα + 2(n-1)M/(nβ); all_gather, reduce_scatter kα + (n-1)b/β;
   all_to_all (n-1)(α + b/β); broadcast, reduce k(α + M/β). The same on a switch.
 * rendezvous (rt's in-process channel, never chosen by ``auto``): ring all_reduce over E bytes,
-  E = collective_model.rendezvous_bytes (all_gather (n+1)b/2).
+  E = collective_model.rendezvous_bytes (all_gather 2n²b/(5n-3)).
 
 On a ring dimension of more than 3 devices, and for a flat algorithm across several dimensions,
 only ``ring`` keeps (most) transfers one hop long; ``auto`` considers only ring there (the
