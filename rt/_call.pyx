@@ -174,15 +174,14 @@ cdef class CallPath:
         ``hold_wakes``): the call waits for its work anyway, and a queue thread's wake-up cost
         a handoff there and back (a simulation's ranks do not hold: its event loop waits for
         the real executors by other means)."""
-        if not hold:
-            return self.invoke(prepared) if not self._plain else self._invoke_c(tuple(prepared))
-        before = hold_wakes()
+        before = hold_wakes() if hold else None
         try:
             if self._plain:
                 return self._invoke_c(tuple(prepared))
             return self.invoke(prepared)
         finally:
-            end_held_wakes(before)
+            if hold:
+                end_held_wakes(before)
 
     cdef tuple _prepare_c(self, tuple args):
         cdef Py_ssize_t n = len(args), k

@@ -106,25 +106,6 @@ cdef int64_t _size(int64_t value, str what, str where) except? -1:
     return value
 
 
-# Bytes per element of each iree_hal_collective_element_type_e (rt.runtime.hal.collective DTYPES).
-cdef uint64_t _COLLECTIVE_ELEMENT_BYTES[12]
-_COLLECTIVE_ELEMENT_BYTES[:] = [1, 1, 2, 2, 4, 4, 8, 8, 2, 4, 8, 2]
-
-
-cdef tuple _collective_bytes(object op, uint32_t packed, int64_t count, object ranks):
-    """``op.byte_lengths(count, ranks)`` (rt.runtime.hal.collective) without its Python calls:
-    (send bytes, recv bytes) as Python ints."""
-    cdef uint32_t kind = packed & 0xFF, element = (packed >> 16) & 0xFF
-    if element >= 12:
-        return op.byte_lengths(count, ranks)
-    one = <object>count * _COLLECTIVE_ELEMENT_BYTES[element]
-    if kind == 0:  # all_gather: recv holds every rank's send
-        return one, ranks * one
-    if kind == 5:  # reduce_scatter: send holds every rank's block
-        return ranks * one, one
-    return one, one
-
-
 cdef class CommandBuffer(Site):
     """Commands for ``device``; ``mode``: CommandBufferMode, ``categories``: CommandCategory,
     ``binding_capacity``: binding-table slots its commands may reference (0 = direct only)."""
@@ -602,9 +583,7 @@ cdef class CommandBuffer(Site):
         op = check_collective(self, "collective", channel, op)
         if count < 0:
             size_arg(count, "element_count", self.where("collective"))
-        packed = op.pack()
-        ranks = channel.count
-        need_send, need_recv = _collective_bytes(op, packed, count, ranks)
+        need_send, need_recv = op.byte_lengths(count, channel.count)
         s = self._operand("collective", "send buffer", send, send_slot, send_offset, &send_length,
                           _DISPATCH_STORAGE, False)
         r = self._operand("collective", "recv buffer", recv, recv_slot, recv_offset, &recv_length,
@@ -613,14 +592,14 @@ cdef class CommandBuffer(Site):
                                               (r, "recv buffer", recv_offset, recv_length, need_recv)):
             if b is not None:
                 check_range(self, "collective", b, offset, length, role)
-            check_collective_range(self, "collective", role, length, op, count, need, ranks)
+            check_collective_range(self, "collective", role, length, op, count, need, channel.count)
         index = self._channel_index.get(id(channel))
         if index is None:
             index = self._channel_index[id(channel)] = len(self.channels)
             self.channels.append(channel)
         c = self._new_command(COMMAND_COLLECTIVE)
         k = &c.args.collective
-        k.channel, k.op, k.param, k.element_count = index, packed, param, count
+        k.channel, k.op, k.param, k.element_count = index, op.pack(), param, count
         k.send = self._commit_ref(s, send_slot, send_offset, need_send, _DISPATCH_STORAGE, False, None)
         k.recv = self._commit_ref(r, recv_slot, recv_offset, need_recv, _DISPATCH_STORAGE, False, None)
         self._count += 1

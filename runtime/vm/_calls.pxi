@@ -88,8 +88,7 @@ cdef Py_ssize_t _call_import(ModuleState st, const int32_t* c, Py_ssize_t pc, in
             result = target(*args)
         finally:
             rt_vm_site_state, rt_vm_site_code, rt_vm_site_pc = outer_state, outer_code, outer_pc
-            if held is not None:
-                _holding.queues = held
+            _resume_held_wakes(held)
     nres = c[p]
     if nres == 1:
         _store_result(ord(sig.results[0]), result, c[p + 1], I, F, R, f"import {imp.name}")

@@ -403,6 +403,12 @@ cdef object _suspend_held_wakes():
     return queues
 
 
+cdef inline void _resume_held_wakes(object queues):
+    """After a Python import: hold again what ``_suspend_held_wakes`` returned."""
+    if queues is not None:
+        _holding.queues = queues
+
+
 cdef long long _thread_deadline_ns() noexcept nogil:
     """C entry point for other extensions (the llvm-cpu launcher): the calling thread's
     deadline in CLOCK_MONOTONIC nanoseconds, 0 for none. Shared as the integer address

@@ -307,12 +307,12 @@ cdef class ThreadQueue(_Queue):
         held = held_wakes()
         if held is None or self._signalled:
             self._signal()
-        elif self not in held:
+        elif not held or held[0] is not self:
             # The caller holds back wake-ups (a synchronous call, rt.runtime.vm._interp):
             # it will run this work itself when it waits. A queue it submitted to before
-            # starts now, side by side with this one (a pipeline's earlier stage).
-            if held:
-                release_held_wakes()
+            # starts now, side by side with this one (a pipeline's earlier stage), so a
+            # thread holds at most one queue.
+            release_held_wakes()
             held.append(self)
         return 0
 
@@ -383,13 +383,9 @@ cdef class ThreadQueue(_Queue):
         """Run this queue's ready submissions on the calling thread while the queue thread is
         idle, until ``done()`` is true or nothing is ready; True if anything ran."""
         cdef Submission submission, arm
-        held = held_wakes()
-        if held and (len(held) > 1 or held[0] is not self):
-            # Other queues this thread held back run on their own threads meanwhile.
-            keep = self in held
-            release_held_wakes()
-            if keep:
-                held.append(self)
+        held = held_wakes()   # at most one queue: submit_c releases the one before
+        if held and held[0] is not self:
+            release_held_wakes()  # that queue runs on its own thread meanwhile
         ran = False
         try:
             while not done():
@@ -406,10 +402,8 @@ cdef class ThreadQueue(_Queue):
                     self._busy = False
                 ran = True
         finally:
-            if self._pending and not self._busy:
-                held = held_wakes()
-                if held is None or self not in held:
-                    self._signal()
+            if self._pending and not self._busy and not (held and held[0] is self):
+                self._signal()
         return ran
 
     @property
