@@ -20,8 +20,9 @@ same load on a shared host. Each round:
    processes (``channel="mpi"`` on the calibrated ``threads=1`` device, every call after a
    barrier, the barrier's own time taken off) where mpi4py and mpiexec are installed, in one
    job with the calibration's MPI loopback (the ``mpi`` links and the call cost, what ``rt
-   calibrate --mpi`` measures), whose calls take turns with theirs: MPI loopback jobs run in
-   a fast or a slow mode that lasts minutes. A traced run first gives the program's
+   calibrate --mpi`` measures), whose calls take turns with theirs (MPI loopback jobs run in
+   a fast or a slow mode that lasts minutes; there every turn starts after ``WARM_RUNS``
+   untimed calls of itself, a count both processes keep). A traced run first gives the program's
    dispatch profile. The calibration's in-process timed calls (links, call cost, dispatch
    gap, wake) and the programs' calls take turns in one schedule (rt.runtime.sim.calibration
    ``Turns``: 7 samples per call, each the median of ``--repeats`` calls in a row after 20 ms
@@ -76,7 +77,7 @@ import rt  # noqa: E402
 import sim_accuracy_programs as programs  # noqa: E402
 from iree_peer import machine  # noqa: E402
 from rt.runtime.errors import DeviceError, RtError  # noqa: E402
-from rt.runtime.sim.calibration import (DEFAULT_URI, LINK_SIZES, Turns, calibrate,  # noqa: E402
+from rt.runtime.sim.calibration import (DEFAULT_URI, LINK_SIZES, WARM_RUNS, Turns, calibrate,  # noqa: E402
                                         fit_mpi_collectives, interleaved_samples, kernel_costs,
                                         median_us, mpi_collective_times)
 from rt.runtime.sim.calibration_programs import collective_module  # noqa: E402
@@ -219,7 +220,7 @@ def mpi_worker(folder, repeats):
             cases.append(case)
         # both ranks take the same turns, so every call's barrier meets its peer's
         samples = dict(zip(calls, interleaved_samples(list(calls.values()), BURSTS, warm=True,
-                                                      runs=repeats)))
+                                                      runs=repeats, warm_runs=WARM_RUNS)))
     barrier = statistics.median(samples["barrier"])
     calibration = mpi_collective_times(samples["barrier"], samples["nop"],
                                        [samples[f"ar_{s}"] for s in sizes], sizes)

@@ -88,6 +88,13 @@ MAX_BYTE_GBPS = 1e6
 RUNS = 15
 #: Seconds of untimed calls before each turn of ``Turns`` (``interleaved_samples``' ``warm_s``).
 WARM_S = 0.02
+#: Untimed calls before each turn where the calls are MPI processes' (rt.runtime.sim.mpi_loopback,
+#: benchmarks/sim_accuracy.py's MPI cases): what ``WARM_S`` is in process, as a count, since
+#: every rank must make the same calls and a clock would stop each rank at another one. Why:
+#: with one untimed call, 2 MPI processes' TP MLP, 0.45 ms a call among calls of itself,
+#: measured 0.48-0.54 ms right after the sweep's 12 MiB all_reduces (2-vCPU development host,
+#: 2026-11-29), 12-17% above what its matmuls and all_reduce measured alone add to.
+WARM_RUNS = 20
 MPI_SIZES = {"quick": (8, 1 << 16, 1 << 20), "full": (8, 1 << 12, 1 << 16, 1 << 20, 1 << 22)}
 
 
@@ -345,7 +352,7 @@ def fit_compute(points):
     return ClassCost(overhead, 1.0 / (slope * 1e3))
 
 
-def interleaved_samples(calls, reps, warm=False, runs=1, warm_s=0.0):
+def interleaved_samples(calls, reps, warm=False, runs=1, warm_s=0.0, warm_runs=1):
     """Per call of ``calls``, its ``reps`` timed samples in µs, after one warm-up each; the
     calls take turns (round by round, round k starting at call k mod n, so that no call always
     follows the same one), so that on a shared host every call sees the same mix of quiet and
@@ -360,7 +367,8 @@ def interleaved_samples(calls, reps, warm=False, runs=1, warm_s=0.0):
     rank threads), one timed call after one untimed one still took 60-130 µs longer than the
     same call repeated, for @nop and for all_reduces of 12 KiB-1.5 MiB alike, while a block of
     them in a row took what the repeated call takes. ``warm_s`` (with ``warm``): the untimed
-    calls go on until they have taken that many seconds (at least one): a call right after a
+    calls go on until they have taken that many seconds (at least ``warm_runs`` calls, default
+    one; processes that must make the same calls count them, ``WARM_RUNS``): a call right after a
     heavy one is slower for many calls, not one (2 in-process ranks' TP MLP, 0.55 ms a call
     alone, took 0.58-0.81 ms as the median of 15 calls in a row right after 4 ranks'
     all_reduces of 12 MiB; after 20 ms of untimed calls of itself, what it takes alone)."""
@@ -373,7 +381,8 @@ def interleaved_samples(calls, reps, warm=False, runs=1, warm_s=0.0):
             call = calls[i]
             if warm:
                 started = time.perf_counter()
-                call()
+                for _ in range(warm_runs):
+                    call()
                 while time.perf_counter() - started < warm_s:
                     call()
             times = []

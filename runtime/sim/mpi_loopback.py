@@ -6,10 +6,10 @@
 * ``python -m rt.runtime.sim.mpi_loopback collectives REPS MODULE.vmfb URI SIZE...``: the
   module (rt.runtime.sim.calibration_programs.collective_module) loaded with ``channel="mpi"``
   on device ``URI`` (the calibrated one): ``@nop`` and ``@ar_SIZE`` per size, every call after
-  a barrier, taking turns of an untimed call and rt.runtime.sim.calibration.RUNS timed ones
-  (as ``interleaved_samples`` with ``warm`` and ``runs``); rank 0 prints ``{"nop": µs,
-  "SIZE": µs, ...}``: the median of ``@nop`` minus the barrier, and per size the median of
-  ``@ar_SIZE`` minus the ``@nop`` turn of the same round.
+  a barrier, taking turns of rt.runtime.sim.calibration.WARM_RUNS untimed calls and RUNS
+  timed ones (as ``interleaved_samples`` with ``warm``, ``runs`` and ``warm_runs``); rank 0
+  prints ``{"nop": µs, "SIZE": µs, ...}``: the median of ``@nop`` minus the barrier, and per
+  size the median of ``@ar_SIZE`` minus the ``@nop`` turn of the same round.
 """
 import json
 import statistics
@@ -19,16 +19,18 @@ import time
 import numpy as np
 
 
-def _samples(calls, reps, barrier, runs=1):
+def _samples(calls, reps, barrier, runs=1, warm_runs=1):
     """Per call, ``reps`` timed samples in µs (after a warm-up round): a sample is the median of
-    ``runs`` timed calls in a row, each started after ``barrier()``, the first right after an
-    untimed call of the same call (its data warm); the calls take turns round by round
-    (rt.runtime.sim.calibration.interleaved_samples, ``warm`` and ``runs``)."""
+    ``runs`` timed calls in a row, each started after ``barrier()``, right after ``warm_runs``
+    untimed calls of the same call (its data warm, what the call before left to do done); the
+    calls take turns round by round (rt.runtime.sim.calibration.interleaved_samples, ``warm``,
+    ``runs`` and ``warm_runs``)."""
     samples = [[] for _ in calls]
     for i in range(reps + 1):
         for k, call in enumerate(calls):
-            barrier()
-            call()
+            for _ in range(warm_runs):
+                barrier()
+                call()
             times = []
             for _ in range(runs):
                 barrier()
@@ -60,14 +62,14 @@ def pingpong(comm, reps, sizes):
 
 def collectives(comm, reps, path, uri, sizes):
     import rt
-    from rt.runtime.sim.calibration import RUNS, mpi_collective_times
+    from rt.runtime.sim.calibration import RUNS, WARM_RUNS, mpi_collective_times
 
     def call(name, count):
         x, f = np.ones(count, np.float32), getattr(module, name)
         return lambda: f(x, to_host=False)
     with rt.load(path, channel="mpi", devices=[uri]) as module:
         calls = [lambda: None, call("nop", 4)] + [call(f"ar_{s}", s // 4) for s in sizes]
-        barrier, nop, *times = _samples(calls, reps, comm.Barrier, RUNS)
+        barrier, nop, *times = _samples(calls, reps, comm.Barrier, RUNS, WARM_RUNS)
     return mpi_collective_times(barrier, nop, times, sizes)
 
 

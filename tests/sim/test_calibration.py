@@ -101,6 +101,37 @@ def test_runs_time_calls_in_a_row_and_keep_their_median(monkeypatch):
     assert order == ["a", "b"] + ["a"] * 4 + ["b"] * 4 + ["b"] * 4 + ["a"] * 4
 
 
+def test_warm_runs_count_the_untimed_calls_before_each_turn(monkeypatch):
+    """``warm_runs``: each turn starts after that many untimed calls of itself (what MPI
+    processes, which must make the same calls, use instead of a clock); the samples are the
+    timed calls' alone."""
+    durations = {"a": iter([9, 1, 1, 2, 1, 1, 3]), "b": iter([9, 1, 1, 4, 1, 1, 5])}
+    order, clock = [], [0.0]
+    monkeypatch.setattr(calibration.time, "perf_counter", lambda: clock[0])
+
+    def call(name):
+        def run():
+            order.append(name)
+            clock[0] += next(durations[name]) * 1e-6
+        return run
+    samples = calibration.interleaved_samples([call("a"), call("b")], 2, warm=True, warm_runs=2)
+    assert samples == [pytest.approx([2.0, 3.0]), pytest.approx([4.0, 5.0])]
+    assert order == ["a", "b"] + ["a"] * 3 + ["b"] * 3 + ["b"] * 3 + ["a"] * 3
+
+
+def test_mpi_loopback_samples_warm_up_with_the_same_count_on_every_rank():
+    """rt.runtime.sim.mpi_loopback: ``warm_runs`` untimed calls, each after a barrier as the
+    timed ones, before every turn (both ranks make the same calls, so every barrier meets)."""
+    from rt.runtime.sim import mpi_loopback
+
+    log = []
+    samples = mpi_loopback._samples([lambda: log.append("a"), lambda: log.append("b")], 1,
+                                    lambda: log.append("|"), runs=2, warm_runs=3)
+    assert len(samples) == 2 and all(len(s) == 1 and s[0] >= 0 for s in samples)
+    turn = lambda name: ["|", name] * 5  # noqa: E731
+    assert log == turn("a") + turn("b") + turn("a") + turn("b")
+
+
 def test_turns_time_every_measurement_in_one_schedule(monkeypatch):
     """``Turns``: the calls of several measurements take turns together (each with its own
     ``runs``); each ``Timed`` gets its calls' samples, ``then`` runs after, resources close."""
