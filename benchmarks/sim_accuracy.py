@@ -59,6 +59,7 @@ calibrated topologies (the links' measured tables, ``host.cores``, ``host.dispat
 """
 import argparse
 import contextlib
+import dataclasses
 import importlib.util
 import json
 import os
@@ -221,20 +222,22 @@ def mpi_worker(folder, repeats):
         # both ranks take the same turns, so every call's barrier meets its peer's
         samples = dict(zip(calls, interleaved_samples(list(calls.values()), BURSTS, warm=True,
                                                       runs=repeats, warm_runs=WARM_RUNS)))
-    barrier = statistics.median(samples["barrier"])
-    calibration = mpi_collective_times(samples["barrier"], samples["nop"],
-                                       [samples[f"ar_{s}"] for s in sizes], sizes)
+    # per turn k: each call's sample less the barrier's (and the calibration's) of that turn
+    bursts = range(len(samples["barrier"]))
+    calibration = [mpi_collective_times([samples["barrier"][k]], [samples["nop"][k]],
+                                        [[samples[f"ar_{s}"][k]] for s in sizes], sizes) for k in bursts]
     if rank == 0:
-        print(json.dumps({"cases": {case: statistics.median(samples[case]) - barrier for case in cases},
+        print(json.dumps({"cases": {case: [samples[case][k] - samples["barrier"][k] for k in bursts]
+                                    for case in cases},
                           "calibration": calibration}), flush=True)
 
 
 def run_mpi(folder, repeats, mode):
-    """``({case: real µs}, (LinkFit, call µs))``: the MPI cases and the MPI link and call cost
-    measured in one ``mpiexec -n 2`` job, taking turns (``mpi_worker``: MPI loopback jobs run
-    in a fast or a slow mode that lasts minutes, so a calibration made in another job read
-    another mode than the cases, +80..+180% off); the cases' profiles are left in ``folder``.
-    RtError (no mpiexec, or the job failed) says why."""
+    """``MpiTurns``: the MPI cases and the MPI link and call cost measured in one ``mpiexec -n
+    2`` job, taking turns (``mpi_worker``: MPI loopback jobs run in a fast or a slow mode that
+    lasts minutes, so a calibration made in another job read another mode than the cases,
+    +80..+180% off); the cases' profiles are left in ``folder``. RtError (no mpiexec, or the
+    job failed) says why."""
     from rt.runtime.hal.drivers.mpi_channel import mpiexec_path
 
     for index, (name, builder, count, _) in enumerate(MPI_CASES):
@@ -254,11 +257,43 @@ def run_mpi(folder, repeats, mode):
     if done.returncode != 0:
         raise DeviceError(f"the MPI cases failed: {(done.stderr or done.stdout)[-500:]}")
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    return found["cases"], fit_mpi_collectives(found["calibration"], sizes)
+    return MpiTurns(found["cases"], found["calibration"], list(sizes))
+
+
+@dataclasses.dataclass
+class MpiTurns:
+    """The MPI job's samples, turn by turn: ``cases`` ``{case: [µs per turn]}``, ``calibration``
+    ``[{"nop": µs, "S": µs} per turn]`` (rt.runtime.sim.calibration ``mpi_collective_times``
+    of that turn's calls) over ``sizes``. Why per turn: the host's MPI loopback switches between
+    a fast and a slow mode (a 1 MiB all_reduce 0.26 or 0.73-0.77 ms) that lasts minutes and may
+    switch during a job; medians over all turns then took the cases from one mode and the
+    calibration from the other (a round predicted 0.43 ms for a 1 MiB all_reduce measured at
+    0.73 ms, 2-vCPU development host, 2026-11-29). A case's prediction is the median of its
+    predictions from each turn's calibration, its real time the median of its turns: both
+    medians over the same turns, so the same modes."""
+
+    cases: dict
+    calibration: list
+    sizes: list
+
+    def real(self):
+        """``{case: median µs over the turns}``."""
+        return {case: statistics.median(times) for case, times in self.cases.items()}
+
+    def fits(self):
+        """``[(LinkFit, call µs)]``: each turn's MPI link and call cost."""
+        return [fit_mpi_collectives(times, self.sizes) for times in self.calibration]
+
+    def fit(self):
+        """``(LinkFit, call µs)`` of the median times over the turns (what a round reports)."""
+        keys = self.calibration[0].keys()
+        return fit_mpi_collectives({k: statistics.median(t[k] for t in self.calibration) for k in keys},
+                                   self.sizes)
 
 
 def one_round(compiled, quick, use_mpi, repeats, folder, bind):
-    """``({case: (real, calibrated, profiled) µs}, calibrations, real)`` of one round. The
+    """``({case: (real, calibrated, profiled) µs}, calibrations, real, MpiTurns or None)`` of
+    one round. The
     calibrations' in-process timed calls (links, the host's call cost, the dispatch gap, the wake) and
     the cases' calls take turns in one schedule (rt.runtime.sim.calibration ``Turns``): the
     host's cost of a call moves by phases of seconds to minutes, and a calibration timed
@@ -284,15 +319,17 @@ def one_round(compiled, quick, use_mpi, repeats, folder, bind):
         timed = turns.add(list(calls.values()), repeats)
         turns.run()
     real = {name: statistics.median(b) for name, b in zip(calls, timed.value)}
+    mpi = None
     if use_mpi:
         try:
-            found, (cals[2].mpi_link, cals[2].mpi_call_us) = run_mpi(folder, repeats, "quick" if quick else "full")
+            mpi = run_mpi(folder, repeats, "quick" if quick else "full")
         except RtError as error:
             print(f"MPI cases skipped this round: {error}")
         else:
-            real.update(found)
+            real.update(mpi.real())
+            cals[2].mpi_link, cals[2].mpi_call_us = mpi.fit()
             cals[2].mpi_note = "measured in the MPI cases' job, taking turns with them"
-    return simulate_round(compiled, cals, real, folder), cals, real
+    return simulate_round(compiled, cals, real, folder, mpi=mpi), cals, real, mpi
 
 
 TERMS = ("tables", "cores", "gap", "wake")
@@ -308,29 +345,39 @@ def without_terms(topology, without):
     return {**topology, "links": links, **({"host": host} if host else {})}
 
 
-def simulate_round(compiled, cals, real, folder, without=()):
+def simulate_round(compiled, cals, real, folder, without=(), mpi=None):
     """``{case: (real, calibrated, profiled) µs}``: each case of ``real`` simulated on its
     round's calibrated topology (``cals``: ranks -> Calibration; terms ``without`` left out),
-    with and without the dispatch profile the round left in ``folder``."""
+    with and without the dispatch profile the round left in ``folder``; with ``mpi`` (the
+    round's ``MpiTurns``) an MPI case's predictions are the medians of those on each turn's
+    MPI link and call cost."""
     found = {}
     for name, _, count, layout in CASES + MPI_CASES:
         if name not in real:
             continue
         vmfb, function, inputs = compiled[name]
         links = "mpi" if layout == "mpi" else "copy" if layout == "devices" else "collective"
-        topology = without_terms(cals[count].topology_dict(links), without)
         profile = os.path.join(folder, name.replace(" ", "_") + ".profile.json")
-        layout = "spmd" if layout == "mpi" else layout
-        found[name] = (real[name], *[simulated_us(vmfb, function, inputs, layout, t)
-                                     for t in (topology, {**topology, "profile": profile})])
+        calibrations = [cals[count]]
+        if layout == "mpi" and mpi is not None:
+            calibrations = [dataclasses.replace(cals[count], mpi_link=link, mpi_call_us=call)
+                            for link, call in mpi.fits()]
+        predictions = []
+        for cal in calibrations:
+            topology = without_terms(cal.topology_dict(links), without)
+            predictions.append([simulated_us(vmfb, function, inputs, "spmd" if layout == "mpi" else layout, t)
+                                for t in (topology, {**topology, "profile": profile})])
+        found[name] = (real[name], *[statistics.median(p[k] for p in predictions) for k in range(2)])
     return found
 
 
-def save_round(folder, target, cals, real, load):
-    """Keep a round's profiles, calibrations (with their raw points) and real times."""
+def save_round(folder, target, cals, real, load, mpi=None):
+    """Keep a round's profiles, calibrations (with their raw points), real times and the MPI
+    job's turns."""
     shutil.copytree(folder, target, ignore=shutil.ignore_patterns("*.vmfb", "*.json.tmp"))
     with open(os.path.join(target, "round.pkl"), "wb") as f:
-        pickle.dump({"cals": cals, "real": real, "load": load}, f)
+        pickle.dump({"cals": cals, "real": real, "load": load,
+                     "mpi": None if mpi is None else dataclasses.asdict(mpi)}, f)
 
 
 def resimulate(folder, compiled, without=(), statistic=None):
@@ -348,7 +395,8 @@ def resimulate(folder, compiled, without=(), statistic=None):
             if statistic is not None:
                 profiles = os.path.join(scratch, name)
                 reprofile(os.path.join(folder, name), profiles, statistic)
-            per_round.append(simulate_round(compiled, saved["cals"], saved["real"], profiles, without))
+            mpi = MpiTurns(**saved["mpi"]) if saved.get("mpi") else None  # rounds saved before had none
+            per_round.append(simulate_round(compiled, saved["cals"], saved["real"], profiles, without, mpi))
             loads.append(saved["load"])
     return per_round, loads
 
@@ -401,10 +449,10 @@ def main():
         for index in range(0 if args.resimulate else rounds):
             loads.append(os.getloadavg()[0])
             print(f"round {index + 1}/{rounds}: load average {loads[-1]:.2f}", flush=True)
-            found, cals, real = one_round(compiled, args.quick, use_mpi, repeats, folder,
-                                          None if args.bind == "none" else args.bind)
+            found, cals, real, mpi = one_round(compiled, args.quick, use_mpi, repeats, folder,
+                                               None if args.bind == "none" else args.bind)
             if args.save:
-                save_round(folder, os.path.join(args.save, f"round{index}"), cals, real, loads[-1])
+                save_round(folder, os.path.join(args.save, f"round{index}"), cals, real, loads[-1], mpi)
             per_round.append(found)
             for n, cal in cals.items():
                 print(f"  calibration with {n} devices: {_figures(cal)}")

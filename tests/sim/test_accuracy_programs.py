@@ -89,3 +89,37 @@ def test_saved_profiles_rebuild_from_their_samples_with_another_statistic(tmp_pa
     (saved / "tp_mlp.dispatches.json").unlink()
     with pytest.raises(SystemExit, match="saved without its dispatch samples"):
         sim_accuracy.reprofile(saved, tmp_path / "third", "min")
+
+
+def test_an_mpi_case_is_predicted_turn_by_turn_from_that_turns_calibration(tmp_path):
+    """The MPI job's turns pair the cases with the calibration taken moments apart: a case's
+    prediction is the median of its predictions on each turn's MPI link and call cost, its real
+    time the median of its turns (sim_accuracy.MpiTurns). A job whose MPI loopback switched
+    from its fast to its slow mode partway keeps both sides in the same modes."""
+    import sim_accuracy
+    from rt.runtime.sim.calibration import Calibration
+    from rt.runtime.sim.dispatch_classes import ClassCost, KernelCosts
+
+    sizes = [3 << 12, 3 << 16, 3 << 20]
+    fast = {"nop": 20.0, **{str(s): 30.0 + s / 3000 for s in sizes}}
+    slow = {"nop": 20.0, **{str(s): 90.0 + s / 1000 for s in sizes}}
+    name = "MPI all_reduce 64 KiB 2 ranks"
+    turns = sim_accuracy.MpiTurns({name: [60.0, 60.0, 150.0, 150.0, 150.0]},
+                                  [fast, fast, slow, slow, slow], sizes)
+    assert turns.real() == {name: 150.0}
+    (fast_link, fast_call), *_, (slow_link, slow_call) = turns.fits()
+    assert (fast_call, slow_call) == (20.0, 20.0)
+    assert slow_link.bandwidth_gbps == pytest.approx(fast_link.bandwidth_gbps / 3, rel=1e-6)
+    kernels = KernelCosts((("matmul", ClassCost(2.0, 100.0)), ("copy", ClassCost(1.0, 20.0))))
+    cal = Calibration([URI, URI], {URI: kernels}, collective_link=fast_link, copy_link=fast_link)
+    cal.mpi_link, cal.mpi_call_us = turns.fit()
+    builder = dict((n, b) for n, b, _, _ in sim_accuracy.MPI_CASES)[name]
+    compiled = {name: sim_accuracy.compile_case(builder, "spmd", 2)}
+    sim_accuracy.profile_file([], tmp_path, name)  # a collective alone: no dispatch to profile
+    real, paired, _ = sim_accuracy.simulate_round(compiled, {2: cal}, turns.real(), tmp_path, mpi=turns)[name]
+    alone = []
+    for link, call in ((fast_link, fast_call), (slow_link, slow_call)):
+        cal.mpi_link, cal.mpi_call_us = link, call
+        alone.append(sim_accuracy.simulated_us(*compiled[name], "spmd", cal.topology_dict("mpi")))
+    # 3 of the 5 turns were slow: the median prediction is the slow mode's, as the real time
+    assert real == 150.0 and paired == pytest.approx(alone[1]) and alone[0] < 0.6 * alone[1]
