@@ -1,5 +1,6 @@
 """Collectives on the in-process channel provider, against numpy: every kind, reduction and
 element type on 1, 2, 3, 4 and 8 ranks, sizes not divisible by the rank count."""
+import os
 import threading
 
 import ml_dtypes
@@ -183,6 +184,44 @@ def _run_ranks_on(world, body):
     for t in threads:
         t.join(60)
     return out, errors
+
+
+def test_waiting_ranks_poll_only_where_each_rank_can_have_a_core():
+    """A rank that reaches a rendezvous before the last polls for up to SPIN_NS before it
+    sleeps, where the world's ranks are no more than this process's cores (a poller sharing a
+    core would delay a rank still computing); it sleeps at once otherwise."""
+    from rt.runtime.hal.drivers._local_rendezvous import SPIN_NS, NativeWorld
+
+    cores = len(os.sched_getaffinity(0))
+    assert NativeWorld(1).spin_ns == SPIN_NS > 0
+    assert NativeWorld(cores).spin_ns == SPIN_NS
+    assert NativeWorld(cores + 1).spin_ns == 0
+    assert NativeWorld(2, spin_ns=0).spin_ns == 0
+
+
+@pytest.mark.parametrize("spin_ns", [0, 10**9])
+def test_polling_and_sleeping_waits_give_the_same_results(spin_ns, monkeypatch):
+    """Whether waiting ranks poll (here for up to 1 s, so they never sleep) or sleep at once,
+    every rank gets the reduction, over many rendezvous in a row (the entries' reuse), and a
+    rank that arrives long after the others still completes it."""
+    import time
+
+    from rt.runtime.hal.drivers import local_channel
+    from rt.runtime.hal.drivers._local_rendezvous import NativeWorld
+
+    monkeypatch.setattr(local_channel, "NativeWorld", lambda count: NativeWorld(count, spin_ns=spin_ns))
+
+    def body(r, channel):
+        sums = []
+        for k in range(50):
+            if r == 2 and k == 7:
+                time.sleep(0.05)  # the others wait 50 ms for this rank
+            sums.append(float(_sum(channel, r + k)[0]))
+        return sums
+
+    out, errors = _run_ranks(3, body)
+    assert errors == [None] * 3
+    assert out == [[float(3 * k + 3) for k in range(50)]] * 3
 
 
 def test_split_groups_by_color_and_orders_by_key():

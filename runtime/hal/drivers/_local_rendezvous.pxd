@@ -57,6 +57,7 @@ ctypedef struct WorldState:
     int failed
     int count
     uint8_t* finished        # per world rank: its call of this epoch is over
+    int64_t spin_ns          # how long a waiter polls before it sleeps (0: it sleeps at once)
 
 
 cdef class NativeWorld:
