@@ -174,6 +174,20 @@ def test_a_calibration_sharing_turns_is_complete_once_they_ran():
     assert {"call_us", "wake_us"} <= set(cal.topology_dict()["host"])
 
 
+def test_the_copy_link_is_what_a_copy_adds_to_a_queue_operation():
+    """``fit_copy_link``: each size's ``queue_copy`` less the tiny ``queue_fill`` of the same
+    turn (a queue operation's own cost, which a copy command inside a program's operation does
+    not pay again); load common to a turn cancels, and α + S/β comes back."""
+    sizes = [1 << 12, 1 << 16, 1 << 20]
+    load = [0.0, 9.0, 3.0]  # per turn, on every call of it
+    fill = [5.0 + x for x in load]
+    copies = [[5.0 + 2.0 + s / 20e3 + x for x in load] for s in sizes]  # α 2 µs, 20 GB/s
+    fit = calibration.fit_copy_link(sizes, copies, fill)
+    assert fit.latency_us == pytest.approx(2.0) and fit.bandwidth_gbps == pytest.approx(20.0)
+    assert fit.points == tuple((s, pytest.approx(2.0 + s / 20e3)) for s in sizes)
+    assert "less a 256-byte queue_fill" in fit.method
+
+
 def test_mpi_collective_times_take_each_call_less_the_one_before_it_pairwise():
     """``@nop`` less the barrier and ``@ar_S`` less ``@nop``, as medians of per-turn pairs."""
     barrier, nop = [10.0, 50.0, 12.0], [30.0, 70.0, 32.0]
