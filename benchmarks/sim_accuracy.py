@@ -87,6 +87,11 @@ from rt.runtime.sim.profile import ProfileTable, lower_quartile  # noqa: E402
 URI = DEFAULT_URI
 #: Samples per call and round, each the median of ``--repeats`` calls in a row (one_round).
 BURSTS = 7
+#: Samples per call and round in the MPI job: its turns take about a second each, and its
+#: spells of slow calls hit single turns of single calls (a 64 KiB all_reduce's 7 turns read
+#: 114, 189, 115, 120, 202, 146, 199 µs while the sweep's neighbouring sizes stayed fast), so
+#: a median over 7 was often a slowed turn's.
+MPI_BURSTS = 15
 #: How the MPI worker loads a case: the calibrated device (one thread per dispatch, as the
 #: topology's kernels); the default local-task device would give each rank every core.
 MPI_LOAD = {"channel": "mpi", "devices": [URI]}
@@ -220,7 +225,7 @@ def mpi_worker(folder, repeats):
             calls[case] = after_barrier(getattr(stack.enter_context(rt.load(path, **MPI_LOAD)), function), mine)
             cases.append(case)
         # both ranks take the same turns, so every call's barrier meets its peer's
-        samples = dict(zip(calls, interleaved_samples(list(calls.values()), BURSTS, warm=True,
+        samples = dict(zip(calls, interleaved_samples(list(calls.values()), MPI_BURSTS, warm=True,
                                                       runs=repeats, warm_runs=WARM_RUNS)))
     # per turn k: each call's sample less the barrier's (and the calibration's) of that turn
     bursts = range(len(samples["barrier"]))
