@@ -84,19 +84,28 @@ def test_warm_samples_follow_an_untimed_call_of_the_same_call(monkeypatch):
     assert order == ["a", "b", "a", "a", "b", "b", "b", "b", "a", "a"]
 
 
-def test_runs_time_calls_in_a_row_and_keep_their_median(monkeypatch):
-    """``runs``: a turn is an untimed call then ``runs`` timed ones in a row; its sample is
-    their median (a call among calls of itself)."""
-    durations = {"a": iter([1, 1, 4, 2, 9, 1, 5, 6, 7]), "b": iter([1, 1, 3, 3, 3, 1, 8, 2, 2])}
+def _scripted_calls(monkeypatch, durations):
+    """Calls "a" and "b" that take the next of their ``durations`` (µs) on a fake clock;
+    ``(calls, order)``, ``order`` the names in the order they ran."""
     order, clock = [], [0.0]
     monkeypatch.setattr(calibration.time, "perf_counter", lambda: clock[0])
 
     def call(name):
+        times = iter(durations[name])
+
         def run():
             order.append(name)
-            clock[0] += next(durations[name]) * 1e-6
+            clock[0] += next(times) * 1e-6
         return run
-    samples = calibration.interleaved_samples([call("a"), call("b")], 2, warm=True, runs=3)
+    return [call("a"), call("b")], order
+
+
+def test_runs_time_calls_in_a_row_and_keep_their_median(monkeypatch):
+    """``runs``: a turn is an untimed call then ``runs`` timed ones in a row; its sample is
+    their median (a call among calls of itself)."""
+    calls, order = _scripted_calls(monkeypatch, {"a": [1, 1, 4, 2, 9, 1, 5, 6, 7],
+                                                 "b": [1, 1, 3, 3, 3, 1, 8, 2, 2]})
+    samples = calibration.interleaved_samples(calls, 2, warm=True, runs=3)
     assert samples == [pytest.approx([4.0, 6.0]), pytest.approx([3.0, 2.0])]
     assert order == ["a", "b"] + ["a"] * 4 + ["b"] * 4 + ["b"] * 4 + ["a"] * 4
 
@@ -105,16 +114,8 @@ def test_warm_runs_count_the_untimed_calls_before_each_turn(monkeypatch):
     """``warm_runs``: each turn starts after that many untimed calls of itself (what MPI
     processes, which must make the same calls, use instead of a clock); the samples are the
     timed calls' alone."""
-    durations = {"a": iter([9, 1, 1, 2, 1, 1, 3]), "b": iter([9, 1, 1, 4, 1, 1, 5])}
-    order, clock = [], [0.0]
-    monkeypatch.setattr(calibration.time, "perf_counter", lambda: clock[0])
-
-    def call(name):
-        def run():
-            order.append(name)
-            clock[0] += next(durations[name]) * 1e-6
-        return run
-    samples = calibration.interleaved_samples([call("a"), call("b")], 2, warm=True, warm_runs=2)
+    calls, order = _scripted_calls(monkeypatch, {"a": [9, 1, 1, 2, 1, 1, 3], "b": [9, 1, 1, 4, 1, 1, 5]})
+    samples = calibration.interleaved_samples(calls, 2, warm=True, warm_runs=2)
     assert samples == [pytest.approx([2.0, 3.0]), pytest.approx([4.0, 5.0])]
     assert order == ["a", "b"] + ["a"] * 3 + ["b"] * 3 + ["b"] * 3 + ["a"] * 3
 
