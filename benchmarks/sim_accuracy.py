@@ -23,12 +23,12 @@ same load on a shared host. Each round:
    calibrate --mpi`` measures), whose calls take turns with theirs (MPI loopback jobs run in
    a fast or a slow mode that lasts minutes; there every turn starts after ``WARM_RUNS``
    untimed calls of itself, a count both processes keep, and each call has ``MPI_BURSTS`` =
-   15 samples, each MPI case predicted turn by turn: ``MpiTurns``). A traced run first gives the program's
-   dispatch profile. The calibration's in-process timed calls (links, call cost, dispatch
-   gap, wake) and the programs' calls take turns in one schedule (rt.runtime.sim.calibration
-   ``Turns``: 7 samples per call, each the median of ``--repeats`` calls in a row after 20 ms
-   of untimed calls of itself), and a program's real time in the round is the median of its
-   samples.
+   15 samples, each MPI case predicted turn by turn: ``MpiTurns``). A traced run first gives
+   the program's dispatch profile. The calibration's in-process timed calls (links, call cost,
+   dispatch gap, wake) and the programs' calls take turns in one schedule
+   (rt.runtime.sim.calibration ``Turns``: 7 samples per call, each the median of ``--repeats``
+   calls in a row after 20 ms of untimed calls of itself), and a program's real time in the
+   round is the median of its samples.
 3. **Simulates each program** in a dry run on the round's calibrated topology (N devices, the
    links of the path its data takes: ``collective`` for ranks of one process, ``copy`` for the
    pipelines' ``flow.tensor.transfer``s, ``mpi`` for the processes): ``calibrated`` with

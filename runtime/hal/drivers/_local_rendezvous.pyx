@@ -6,11 +6,11 @@ rt.runtime.hal.drivers.local_channel's communicators run every collective throug
 join collective ``seq`` of their communicator in order: each deposits its ``Arrival`` (op,
 param, send and receive byte ranges), polls for a while (``_poll``) and then sleeps on the
 world's condition variable; the last to arrive checks that every rank asked for the same op
-and count, computes every rank's result and wakes them. Arriving, waiting, waking and computing take no GIL, so a rank's queue thread
-goes from a dispatch (also run without the GIL) into the collective and out again while other
-ranks' threads interpret Python; the numpy rendezvous it replaces took the GIL for each of
-those steps, and on the 2-vCPU development host every cross-thread handoff of the GIL cost
-15-30 us.
+and count, computes every rank's result and wakes them. Arriving, waiting, waking and
+computing take no GIL, so a rank's queue thread goes from a dispatch (also run without the
+GIL) into the collective and out again while other ranks' threads interpret Python; the
+numpy rendezvous it replaces took the GIL for each of those steps, and on the 2-vCPU
+development host every cross-thread handoff of the GIL cost 15-30 us.
 
 What it computes follows ``rt.runtime.hal.collective.compute`` (the reference semantics)
 bit for bit: reductions in rank order (``((r0 op r1) op r2) ...``), sum and product of
@@ -53,8 +53,12 @@ cdef extern from "<sched.h>" nogil:
 
 cdef extern from *:
     """
-    static inline int rt_rendezvous_load(const int* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-    static inline long long rt_rendezvous_load64(const long long* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+    static inline int rt_rendezvous_load(const int* p) {
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    }
+    static inline long long rt_rendezvous_load64(const long long* p) {
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    }
     """
     int rt_rendezvous_load(const int* p) nogil
     long long rt_rendezvous_load64(const long long* p) nogil
