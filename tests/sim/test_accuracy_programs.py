@@ -123,3 +123,19 @@ def test_an_mpi_case_is_predicted_turn_by_turn_from_that_turns_calibration(tmp_p
         alone.append(sim_accuracy.simulated_us(*compiled[name], "spmd", cal.topology_dict("mpi")))
     # 3 of the 5 turns were slow: the median prediction is the slow mode's, as the real time
     assert real == 150.0 and paired == pytest.approx(alone[1]) and alone[0] < 0.6 * alone[1]
+
+
+def test_a_cases_error_is_the_median_of_its_rounds_own_errors():
+    """``summarize``: times are medians over the rounds; an error is the median of each round's
+    (predicted - real) / real, each prediction judged against the real time of its own round;
+    rounds without the case are left out, and a case no round ran gives None."""
+    import sim_accuracy
+
+    rounds = [{"c": (83.0, 115.0, 115.0)}, {"c": (133.0, 106.0, 100.0)}, {"c": (98.0, 106.0, 98.0)},
+              {"c": (81.0, 84.0, 81.0)}, {"c": (83.0, 82.0, 83.0)}, {"other": (1.0, 1.0, 1.0)}]
+    name, real, calibrated, profiled, calibrated_error, profiled_error, count = \
+        sim_accuracy.summarize("c", rounds)
+    assert (name, real, calibrated, profiled, count) == ("c", 83.0, 106.0, 98.0, 5)
+    assert calibrated_error == pytest.approx(84.0 / 81.0 - 1)  # the rounds: +39, -20, +8, +4, -1%
+    assert profiled_error == pytest.approx(0.0)
+    assert sim_accuracy.summarize("missing", rounds) is None
