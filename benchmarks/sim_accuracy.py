@@ -359,6 +359,7 @@ def simulate_round(compiled, cals, real, folder, without=(), mpi=None):
     round's ``MpiTurns``) an MPI case's predictions are the medians of those on each turn's
     MPI link and call cost."""
     found = {}
+    turn_fits = mpi.fits() if mpi is not None else None  # once a round, for every MPI case
     for name, _, count, layout in CASES + MPI_CASES:
         if name not in real:
             continue
@@ -366,9 +367,9 @@ def simulate_round(compiled, cals, real, folder, without=(), mpi=None):
         links = "mpi" if layout == "mpi" else "copy" if layout == "devices" else "collective"
         profile = os.path.join(folder, name.replace(" ", "_") + ".profile.json")
         calibrations = [cals[count]]
-        if layout == "mpi" and mpi is not None:
+        if layout == "mpi" and turn_fits is not None:
             calibrations = [dataclasses.replace(cals[count], mpi_link=link, mpi_call_us=call)
-                            for link, call in mpi.fits()]
+                            for link, call in turn_fits]
         predictions = []
         for cal in calibrations:
             topology = without_terms(cal.topology_dict(links), without)

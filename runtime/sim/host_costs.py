@@ -9,13 +9,14 @@ A topology may give it (``rt calibrate`` writes it)::
 hands the call to a thread per rank, each rank enters the VM, imports its arguments and
 submits (on local-task devices it then runs its queue's work itself, rt.runtime.vm._interp
 ``hold_wakes``; elsewhere an executor thread wakes up); at the end the fences signal, the
-ranks' hosts wake up and the threads are joined (on ``mpiexec`` processes: one VM call per process). The simulator
-charges it at the start of every SPMD call (``Simulation.host_group``): each rank's host clock
-starts ``call_us`` after the caller's, so its first submission, and all that waits on it,
-starts that much later. A profiled first dispatch of that submission holds the same start-up
-in its traced time: it runs for no less than its calibrated class's time and no more than
-its profiled time less ``call_us`` (rt.runtime.sim.costs ``Compute``). Without ``host`` the term is 0 (a hand-written topology models devices
-only).
+ranks' hosts wake up and the threads are joined (on ``mpiexec`` processes: one VM call per
+process). The simulator charges it at the start of every SPMD call
+(``Simulation.host_group``): each rank's host clock starts ``call_us`` after the caller's, so
+its first submission, and all that waits on it, starts that much later. A profiled first
+dispatch of that submission holds the same start-up in its traced time: it runs for no less
+than its calibrated class's time and no more than its profiled time less ``call_us``
+(rt.runtime.sim.costs ``Compute``). Without ``host`` the term is 0 (a hand-written topology
+models devices only).
 
 How it is measured: ``rt calibrate`` times ``@nop`` (one 4-element dispatch: the host's work
 and one queue round trip, no real work) on the topology's N ranks, the median of calls that

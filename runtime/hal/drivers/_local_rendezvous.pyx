@@ -531,20 +531,22 @@ cdef void _poll(CommState* c, int64_t seq) noexcept nogil:
     computing would delay it."""
     cdef WorldState* w = c.world
     cdef Entry* e = &c.entries[seq & 1]
-    cdef timespec now
-    cdef int64_t start, spins = 0
+    cdef int64_t deadline, spins = 0
     if w.spin_ns <= 0:
         return
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    start = now.tv_sec * 1000000000 + now.tv_nsec
+    deadline = _monotonic_ns() + w.spin_ns
     while (not rt_rendezvous_load(&e.done) and not rt_rendezvous_load(&w.failed)
            and rt_rendezvous_load64(<long long*>&e.seq) == seq):
         sched_yield()
         spins += 1
-        if spins & 15 == 0:
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            if now.tv_sec * 1000000000 + now.tv_nsec - start >= w.spin_ns:
-                return
+        if spins & 15 == 0 and _monotonic_ns() >= deadline:
+            return
+
+
+cdef inline int64_t _monotonic_ns() noexcept nogil:
+    cdef timespec now
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return now.tv_sec * 1000000000 + now.tv_nsec
 
 
 cdef int rendezvous_wait(CommState* c, int64_t seq, int64_t timeout_ns,
