@@ -433,6 +433,10 @@ def main():
     unknown = sorted(set(without) - set(TERMS))
     if unknown:
         parser.error(f"--without: unknown term(s) {', '.join(unknown)}; expected {', '.join(TERMS)}")
+    if args.resimulate and not (os.path.isdir(args.resimulate) and any(
+            n.startswith("round") for n in os.listdir(args.resimulate))):
+        parser.error(f"--resimulate: {args.resimulate!r} holds no saved rounds (round0/, ...); "
+                     "make them with --save=DIR")
     if args.profile_statistic and not args.resimulate:
         parser.error("--profile-statistic rebuilds saved profiles: give --resimulate=DIR too")
     repeats = args.repeats or (5 if args.quick else 15)
